@@ -1,0 +1,95 @@
+import type { Argv, CommandModule } from 'yargs';
+import type { CurateEnvelope } from '../../curate/envelope.js';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { EXIT_FAILURE, printJson, printText, shortOid } from '../output.js';
+import { curateViewCommand } from './curate-view.js';
+
+interface CurateOptions extends GlobalOptions {
+  intent?: string;
+  session?: string;
+  response?: string;
+  'response-file'?: string;
+  'delete-response-file'?: boolean;
+  overwrite?: boolean;
+  'html-file'?: string;
+  meta?: string;
+}
+
+const REMOVED_FLAGS: Record<string, string> = {
+  folder: 'Curate one topic per session; folders are no longer packed.',
+  files: 'Put the relevant facts into the intent text, or author the topic yourself.',
+  detach: 'Curate runs synchronously and fast; run it in the background from your agent if needed.',
+  timeout: 'There is no LLM call inside brv, so there is nothing to time out.',
+};
+
+export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
+  command: 'curate [intent]',
+  describe: 'Record knowledge as a topic: start a session with an intent, then continue it with the agent\'s HTML',
+  builder: (y: Argv<GlobalOptions>) =>
+    y
+      .command(curateViewCommand)
+      .positional('intent', { type: 'string', describe: 'What to record (starts a session and returns a prompt for your LLM)' })
+      .option('session', { type: 'string', describe: 'Continue this curate session' })
+      .option('response', { type: 'string', describe: 'The agent\'s reply: JSON {"html": "<bv-topic …>", "meta": {…}}' })
+      .option('response-file', { type: 'string', describe: 'Read the reply from this regular file instead' })
+      .option('delete-response-file', { type: 'boolean', describe: 'Delete --response-file after it was processed' })
+      .option('overwrite', { type: 'boolean', describe: 'Replace an existing topic at the same path' })
+      .option('html-file', { type: 'string', describe: 'One-shot: write this <bv-topic> file directly (no session)' })
+      .option('meta', { type: 'string', describe: 'One-shot: meta JSON, e.g. \'{"impact":"low","reason":"…"}\'' })
+      .option('folder', { alias: 'd', hidden: true })
+      .option('files', { alias: 'f', hidden: true })
+      .option('detach', { hidden: true })
+      .option('timeout', { hidden: true })
+      .example('$0 curate "JWTs are signed with RS256; keys rotate monthly" --format json', 'Start a session')
+      .example('$0 curate --session <id> --response-file reply.json --delete-response-file --format json', 'Continue it')
+      .example('$0 curate --html-file topic.html --meta \'{"impact":"low"}\'', 'One-shot write from a file'),
+  handler: (argv) =>
+    withBrv('curate', argv, async (brv) => {
+      const removed = Object.keys(REMOVED_FLAGS).find((flag) => (argv as Record<string, unknown>)[flag] !== undefined);
+      let envelope: CurateEnvelope;
+      if (removed) {
+        envelope = { ok: false, status: 'failed', errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }] };
+      } else {
+        envelope = await brv.curate({
+          intent: argv.intent,
+          session: argv.session,
+          response: argv.response,
+          responseFile: argv['response-file'],
+          deleteResponseFile: argv['delete-response-file'],
+          overwrite: argv.overwrite,
+          htmlFile: argv['html-file'],
+          meta: argv.meta,
+        });
+      }
+      // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
+      // scripts, so it reports failure through the exit code as well.
+      if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
+      if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
+      printText(renderEnvelope(envelope));
+    }),
+};
+
+function renderEnvelope(envelope: CurateEnvelope): string {
+  const lines: string[] = [];
+  if (envelope.status === 'done') {
+    lines.push(
+      envelope.unchanged
+        ? `Unchanged: ${envelope.topicPath} already holds exactly this content.`
+        : `Curated ${envelope.topicPath} (${envelope.type}) in commit ${shortOid(envelope.commit)}.`,
+    );
+    for (const warning of envelope.warnings ?? []) lines.push(`warning: ${warning}`);
+  } else if (envelope.status === 'needs-llm-step') {
+    if (envelope.errors?.length) {
+      lines.push('The response failed validation:');
+      for (const error of envelope.errors) lines.push(`  - ${error.kind}: ${error.message}`);
+      lines.push('');
+    }
+    lines.push(envelope.prompt ?? '', '', `Session: ${envelope.sessionId}`);
+    lines.push(`Continue with: brv curate --session ${envelope.sessionId} --response-file <reply.json> [--overwrite]`);
+  } else {
+    lines.push('Curate failed:');
+    for (const error of envelope.errors ?? []) lines.push(`  - ${error.kind}: ${error.message}`);
+    if (envelope.sessionId) lines.push(`The session ${envelope.sessionId} is still open; fix the response and continue it.`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { curateCommand } from './commands/curate.js';
+import { initCommand } from './commands/init.js';
+import { rmCommand } from './commands/rm.js';
+import { statusCommand } from './commands/status.js';
+import type { GlobalOptions } from './context.js';
+import { EXIT_USAGE, printError, type OutputFormat } from './output.js';
+
+const args = hideBin(process.argv);
+// Invoked as `git brv …`, git puts us on PATH as git-brv; the program is the same.
+const scriptName = process.argv[1]?.endsWith('git-brv') ? 'git brv' : 'brv';
+
+function requestedFormat(): OutputFormat {
+  const index = args.findIndex((a) => a === '--format' || a.startsWith('--format='));
+  if (index < 0) return 'text';
+  const value = args[index]!.includes('=') ? args[index]!.split('=')[1] : args[index + 1];
+  return value === 'json' ? 'json' : 'text';
+}
+
+class UsageFailure extends Error {}
+
+const parser = yargs(args)
+  .scriptName(scriptName)
+  .usage('$0 <command> [options]\n\nPersistent, structured memory for AI coding agents, stored on refs/brv/* in this git repository.')
+  .option('format', { choices: ['text', 'json'] as const, default: 'text' as OutputFormat, describe: 'Output format (json: one line, for agents and scripts)' })
+  .option('C', { type: 'string', describe: 'Run as if brv was started in this directory', requiresArg: true })
+  .command(initCommand)
+  .command(statusCommand)
+  .command<GlobalOptions>(curateCommand as never)
+  .command(rmCommand as never)
+  .demandCommand(1, 'Name a command.')
+  .strict()
+  .recommendCommands()
+  .help()
+  .alias('help', 'h')
+  .version()
+  .wrap(Math.min(110, process.stdout.columns || 100))
+  .fail((message, error) => {
+    if (error) throw error;
+    const command = args.find((a) => !a.startsWith('-')) ?? 'brv';
+    printError(command, requestedFormat(), 'usage', `${message}${requestedFormat() === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE);
+    // Stop yargs here: without this it would still run the command's handler.
+    throw new UsageFailure(message);
+  });
+
+try {
+  await parser.parseAsync();
+} catch (error) {
+  if (!(error instanceof UsageFailure)) throw error;
+}

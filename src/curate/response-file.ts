@@ -1,0 +1,55 @@
+import { lstat, open, unlink } from 'node:fs/promises';
+import { MAX_RESPONSE_BYTES } from './envelope.js';
+
+export type FileRead = { ok: true; text: string } | { ok: false; kind: string; message: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads a response or HTML file the way an agent's tool call should be read: a regular file only
+ * (never a symlink, directory or device), bounded in size, valid UTF-8.
+ */
+export async function readInputFile(file: string, maxBytes = MAX_RESPONSE_BYTES, kindPrefix = 'response-file'): Promise<FileRead> {
+  let info;
+  try {
+    info = await lstat(file);
+  } catch (error) {
+    return { ok: false, kind: `${kindPrefix}-read-error`, message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.` };
+  }
+  if (!info.isFile()) {
+    const what = info.isSymbolicLink() ? 'a symbolic link' : info.isDirectory() ? 'a directory' : 'not a regular file';
+    return { ok: false, kind: `${kindPrefix}-not-regular`, message: `${file} is ${what}; pass a regular file.` };
+  }
+  if (info.size > maxBytes) {
+    return { ok: false, kind: 'too-large', message: `${file} is ${info.size} bytes; the limit is ${maxBytes} bytes. Split the knowledge into several topics.` };
+  }
+  let bytes: Buffer;
+  try {
+    // O_NOFOLLOW-like safety: re-check after open that we read what we stat'ed.
+    const handle = await open(file, 'r');
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile() || opened.ino !== info.ino) return { ok: false, kind: `${kindPrefix}-not-regular`, message: `${file} changed while it was being read.` };
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    return { ok: false, kind: `${kindPrefix}-read-error`, message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.` };
+  }
+  if (bytes.length > maxBytes) return { ok: false, kind: 'too-large', message: `${file} is larger than ${maxBytes} bytes.` };
+  try {
+    return { ok: true, text: utf8.decode(bytes) };
+  } catch {
+    return { ok: false, kind: 'invalid-encoding', message: `${file} is not valid UTF-8. Save it as UTF-8 and try again.` };
+  }
+}
+
+export async function deleteFile(file: string): Promise<string | undefined> {
+  try {
+    await unlink(file);
+    return undefined;
+  } catch (error) {
+    return `Could not delete ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`;
+  }
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export type SessionStep = 'awaiting-generate' | 'awaiting-correct';
+
+/** One curate conversation with an agent: kickoff, then up to four responses. */
+export interface CurateSession {
+  id: string;
+  attempts: number;
+  createdAt: number;
+  step: SessionStep;
+  userIntent: string;
+  lastResponse: string;
+}
+
+export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export function isSessionId(id: string): boolean {
+  return UUID.test(id);
+}
+
+function isSession(value: unknown): value is CurateSession {
+  const s = value as CurateSession;
+  return (
+    typeof s === 'object' && s !== null &&
+    typeof s.id === 'string' && isSessionId(s.id) &&
+    Number.isInteger(s.attempts) && s.attempts >= 0 &&
+    typeof s.createdAt === 'number' &&
+    (s.step === 'awaiting-generate' || s.step === 'awaiting-correct') &&
+    typeof s.userIntent === 'string' && typeof s.lastResponse === 'string'
+  );
+}
+
+/**
+ * Sessions are small JSON files under `<git-common-dir>/brv/sessions/`, so any process (and any
+ * worktree) can continue a session another one started. Writes are atomic (temp file + rename).
+ */
+export class SessionStore {
+  constructor(private readonly dir: string, private readonly now: () => number = Date.now) {}
+
+  async create(userIntent: string): Promise<CurateSession> {
+    const session: CurateSession = { id: randomUUID(), attempts: 0, createdAt: this.now(), step: 'awaiting-generate', userIntent, lastResponse: '' };
+    await this.save(session);
+    return session;
+  }
+
+  /** The session, or undefined when the id is malformed, unknown, corrupt or expired. */
+  async load(id: string): Promise<CurateSession | undefined> {
+    if (!isSessionId(id)) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(this.file(id), 'utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!isSession(parsed) || parsed.id.toLowerCase() !== id.toLowerCase()) return undefined;
+    if (this.now() - parsed.createdAt > SESSION_TTL_MS) {
+      await this.remove(id);
+      return undefined;
+    }
+    return parsed;
+  }
+
+  async save(session: CurateSession): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const temp = path.join(this.dir, `.${session.id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+    await writeFile(temp, JSON.stringify(session), { mode: 0o600 });
+    await rename(temp, this.file(session.id));
+  }
+
+  async remove(id: string): Promise<void> {
+    if (isSessionId(id)) await rm(this.file(id), { force: true });
+  }
+
+  /** Deletes expired sessions and stray temp files; returns how many live sessions remain. */
+  async prune(): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return 0;
+    }
+    let live = 0;
+    const cutoff = this.now() - SESSION_TTL_MS;
+    for (const name of names) {
+      const file = path.join(this.dir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info) continue;
+      if (info.mtimeMs < cutoff) await rm(file, { force: true });
+      else if (name.endsWith('.json')) live++;
+    }
+    return live;
+  }
+
+  private file(id: string): string {
+    return path.join(this.dir, `${id.toLowerCase()}.json`);
+  }
+}

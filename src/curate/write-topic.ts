@@ -1,0 +1,79 @@
+import type { ContextStore } from '../store/context-store.js';
+import { oneLine } from '../store/trailers.js';
+import { topicBlobPath } from '../topic/path.js';
+import { relatedWarnings, type PathKind } from '../topic/related.js';
+import { validateTopicHtml } from '../topic/validate.js';
+import type { CurateError, CurateMeta } from './envelope.js';
+
+export interface WriteOptions {
+  branch: string;
+  overwrite: boolean;
+  sessionId?: string;
+  agent?: string;
+}
+
+export type WriteResult =
+  | { ok: true; filePath: string; topicPath: string; type: string; commit: string | undefined; unchanged: boolean; warnings: string[] }
+  | { ok: false; errors: CurateError[] };
+
+/**
+ * Validates a topic and records it as one commit on the brv branch. The existence check runs
+ * inside the compare-and-swap loop, so two agents racing for one path cannot both "add" it.
+ */
+export async function writeTopic(store: ContextStore, html: string, meta: CurateMeta | undefined, options: WriteOptions): Promise<WriteResult> {
+  const validation = validateTopicHtml(html);
+  if (!validation.ok) return { ok: false, errors: validation.errors.map((e) => ({ ...e })) };
+  const topic = validation.topic;
+  const filePath = topicBlobPath(topic.path);
+
+  const outcome = await store.commit<WriteResult>(options.branch, async (snapshot) => {
+    const existing = await store.readFile(snapshot, filePath);
+    if (existing) {
+      const existingHtml = existing.toString('utf8');
+      if (existingHtml === topic.canonicalHtml) {
+        return { stop: { ok: true, filePath, topicPath: topic.path, type: meta?.type ?? 'UPDATE', commit: undefined, unchanged: true, warnings: [] } };
+      }
+      if (!options.overwrite) {
+        return {
+          stop: {
+            ok: false,
+            errors: [{
+              kind: 'path-exists',
+              message: `A topic already exists at ${topic.path}. Merge your knowledge into it and resend with --overwrite, or choose another path.`,
+              existingContent: existingHtml,
+            }],
+          },
+        };
+      }
+    }
+    const type = meta?.type ?? (existing ? 'UPDATE' : 'ADD');
+    const blob = await store.repo.writeBlob(topic.canonicalHtml);
+    const kinds = new Map<string, PathKind>();
+    for (const ref of topic.related) {
+      if (!ref.ok || kinds.has(ref.path)) continue;
+      const isTopic = ref.path === topic.path || (await store.pathKind(snapshot, topicBlobPath(ref.path))) === 'file';
+      kinds.set(ref.path, isTopic ? 'topic' : (await store.pathKind(snapshot, ref.path)) === 'folder' ? 'folder' : 'none');
+    }
+    const warnings = relatedWarnings(topic.related, (path) => kinds.get(path) ?? 'none');
+    return {
+      write: {
+        edits: [{ path: filePath, blob }],
+        subject: `curate: ${topic.path} — ${oneLine(meta?.summary || topic.summary || topic.title, 120)}`,
+        meta: {
+          op: 'curate',
+          type,
+          impact: meta?.impact,
+          confidence: meta?.confidence,
+          reason: meta?.reason,
+          summary: meta?.summary,
+          previousSummary: meta?.previousSummary,
+          session: options.sessionId,
+          agent: options.agent,
+        },
+      },
+      result: { ok: true, filePath, topicPath: topic.path, type, commit: undefined, unchanged: false, warnings },
+    };
+  });
+  if (outcome.result.ok && outcome.commit) return { ...outcome.result, commit: outcome.commit };
+  return outcome.result;
+}

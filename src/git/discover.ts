@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { BrvError } from '../errors.js';
+import { GitCommandError, runGit } from './run.js';
+import { checkGitVersion } from './version.js';
+
+export interface RepositoryLocation {
+  /** This worktree's git directory (per-worktree state such as the current brv branch lives here). */
+  gitDir: string;
+  /** The directory shared by all worktrees (objects, refs, brv's local caches). */
+  commonDir: string;
+  bare: boolean;
+  /** Top of the working tree; undefined in a bare repository. */
+  workTree: string | undefined;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+/** Finds the repository that contains `cwd` (any sub-directory, a linked worktree, or a bare repo). */
+export async function discoverRepository(cwd: string): Promise<RepositoryLocation> {
+  if (!existsSync(cwd)) throw new BrvError('not-a-git-repository', `${cwd} does not exist.`);
+  const [, lines] = await Promise.all([checkGitVersion(), revParse(cwd)]);
+  const [gitDir, commonDir, bare, insideWorkTree, objectFormat, topLevel] = lines;
+  if (!gitDir || !commonDir || !bare || !objectFormat) {
+    throw new BrvError('git-failed', `Unexpected output from git rev-parse in ${cwd}.`);
+  }
+  return {
+    gitDir: path.resolve(gitDir),
+    commonDir: path.resolve(commonDir),
+    bare: bare === 'true',
+    workTree: insideWorkTree === 'true' && topLevel ? path.resolve(topLevel) : undefined,
+    objectFormat: objectFormat === 'sha256' ? 'sha256' : 'sha1',
+  };
+}
+
+async function revParse(cwd: string): Promise<string[]> {
+  const common = ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository', '--is-inside-work-tree', '--show-object-format'];
+  try {
+    const { stdout } = await runGit(common, { cwd });
+    const lines = stdout.split('\n');
+    if (lines[3] !== 'true') return lines;
+    const top = await runGit(['rev-parse', '--show-toplevel'], { cwd });
+    return [...lines.slice(0, 5), top.stdout.trim()];
+  } catch (error) {
+    if (error instanceof GitCommandError && /not a git repository/i.test(error.stderr)) {
+      throw new BrvError(
+        'not-a-git-repository',
+        `${cwd} is not inside a git repository. Run brv from inside one, or create one with "git init".`,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Variables that git sets for hooks (and users sometimes export) which would silently point brv's
+ * plumbing at another repository, index or object store. brv always names its repository explicitly.
+ */
+const LEAKING_GIT_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_PREFIX',
+  'GIT_NAMESPACE',
+  'GIT_IMPLICIT_WORK_TREE',
+  'GIT_INTERNAL_SUPER_PREFIX',
+  'GIT_QUARANTINE_PATH',
+  'GIT_REFLOG_ACTION',
+  'GIT_EDITOR',
+  'GIT_PAGER',
+];
+
+export function cleanGitEnvironment(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !LEAKING_GIT_VARIABLES.includes(key)) env[key] = value;
+  }
+  env.GIT_TERMINAL_PROMPT ??= '0';
+  env.GIT_OPTIONAL_LOCKS = '0';
+  env.GIT_PAGER = 'cat';
+  return env;
+}

@@ -1,0 +1,168 @@
+import { BrvError } from '../errors.js';
+import { discoverRepository, type RepositoryLocation } from './discover.js';
+import { ObjectReader, type GitObject } from './object-reader.js';
+import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
+import { parseTree, type TreeEntry } from './tree.js';
+import { TreeWriter } from './tree-writer.js';
+
+export interface CommitInfo {
+  oid: string;
+  tree: string;
+  parents: string[];
+  message: string;
+}
+
+export interface RefUpdate {
+  ref: string;
+  /** undefined deletes the ref. */
+  newOid: string | undefined;
+  /** The value the ref must still have; undefined means "must not exist yet". */
+  oldOid: string | undefined;
+}
+
+/** A ref did not have the value we read: someone else wrote first. Callers re-read and retry. */
+export class RefMovedError extends BrvError {
+  constructor(detail: string) {
+    super('ref-moved', `A brv ref changed while this command was writing (${detail}).`);
+  }
+}
+
+/**
+ * The only door to one git repository. Everything here runs the real git binary: one long-lived
+ * reader and tree writer, and short plumbing commands that always name this repository's git dir.
+ */
+export class GitRepository {
+  readonly location: RepositoryLocation;
+  readonly zeroOid: string;
+  private readonly oidBytes: number;
+  private reader: ObjectReader | undefined;
+  private treeWriter: TreeWriter | undefined;
+
+  private constructor(location: RepositoryLocation) {
+    this.location = location;
+    this.oidBytes = location.objectFormat === 'sha256' ? 32 : 20;
+    this.zeroOid = '0'.repeat(this.oidBytes * 2);
+  }
+
+  static async open(cwd: string): Promise<GitRepository> {
+    return new GitRepository(await discoverRepository(cwd));
+  }
+
+  git(args: readonly string[], options: GitRunOptions = {}) {
+    return runGit([`--git-dir=${this.location.gitDir}`, ...args], options);
+  }
+
+  gitBuffer(args: readonly string[], options: GitRunOptions = {}) {
+    return runGitBuffer([`--git-dir=${this.location.gitDir}`, ...args], options);
+  }
+
+  readObject(name: string): Promise<GitObject | undefined> {
+    this.reader ??= new ObjectReader(this.location.gitDir);
+    return this.reader.read(name);
+  }
+
+  async readBlob(name: string): Promise<Buffer | undefined> {
+    const object = await this.readObject(name);
+    return object?.type === 'blob' ? object.data : undefined;
+  }
+
+  async readTree(oid: string): Promise<TreeEntry[]> {
+    const object = await this.readObject(oid);
+    if (!object || object.type !== 'tree') throw new BrvError('corrupt-repository', `Tree ${oid} is missing from the repository.`);
+    return parseTree(object.data, this.oidBytes);
+  }
+
+  /** The commit a ref points at, or undefined if the ref does not exist. */
+  async readRefCommit(ref: string): Promise<CommitInfo | undefined> {
+    const object = await this.readObject(ref);
+    if (!object) return undefined;
+    if (object.type !== 'commit') throw new BrvError('corrupt-repository', `${ref} does not point at a commit.`);
+    return parseCommit(object.oid, object.data);
+  }
+
+  async readCommit(name: string): Promise<CommitInfo | undefined> {
+    const object = await this.readObject(`${name}^{commit}`);
+    return object ? parseCommit(object.oid, object.data) : undefined;
+  }
+
+  async writeBlob(data: string | Uint8Array): Promise<string> {
+    const { stdout } = await this.git(['hash-object', '-w', '--stdin', '--no-filters'], { input: data });
+    return stdout.trim();
+  }
+
+  writeTree(entries: readonly TreeEntry[]): Promise<string> {
+    this.treeWriter ??= new TreeWriter(this.location.gitDir);
+    return this.treeWriter.write(entries);
+  }
+
+  async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
+    const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-F', '-'];
+    try {
+      return (await this.git(args, { input: message })).stdout.trim();
+    } catch (error) {
+      // No user.name/user.email configured: knowledge must still be recordable, so sign as brv.
+      if (error instanceof GitCommandError && /Please tell me who you are|empty ident|unable to auto-detect email/i.test(error.stderr)) {
+        const identity = { GIT_AUTHOR_NAME: 'brv', GIT_AUTHOR_EMAIL: 'brv@localhost', GIT_COMMITTER_NAME: 'brv', GIT_COMMITTER_EMAIL: 'brv@localhost' };
+        return (await this.git(args, { input: message, env: identity })).stdout.trim();
+      }
+      throw error;
+    }
+  }
+
+  /** Applies every update or none, each one only if its ref still has the expected old value. */
+  async updateRefs(updates: readonly RefUpdate[], reflogMessage: string): Promise<void> {
+    let input = '';
+    for (const update of updates) {
+      const old = update.oldOid ?? this.zeroOid;
+      input += update.newOid === undefined ? `delete ${update.ref}\0${old}\0` : `update ${update.ref}\0${update.newOid}\0${old}\0`;
+    }
+    try {
+      await this.git(['update-ref', '--create-reflog', '-m', reflogMessage.replace(/\n/g, ' '), '--stdin', '-z'], { input });
+    } catch (error) {
+      if (error instanceof GitCommandError && /but expected|already exists|cannot lock ref|unable to resolve reference|reference is missing/i.test(error.stderr)) {
+        throw new RefMovedError(error.stderr.trim().split('\n')[0] ?? 'lock failed');
+      }
+      throw error;
+    }
+  }
+
+  /** All refs under a prefix with the objects they point at. */
+  async listRefs(prefix: string): Promise<Array<{ ref: string; oid: string }>> {
+    const { stdout } = await this.git(['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
+    return stdout.split('\n').filter(Boolean).map((line) => {
+      const space = line.indexOf(' ');
+      return { oid: line.slice(0, space), ref: line.slice(space + 1) };
+    });
+  }
+
+  /** Every blob path in a tree (recursive), in git's order. */
+  async listTreePaths(tree: string): Promise<string[]> {
+    const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--name-only', tree]);
+    return stdout.length === 0 ? [] : stdout.toString('utf8').split('\0').filter(Boolean);
+  }
+
+  async configGet(key: string): Promise<string | undefined> {
+    const { stdout, exitCode } = await this.git(['config', '--get', key], { okExitCodes: [1] });
+    return exitCode === 0 ? stdout.trim() : undefined;
+  }
+
+  close(): void {
+    this.reader?.close();
+    this.treeWriter?.close();
+    this.reader = undefined;
+    this.treeWriter = undefined;
+  }
+}
+
+export function parseCommit(oid: string, data: Buffer): CommitInfo {
+  const text = data.toString('utf8');
+  const headerEnd = text.indexOf('\n\n');
+  const header = headerEnd < 0 ? text : text.slice(0, headerEnd);
+  let tree = '';
+  const parents: string[] = [];
+  for (const line of header.split('\n')) {
+    if (line.startsWith('tree ')) tree = line.slice(5);
+    else if (line.startsWith('parent ')) parents.push(line.slice(7));
+  }
+  return { oid, tree, parents, message: headerEnd < 0 ? '' : text.slice(headerEnd + 2) };
+}

@@ -1,0 +1,137 @@
+import { BrvError } from '../errors.js';
+import { GitRepository } from '../git/repository.js';
+import type { CurateRequest } from '../curate/protocol.js';
+import type { CurateEnvelope } from '../curate/envelope.js';
+import { SessionStore } from '../curate/sessions.js';
+import { ContextStore } from '../store/context-store.js';
+import { readHistory, type HistoryEntry } from '../store/history.js';
+import { branchRef, currentBranch, FORMAT_VERSION, localStateDir } from '../store/layout.js';
+import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
+
+export interface InitResult {
+  created: boolean;
+  branch: string;
+  ref: string;
+  commit: string;
+}
+
+export interface StatusResult {
+  repository: string;
+  gitDir: string;
+  bare: boolean;
+  branch: string;
+  ref: string;
+  initialized: boolean;
+  tip: string | undefined;
+  topics: number;
+  openSessions: number;
+  format: string;
+}
+
+export interface RemoveResult {
+  removed: string[];
+  commit: string;
+}
+
+/** One repository's brv: the façade every front end (CLI, TUI, MCP, web) goes through. */
+export class Brv {
+  readonly store: ContextStore;
+  readonly sessions: SessionStore;
+
+  private constructor(readonly repo: GitRepository, readonly branch: string) {
+    this.store = new ContextStore(repo);
+    this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
+  }
+
+  static async open(cwd: string): Promise<Brv> {
+    const repo = await GitRepository.open(cwd);
+    try {
+      return new Brv(repo, await currentBranch(repo.location.gitDir));
+    } catch (error) {
+      repo.close();
+      throw error;
+    }
+  }
+
+  async init(): Promise<InitResult> {
+    const outcome = await this.store.commit<boolean>(this.branch, async (snapshot) =>
+      snapshot.commit
+        ? { stop: false }
+        : { write: { edits: [], subject: 'brv: initialize context tree', meta: { op: 'init' } }, result: true },
+    );
+    const snapshot = outcome.commit ? undefined : await this.store.snapshot(this.branch);
+    const commit = outcome.commit ?? snapshot?.commit?.oid;
+    if (!commit) throw new BrvError('init-failed', 'Could not create the brv branch.');
+    return { created: outcome.result, branch: this.branch, ref: branchRef(this.branch), commit };
+  }
+
+  async status(): Promise<StatusResult> {
+    const snapshot = await this.store.snapshot(this.branch);
+    const files = await this.store.listFiles(snapshot);
+    const { location } = this.repo;
+    return {
+      repository: location.workTree ?? location.gitDir,
+      gitDir: location.gitDir,
+      bare: location.bare,
+      branch: this.branch,
+      ref: snapshot.ref,
+      initialized: snapshot.commit !== undefined,
+      tip: snapshot.commit?.oid,
+      topics: files.filter((f) => topicPathFromBlobPath(f) !== undefined).length,
+      openSessions: await this.sessions.prune(),
+      format: FORMAT_VERSION,
+    };
+  }
+
+  async curate(request: CurateRequest): Promise<CurateEnvelope> {
+    // Loaded on demand: HTML parsing is the heaviest code in brv and most commands never need it.
+    const { runCurate } = await import('../curate/protocol.js');
+    return runCurate({ store: this.store, sessions: this.sessions, branch: this.branch, agent: process.env.BRV_AGENT }, request);
+  }
+
+  /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */
+  async remove(rawPath: string, options: { recursive?: boolean; reason?: string } = {}): Promise<RemoveResult> {
+    const normalized = normalizeTopicPath(rawPath.replace(/\/+$/, ''));
+    if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+    const topicPath = normalized.path;
+    const outcome = await this.store.commit<string[]>(this.branch, async (snapshot) => {
+      const fileKind = await this.store.pathKind(snapshot, topicBlobPath(topicPath));
+      let target: string;
+      let removed: string[];
+      if (fileKind === 'file') {
+        target = topicBlobPath(topicPath);
+        removed = [topicPath];
+      } else if ((await this.store.pathKind(snapshot, topicPath)) === 'folder') {
+        if (!options.recursive) {
+          throw new BrvError('is-a-folder', `${topicPath} is a folder of topics. Pass --recursive to remove all of them.`);
+        }
+        target = topicPath;
+        removed = (await this.store.listFiles(snapshot))
+          .filter((f) => f.startsWith(`${topicPath}/`))
+          .map((f) => topicPathFromBlobPath(f))
+          .filter((p): p is NonNullable<typeof p> => p !== undefined);
+      } else {
+        throw new BrvError('not-found', `No topic at ${topicPath} on brv branch ${this.branch}. List topics with brv status or brv curate view.`);
+      }
+      return {
+        write: {
+          edits: [{ path: target, remove: true }],
+          subject: `delete: ${topicPath}${removed.length > 1 ? ` (${removed.length} topics)` : ''}`,
+          meta: { op: 'delete', type: 'DELETE', reason: options.reason, agent: process.env.BRV_AGENT },
+        },
+        result: removed,
+      };
+    });
+    return { removed: outcome.result, commit: outcome.commit! };
+  }
+
+  async history(limit: number): Promise<HistoryEntry[]> {
+    const snapshot = await this.store.snapshot(this.branch);
+    if (!snapshot.commit) return [];
+    return readHistory(this.repo, snapshot.ref, limit);
+  }
+
+  close(): void {
+    this.repo.close();
+  }
+}

@@ -1,0 +1,113 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BrvError } from '../errors.js';
+import { RefMovedError, type CommitInfo, type GitRepository } from '../git/repository.js';
+import { branchRef, FORMAT_PATH, FORMAT_VERSION } from './layout.js';
+import { editTree, type TreeEdit } from './tree-edit.js';
+import { formatCommitMessage, type CommitMeta } from './trailers.js';
+
+/** A brv branch as read at one moment: its tip commit and tree (both absent before the first write). */
+export interface Snapshot {
+  branch: string;
+  ref: string;
+  commit: CommitInfo | undefined;
+}
+
+export interface PlannedCommit {
+  edits: TreeEdit[];
+  subject: string;
+  meta: CommitMeta;
+}
+
+/** What `plan` decides after looking at the current tip: write these edits, or stop with a value. */
+export type Plan<T> = { write: PlannedCommit; result: T } | { stop: T };
+
+export interface CommitOutcome<T> {
+  result: T;
+  /** The new tip, or undefined when the plan stopped or changed nothing. */
+  commit: string | undefined;
+  snapshot: Snapshot;
+}
+
+const MAX_ATTEMPTS = 60;
+
+/** The context tree of one repository, on `refs/brv/heads/*`. */
+export class ContextStore {
+  constructor(readonly repo: GitRepository) {}
+
+  async snapshot(branch: string): Promise<Snapshot> {
+    const ref = branchRef(branch);
+    const commit = await this.repo.readRefCommit(ref);
+    if (commit) await this.checkFormat(commit.tree);
+    return { branch, ref, commit };
+  }
+
+  /** The blob at `path` in a snapshot, or undefined. */
+  async readFile(snapshot: Snapshot, path: string): Promise<Buffer | undefined> {
+    if (!snapshot.commit) return undefined;
+    return this.repo.readBlob(`${snapshot.commit.tree}:${path}`);
+  }
+
+  async pathKind(snapshot: Snapshot, path: string): Promise<'file' | 'folder' | 'none'> {
+    if (!snapshot.commit) return 'none';
+    const object = await this.repo.readObject(`${snapshot.commit.tree}:${path}`);
+    if (!object) return 'none';
+    return object.type === 'tree' ? 'folder' : 'file';
+  }
+
+  /** Top-level folders of the tree (the domains agents are told to reuse). */
+  async listDomains(snapshot: Snapshot): Promise<string[]> {
+    if (!snapshot.commit) return [];
+    const entries = await this.repo.readTree(snapshot.commit.tree);
+    return entries.filter((e) => e.type === 'tree' && !e.name.startsWith('.')).map((e) => e.name);
+  }
+
+  async listFiles(snapshot: Snapshot): Promise<string[]> {
+    if (!snapshot.commit) return [];
+    return this.repo.listTreePaths(snapshot.commit.tree);
+  }
+
+  /**
+   * Read the tip, let `plan` decide what to write, commit on top, and move the ref only if nobody
+   * else moved it meanwhile (compare-and-swap). On a lost race the whole plan re-runs against the
+   * new tip, so checks such as "topic already exists" are never made against stale state.
+   */
+  async commit<T>(branch: string, plan: (snapshot: Snapshot) => Promise<Plan<T>>): Promise<CommitOutcome<T>> {
+    for (let attempt = 1; ; attempt++) {
+      const snapshot = await this.snapshot(branch);
+      const decision = await plan(snapshot);
+      if ('stop' in decision) return { result: decision.stop, commit: undefined, snapshot };
+
+      const { edits, subject, meta } = decision.write;
+      const base = snapshot.commit;
+      const allEdits = base ? edits : [{ path: FORMAT_PATH, blob: await this.repo.writeBlob(`${FORMAT_VERSION}\n`) }, ...edits];
+      const tree = await editTree(this.repo, base?.tree, allEdits);
+      if (!tree) throw new BrvError('invalid-change', 'A change may not empty the whole context tree.');
+      if (base && tree === base.tree) return { result: decision.result, commit: undefined, snapshot };
+
+      const commit = await this.repo.commitTree(tree, base ? [base.oid] : [], formatCommitMessage(subject, meta));
+      try {
+        await this.repo.updateRefs([{ ref: snapshot.ref, newOid: commit, oldOid: base?.oid }], `brv ${meta.op}: ${subject}`);
+        return { result: decision.result, commit, snapshot };
+      } catch (error) {
+        if (!(error instanceof RefMovedError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new BrvError('ref-contention', `Gave up after ${attempt} attempts: ${snapshot.ref} kept changing under this write. Try again.`);
+        }
+        await sleep(Math.min(200, 5 * attempt) + Math.random() * 20 * Math.min(attempt, 5));
+      }
+    }
+  }
+
+  private async checkFormat(tree: string): Promise<void> {
+    const blob = await this.repo.readBlob(`${tree}:${FORMAT_PATH}`);
+    const version = blob?.toString('utf8').trim();
+    if (!version) return;
+    const major = version.split('.')[0];
+    if (major !== FORMAT_VERSION.split('.')[0]) {
+      throw new BrvError(
+        'unsupported-format',
+        `This context tree uses brv data format ${version}; this brv reads format ${FORMAT_VERSION}. Upgrade brv.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { GitRepository } from '../git/repository.js';
+import { parseCommitMessage, type CommitMeta } from './trailers.js';
+
+export interface HistoryEntry {
+  commit: string;
+  parents: string[];
+  time: string;
+  author: string;
+  subject: string;
+  meta: Partial<CommitMeta>;
+  changes: Array<{ status: 'added' | 'modified' | 'deleted'; path: string }>;
+}
+
+const STATUS: Record<string, HistoryEntry['changes'][number]['status']> = { A: 'added', M: 'modified', D: 'deleted' };
+
+/** The commits of a brv ref, newest first, with their trailers and the files each one changed. */
+export async function readHistory(repo: GitRepository, ref: string, limit: number): Promise<HistoryEntry[]> {
+  const { stdout } = await repo.git(
+    ['-c', 'core.quotePath=false', 'log', `-n${limit}`, '--no-renames', '--first-parent', '-m', '--name-status', '--format=%x1e%H%x1f%P%x1f%aI%x1f%an <%ae>%x1f%B%x1f', ref, '--'],
+    { okExitCodes: [128] },
+  );
+  const entries: HistoryEntry[] = [];
+  for (const record of stdout.split('\x1e').slice(1)) {
+    const [commit, parents, time, author, body, files] = record.split('\x1f');
+    const { subject, meta } = parseCommitMessage(body ?? '');
+    const changes: HistoryEntry['changes'] = [];
+    for (const line of (files ?? '').split('\n')) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const status = STATUS[line.slice(0, tab).charAt(0)];
+      if (status) changes.push({ status, path: line.slice(tab + 1) });
+    }
+    entries.push({
+      commit: commit!,
+      parents: (parents ?? '').split(' ').filter(Boolean),
+      time: time!,
+      author: author!,
+      subject,
+      meta,
+      changes,
+    });
+  }
+  return entries;
+}

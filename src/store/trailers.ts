@@ -1,0 +1,71 @@
+/**
+ * brv's commit metadata lives in git trailers (`Brv-Op: curate`), so `git log` shows it and any git
+ * tool can read it. One codec writes and reads them.
+ */
+export type CommitOp = 'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'import' | 'edit';
+
+export interface CommitMeta {
+  op: CommitOp;
+  type?: string;
+  impact?: string;
+  reason?: string;
+  summary?: string;
+  previousSummary?: string;
+  confidence?: string;
+  session?: string;
+  agent?: string;
+  conflicts?: string[];
+}
+
+const KEYS: Array<[keyof CommitMeta, string]> = [
+  ['op', 'Brv-Op'],
+  ['type', 'Brv-Type'],
+  ['impact', 'Brv-Impact'],
+  ['confidence', 'Brv-Confidence'],
+  ['reason', 'Brv-Reason'],
+  ['summary', 'Brv-Summary'],
+  ['previousSummary', 'Brv-Previous-Summary'],
+  ['session', 'Brv-Session'],
+  ['agent', 'Brv-Agent'],
+  ['conflicts', 'Brv-Conflicts'],
+];
+
+const MAX_VALUE_LENGTH = 500;
+
+/** Trailer values are single lines; anything longer than a sentence belongs in the topic. */
+export function oneLine(value: string, max = MAX_VALUE_LENGTH): string {
+  const flat = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function formatCommitMessage(subject: string, meta: CommitMeta): string {
+  const lines: string[] = [];
+  for (const [field, key] of KEYS) {
+    const value = meta[field];
+    if (value === undefined || value === '') continue;
+    for (const item of Array.isArray(value) ? value : [value]) lines.push(`${key}: ${oneLine(item)}`);
+  }
+  return `${oneLine(subject, 200)}\n\n${lines.join('\n')}\n`;
+}
+
+export interface ParsedCommitMessage {
+  subject: string;
+  meta: Partial<CommitMeta>;
+}
+
+export function parseCommitMessage(message: string): ParsedCommitMessage {
+  const paragraphs = message.replace(/\r/g, '').trimEnd().split(/\n{2,}/);
+  const subject = (paragraphs[0] ?? '').split('\n')[0] ?? '';
+  const meta: Partial<CommitMeta> = {};
+  const last = paragraphs.length > 1 ? paragraphs[paragraphs.length - 1]! : '';
+  for (const line of last.split('\n')) {
+    const match = /^([A-Za-z-]+):\s?(.*)$/.exec(line);
+    if (!match) continue;
+    const entry = KEYS.find(([, key]) => key.toLowerCase() === match[1]!.toLowerCase());
+    if (!entry) continue;
+    const [field] = entry;
+    if (field === 'conflicts') (meta.conflicts ??= []).push(match[2]!);
+    else (meta as Record<string, string>)[field] = match[2]!;
+  }
+  return { subject, meta };
+}

@@ -1,0 +1,105 @@
+import test from 'ava';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { GitRepository, RefMovedError } from '../../src/git/repository.js';
+import { isSupportedGitVersion, parseGitVersion } from '../../src/git/version.js';
+import { BLOB_MODE } from '../../src/git/tree.js';
+import { git, makeRepo, makeWorktree, tempDir } from '../helpers/repo.js';
+
+test('discovers the repository from a sub-directory', async (t) => {
+  const repo = await makeRepo();
+  const sub = path.join(repo, 'src', 'deep');
+  const g = await GitRepository.open(sub);
+  t.teardown(() => g.close());
+  t.is(g.location.workTree, repo);
+  t.is(g.location.gitDir, path.join(repo, '.git'));
+  t.false(g.location.bare);
+});
+
+test('a linked worktree has its own git dir and shares the common dir', async (t) => {
+  const repo = await makeRepo();
+  const worktree = await makeWorktree(repo);
+  const g = await GitRepository.open(worktree);
+  t.teardown(() => g.close());
+  t.is(g.location.commonDir, path.join(repo, '.git'));
+  t.not(g.location.gitDir, g.location.commonDir);
+  t.is(g.location.workTree, worktree);
+});
+
+test('bare repositories are supported', async (t) => {
+  const repo = await makeRepo({ bare: true });
+  const g = await GitRepository.open(repo);
+  t.teardown(() => g.close());
+  t.true(g.location.bare);
+  t.is(g.location.workTree, undefined);
+});
+
+test('outside a repository the error is typed', async (t) => {
+  const dir = await tempDir();
+  const error = await t.throwsAsync(GitRepository.open(dir));
+  t.is((error as any).kind, 'not-a-git-repository');
+  const missing = await t.throwsAsync(GitRepository.open(path.join(dir, 'nope')));
+  t.is((missing as any).kind, 'not-a-git-repository');
+});
+
+test('reads blobs and trees through one batch process, and reports missing objects', async (t) => {
+  const repo = await makeRepo();
+  const g = await GitRepository.open(repo);
+  t.teardown(() => g.close());
+  const blob = await g.writeBlob('hello\n');
+  t.is((await g.readBlob(blob))?.toString(), 'hello\n');
+  const tree = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: blob, name: 'a.html' }]);
+  const entries = await g.readTree(tree);
+  t.deepEqual(entries, [{ mode: BLOB_MODE, type: 'blob', oid: blob, name: 'a.html' }]);
+  t.is(await g.readObject('0'.repeat(40)), undefined);
+  t.is(await g.readRefCommit('refs/brv/heads/none'), undefined);
+  const many = await Promise.all(Array.from({ length: 50 }, (_, i) => g.writeBlob(`b${i}`)));
+  const back = await Promise.all(many.map((oid) => g.readBlob(oid)));
+  t.deepEqual(back.map((b) => b?.toString()), many.map((_, i) => `b${i}`));
+});
+
+test('ref updates are compare-and-swap', async (t) => {
+  const repo = await makeRepo();
+  const g = await GitRepository.open(repo);
+  t.teardown(() => g.close());
+  const tree = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: await g.writeBlob('x'), name: 'x' }]);
+  const first = await g.commitTree(tree, [], 'first\n');
+  const second = await g.commitTree(tree, [first], 'second\n');
+  await g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: first, oldOid: undefined }], 'test');
+  // Creating again must fail: the ref exists.
+  await t.throwsAsync(g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: undefined }], 'test'), { instanceOf: RefMovedError });
+  // Wrong expected old value must fail and leave the ref alone.
+  await t.throwsAsync(g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: second }], 'test'), { instanceOf: RefMovedError });
+  t.is((await g.readRefCommit('refs/brv/heads/main'))?.oid, first);
+  // A transaction applies all updates or none.
+  await t.throwsAsync(
+    g.updateRefs(
+      [
+        { ref: 'refs/brv/heads/other', newOid: first, oldOid: undefined },
+        { ref: 'refs/brv/heads/main', newOid: second, oldOid: second },
+      ],
+      'test',
+    ),
+  );
+  t.is(await g.readRefCommit('refs/brv/heads/other'), undefined);
+  await g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: first }], 'test');
+  t.is((await g.readRefCommit('refs/brv/heads/main'))?.oid, second);
+  t.regex(await git(repo, 'reflog', 'show', 'refs/brv/heads/main'), /test/);
+});
+
+test('git version gate', (t) => {
+  t.deepEqual(parseGitVersion('git version 2.39.5'), [2, 39, 5]);
+  t.deepEqual(parseGitVersion('git version 2.38.0.windows.1'), [2, 38, 0]);
+  t.true(isSupportedGitVersion([2, 38, 0]));
+  t.true(isSupportedGitVersion([3, 0, 0]));
+  t.false(isSupportedGitVersion([2, 37, 9]));
+  t.false(isSupportedGitVersion([1, 99, 0]));
+});
+
+test('an empty repository (no commits) and a sub-directory that is not yet tracked both work', async (t) => {
+  const repo = await makeRepo({ commit: false });
+  await mkdir(path.join(repo, 'new', 'dir'), { recursive: true });
+  const g = await GitRepository.open(path.join(repo, 'new', 'dir'));
+  t.teardown(() => g.close());
+  t.is(g.location.workTree, repo);
+});

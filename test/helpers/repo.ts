@@ -1,0 +1,133 @@
+import { execa } from 'execa';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+
+/**
+ * A pinned environment (like git-branchless' tests): no system or user config leaks in, identities
+ * and dates are fixed, so object ids are deterministic. Applied to this test process too, because
+ * in-process tests run git through the library.
+ */
+export function pinnedEnvironment(home: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: path.join(home, '.gitconfig'),
+    GIT_AUTHOR_NAME: 'Ada Author',
+    GIT_AUTHOR_EMAIL: 'ada@example.com',
+    GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+    GIT_COMMITTER_NAME: 'Ada Author',
+    GIT_COMMITTER_EMAIL: 'ada@example.com',
+    GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+    TZ: 'UTC',
+    LANG: 'C',
+    LC_ALL: 'C',
+  };
+}
+
+const home = await mkdtemp(path.join(tmpdir(), 'brv-home-'));
+export const ENV = pinnedEnvironment(home);
+for (const key of Object.keys(process.env)) if (key.startsWith('GIT_')) delete process.env[key];
+Object.assign(process.env, ENV);
+
+export async function tempDir(prefix = 'brv-test-'): Promise<string> {
+  return realpath(await mkdtemp(path.join(tmpdir(), prefix)));
+}
+
+export async function git(cwd: string, ...args: string[]): Promise<string> {
+  const result = await execa('git', args, { cwd, env: ENV, extendEnv: false });
+  return result.stdout;
+}
+
+/** A fresh repository with one code commit on `main`. */
+export async function makeRepo(options: { commit?: boolean; bare?: boolean } = {}): Promise<string> {
+  const dir = await tempDir();
+  await git(dir, 'init', '-q', '-b', 'main', ...(options.bare ? ['--bare'] : []));
+  if (options.commit !== false && !options.bare) {
+    await execa('sh', ['-c', 'echo "# demo" > README.md && mkdir -p src/deep && echo x > src/deep/a.txt'], { cwd: dir });
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'initial');
+  }
+  return dir;
+}
+
+export async function makeWorktree(repo: string, name = 'feature'): Promise<string> {
+  const dir = path.join(await tempDir('brv-wt-'), name);
+  await git(repo, 'worktree', 'add', '-q', '-b', name, dir);
+  return dir;
+}
+
+export interface BrvRun {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  /** The parsed JSON line when the command printed one. */
+  json: { command: string; success: boolean; data: any; timestamp: string } | undefined;
+}
+
+/** Runs the built CLI as a real process, the way agents call it. */
+export async function brv(cwd: string, args: string[], options: { env?: Record<string, string>; unset?: string[]; input?: string } = {}): Promise<BrvRun> {
+  const env: Record<string, string> = { ...ENV, ...options.env };
+  for (const key of options.unset ?? []) delete env[key];
+  const result = await execa('node', [CLI, ...args], {
+    cwd,
+    env,
+    extendEnv: false,
+    reject: false,
+    input: options.input,
+    stdin: options.input === undefined ? 'ignore' : 'pipe',
+  });
+  let json;
+  if (args.includes('json')) {
+    try {
+      json = JSON.parse(result.stdout);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1, json };
+}
+
+export async function brvJson(cwd: string, args: string[], options: { env?: Record<string, string>; unset?: string[] } = {}): Promise<BrvRun> {
+  return brv(cwd, [...args, '--format', 'json'], options);
+}
+
+export async function refTip(repo: string, ref = 'refs/brv/heads/main'): Promise<string | undefined> {
+  const result = await execa('git', ['rev-parse', '--verify', '-q', ref], { cwd: repo, env: ENV, extendEnv: false, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+}
+
+export async function showTopic(repo: string, file: string, ref = 'refs/brv/heads/main'): Promise<string | undefined> {
+  const result = await execa('git', ['show', `${ref}:${file}`], { cwd: repo, env: ENV, extendEnv: false, reject: false });
+  return result.exitCode === 0 ? result.stdout : undefined;
+}
+
+export async function cleanup(...dirs: string[]): Promise<void> {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+}
+
+export async function ensureDir(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** A curate reply envelope for a small valid topic. */
+export function reply(pathName: string, title = 'A topic', body = '<bv-rule severity="must">Do the thing.</bv-rule>', meta?: object): string {
+  return JSON.stringify({ html: `<bv-topic path="${pathName}" title="${title}">${body}</bv-topic>`, ...(meta ? { meta } : {}) });
+}
+
+/** Kickoff + continuation through the real CLI; returns the continuation's JSON data. */
+export async function curateTopic(cwd: string, response: string, extra: string[] = []): Promise<any> {
+  const start = await brvJson(cwd, ['curate', 'record something']);
+  const sessionId = start.json?.data.sessionId;
+  if (!sessionId) throw new Error(`kickoff failed: ${start.stdout} ${start.stderr}`);
+  const done = await brvJson(cwd, ['curate', '--session', sessionId, '--response', response, ...extra]);
+  if (!done.json) throw new Error(`continuation printed no JSON: ${done.stdout} ${done.stderr}`);
+  return done.json.data;
+}
