@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { curateCommand } from './commands/curate.js';
+import { importCommand } from './commands/import.js';
 import { initCommand } from './commands/init.js';
 import { rmCommand } from './commands/rm.js';
 import { statusCommand } from './commands/status.js';
@@ -30,6 +31,7 @@ const parser = yargs(args)
   .command(statusCommand)
   .command<GlobalOptions>(curateCommand as never)
   .command(rmCommand as never)
+  .command(importCommand as never)
   .demandCommand(1, 'Name a command.')
   .strict()
   .recommendCommands()
@@ -44,6 +46,12 @@ const parser = yargs(args)
     // Stop yargs here: without this it would still run the command's handler.
     throw new UsageFailure(message);
   });
+
+// yargs renders (and caches) a command's whole help text every time the command runs, in case a
+// later error wants it: ~40 ms of string-width work per invocation, measured. We print our own
+// errors, so skip that cache; `--help` still renders help on demand.
+const internals = (parser as unknown as { getInternalMethods?: () => { getUsageInstance(): { cacheHelpMessage: () => void } } }).getInternalMethods?.();
+if (internals && !args.some((a) => a === '--help' || a === '-h')) internals.getUsageInstance().cacheHelpMessage = () => {};
 
 try {
   await parser.parseAsync();

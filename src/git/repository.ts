@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
 import { ObjectReader, type GitObject } from './object-reader.js';
@@ -90,6 +93,29 @@ export class GitRepository {
     return stdout.trim();
   }
 
+  /** Writes many blobs through one `git fast-import` (a pack), for imports of whole trees. */
+  async writeBlobs(contents: readonly (string | Uint8Array)[]): Promise<string[]> {
+    if (contents.length === 0) return [];
+    const dir = await mkdtemp(path.join(tmpdir(), 'brv-import-'));
+    const marks = path.join(dir, 'marks');
+    try {
+      const chunks: Buffer[] = [];
+      contents.forEach((content, i) => {
+        const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+        chunks.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${data.length}\n`), data, Buffer.from('\n'));
+      });
+      await this.git(['fast-import', '--quiet', `--export-marks=${marks}`], { input: Buffer.concat(chunks) });
+      const oids: string[] = new Array(contents.length);
+      for (const line of (await readFile(marks, 'utf8')).split('\n')) {
+        const match = /^:(\d+) ([0-9a-f]+)$/.exec(line);
+        if (match) oids[Number(match[1]) - 1] = match[2]!;
+      }
+      return oids;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   writeTree(entries: readonly TreeEntry[]): Promise<string> {
     this.treeWriter ??= new TreeWriter(this.location.gitDir);
     return this.treeWriter.write(entries);
@@ -139,6 +165,16 @@ export class GitRepository {
   async listTreePaths(tree: string): Promise<string[]> {
     const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--name-only', tree]);
     return stdout.length === 0 ? [] : stdout.toString('utf8').split('\0').filter(Boolean);
+  }
+
+  /** Every blob in a tree (recursive) with its oid. */
+  async listTreeBlobs(tree: string): Promise<Array<{ path: string; oid: string }>> {
+    const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objectname) %(path)', tree]);
+    if (stdout.length === 0) return [];
+    return stdout.toString('utf8').split('\0').filter(Boolean).map((line) => {
+      const space = line.indexOf(' ');
+      return { oid: line.slice(0, space), path: line.slice(space + 1) };
+    });
   }
 
   async configGet(key: string): Promise<string | undefined> {

@@ -89,6 +89,18 @@ export class Brv {
     return runCurate({ store: this.store, sessions: this.sessions, branch: this.branch, agent: process.env.BRV_AGENT }, request);
   }
 
+  /** Imports a folder of `<bv-topic>` files (e.g. a ByteRover `.brv/context-tree`) as one commit. */
+  async importFolder(dir: string, options: { overwrite?: boolean } = {}) {
+    const { findTopicFiles, importTopics } = await import('../curate/import.js');
+    let files: string[];
+    try {
+      files = await findTopicFiles(dir);
+    } catch (error) {
+      throw new BrvError('import-read-error', `Cannot read ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    }
+    return importTopics(this.store, this.branch, files, { overwrite: options.overwrite ?? false, source: dir });
+  }
+
   /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */
   async remove(rawPath: string, options: { recursive?: boolean; reason?: string } = {}): Promise<RemoveResult> {
     const normalized = normalizeTopicPath(rawPath.replace(/\/+$/, ''));

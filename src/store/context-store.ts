@@ -61,6 +61,11 @@ export class ContextStore {
     return entries.filter((e) => e.type === 'tree' && !e.name.startsWith('.')).map((e) => e.name);
   }
 
+  async listBlobs(snapshot: Snapshot): Promise<Array<{ path: string; oid: string }>> {
+    if (!snapshot.commit) return [];
+    return this.repo.listTreeBlobs(snapshot.commit.tree);
+  }
+
   async listFiles(snapshot: Snapshot): Promise<string[]> {
     if (!snapshot.commit) return [];
     return this.repo.listTreePaths(snapshot.commit.tree);

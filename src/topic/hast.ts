@@ -1,10 +1,6 @@
 import type {Element, Nodes, Properties, RootContent} from 'hast'
 import {find, html} from 'property-information'
 
-export function isElement(node: Nodes | RootContent | undefined, tagName?: string): node is Element {
-  return node?.type === 'element' && (tagName === undefined || node.tagName === tagName)
-}
-
 export function isBvTag(tagName: string): boolean {
   return tagName.startsWith('bv-')
 }

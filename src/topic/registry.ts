@@ -32,7 +32,7 @@ export const RESERVED_TOPIC_ATTRIBUTES: readonly string[] = ['importance', 'matu
 /** ByteRover stamps these into files; accepted so resubmitted topics validate, then dropped (history comes from git). */
 export const TOLERATED_TOPIC_ATTRIBUTES: readonly string[] = ['createdat', 'updatedat']
 
-const id: AttributeSpec = {name: 'id', nonEmpty: true, description: 'stable id, unique within the topic, e.g. "r-jwt-401"'}
+const id: AttributeSpec = {name: 'id', nonEmpty: true, description: 'stable id, unique within the topic'}
 
 function element(name: string, content: ContentModel, description: string, attributes: AttributeSpec[] = []): ElementSpec {
   return {name, content, description, attributes}
@@ -141,6 +141,7 @@ export function renderVocabulary(): string {
     `Block content: inline content plus <${BLOCK_TAGS.join('>, <')}>. <li> goes inside <ul>/<ol>, or directly inside <bv-changes>/<bv-files>.`,
     'Plain text only: no tags; escape < and & as &lt; and &amp;.',
     'bv-* elements never contain other bv-* elements: they are all direct children of <bv-topic>.',
+    'Plain tags take no attributes beyond <a href>, <img src alt>, <code class="language-…">, id and title; URLs are http:, https:, mailto: or relative. No style, class, event handlers, scripts or comments.',
     '',
   ]
   for (const spec of ELEMENTS) {

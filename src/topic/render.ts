@@ -7,18 +7,18 @@ import {attributesOf, flatText, isBlankText, splitList} from './hast.js'
 
 const MARKDOWN: Options = {bullet: '-', emphasis: '_', fences: true, listItemIndent: 'one', rule: '-', extensions: [gfmToMarkdown()]}
 
-const LABELS: Record<string, string> = {
+const LABELS = new Map<string, string>(Object.entries({
   'bv-reason': 'Reason', 'bv-task': 'Task', 'bv-changes': 'Changes', 'bv-files': 'Files', 'bv-flow': 'Flow',
   'bv-timestamp': 'Timestamp', 'bv-author': 'Author', 'bv-pattern': 'Pattern', 'bv-structure': 'Structure',
   'bv-dependencies': 'Dependencies', 'bv-highlights': 'Highlights', 'bv-rule': 'Rule', 'bv-examples': 'Examples',
   'bv-diagram': 'Diagram', 'bv-fact': 'Fact', 'bv-decision': 'Decision', 'bv-bug': 'Bug', 'bv-fix': 'Fix',
-}
+}))
 // Repeatable elements render as list items, as in ByteRover's rendered_md.
 const BULLETED = new Set(['bv-pattern', 'bv-rule', 'bv-fact', 'bv-decision', 'bv-bug', 'bv-fix'])
-const DETAILS: Record<string, readonly string[]> = {
-  'bv-pattern': ['description', 'flags'],
-  'bv-fact': ['subject', 'category', 'value'],
-}
+const DETAILS = new Map([
+  ['bv-pattern', ['description', 'flags']],
+  ['bv-fact', ['subject', 'category', 'value']],
+])
 
 function rawText(element: Element): string {
   return element.children.map((child) => (child.type === 'text' ? child.value : child.type === 'element' ? rawText(child) : '')).join('')
@@ -79,11 +79,11 @@ function contentMarkdown(children: ElementContent[]): {lead: string; body: strin
 
 function labelFor(element: Element): string {
   const tag = element.tagName
-  const name = LABELS[tag] ?? tag
+  const name = LABELS.get(tag) ?? tag
   const attributes = attributesOf(element)
   const severity = attributes.get('severity')
   const id = attributes.get('id')
-  const details = (DETAILS[tag] ?? []).filter((key) => attributes.has(key)).map((key) => `${key}=${attributes.get(key)}`)
+  const details = (DETAILS.get(tag) ?? []).filter((key) => attributes.has(key)).map((key) => `${key}=${attributes.get(key)}`)
   const parts = [severity ? `[${severity}]` : '', id ? `(${id})` : '', details.length > 0 ? `(${details.join(', ')})` : ''].filter(Boolean)
   const label = parts.length > 0 ? `**${name}** ${parts.join(' ')}:` : `**${name}:**`
   return BULLETED.has(tag) ? `- ${label}` : label
@@ -101,7 +101,7 @@ function renderChild(child: Element): string {
     const title = attributesOf(child).get('title')
     return `**Diagram:**${title ? ` ${title}` : ''}\n\n${fenced(rawText(child), attributesOf(child).get('type') ?? '')}`
   }
-  if (tag in LABELS) {
+  if (LABELS.has(tag)) {
     const {lead, body} = contentMarkdown(child.children)
     return compose(labelFor(child), lead, body, BULLETED.has(tag))
   }

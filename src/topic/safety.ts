@@ -13,7 +13,7 @@ const URL_ATTRIBUTES = [
 ]
 const FORM_TAGS = ['form', 'input', 'button', 'select', 'option', 'optgroup', 'textarea', 'fieldset', 'datalist', 'output']
 const EMBED_TAGS = ['iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'fencedframe']
-const DANGEROUS_TAGS: Record<string, string> = {
+const DANGEROUS_TAGS = new Map<string, string>(Object.entries({
   script: 'scripts never run from a topic; remove it',
   noscript: 'remove it',
   style: 'topics carry no styling; remove it',
@@ -23,7 +23,7 @@ const DANGEROUS_TAGS: Record<string, string> = {
   template: 'remove it',
   ...Object.fromEntries(EMBED_TAGS.map((tag) => [tag, 'embedded content is not allowed; link to it with <a href="https://…"> instead'])),
   ...Object.fromEntries(FORM_TAGS.map((tag) => [tag, 'forms and form controls are not allowed; describe them in text instead'])),
-}
+}))
 
 const property = (attribute: string) => find(html, attribute).property
 
@@ -33,12 +33,13 @@ export const TOPIC_SCHEMA: Schema = {
   tagNames: [...(defaultSchema.tagNames ?? []).filter((tag) => !FORM_TAGS.includes(tag)), ...ELEMENTS.map((e) => e.name)],
   attributes: {
     ...defaultSchema.attributes,
-    ...Object.fromEntries(ELEMENTS.map((e) => [e.name, e.attributes.map((a) => property(a.name))])),
-    'bv-topic': [...(ELEMENTS[0]?.attributes ?? []).map((a) => property(a.name)), ...TOLERATED_TOPIC_ATTRIBUTES],
+    ...Object.fromEntries(ELEMENTS.map((e) => [
+      e.name,
+      [...e.attributes.map((a) => property(a.name)), ...(e.name === 'bv-topic' ? TOLERATED_TOPIC_ATTRIBUTES : [])],
+    ])),
   },
   clobber: [],
   required: {},
-  strip: ['script', 'style'],
   protocols: Object.fromEntries(URL_ATTRIBUTES.map((a) => [property(a), SAFE_SCHEMES])),
 }
 
@@ -85,7 +86,7 @@ function checkAttributes(element: Element, errors: TopicError[]): void {
   for (const [prop, value] of Object.entries(element.properties)) {
     const attribute = attributeName(prop)
     const fail = (message: string) => errors.push({kind: 'unsafe-html', tag, attribute, message})
-    if (/^on/i.test(attribute)) {
+    if (attribute !== 'style' && isUnsafeAttributeName(attribute)) {
       fail(`Event-handler attribute ${attribute} on <${tag}> is not allowed: topics never run code. Remove it.`)
     } else if (attribute === 'style') {
       fail(`The style attribute on <${tag}> is not allowed: topics carry no styling. Remove it.`)
@@ -108,7 +109,7 @@ export function checkSafety(node: Nodes): TopicError[] {
     if (n.type !== 'element' && n.type !== 'root') return
     if (n.type === 'element') {
       const tag = n.tagName
-      const why = DANGEROUS_TAGS[tag]
+      const why = DANGEROUS_TAGS.get(tag)
       if (why !== undefined) {
         errors.push({kind: 'unsafe-html', tag, message: `<${tag}> is not allowed in a topic: ${why}.`})
         return

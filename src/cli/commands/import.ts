@@ -1,0 +1,35 @@
+import path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js';
+
+interface ImportOptions extends GlobalOptions {
+  dir: string;
+  overwrite: boolean;
+}
+
+export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
+  command: 'import <dir>',
+  describe: 'Import a folder of <bv-topic> HTML files (e.g. a ByteRover .brv/context-tree) as one commit',
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'Folder to scan for *.html topics (recursively)' })
+      .option('overwrite', { type: 'boolean', default: false, describe: 'Replace existing topics whose content differs' }),
+  handler: (argv) =>
+    withBrv('import', argv, async (brv) => {
+      if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
+      const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), { overwrite: argv.overwrite });
+      if (!result.ok) process.exitCode = EXIT_FAILURE;
+      if (argv.format === 'json') return printJson('import', result.ok, result);
+      if (!result.ok) {
+        const lines = ['Nothing was imported; fix these files first:'];
+        for (const problem of result.problems) for (const error of problem.errors) lines.push(`  ${problem.file}: ${error.kind}: ${error.message}`);
+        return printText(lines.join('\n'));
+      }
+      printText(
+        result.commit
+          ? `Imported ${result.added.length} new and ${result.updated.length} updated topics (${result.unchanged} unchanged) in commit ${shortOid(result.commit)}.`
+          : `Nothing to import: ${result.unchanged} topics already up to date.`,
+      );
+    }),
+};

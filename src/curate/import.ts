@@ -1,0 +1,103 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { ContextStore } from '../store/context-store.js';
+import type { TreeEdit } from '../store/tree-edit.js';
+import { topicBlobPath } from '../topic/path.js';
+import type { TopicError } from '../topic/types.js';
+import { MAX_TOPIC_BYTES, validateTopicHtml } from '../topic/validate.js';
+import { readInputFile } from './response-file.js';
+
+export interface ImportProblem {
+  file: string;
+  errors: Array<Pick<TopicError, 'kind' | 'message'>>;
+}
+
+export interface ImportResult {
+  ok: boolean;
+  added: string[];
+  updated: string[];
+  unchanged: number;
+  commit: string | undefined;
+  problems: ImportProblem[];
+}
+
+/** Every `.html` topic file below `dir`, skipping dot-folders and ByteRover's generated root index. */
+export async function findTopicFiles(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith('.html')) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(dir, full);
+    if (relative === 'index.html' || relative.split(path.sep).some((s) => s.startsWith('.') || s === '_archived')) continue;
+    found.push(full);
+  }
+  return found.sort();
+}
+
+/**
+ * Imports many topics as ONE commit (Brv-Op: import): all files are validated first and nothing is
+ * written unless every one is valid and no existing topic would be replaced without `overwrite`.
+ */
+export async function importTopics(store: ContextStore, branch: string, files: readonly string[], options: { overwrite: boolean; source?: string }): Promise<ImportResult> {
+  const problems: ImportProblem[] = [];
+  const topics = new Map<string, { file: string; html: string }>();
+  for (const file of files) {
+    const read = await readInputFile(file, MAX_TOPIC_BYTES, 'topic-file');
+    if (!read.ok) {
+      problems.push({ file, errors: [{ kind: read.kind as TopicError['kind'], message: read.message }] });
+      continue;
+    }
+    const validation = validateTopicHtml(read.text);
+    if (!validation.ok) {
+      problems.push({ file, errors: validation.errors.map(({ kind, message }) => ({ kind, message })) });
+      continue;
+    }
+    const blobPath = topicBlobPath(validation.topic.path);
+    const previous = topics.get(blobPath);
+    if (previous) {
+      problems.push({ file, errors: [{ kind: 'duplicate-path' as TopicError['kind'], message: `Same topic path "${validation.topic.path}" as ${previous.file}.` }] });
+      continue;
+    }
+    topics.set(blobPath, { file, html: validation.topic.canonicalHtml });
+  }
+  const empty = { added: [], updated: [], unchanged: 0, commit: undefined };
+  if (problems.length > 0) return { ok: false, ...empty, problems };
+  if (topics.size === 0) return { ok: true, ...empty, problems };
+
+  const blobPaths = [...topics.keys()];
+  const oids = await store.repo.writeBlobs(blobPaths.map((p) => topics.get(p)!.html));
+  const outcome = await store.commit<ImportResult>(branch, async (snapshot) => {
+    const added: string[] = [];
+    const updated: string[] = [];
+    const conflicts: ImportProblem[] = [];
+    const edits: TreeEdit[] = [];
+    let unchanged = 0;
+    const existing = new Map<string, string>();
+    if (snapshot.commit) {
+      for (const { path: p, oid } of await store.listBlobs(snapshot)) existing.set(p, oid);
+    }
+    blobPaths.forEach((blobPath, i) => {
+      const oid = oids[i]!;
+      const current = existing.get(blobPath);
+      if (current === oid) unchanged++;
+      else if (current && !options.overwrite) {
+        conflicts.push({ file: topics.get(blobPath)!.file, errors: [{ kind: 'path-exists' as TopicError['kind'], message: `${blobPath} already exists with other content; pass --overwrite to replace it.` }] });
+      } else {
+        (current ? updated : added).push(blobPath.replace(/\.html$/, ''));
+        edits.push({ path: blobPath, blob: oid });
+      }
+    });
+    if (conflicts.length > 0) return { stop: { ok: false, ...empty, problems: conflicts } };
+    if (edits.length === 0) return { stop: { ok: true, ...empty, unchanged, problems: [] } };
+    return {
+      write: {
+        edits,
+        subject: `import: ${added.length} added, ${updated.length} updated${options.source ? ` from ${options.source}` : ''}`,
+        meta: { op: 'import', type: updated.length > 0 ? 'UPDATE' : 'ADD', agent: process.env.BRV_AGENT },
+      },
+      result: { ok: true, added, updated, unchanged, commit: undefined, problems: [] },
+    };
+  });
+  return { ...outcome.result, commit: outcome.commit };
+}
