@@ -1,7 +1,8 @@
 /**
  * bench/curate: a curate continuation end to end (process start to exit) into context trees of
  * 100, 1,000 and 10,000 topics. Usage: npm run bench:curate [-- --sizes 100,1000,10000 --runs 30]
- * Prints a table and writes bench/results/curate.json.
+ * Sizes are measured round-robin (so machine drift hits them alike), next to a bare `node -e 0`
+ * as the machine's floor. Prints a table and writes bench/results/curate.json.
  */
 import { execa } from 'execa';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,33 +10,26 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { syntheticTopic } from './lib/synthetic.js';
+import { argValue, percentiles, writeReport } from './lib/report.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');
-const argValue = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-};
 const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '30'));
 const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
 
-async function time(args: string[], cwd: string): Promise<{ ms: number; stdout: string }> {
+async function timed(command: string, args: string[], cwd: string): Promise<{ ms: number; stdout: string }> {
   const start = process.hrtime.bigint();
-  const result = await execa('node', [cli, ...args], { cwd, env });
+  const result = await execa(command, args, { cwd, env });
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, stdout: result.stdout };
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-const results = [];
+const work = await mkdtemp(path.join(tmpdir(), 'brv-bench-curate-'));
+const repos = new Map<number, string>();
+const importMs = new Map<number, number>();
 for (const size of sizes) {
-  const work = await mkdtemp(path.join(tmpdir(), 'brv-bench-curate-'));
-  const repo = path.join(work, 'repo');
-  const topics = path.join(work, 'topics');
+  const repo = path.join(work, `repo-${size}`);
+  const topics = path.join(work, `topics-${size}`);
   await mkdir(repo);
   await execa('git', ['init', '-q', repo]);
   for (let i = 0; i < size; i++) {
@@ -44,36 +38,39 @@ for (const size of sizes) {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, topic.html);
   }
-  const imported = await time(['import', topics, '--format', 'json'], repo);
-
-  const kickoffs: number[] = [];
-  const continuations: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const kickoff = await time(['curate', `benchmark fact ${i}`, '--format', 'json'], repo);
-    kickoffs.push(kickoff.ms);
-    const sessionId = JSON.parse(kickoff.stdout).data.sessionId;
-    const topic = syntheticTopic(size + i);
-    const done = await time(['curate', '--session', sessionId, '--response', JSON.stringify({ html: topic.html, meta: { impact: 'low' } }), '--format', 'json'], repo);
-    const status = JSON.parse(done.stdout).data.status;
-    if (status !== 'done') throw new Error(`curate did not finish: ${done.stdout}`);
-    continuations.push(done.ms);
-  }
-  const row = {
-    topics: size,
-    importMs: Math.round(imported.ms),
-    kickoff: { p50: percentile(kickoffs, 50), p95: percentile(kickoffs, 95) },
-    continuation: { p50: percentile(continuations, 50), p95: percentile(continuations, 95), min: Math.min(...continuations), max: Math.max(...continuations) },
-    runs,
-  };
-  results.push(row);
-  console.log(
-    `${String(size).padStart(6)} topics  import ${String(row.importMs).padStart(6)} ms  kickoff p50 ${row.kickoff.p50.toFixed(0)} p95 ${row.kickoff.p95.toFixed(0)} ms  continuation p50 ${row.continuation.p50.toFixed(0)} p95 ${row.continuation.p95.toFixed(0)} ms`,
-  );
-  await rm(work, { recursive: true, force: true });
+  importMs.set(size, (await timed('node', [cli, 'import', topics, '--format', 'json'], repo)).ms);
+  repos.set(size, repo);
+  console.error(`prepared ${size} topics`);
 }
 
-const out = path.join(root, 'bench/results');
-await mkdir(out, { recursive: true });
-const report = { benchmark: 'curate', date: new Date().toISOString(), node: process.version, git: (await execa('git', ['version'])).stdout, results };
-await writeFile(path.join(out, 'curate.json'), `${JSON.stringify(report, null, 2)}\n`);
-console.log(`wrote ${path.relative(root, path.join(out, 'curate.json'))}`);
+const samples = new Map(sizes.map((s) => [s, { kickoff: [] as number[], continuation: [] as number[] }]));
+const floor: number[] = [];
+for (let i = 0; i < runs + 2; i++) {
+  const warmup = i < 2;
+  for (const size of sizes) {
+    const repo = repos.get(size)!;
+    const kickoff = await timed('node', [cli, 'curate', `benchmark fact ${i}`, '--format', 'json'], repo);
+    const sessionId = JSON.parse(kickoff.stdout).data.sessionId;
+    const topic = syntheticTopic(size + i);
+    const response = JSON.stringify({ html: topic.html, meta: { impact: 'low' } });
+    const done = await timed('node', [cli, 'curate', '--session', sessionId, '--response', response, '--format', 'json'], repo);
+    if (JSON.parse(done.stdout).data.status !== 'done') throw new Error(`curate did not finish: ${done.stdout}`);
+    if (!warmup) {
+      samples.get(size)!.kickoff.push(kickoff.ms);
+      samples.get(size)!.continuation.push(done.ms);
+    }
+  }
+  if (!warmup) floor.push((await timed('node', ['-e', '0'], work)).ms);
+}
+
+const nodeFloor = percentiles(floor);
+console.log(`machine floor: node -e 0  p50 ${nodeFloor.p50} ms  p95 ${nodeFloor.p95} ms`);
+const results = sizes.map((size) => {
+  const row = { topics: size, importMs: Math.round(importMs.get(size)!), kickoff: percentiles(samples.get(size)!.kickoff), continuation: percentiles(samples.get(size)!.continuation), runs };
+  console.log(
+    `${String(size).padStart(6)} topics  import ${String(row.importMs).padStart(6)} ms  kickoff p50 ${row.kickoff.p50} p95 ${row.kickoff.p95} ms  continuation p50 ${row.continuation.p50} p95 ${row.continuation.p95} ms`,
+  );
+  return row;
+});
+await writeReport('curate', { nodeFloor, results });
+await rm(work, { recursive: true, force: true });

@@ -16,6 +16,9 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Some dependencies are CommonJS and call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __brvCreateRequire } from 'node:module'; const require = __brvCreateRequire(import.meta.url);" },
+  alias: { 'string-width': './scripts/shims/string-width.mjs' },
+  minify: true,
+  sourcemap: false,
   logLevel: 'warning',
   metafile: process.argv.includes('--metafile'),
 });

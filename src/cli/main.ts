@@ -10,6 +10,13 @@ import type { GlobalOptions } from './context.js';
 import { EXIT_USAGE, printError, type OutputFormat } from './output.js';
 
 const args = hideBin(process.argv);
+// BRV_TRACE=1 prints where a command spent its time (performance marks set across the library).
+if (process.env.BRV_TRACE) {
+  process.on('exit', () => {
+    for (const mark of performance.getEntriesByType('mark')) process.stderr.write(`${mark.startTime.toFixed(1).padStart(8)} ms  ${mark.name}\n`);
+  });
+}
+performance.mark('cli: modules loaded');
 // Invoked as `git brv …`, git puts us on PATH as git-brv; the program is the same.
 const scriptName = process.argv[1]?.endsWith('git-brv') ? 'git brv' : 'brv';
 

@@ -93,7 +93,9 @@ export async function kickoff(ctx: CurateContext, intent: string): Promise<Curat
 }
 
 export async function continueSession(ctx: CurateContext, sessionId: string, body: string, overwrite: boolean): Promise<CurateEnvelope> {
+  performance.mark('curate: protocol loaded');
   const session = await ctx.sessions.load(sessionId);
+  performance.mark('curate: session loaded');
   if (!session) {
     return failed('unknown-session', `No curate session "${sessionId}" (it may have finished, expired after 24 hours, or never existed). Start again with brv curate "<intent>".`);
   }

@@ -21,10 +21,15 @@ export type WriteResult =
  * inside the compare-and-swap loop, so two agents racing for one path cannot both "add" it.
  */
 export async function writeTopic(store: ContextStore, html: string, meta: CurateMeta | undefined, options: WriteOptions): Promise<WriteResult> {
+  store.repo.prepareBatchProcesses();
   const validation = validateTopicHtml(html);
+  performance.mark('curate: topic validated');
   if (!validation.ok) return { ok: false, errors: validation.errors.map((e) => ({ ...e })) };
   const topic = validation.topic;
   const filePath = topicBlobPath(topic.path);
+  // Start the blob write now: its process start overlaps the reads below.
+  const blob = store.repo.writeBlob(topic.canonicalHtml);
+  blob.catch(() => {});
 
   const outcome = await store.commit<WriteResult>(options.branch, async (snapshot) => {
     const existing = await store.readFile(snapshot, filePath);
@@ -47,7 +52,6 @@ export async function writeTopic(store: ContextStore, html: string, meta: Curate
       }
     }
     const type = meta?.type ?? (existing ? 'UPDATE' : 'ADD');
-    const blob = await store.repo.writeBlob(topic.canonicalHtml);
     const kinds = new Map<string, PathKind>();
     for (const ref of topic.related) {
       if (!ref.ok || kinds.has(ref.path)) continue;
@@ -57,7 +61,7 @@ export async function writeTopic(store: ContextStore, html: string, meta: Curate
     const warnings = relatedWarnings(topic.related, (path) => kinds.get(path) ?? 'none');
     return {
       write: {
-        edits: [{ path: filePath, blob }],
+        edits: [{ path: filePath, blob: await blob }],
         subject: `curate: ${topic.path} — ${oneLine(meta?.summary || topic.summary || topic.title, 120)}`,
         meta: {
           op: 'curate',

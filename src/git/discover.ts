@@ -18,7 +18,7 @@ export interface RepositoryLocation {
 /** Finds the repository that contains `cwd` (any sub-directory, a linked worktree, or a bare repo). */
 export async function discoverRepository(cwd: string): Promise<RepositoryLocation> {
   if (!existsSync(cwd)) throw new BrvError('not-a-git-repository', `${cwd} does not exist.`);
-  const [, lines] = await Promise.all([checkGitVersion(), revParse(cwd)]);
+  const lines = await revParse(cwd);
   const [gitDir, commonDir, bare, insideWorkTree, objectFormat, topLevel] = lines;
   if (!gitDir || !commonDir || !bare || !objectFormat) {
     throw new BrvError('git-failed', `Unexpected output from git rev-parse in ${cwd}.`);
@@ -35,12 +35,14 @@ export async function discoverRepository(cwd: string): Promise<RepositoryLocatio
 async function revParse(cwd: string): Promise<string[]> {
   const common = ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository', '--is-inside-work-tree', '--show-object-format'];
   try {
-    const { stdout } = await runGit(common, { cwd });
-    const lines = stdout.split('\n');
-    if (lines[3] !== 'true') return lines;
-    const top = await runGit(['rev-parse', '--show-toplevel'], { cwd });
-    return [...lines.slice(0, 5), top.stdout.trim()];
+    // One process in the common case; --show-toplevel fails in bare repositories and inside .git.
+    const withTop = await runGit([...common, '--show-toplevel'], { cwd, okExitCodes: [128] });
+    if (withTop.exitCode === 0) return withTop.stdout.split('\n');
+    if (/not a git repository/i.test(withTop.stderr)) throw new GitCommandError(common, 128, withTop.stderr);
+    return (await runGit(common, { cwd })).stdout.split('\n');
   } catch (error) {
+    // Older gits reject --path-format / --show-object-format: say which version is needed.
+    if (error instanceof GitCommandError && /unknown option|needs an argument|usage:/i.test(error.stderr)) await checkGitVersion();
     if (error instanceof GitCommandError && /not a git repository/i.test(error.stderr)) {
       throw new BrvError(
         'not-a-git-repository',

@@ -7,6 +7,7 @@ import { ObjectReader, type GitObject } from './object-reader.js';
 import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
 import { parseTree, type TreeEntry } from './tree.js';
 import { TreeWriter } from './tree-writer.js';
+import { checkGitVersion } from './version.js';
 
 export interface CommitInfo {
   oid: string;
@@ -40,6 +41,7 @@ export class GitRepository {
   private readonly oidBytes: number;
   private reader: ObjectReader | undefined;
   private treeWriter: TreeWriter | undefined;
+  private versionCheck: Promise<string> | undefined;
 
   private constructor(location: RepositoryLocation) {
     this.location = location;
@@ -116,6 +118,18 @@ export class GitRepository {
     }
   }
 
+  /** Starts the long-lived reader and tree writer ahead of use, so their process starts overlap other work. */
+  prepareBatchProcesses(): void {
+    this.reader ??= new ObjectReader(this.location.gitDir);
+    this.treeWriter ??= new TreeWriter(this.location.gitDir);
+  }
+
+  /** brv's newer plumbing (merge-tree --write-tree, ls-tree --format) needs git 2.38. */
+  requireModernGit(): Promise<string> {
+    this.versionCheck ??= checkGitVersion();
+    return this.versionCheck;
+  }
+
   writeTree(entries: readonly TreeEntry[]): Promise<string> {
     this.treeWriter ??= new TreeWriter(this.location.gitDir);
     return this.treeWriter.write(entries);
@@ -169,6 +183,7 @@ export class GitRepository {
 
   /** Every blob in a tree (recursive) with its oid. */
   async listTreeBlobs(tree: string): Promise<Array<{ path: string; oid: string }>> {
+    await this.requireModernGit();
     const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objectname) %(path)', tree]);
     if (stdout.length === 0) return [];
     return stdout.toString('utf8').split('\0').filter(Boolean).map((line) => {

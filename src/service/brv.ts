@@ -26,6 +26,7 @@ export interface StatusResult {
   topics: number;
   openSessions: number;
   format: string;
+  gitVersion: string;
 }
 
 export interface RemoveResult {
@@ -45,6 +46,7 @@ export class Brv {
 
   static async open(cwd: string): Promise<Brv> {
     const repo = await GitRepository.open(cwd);
+    performance.mark('repository discovered');
     try {
       return new Brv(repo, await currentBranch(repo.location.gitDir));
     } catch (error) {
@@ -54,6 +56,7 @@ export class Brv {
   }
 
   async init(): Promise<InitResult> {
+    await this.repo.requireModernGit();
     const outcome = await this.store.commit<boolean>(this.branch, async (snapshot) =>
       snapshot.commit
         ? { stop: false }
@@ -66,6 +69,7 @@ export class Brv {
   }
 
   async status(): Promise<StatusResult> {
+    const gitVersion = await this.repo.requireModernGit();
     const snapshot = await this.store.snapshot(this.branch);
     const files = await this.store.listFiles(snapshot);
     const { location } = this.repo;
@@ -80,6 +84,7 @@ export class Brv {
       topics: files.filter((f) => topicPathFromBlobPath(f) !== undefined).length,
       openSessions: await this.sessions.prune(),
       format: FORMAT_VERSION,
+      gitVersion,
     };
   }
 

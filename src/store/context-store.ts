@@ -79,6 +79,7 @@ export class ContextStore {
   async commit<T>(branch: string, plan: (snapshot: Snapshot) => Promise<Plan<T>>): Promise<CommitOutcome<T>> {
     for (let attempt = 1; ; attempt++) {
       const snapshot = await this.snapshot(branch);
+      performance.mark('store: tip read');
       const decision = await plan(snapshot);
       if ('stop' in decision) return { result: decision.stop, commit: undefined, snapshot };
 
@@ -89,9 +90,11 @@ export class ContextStore {
       if (!tree) throw new BrvError('invalid-change', 'A change may not empty the whole context tree.');
       if (base && tree === base.tree) return { result: decision.result, commit: undefined, snapshot };
 
+      performance.mark('store: trees written');
       const commit = await this.repo.commitTree(tree, base ? [base.oid] : [], formatCommitMessage(subject, meta));
       try {
         await this.repo.updateRefs([{ ref: snapshot.ref, newOid: commit, oldOid: base?.oid }], `brv ${meta.op}: ${subject}`);
+        performance.mark('store: ref updated');
         return { result: decision.result, commit, snapshot };
       } catch (error) {
         if (!(error instanceof RefMovedError)) throw error;

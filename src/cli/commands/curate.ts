@@ -43,8 +43,10 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
       .example('$0 curate "JWTs are signed with RS256; keys rotate monthly" --format json', 'Start a session')
       .example('$0 curate --session <id> --response-file reply.json --delete-response-file --format json', 'Continue it')
       .example('$0 curate --html-file topic.html --meta \'{"impact":"low"}\'', 'One-shot write from a file'),
-  handler: (argv) =>
-    withBrv('curate', argv, async (brv) => {
+  handler: (argv) => {
+    // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
+    import('../../curate/protocol.js').catch(() => {});
+    return withBrv('curate', argv, async (brv) => {
       const removed = Object.keys(REMOVED_FLAGS).find((flag) => (argv as Record<string, unknown>)[flag] !== undefined);
       let envelope: CurateEnvelope;
       if (removed) {
@@ -66,7 +68,8 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
       if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
       if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
       printText(renderEnvelope(envelope));
-    }),
+    });
+  },
 };
 
 function renderEnvelope(envelope: CurateEnvelope): string {

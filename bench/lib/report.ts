@@ -1,0 +1,29 @@
+import { execa } from 'execa';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
+
+export function percentiles(values: readonly number[]): { p50: number; p95: number; min: number; max: number; n: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return { p50: round(at(50)), p95: round(at(95)), min: round(sorted[0]!), max: round(sorted[sorted.length - 1]!), n: sorted.length };
+}
+
+/** Writes bench/results/<name>.json with the machine it ran on. */
+export async function writeReport(name: string, data: object): Promise<string> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const out = path.join(root, 'bench/results');
+  await mkdir(out, { recursive: true });
+  const file = path.join(out, `${name}.json`);
+  const machine = { node: process.version, git: (await execa('git', ['version'])).stdout, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30) };
+  await writeFile(file, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...data }, null, 2)}\n`);
+  console.log(`wrote ${path.relative(root, file)}`);
+  return file;
+}

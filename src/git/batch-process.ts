@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { BrvError } from '../errors.js';
+import { gitEnvironment, spawnFailure } from './run.js';
+
+/**
+ * A long-lived git process fed requests on stdin, answering in order on stdout
+ * (`cat-file --batch`, `mktree --batch`). Subclasses parse the answers.
+ */
+export abstract class BatchProcess<T> {
+  private readonly child: ChildProcess;
+  protected readonly pending: Array<{ resolve: (value: T) => void; reject: (error: Error) => void }> = [];
+  private failure: Error | undefined;
+  private closed = false;
+  private stderr = '';
+
+  constructor(gitDir: string, args: readonly string[]) {
+    this.child = spawn('git', [`--git-dir=${gitDir}`, ...args], { env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.child.stdin!.on('error', (error: Error) => this.fail(error));
+    this.child.on('error', (error) => this.fail(spawnFailure(error)));
+    this.child.on('close', () => {
+      if (!this.closed || this.pending.length > 0) this.fail(new BrvError('git-failed', `git ${args[0]} exited unexpectedly: ${this.stderr.trim()}`));
+    });
+  }
+
+  protected request(input: string): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new BrvError('git-failed', 'The git process is closed.'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+      this.child.stdin!.write(input);
+    });
+  }
+
+  protected answer(value: T): void {
+    this.pending.shift()?.resolve(value);
+  }
+
+  protected abstract receive(chunk: Buffer): void;
+
+  /** Ends the request stream; git exits on EOF by itself, so brv does not wait for it to go. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.child.stdin!.end();
+    this.child.unref();
+    for (const stream of [this.child.stdout, this.child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const request of this.pending.splice(0)) request.reject(this.failure);
+  }
+}
