@@ -1,8 +1,15 @@
 // Bundles the CLI with code splitting. Measured on Node 20 (see bench/README.md): loading ~400 small
 // ESM files from node_modules cost ~0.5 s per command; bundled chunks load in a fraction of that, and
 // splitting keeps HTML parsing code off the path of commands that never parse HTML.
-import { build } from 'esbuild';
 import { chmod, rm } from 'node:fs/promises';
+
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch {
+  console.error('brv: the build needs its dev dependencies. In the brv checkout run "npm install" first, then "npm link".');
+  process.exit(1);
+}
 
 await rm('dist', { recursive: true, force: true });
 await build({

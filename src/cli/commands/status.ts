@@ -16,6 +16,7 @@ export const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
           `Tip:            ${status.initialized ? shortOid(status.tip) : 'none yet — run "brv init" or curate a topic'}`,
           `Topics:         ${status.topics}`,
           `Open sessions:  ${status.openSessions}`,
+          `git:            ${status.gitVersion}`,
         ].join('\n'),
       );
     }),
