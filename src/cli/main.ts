@@ -4,6 +4,8 @@ import { hideBin } from 'yargs/helpers';
 import { curateCommand } from './commands/curate.js';
 import { importCommand } from './commands/import.js';
 import { initCommand } from './commands/init.js';
+import { lsCommand } from './commands/ls.js';
+import { readCommand } from './commands/read.js';
 import { rmCommand } from './commands/rm.js';
 import { statusCommand } from './commands/status.js';
 import type { GlobalOptions } from './context.js';
@@ -37,6 +39,8 @@ const parser = yargs(args)
   .command(initCommand)
   .command(statusCommand)
   .command<GlobalOptions>(curateCommand as never)
+  .command(readCommand as never)
+  .command(lsCommand as never)
   .command(rmCommand as never)
   .command(importCommand as never)
   .demandCommand(1, 'Name a command.')

@@ -3,7 +3,7 @@ import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
-import { ContextStore } from '../store/context-store.js';
+import { ContextStore, type Snapshot } from '../store/context-store.js';
 import { readHistory, type HistoryEntry } from '../store/history.js';
 import { branchRef, currentBranch, FORMAT_VERSION, localStateDir } from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
@@ -27,6 +27,20 @@ export interface StatusResult {
   openSessions: number;
   format: string;
   gitVersion: string;
+}
+
+export interface ReadResult {
+  path: string;
+  topicPath: string;
+  format: 'markdown' | 'html';
+  content: string;
+  commit: string;
+}
+
+export interface ListResult {
+  prefix: string;
+  commit: string | undefined;
+  topics: string[];
 }
 
 export interface RemoveResult {
@@ -140,6 +154,44 @@ export class Brv {
       };
     });
     return { removed: outcome.result, commit: outcome.commit! };
+  }
+
+  /** The snapshot a read command works on: the branch tip, or `at` (see ContextStore.snapshotAt). */
+  snapshotFor(at: string | undefined): Promise<Snapshot> {
+    return at ? this.store.snapshotAt(this.branch, at) : this.store.snapshot(this.branch);
+  }
+
+  /** One topic, rendered as markdown for agents or as its stored HTML. */
+  async read(rawPath: string, options: { raw?: boolean; at?: string } = {}): Promise<ReadResult> {
+    const normalized = normalizeTopicPath(rawPath);
+    if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+    const snapshot = await this.snapshotFor(options.at);
+    const filePath = topicBlobPath(normalized.path);
+    const blob = await this.store.readFile(snapshot, filePath);
+    if (!blob) {
+      const hint = (await this.store.pathKind(snapshot, normalized.path)) === 'folder' ? ` It is a folder: list it with brv ls ${normalized.path}.` : ' List topics with brv ls.';
+      throw new BrvError('not-found', `No topic at ${normalized.path}${options.at ? ` at ${options.at}` : ''}.${hint}`);
+    }
+    const html = blob.toString('utf8');
+    if (options.raw) return { path: filePath, topicPath: normalized.path, format: 'html', content: html, commit: snapshot.commit!.oid };
+    const { renderStoredTopic } = await import('../topic/stored.js');
+    return { path: filePath, topicPath: normalized.path, format: 'markdown', content: renderStoredTopic(html), commit: snapshot.commit!.oid };
+  }
+
+  /** Topic paths under a folder prefix (all topics without one). */
+  async list(prefix: string | undefined, options: { at?: string } = {}): Promise<ListResult> {
+    let folder = '';
+    if (prefix && prefix.replace(/\/+$/, '') !== '') {
+      const normalized = normalizeTopicPath(prefix.replace(/\/+$/, ''));
+      if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+      folder = `${normalized.path}/`;
+    }
+    const snapshot = await this.snapshotFor(options.at);
+    const topics = (await this.store.listFiles(snapshot))
+      .filter((f) => f.startsWith(folder))
+      .map((f) => topicPathFromBlobPath(f))
+      .filter((p): p is NonNullable<typeof p> => p !== undefined);
+    return { prefix: folder, commit: snapshot.commit?.oid, topics };
   }
 
   async history(limit: number): Promise<HistoryEntry[]> {

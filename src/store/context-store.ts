@@ -41,6 +41,32 @@ export class ContextStore {
     return { branch, ref, commit };
   }
 
+  /**
+   * The context tree as it was at `rev`: a brv branch name (`main`, `main~3`), a brv commit or tag, or
+   * a date (`2026-11-01`, `2026-11-01T12:00`, `"2 days ago"`) meaning the last commit of `branch` then.
+   */
+  async snapshotAt(branch: string, rev: string): Promise<Snapshot> {
+    const ref = branchRef(branch);
+    let commit: CommitInfo | undefined;
+    if (looksLikeDate(rev)) {
+      const { stdout } = await this.repo.git(['rev-list', '-1', `--before=${rev}`, ref, '--'], { okExitCodes: [128] });
+      if (stdout.trim()) commit = await this.repo.readCommit(stdout.trim());
+      if (!commit) throw new BrvError('not-found', `brv branch ${branch} has no commit before ${rev}.`);
+    } else {
+      if (/^-|[\s\0]/.test(rev)) throw new BrvError('invalid-revision', `"${rev}" is not a revision.`);
+      for (const candidate of [`refs/brv/heads/${rev}`, `refs/brv/${rev}`, rev]) {
+        commit = await this.repo.readCommit(candidate);
+        if (commit) break;
+      }
+      if (!commit) throw new BrvError('not-found', `No brv commit, branch or tag named "${rev}".`);
+    }
+    if (!(await this.repo.readBlob(`${commit.tree}:${FORMAT_PATH}`))) {
+      throw new BrvError('not-a-brv-commit', `${rev} (${commit.oid.slice(0, 10)}) is not a brv commit: its tree has no ${FORMAT_PATH}.`);
+    }
+    await this.checkFormat(commit.tree);
+    return { branch, ref, commit };
+  }
+
   /** The blob at `path` in a snapshot, or undefined. */
   async readFile(snapshot: Snapshot, path: string): Promise<Buffer | undefined> {
     if (!snapshot.commit) return undefined;
@@ -118,4 +144,8 @@ export class ContextStore {
       );
     }
   }
+}
+
+function looksLikeDate(rev: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(rev) || /^\d+ (second|minute|hour|day|week|month|year)s? ago$/.test(rev);
 }

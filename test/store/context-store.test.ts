@@ -36,7 +36,7 @@ test('writing one topic into a large tree rewrites only the trees on its path', 
   t.is(treesWritten, 2, 'root and d7 only');
 
   const after = await store.snapshot('main');
-  t.is(after.commit!.oid, outcome.commit);
+  t.is(after.commit!.oid, outcome.commit!);
   t.deepEqual(after.commit!.parents, [before.commit!.oid]);
   const rootAfter = await repo.readTree(after.commit!.tree);
   for (const entry of rootAfter) {
@@ -78,7 +78,7 @@ test('a plan that stops writes nothing; an edit that changes nothing makes no co
   t.is(stopped.commit, undefined);
   const same = await store.commit('main', async () => ({ write: { edits: [add('x/a.html', a)], subject: 'again', meta: { op: 'curate' } }, result: 2 }));
   t.is(same.commit, undefined);
-  t.is((await store.snapshot('main')).commit!.oid, first.commit);
+  t.is((await store.snapshot("main")).commit!.oid, first.commit!);
 });
 
 test('removing the last topic of a folder removes the folder; a file cannot become a folder', async (t) => {

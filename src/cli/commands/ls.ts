@@ -1,0 +1,24 @@
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText } from '../output.js';
+
+interface LsOptions extends GlobalOptions {
+  prefix?: string;
+  at?: string;
+}
+
+export const lsCommand: CommandModule<GlobalOptions, LsOptions> = {
+  command: 'ls [prefix]',
+  describe: 'List the topics of the context tree, or of one folder',
+  builder: (y) =>
+    y
+      .positional('prefix', { type: 'string', describe: 'A folder, e.g. security/' })
+      .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
+  handler: (argv) =>
+    withBrv('ls', argv, async (brv) => {
+      const result = await brv.list(argv.prefix, { at: argv.at });
+      if (argv.format === 'json') return printJson('ls', true, result);
+      if (result.topics.length === 0) return printText(result.prefix ? `No topics under ${result.prefix}.` : 'No topics yet.');
+      printText(`${result.topics.join('\n')}\n(${result.topics.length} topic${result.topics.length === 1 ? '' : 's'})`);
+    }),
+};

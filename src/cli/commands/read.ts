@@ -1,0 +1,25 @@
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText } from '../output.js';
+
+interface ReadOptions extends GlobalOptions {
+  path: string;
+  raw: boolean;
+  at?: string;
+}
+
+export const readCommand: CommandModule<GlobalOptions, ReadOptions> = {
+  command: 'read <path>',
+  describe: 'Show one topic, rendered as markdown (or its stored HTML with --raw)',
+  builder: (y) =>
+    y
+      .positional('path', { type: 'string', demandOption: true, describe: 'Topic path, e.g. security/auth (".html" optional)' })
+      .option('raw', { type: 'boolean', default: false, describe: 'Print the stored <bv-topic> HTML instead of markdown' })
+      .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
+  handler: (argv) =>
+    withBrv('read', argv, async (brv) => {
+      const result = await brv.read(argv.path, { raw: argv.raw, at: argv.at });
+      if (argv.format === 'json') return printJson('read', true, result);
+      printText(result.content);
+    }),
+};
