@@ -5,7 +5,9 @@ import { curateCommand } from './commands/curate.js';
 import { importCommand } from './commands/import.js';
 import { initCommand } from './commands/init.js';
 import { lsCommand } from './commands/ls.js';
+import { queryCommand } from './commands/query.js';
 import { readCommand } from './commands/read.js';
+import { searchCommand } from './commands/search.js';
 import { rmCommand } from './commands/rm.js';
 import { statusCommand } from './commands/status.js';
 import type { GlobalOptions } from './context.js';
@@ -39,6 +41,8 @@ const parser = yargs(args)
   .command(initCommand)
   .command(statusCommand)
   .command<GlobalOptions>(curateCommand as never)
+  .command(queryCommand as never)
+  .command(searchCommand as never)
   .command(readCommand as never)
   .command(lsCommand as never)
   .command(rmCommand as never)

@@ -16,6 +16,13 @@ export interface CommitInfo {
   message: string;
 }
 
+export interface TreeChange {
+  status: 'A' | 'M' | 'D';
+  path: string;
+  oldOid: string;
+  newOid: string;
+}
+
 export interface RefUpdate {
   ref: string;
   /** undefined deletes the ref. */
@@ -190,6 +197,23 @@ export class GitRepository {
       const space = line.indexOf(' ');
       return { oid: line.slice(0, space), path: line.slice(space + 1) };
     });
+  }
+
+  /** Blob-level differences between two trees (recursive, no rename detection). */
+  async diffTrees(from: string, to: string): Promise<TreeChange[]> {
+    const { stdout } = await this.gitBuffer(['diff-tree', '-r', '-z', '--no-renames', '--raw', '--no-commit-id', from, to]);
+    const fields = stdout.toString('utf8').split('\0');
+    const changes: TreeChange[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      // ":100644 100644 <old> <new> M" then the path
+      const meta = fields[i]!.split(' ');
+      const status = meta[4]?.charAt(0);
+      const path = fields[i + 1]!;
+      if (status === 'A' || status === 'M' || status === 'D' || status === 'T') {
+        changes.push({ status: status === 'T' ? 'M' : status, path, oldOid: meta[2]!, newOid: meta[3]! });
+      }
+    }
+    return changes;
   }
 
   async configGet(key: string): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import { BrvError } from '../errors.js';
 import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
+import type { QueryResult } from '../query/query-topics.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
@@ -192,6 +193,23 @@ export class Brv {
       .map((f) => topicPathFromBlobPath(f))
       .filter((p): p is NonNullable<typeof p> => p !== undefined);
     return { prefix: folder, commit: snapshot.commit?.oid, topics };
+  }
+
+  /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
+  async query(question: string, options: { limit?: number; at?: string; scope?: string } = {}): Promise<QueryResult> {
+    const [{ queryTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
+    return queryTopics(this.store, await this.indexes(), snapshot, question, options);
+  }
+
+  /** Paths, titles, scores and excerpts for a question. */
+  async search(question: string, options: { limit?: number; at?: string; scope?: string } = {}) {
+    const [{ searchTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
+    return searchTopics(this.store, await this.indexes(), snapshot, question, options);
+  }
+
+  private async indexes() {
+    const { TreeIndexStore } = await import('../query/tree-index.js');
+    return new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index'));
   }
 
   async history(limit: number): Promise<HistoryEntry[]> {

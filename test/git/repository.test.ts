@@ -103,3 +103,20 @@ test('an empty repository (no commits) and a sub-directory that is not yet track
   t.teardown(() => g.close());
   t.is(g.location.workTree, repo);
 });
+
+test('diffTrees lists added, modified and deleted blobs recursively', async (t) => {
+  const repo = await makeRepo();
+  const g = await GitRepository.open(repo);
+  t.teardown(() => g.close());
+  const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((x) => g.writeBlob(x)));
+  const sub1 = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: a!, name: 'x.html' }, { mode: BLOB_MODE, type: 'blob', oid: b!, name: 'y.html' }]);
+  const sub2 = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: c!, name: 'x.html' }, { mode: BLOB_MODE, type: 'blob', oid: a!, name: 'z.html' }]);
+  const t1 = await g.writeTree([{ mode: '40000', type: 'tree', oid: sub1, name: 'd' }]);
+  const t2 = await g.writeTree([{ mode: '40000', type: 'tree', oid: sub2, name: 'd' }]);
+  const changes = await g.diffTrees(t1, t2);
+  t.deepEqual(
+    changes.map((c) => [c.status, c.path]),
+    [['M', 'd/x.html'], ['D', 'd/y.html'], ['A', 'd/z.html']],
+  );
+  t.is(changes[0]!.newOid, c!);
+});

@@ -1,0 +1,134 @@
+/**
+ * bench/locomo: retrieval quality on LoCoMo without any LLM, by the protocol of
+ * /work/shared/reference/retrieval-bench.md. Each conversation is curated into a fresh git repository
+ * through brv's own write path (`Brv.importFolder`), each question is asked verbatim through brv's
+ * query path (`Brv.query`, top 50, timed), and the returned topics are scored against the evidence.
+ *
+ *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
+ *     [--limit-conversations N] [--turn-context none|previous] [--retriever auto|brv|stand-in]
+ *
+ * --retriever auto (default) uses Brv.query when this checkout has it, else the Lunr stand-in
+ * (bench/lib/locomo-query.ts), labelled as such everywhere. Prints one table per variant next to the
+ * reference baselines and writes bench/results/locomo-<variant>.json. Progress goes to stderr.
+ * The data (CC BY-NC) is read from its path at run time and never copied into the repository; the
+ * results hold question ids and figures, not question text.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CATEGORY_NAMES, loadLocomo, type Conversation } from './lib/locomo-data.js';
+import { aggregate, percentile, type GroupResult } from './lib/locomo-metrics.js';
+import { standInRetriever } from './lib/locomo-query.js';
+import { BASELINES, COLUMNS, displayValue, formatTable } from './lib/locomo-report.js';
+import { preferBrv, runConversation, type ConversationRun, type RetrieverFactory } from './lib/locomo-run.js';
+import { VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js';
+import { writeReport } from './lib/report.js';
+
+const usage = 'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever auto|brv|stand-in]';
+
+function fail(message: string): never {
+  console.error(`${message}\n${usage}`);
+  process.exit(2);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    variant: { type: 'string', default: 'all' },
+    'limit-conversations': { type: 'string' },
+    'turn-context': { type: 'string', default: 'none' },
+    retriever: { type: 'string', default: 'auto' },
+  },
+});
+const dataFile = positionals[0] ?? fail('Give the path to locomo10.json.');
+const variants: Variant[] = values.variant === 'all' ? [...VARIANTS] : VARIANTS.includes(values.variant as Variant) ? [values.variant as Variant] : fail(`Unknown --variant ${values.variant}.`);
+const limit = values['limit-conversations'] === undefined ? Infinity : Number(values['limit-conversations']);
+if (!(limit >= 1)) fail('--limit-conversations takes a positive number.');
+const turnContext = (['none', 'previous'].includes(values['turn-context']!) ? values['turn-context'] : fail(`Unknown --turn-context ${values['turn-context']}.`)) as TurnContext;
+const retrieverFactory: RetrieverFactory =
+  values.retriever === 'auto' ? preferBrv(standInRetriever) : values.retriever === 'brv' ? preferBrv() : values.retriever === 'stand-in' ? standInRetriever : fail(`Unknown --retriever ${values.retriever}.`);
+
+// Commits need an identity; a CI machine may have none.
+process.env.GIT_AUTHOR_NAME ??= 'brv-bench';
+process.env.GIT_AUTHOR_EMAIL ??= 'bench@example.com';
+process.env.GIT_COMMITTER_NAME ??= 'brv-bench';
+process.env.GIT_COMMITTER_EMAIL ??= 'bench@example.com';
+
+const conversations: Conversation[] = (await loadLocomo(dataFile)).slice(0, limit);
+for (const { log } of conversations) {
+  for (const line of log.fixed) console.error(`evidence fixed   ${line}`);
+  for (const line of log.dropped) console.error(`evidence dropped ${line}`);
+  for (const id of log.skipped) console.error(`question skipped ${id} (no evidence)`);
+}
+
+const round = (v: number, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+for (const variant of variants) {
+  const runs: ConversationRun[] = [];
+  for (const conversation of conversations) {
+    const started = performance.now();
+    const run = await runConversation(conversation, {
+      variant,
+      retriever: retrieverFactory,
+      topicOptions: { turnContext },
+      onQuestion: (done, total) => {
+        if (process.stderr.isTTY) process.stderr.write(`\r${variant} ${conversation.dialogue.sampleId}: question ${done}/${total}`);
+      },
+    });
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    if (runs.length === 0 || run.retriever !== runs[0]!.retriever) console.error(`retriever: ${run.retriever}`);
+    runs.push(run);
+    const latencies = run.questions.map((q) => q.latencyMs);
+    console.error(
+      `${variant} ${run.sampleId}: ${run.topics} topics imported in ${round(run.importMs)} ms, ${run.questions.length} questions, ` +
+        `query p50 ${round(percentile(latencies, 50))} ms p95 ${round(percentile(latencies, 95))} ms (first ${round(run.firstQueryMs)} ms), total ${round((performance.now() - started) / 1000)} s`,
+    );
+  }
+
+  const questions = runs.flatMap((r) => r.questions);
+  const groups: GroupResult[] = aggregate(questions);
+  const retriever = [...new Set(runs.map((r) => r.retriever))].join(' / ');
+  const latencies = questions.map((q) => q.latencyMs);
+  const topics = sum(runs.map((r) => r.topics));
+  const build = {
+    topics,
+    importMsTotal: round(sum(runs.map((r) => r.importMs))),
+    importMsPerConversation: runs.map((r) => ({ sampleId: r.sampleId, topics: r.topics, importMs: round(r.importMs), topicBytes: r.topicBytes, gitBytes: r.gitBytes, retrieverMs: round(r.retrieverMs), firstQueryMs: round(r.firstQueryMs) })),
+    topicBytesTotal: sum(runs.map((r) => r.topicBytes)),
+    gitBytesTotal: sum(runs.map((r) => r.gitBytes)),
+    retrieverMsTotal: round(sum(runs.map((r) => r.retrieverMs))),
+  };
+  const latency = { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), firstQueryP50: round(percentile(runs.map((r) => r.firstQueryMs), 50)), n: latencies.length };
+
+  const title = `LoCoMo, ${variant === 'session' ? 'one topic per session' : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
+  console.log(`\n${title}`);
+  console.log(formatTable(variant, groups));
+  console.log(
+    `import (Brv.importFolder) ${build.importMsTotal} ms total for ${topics} topics; topics ${round(build.topicBytesTotal / 1024)} KiB, .git ${round(build.gitBytesTotal / 1024)} KiB; ` +
+      `query p50 ${latency.p50} ms, p95 ${latency.p95} ms; first query per conversation p50 ${latency.firstQueryP50} ms (includes any lazy index build)`,
+  );
+  console.log('recalls in %, budget B = evidence recall within B words of returned rendered_md; relevance for MRR/NDCG = topic holds any evidence turn\n');
+
+  const name = variant === 'turn' && turnContext === 'previous' ? 'locomo-turn-context' : `locomo-${variant}`;
+  await writeReport(name, {
+    title,
+    variant,
+    retriever,
+    options: { turnContext: variant === 'turn' ? turnContext : undefined, limitConversations: Number.isFinite(limit) ? limit : undefined, queryLimit: 50 },
+    data: { file: path.basename(dataFile), conversations: conversations.length, questions: questions.length, skipped: conversations.flatMap((c) => c.log.skipped), fixedEvidence: conversations.flatMap((c) => c.log.fixed), droppedEvidence: conversations.flatMap((c) => c.log.dropped) },
+    units: { recall: 'percent', mrr: 'fraction', ndcg: 'fraction', latency: 'ms' },
+    categories: CATEGORY_NAMES,
+    groups: groups.map((g) => ({
+      key: g.key,
+      label: g.label,
+      n: g.n,
+      metrics: Object.fromEntries(Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)])),
+      latencyMs: { p50: round(g.latencyMs.p50), p95: round(g.latencyMs.p95) },
+    })),
+    columns: COLUMNS[variant].map((c) => c.metric),
+    baselines: BASELINES[variant],
+    latency,
+    build,
+    questions: questions.map((q) => ({ id: q.id, category: q.category, evidenceRanks: q.evidenceRanks, returned: q.returned, latencyMs: round(q.latencyMs, 2) })),
+  });
+}

@@ -1,0 +1,32 @@
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText } from '../output.js';
+
+interface QueryOptions extends GlobalOptions {
+  question: string[];
+  limit: number;
+  scope?: string;
+  at?: string;
+}
+
+export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
+  command: 'query <question..>',
+  describe: 'Ranked topics for a question, rendered as markdown for an agent to read',
+  builder: (y) =>
+    y
+      .positional('question', { type: 'string', array: true, demandOption: true, describe: 'What you want to know (quotes optional)' })
+      .option('limit', { type: 'number', default: 10, describe: 'How many topics, 1–50' })
+      .option('scope', { type: 'string', describe: 'Only topics under this folder, e.g. security/' })
+      .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' })
+      .example('$0 query "how are JWTs signed" --format json', 'What an agent runs before it works'),
+  handler: (argv) =>
+    withBrv('query', argv, async (brv) => {
+      const result = await brv.query(argv.question.join(' '), { limit: argv.limit, scope: argv.scope, at: argv.at });
+      if (argv.format === 'json') return printJson('query', true, result);
+      if (result.matchedDocs.length === 0) return printText('No topics match. Try other words, or curate what you learn with brv curate.');
+      const blocks = result.matchedDocs.map(
+        (doc, i) => `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.trim()}`,
+      );
+      printText(`${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`);
+    }),
+};

@@ -1,0 +1,82 @@
+import lunr from 'lunr'
+
+/**
+ * The text analysis shared by indexing and querying: NFKC, lowercase, split on anything that is not a
+ * Unicode letter, mark or digit (so `rs256`, `v2` and `2023` stay whole), drop lunr's English stop
+ * words, Porter-stem with lunr's stemmer. Index and query must analyse identically, so this is the
+ * only place that decides what a term is; changing it changes `SEGMENT_FORMAT_VERSION` in segment.ts.
+ */
+
+export interface AnalyzedWord {
+  /** The indexed form: normalised, lowercased, stemmed. */
+  readonly term: string
+  /** The word as it appears in the (NFKC-normalised) text, case kept. */
+  readonly original: string
+}
+
+/** Longer runs are identifiers, hashes or base64: noise in the dictionary, never typed in a query. */
+export const MAX_TERM_LENGTH = 64
+
+// A word: letters, combining marks, digits; an apostrophe inside a word joins (don't → dont, user's → users).
+const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu
+const APOSTROPHE = /['\u2019]/g
+// eslint-disable-next-line no-control-regex
+const ASCII_ONLY = /^[\u0000-\u007f]*$/
+
+/** lowercased word → stem, or null for a stop word. Bounded: vocabularies of real trees are far smaller. */
+const memo = new Map<string, string | null>()
+const MEMO_LIMIT = 200_000
+
+function stem(word: string): string | null {
+  const known = memo.get(word)
+  if (known !== undefined) return known
+  const token = new lunr.Token(word, {})
+  const result = lunr.stopWordFilter(token) === undefined ? null : lunr.stemmer(token).toString()
+  if (memo.size >= MEMO_LIMIT) memo.clear()
+  memo.set(word, result)
+  return result
+}
+
+function normalize(text: string): string {
+  return ASCII_ONLY.test(text) ? text : text.normalize('NFKC')
+}
+
+/** The terms of `text`, in order, repeats kept (term frequencies come from them). */
+export function analyze(text: string): string[] {
+  const terms: string[] = []
+  const lower = normalize(text).toLowerCase()
+  WORD.lastIndex = 0
+  for (let match = WORD.exec(lower); match !== null; match = WORD.exec(lower)) {
+    let word = match[0]
+    if (word.length > MAX_TERM_LENGTH) continue
+    if (word.includes("'") || word.includes('\u2019')) word = word.replace(APOSTROPHE, '')
+    const term = stem(word)
+    if (term !== null && term !== '') terms.push(term)
+  }
+  return terms
+}
+
+/** Like `analyze`, keeping the word each term came from (to tell a user which query words matched). */
+export function analyzeWithOriginals(text: string): AnalyzedWord[] {
+  const words: AnalyzedWord[] = []
+  const normalized = normalize(text)
+  WORD.lastIndex = 0
+  for (let match = WORD.exec(normalized); match !== null; match = WORD.exec(normalized)) {
+    const original = match[0]
+    if (original.length > MAX_TERM_LENGTH) continue
+    const term = stem(original.toLowerCase().replace(APOSTROPHE, ''))
+    if (term !== null && term !== '') words.push({term, original})
+  }
+  return words
+}
+
+/** The normalised, lowercased, unstemmed words of `text` (stop words kept): for prefix matching. */
+export function words(text: string): string[] {
+  const lower = normalize(text).toLowerCase()
+  return [...lower.matchAll(WORD)].map((m) => m[0].replace(APOSTROPHE, '')).filter((w) => w.length <= MAX_TERM_LENGTH)
+}
+
+/** Whether `word` (already lowercased) is one of lunr's English stop words. */
+export function isStopWord(word: string): boolean {
+  return stem(word) === null
+}

@@ -1,0 +1,149 @@
+import { BrvError } from '../errors.js';
+import type { ContextStore, Snapshot } from '../store/context-store.js';
+import { readStoredTopic } from '../topic/stored.js';
+import { renderTopicMarkdown } from '../topic/render.js';
+import { topicText } from '../topic/text.js';
+import { search, type SearchHit } from './search.js';
+import type { IndexBuild, TreeIndexStore } from './tree-index.js';
+
+export const MAX_LIMIT = 50;
+const MAX_QUESTION_LENGTH = 4000;
+
+export interface QueryOptions {
+  limit?: number;
+  scope?: string;
+}
+
+export interface MatchedDoc {
+  /** The topic's file in the context tree (ByteRover's shape), e.g. `security/auth.html`. */
+  path: string;
+  topicPath: string;
+  title: string;
+  /** Relevance in (0, 1): BM25F score s as s / (1 + s), rounded to 4 places. */
+  score: number;
+  format: 'html';
+  rendered_md: string;
+  /** Why it matched: the query words found, and the fields they were found in. */
+  matched: { terms: string[]; fields: string[] };
+}
+
+export interface IndexInfo {
+  tree: string | undefined;
+  build: IndexBuild;
+  buildMs: number;
+  changedTopics: number;
+}
+
+export interface QueryResult {
+  status: 'ok' | 'no-matches';
+  matchedDocs: MatchedDoc[];
+  metadata: {
+    cacheHit: null;
+    durationMs: number;
+    skippedSharedCount: number;
+    tier: 2;
+    topScore: number;
+    totalFound: number;
+    /** No score cutoff is applied: every match up to `limit` is returned. */
+    filtered: false;
+    commit: string | undefined;
+    index: IndexInfo;
+  };
+}
+
+export interface SearchResultItem {
+  path: string;
+  topicPath: string;
+  title: string;
+  score: number;
+  excerpt: string;
+  matched: { terms: string[]; fields: string[] };
+}
+
+function checkQuestion(question: string): string {
+  const text = question.trim();
+  if (!text) throw new BrvError('missing-query', 'Say what to look for: brv query "<question>".');
+  if (text.length > MAX_QUESTION_LENGTH) throw new BrvError('too-large', `The question is over ${MAX_QUESTION_LENGTH} characters; ask something shorter.`);
+  return text;
+}
+
+function clampLimit(limit: number | undefined, fallback: number): number {
+  if (limit === undefined || !Number.isFinite(limit)) return fallback;
+  return Math.max(1, Math.min(MAX_LIMIT, Math.floor(limit)));
+}
+
+const normalized = (score: number) => Math.round((score / (1 + score)) * 10000) / 10000;
+
+async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, scope: string | undefined) {
+  const index = await indexes.open(snapshot.commit?.tree);
+  const result = search(index.stack, question, { limit, scope: scope?.replace(/\/+$/, '') || undefined });
+  const info: IndexInfo = { tree: index.tree, build: index.build, buildMs: Math.round(index.buildMs * 10) / 10, changedTopics: index.changedTopics };
+  return { hits: result.hits, totalFound: result.totalFound, info };
+}
+
+async function readHitTopics(store: ContextStore, hits: readonly SearchHit[]) {
+  const blobs = await Promise.all(hits.map((hit) => store.repo.readBlob(hit.blob)));
+  return hits.map((hit, i) => ({ hit, topic: blobs[i] ? readStoredTopic(blobs[i]!.toString('utf8')) : undefined }));
+}
+
+/** `brv query`: ranked topics rendered for an agent, in ByteRover's tool-mode JSON shape. */
+export async function queryTopics(store: ContextStore, indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}): Promise<QueryResult> {
+  const start = performance.now();
+  const text = checkQuestion(question);
+  const { hits, totalFound, info } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
+  const matchedDocs: MatchedDoc[] = (await readHitTopics(store, hits)).map(({ hit, topic }) => ({
+    path: `${hit.path}.html`,
+    topicPath: hit.path,
+    title: hit.title,
+    score: normalized(hit.score),
+    format: 'html',
+    rendered_md: topic ? renderTopicMarkdown(topic.root) : '',
+    matched: { terms: hit.matched.terms, fields: hit.matched.fields },
+  }));
+  return {
+    status: matchedDocs.length > 0 ? 'ok' : 'no-matches',
+    matchedDocs,
+    metadata: {
+      cacheHit: null,
+      durationMs: Math.round(performance.now() - start),
+      skippedSharedCount: 0,
+      tier: 2,
+      topScore: matchedDocs[0]?.score ?? 0,
+      totalFound,
+      filtered: false,
+      commit: snapshot.commit?.oid,
+      index: info,
+    },
+  };
+}
+
+/** `brv search`: paths, titles, scores and a short excerpt around the matched words. */
+export async function searchTopics(store: ContextStore, indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
+  const text = checkQuestion(question);
+  const { hits, totalFound, info } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
+  const results: SearchResultItem[] = (await readHitTopics(store, hits)).map(({ hit, topic }) => ({
+    path: `${hit.path}.html`,
+    topicPath: hit.path,
+    title: hit.title,
+    score: normalized(hit.score),
+    excerpt: topic ? excerpt(topicText(topic.root).body, hit.matched.terms) : '',
+    matched: { terms: hit.matched.terms, fields: hit.matched.fields },
+  }));
+  return { results, totalFound, commit: snapshot.commit?.oid, index: info };
+}
+
+const EXCERPT_LENGTH = 160;
+
+/** The window of body text around the first matched word (or its stem-length prefix). */
+export function excerpt(body: string, terms: readonly string[]): string {
+  const lower = body.toLowerCase();
+  let at = -1;
+  for (const term of terms) {
+    const probe = term.toLowerCase().slice(0, Math.max(4, Math.min(term.length, 6)));
+    const found = probe ? lower.indexOf(probe) : -1;
+    if (found >= 0 && (at < 0 || found < at)) at = found;
+  }
+  const start = Math.max(0, (at < 0 ? 0 : at) - 40);
+  const slice = body.slice(start, start + EXCERPT_LENGTH).trim();
+  return `${start > 0 ? '…' : ''}${slice}${start + EXCERPT_LENGTH < body.length ? '…' : ''}`;
+}

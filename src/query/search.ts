@@ -1,0 +1,334 @@
+import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
+import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './document.js'
+import type {Postings, Segment} from './segment.js'
+import {liveView, type SegmentStack} from './stack.js'
+
+// A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
+const FIELD_COUNT: number = FIELD_COUNT_EXPORT
+
+/**
+ * BM25F over a stack of segments (Robertson & Zaragoza's simple BM25F: per-field length-normalised
+ * frequencies, weighted and summed, then one saturation per term), with exact statistics over the
+ * live documents, a coordination factor for multi-word queries, and prefix expansion of the last word.
+ */
+
+export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<FieldName, number>> = {title: 3, path: 1.5, meta: 2, key: 1.5, body: 1}
+
+export interface SearchOptions {
+  /** Hits to return (default 10). `totalFound` counts them all. */
+  readonly limit?: number
+  /** Only topics at or below this path (`auth` matches `auth` and `auth/…`, not `authz/…`). */
+  readonly scope?: string
+  /** Field weights, merged over `DEFAULT_FIELD_WEIGHTS`; 0 ignores a field. */
+  readonly fields?: Partial<Record<FieldName, number>>
+  /** BM25 term-frequency saturation (default 1.2). */
+  readonly k1?: number
+  /** BM25 length normalisation per field, 0 … 1 (default 0.75 for every field). */
+  readonly b?: Partial<Record<FieldName, number>>
+  /** Score multiplier = (matched query terms / query terms) ^ coordination (default 1; 0 disables). */
+  readonly coordination?: number
+  /** Expand the last query word as a prefix when it has no exact match (default true). */
+  readonly prefix?: boolean
+  /** Keep topics that contain at least one of these bv-* elements. */
+  readonly kinds?: readonly string[]
+  /** Keep topics with a date (bv-timestamp, `<time>`) on or after / on or before these YYYY-MM-DD days. */
+  readonly since?: string
+  readonly until?: string
+}
+
+export interface SearchHit {
+  readonly path: string
+  readonly title: string
+  readonly blob: string
+  readonly score: number
+  readonly matched: {
+    /** The query words (as typed, NFKC-normalised) this topic matched. */
+    readonly terms: string[]
+    /** The fields they matched in, in `FIELDS` order. */
+    readonly fields: FieldName[]
+  }
+}
+
+export interface SearchResult {
+  readonly hits: SearchHit[]
+  /** Live topics that matched (after scope and filters), however many `limit` returned. */
+  readonly totalFound: number
+}
+
+/** Longest prefix expansion, and the cap on distinct query terms (one bit each in a mask). */
+const MAX_EXPANSIONS = 64
+const MAX_QUERY_TERMS = 31
+const MIN_PREFIX_LENGTH = 3
+
+interface TermGroup {
+  /** Exact term, or the prefix expansions of the last word (scored as their best match). */
+  readonly terms: string[]
+  readonly originals: string[]
+}
+
+interface SegmentScores {
+  score: Float64Array
+  matched: Uint32Array
+  fields: Uint8Array
+  touched: number[]
+}
+
+export function search(stack: SegmentStack, query: string, options: SearchOptions = {}): SearchResult {
+  const limit = Math.max(0, Math.floor(options.limit ?? 10))
+  const view = liveView(stack)
+  const {segments, dead, liveCount} = view
+  const empty: SearchResult = {hits: [], totalFound: 0}
+  if (liveCount === 0) return empty
+
+  const groups = queryGroups(query, segments, dead, options.prefix ?? true)
+  if (groups.length === 0) return empty
+
+  const weights = {...DEFAULT_FIELD_WEIGHTS, ...options.fields}
+  const weight = Float64Array.from(FIELDS, (f) => Math.max(0, weights[f] ?? 0))
+  const b = Float64Array.from(FIELDS, (f) => Math.min(1, Math.max(0, options.b?.[f] ?? 0.75)))
+  const k1 = options.k1 ?? 1.2
+  const average = Float64Array.from(view.fieldTotals, (total) => total / liveCount)
+  const ranges = segments.map((segment) => scopeRange(segment, options.scope))
+
+  const scores: SegmentScores[] = segments.map((segment) => ({
+    score: new Float64Array(segment.docCount),
+    matched: new Uint32Array(segment.docCount),
+    fields: new Uint8Array(segment.docCount),
+    touched: [],
+  }))
+  // A prefix group scores each document by its best expansion, so it needs a scratch row.
+  const best = groups.some((g) => g.terms.length > 1) ? segments.map((s) => new Float64Array(s.docCount)) : []
+
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!
+    const single = group.terms.length === 1
+    for (const term of group.terms) {
+      const perSegment = segments.map((segment) => segment.lookup(term))
+      // Exact document frequency over live documents only.
+      let df = 0
+      for (let s = 0; s < segments.length; s++) {
+        const p = perSegment[s]
+        if (!p) continue
+        const mask = dead[s]
+        if (!mask) df += p.df
+        else for (let i = 0; i < p.df; i++) if (mask[p.docs[i]!] !== 1) df++
+      }
+      if (df === 0) continue
+      const idf = Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))
+      for (let s = 0; s < segments.length; s++) {
+        const p = perSegment[s]
+        if (!p) continue
+        scorePostings(p, idf, g, single, {
+          lengths: segments[s]!.fieldLengthTable(),
+          dead: dead[s],
+          range: ranges[s]!,
+          row: scores[s]!,
+          best: best[s],
+          weight,
+          b,
+          k1,
+          average,
+        })
+      }
+    }
+    if (!single) {
+      for (let s = 0; s < segments.length; s++) {
+        const row = scores[s]!
+        const scratch = best[s]!
+        for (const doc of row.touched) {
+          if (scratch[doc]! === 0) continue
+          row.score[doc]! += scratch[doc]!
+          scratch[doc] = 0
+        }
+      }
+    }
+  }
+
+  // Coordination, filters, then the top `limit` by score with ties broken by path.
+  const coordination = options.coordination ?? 1
+  const total = scores.reduce((sum, row) => sum + row.touched.length, 0)
+  const candidateSegment = new Uint16Array(total)
+  const candidateDoc = new Uint32Array(total)
+  const candidateScore = new Float64Array(total)
+  const filter = needsDocumentFilter(options)
+  let found = 0
+  for (let s = 0; s < scores.length; s++) {
+    const row = scores[s]!
+    for (const doc of row.touched) {
+      if (filter && !keepDocument(segments[s]!, doc, options)) continue
+      const matched = popcount(row.matched[doc]!)
+      candidateSegment[found] = s
+      candidateDoc[found] = doc
+      candidateScore[found] = matched === groups.length || coordination === 0 ? row.score[doc]! : row.score[doc]! * Math.pow(matched / groups.length, coordination)
+      found++
+    }
+  }
+  if (limit === 0 || found === 0) return {hits: [], totalFound: found}
+
+  const sorted = candidateScore.slice(0, found).sort()
+  const threshold = sorted[Math.max(0, found - limit)]!
+  const top: Array<{s: number; doc: number; score: number; path: string}> = []
+  for (let i = 0; i < found; i++) {
+    if (candidateScore[i]! < threshold) continue
+    const s = candidateSegment[i]!
+    const doc = candidateDoc[i]!
+    top.push({s, doc, score: candidateScore[i]!, path: segments[s]!.path(doc)})
+  }
+  top.sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))
+  top.length = Math.min(top.length, limit)
+
+  const hits = top.map(({s, doc, score}): SearchHit => {
+    const record = segments[s]!.doc(doc)
+    const matchedMask = scores[s]!.matched[doc]!
+    const fieldMask = scores[s]!.fields[doc]!
+    return {
+      path: record.path,
+      title: record.title,
+      blob: record.blob,
+      score,
+      matched: {
+        terms: [...new Set(groups.flatMap((group, g) => ((matchedMask & (1 << g)) !== 0 ? group.originals : [])))],
+        fields: FIELDS.filter((_, f) => (fieldMask & (1 << f)) !== 0),
+      },
+    }
+  })
+  return {hits, totalFound: found}
+}
+
+interface ScoringContext {
+  readonly lengths: Uint32Array
+  readonly dead: Uint8Array | undefined
+  readonly range: readonly [number, number]
+  readonly row: SegmentScores
+  readonly best: Float64Array | undefined
+  readonly weight: Float64Array
+  readonly b: Float64Array
+  readonly k1: number
+  readonly average: Float64Array
+}
+
+/** Adds one term's BM25F contributions (or, in a prefix group, keeps each document's best). */
+function scorePostings(p: Postings, idf: number, g: number, single: boolean, c: ScoringContext): void {
+  const {lengths, dead, row, best, weight, b, k1, average} = c
+  const [from, to] = c.range
+  const {docs, freqs} = p
+  const bit = 1 << g
+  for (let i = 0; i < p.df; i++) {
+    const doc = docs[i]!
+    if (doc < from || doc >= to || (dead !== undefined && dead[doc] === 1)) continue
+    let tf = 0
+    let fieldBits = 0
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const freq = freqs[i * FIELD_COUNT + f]!
+      if (freq === 0 || weight[f] === 0) continue
+      const avg = average[f]!
+      const norm = avg > 0 ? 1 - b[f]! + (b[f]! * lengths[doc * FIELD_COUNT + f]!) / avg : 1
+      tf += (weight[f]! * freq) / norm
+      fieldBits |= 1 << f
+    }
+    if (tf === 0) continue
+    const contribution = (idf * tf) / (k1 + tf)
+    if (row.matched[doc] === 0) row.touched.push(doc)
+    row.matched[doc]! |= bit
+    row.fields[doc]! |= fieldBits
+    if (single) row.score[doc]! += contribution
+    else if (contribution > best![doc]!) best![doc] = contribution
+  }
+}
+
+/** Distinct analysed query terms in order; the last word prefix-expanded when it has no exact match. */
+function queryGroups(query: string, segments: readonly Segment[], dead: LiveDead, prefix: boolean): TermGroup[] {
+  const analyzed = analyzeWithOriginals(query)
+  const byTerm = new Map<string, string[]>()
+  for (const {term, original} of analyzed) {
+    const originals = byTerm.get(term)
+    if (originals) {
+      if (!originals.includes(original)) originals.push(original)
+    } else if (byTerm.size < MAX_QUERY_TERMS) byTerm.set(term, [original])
+  }
+  const groups: TermGroup[] = [...byTerm].map(([term, originals]) => ({terms: [term], originals}))
+  if (!prefix) return groups
+
+  const raw = words(query)
+  const last = raw[raw.length - 1]
+  if (last === undefined || [...last].length < MIN_PREFIX_LENGTH || isStopWord(last)) return groups
+  const lastTerm = analyzeWithOriginals(last)[0]?.term
+  if (lastTerm === undefined || liveDf(lastTerm, segments, dead) > 0) return groups
+  // Dictionary order, first MAX_EXPANSIONS live terms: the same set whether the stack is one segment or many
+  // (short of more than 4 × MAX_EXPANSIONS dead terms under one prefix in a segment).
+  const expansions = new Set<string>()
+  for (const stem of new Set([lastTerm, last])) {
+    for (const segment of segments) for (const term of segment.termsWithPrefix(stem, 4 * MAX_EXPANSIONS)) expansions.add(term)
+  }
+  const live = [...expansions]
+    .filter((term) => term !== lastTerm)
+    .sort(compareUtf8)
+    .filter((term) => liveDf(term, segments, dead) > 0)
+    .slice(0, MAX_EXPANSIONS)
+  if (live.length === 0) return groups
+  const index = groups.findIndex((g) => g.terms[0] === lastTerm)
+  const group = {terms: live, originals: index >= 0 ? groups[index]!.originals : [last]}
+  if (index >= 0) groups[index] = group
+  else if (groups.length < MAX_QUERY_TERMS) groups.push(group)
+  return groups
+}
+
+type LiveDead = ReadonlyArray<Uint8Array | undefined>
+
+function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b))
+}
+
+function liveDf(term: string, segments: readonly Segment[], dead: LiveDead): number {
+  let df = 0
+  segments.forEach((segment, s) => {
+    const rank = segment.termRank(term)
+    if (rank < 0) return
+    const mask = dead[s]
+    if (!mask) {
+      df += segment.df(rank)
+      return
+    }
+    const p = segment.postingsAt(rank)
+    for (let i = 0; i < p.df; i++) if (mask[p.docs[i]!] !== 1) df++
+  })
+  return df
+}
+
+/** Documents `[from, to)` of a segment inside `scope`; the whole segment without one. */
+function scopeRange(segment: Segment, scope: string | undefined): [number, number] {
+  const clean = (scope ?? '').replace(/^\/+|\/+$/g, '')
+  if (clean === '') return [0, segment.docCount]
+  // `scope` itself sorts right before `scope/…` unless a sibling like `scope-x` sits between them;
+  // a topic at exactly `scope` and the topics below it are then not contiguous, so take the wider
+  // range `[scope, scope/…]` and let `inScope` reject the siblings.
+  const exact = segment.lowerBoundPath(clean)
+  const [, to] = segment.pathPrefixRange(`${clean}/`)
+  return [exact, Math.max(exact, to)]
+}
+
+function needsDocumentFilter(options: SearchOptions): boolean {
+  return (options.kinds !== undefined && options.kinds.length > 0) || options.since !== undefined || options.until !== undefined || (options.scope ?? '').replace(/^\/+|\/+$/g, '') !== ''
+}
+
+function keepDocument(segment: Segment, doc: number, options: SearchOptions): boolean {
+  const scope = (options.scope ?? '').replace(/^\/+|\/+$/g, '')
+  if (scope !== '') {
+    const path = segment.path(doc)
+    if (path !== scope && !path.startsWith(`${scope}/`)) return false
+  }
+  if ((options.kinds === undefined || options.kinds.length === 0) && options.since === undefined && options.until === undefined) return true
+  const record = segment.doc(doc)
+  if (options.kinds && options.kinds.length > 0 && !options.kinds.some((k) => record.kinds.includes(k))) return false
+  if (options.since !== undefined || options.until !== undefined) {
+    const inRange = record.dates.some((d) => (options.since === undefined || d >= options.since) && (options.until === undefined || d <= options.until))
+    if (!inRange) return false
+  }
+  return true
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
+}
