@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Brv } from '../../src/service/brv.js';
+import { localStateDir } from '../../src/store/layout.js';
 import type { Category, Conversation } from './locomo-data.js';
 import { countWords, scoreQuestion, type QuestionMetrics, type RankedDoc } from './locomo-metrics.js';
 import { brvRetriever, type QueryResult, type Retriever } from './locomo-query.js';
@@ -40,6 +41,10 @@ export interface ConversationRun {
   readonly retrieverMs: number;
   /** The first question's latency: includes any lazy index build. */
   readonly firstQueryMs: number;
+  /** What the first answer's `metadata.index` said about the index (brv.query: build kind and time). */
+  readonly index: { readonly build?: string; readonly buildMs?: number } | undefined;
+  /** Bytes of brv's query index on disk after the questions (0 if it keeps none). */
+  readonly indexBytes: number;
   readonly questions: readonly QuestionRun[];
 }
 
@@ -81,9 +86,16 @@ export function evidenceRanks(evidence: readonly string[], docs: readonly Ranked
   });
 }
 
+function indexInfo(value: unknown): ConversationRun['index'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { build, buildMs } = value as Record<string, unknown>;
+  return { build: typeof build === 'string' ? build : undefined, buildMs: typeof buildMs === 'number' ? buildMs : undefined };
+}
+
 async function directoryBytes(dir: string): Promise<number> {
   let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  for (const entry of entries) {
     if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
   }
   return total;
@@ -134,10 +146,12 @@ export async function runConversation(conversation: Conversation, options: RunOp
       const retrieverMs = performance.now() - retrieverStart;
 
       const runs: QuestionRun[] = [];
+      let index: ConversationRun['index'];
       for (const question of questions) {
         const start = performance.now();
         const result = await retriever.query(question.question, { limit: QUERY_LIMIT });
         const latencyMs = performance.now() - start;
+        if (runs.length === 0) index = indexInfo(result.metadata.index);
         const docs = rankedDocs(result, byPath).slice(0, QUERY_LIMIT);
         runs.push({
           id: question.id,
@@ -159,6 +173,8 @@ export async function runConversation(conversation: Conversation, options: RunOp
         gitBytes,
         retrieverMs,
         firstQueryMs: runs[0]?.latencyMs ?? 0,
+        index,
+        indexBytes: await directoryBytes(localStateDir(brv.repo.location.commonDir, 'index')),
         questions: runs,
       };
     } finally {
