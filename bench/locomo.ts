@@ -5,15 +5,18 @@
  * query path (`Brv.query`, top 50, timed), and the returned topics are scored against the evidence.
  *
  *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
- *     [--limit-conversations N] [--turn-context none|previous] [--retriever auto|brv|stand-in]
+ *     [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]
  *
- * --retriever auto (default) uses Brv.query when this checkout has it, else the Lunr stand-in
- * (bench/lib/locomo-query.ts), labelled as such everywhere. Prints one table per variant next to the
+ * --retriever brv (default) asks Brv.query; stand-in uses the Lunr BM25 stand-in of
+ * bench/lib/locomo-query.ts (a check of the harness against the published baseline, labelled as such
+ * everywhere); auto uses Brv.query when this checkout has it, else the stand-in. Prints one table per variant next to the
  * reference baselines and writes bench/results/locomo-<variant>.json. Progress goes to stderr.
  * The data (CC BY-NC) is read from its path at run time and never copied into the repository; the
  * results hold question ids and figures, not question text.
  */
+import { execa } from 'execa';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CATEGORY_NAMES, loadLocomo, type Conversation } from './lib/locomo-data.js';
 import { aggregate, percentile, type GroupResult } from './lib/locomo-metrics.js';
@@ -23,7 +26,7 @@ import { preferBrv, runConversation, type ConversationRun, type RetrieverFactory
 import { VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js';
 import { writeReport } from './lib/report.js';
 
-const usage = 'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever auto|brv|stand-in]';
+const usage = 'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]';
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -36,7 +39,7 @@ const { values, positionals } = parseArgs({
     variant: { type: 'string', default: 'all' },
     'limit-conversations': { type: 'string' },
     'turn-context': { type: 'string', default: 'none' },
-    retriever: { type: 'string', default: 'auto' },
+    retriever: { type: 'string', default: 'brv' },
   },
 });
 const dataFile = positionals[0] ?? fail('Give the path to locomo10.json.');
@@ -52,6 +55,13 @@ process.env.GIT_AUTHOR_NAME ??= 'brv-bench';
 process.env.GIT_AUTHOR_EMAIL ??= 'bench@example.com';
 process.env.GIT_COMMITTER_NAME ??= 'brv-bench';
 process.env.GIT_COMMITTER_EMAIL ??= 'bench@example.com';
+
+// Which brv was measured: the commit, and whether src/ had uncommitted changes.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const source = await Promise.all([
+  execa('git', ['rev-parse', 'HEAD'], { cwd: root, reject: false }),
+  execa('git', ['status', '--porcelain', '--', 'src'], { cwd: root, reject: false }),
+]).then(([head, status]) => ({ commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' }));
 
 const conversations: Conversation[] = (await loadLocomo(dataFile)).slice(0, limit);
 for (const { log } of conversations) {
@@ -103,7 +113,7 @@ for (const variant of variants) {
   const latency = { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), firstQueryP50: round(percentile(runs.map((r) => r.firstQueryMs), 50)), n: latencies.length };
 
   const title = `LoCoMo, ${variant === 'session' ? 'one topic per session' : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
-  console.log(`\n${title}`);
+  console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
   console.log(formatTable(variant, groups));
   const builds = [...new Set(runs.map((r) => r.index?.build).filter(Boolean))].join('/');
   console.log(
@@ -114,11 +124,13 @@ for (const variant of variants) {
   );
   console.log('recalls in %, budget B = evidence recall within B words of returned rendered_md; relevance for MRR/NDCG = topic holds any evidence turn\n');
 
-  const name = variant === 'turn' && turnContext === 'previous' ? 'locomo-turn-context' : `locomo-${variant}`;
+  // Only brv.query's figures are written as locomo-<variant>.json.
+  const name = `locomo-${variant}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever === 'brv.query' ? '' : '-stand-in'}`;
   await writeReport(name, {
     title,
     variant,
     retriever,
+    source,
     options: { turnContext: variant === 'turn' ? turnContext : undefined, limitConversations: Number.isFinite(limit) ? limit : undefined, queryLimit: 50 },
     data: { file: path.basename(dataFile), conversations: conversations.length, questions: questions.length, skipped: conversations.flatMap((c) => c.log.skipped), fixedEvidence: conversations.flatMap((c) => c.log.fixed), droppedEvidence: conversations.flatMap((c) => c.log.dropped) },
     units: { recall: 'percent', mrr: 'fraction', ndcg: 'fraction', latency: 'ms' },

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Brv } from '../../src/service/brv.js';
 import { localStateDir } from '../../src/store/layout.js';
-import type { Category, Conversation } from './locomo-data.js';
+import type { Category, Conversation, Dialogue } from './locomo-data.js';
 import { countWords, scoreQuestion, type QuestionMetrics, type RankedDoc } from './locomo-metrics.js';
 import { brvRetriever, type QueryResult, type Retriever } from './locomo-query.js';
 import { generateTopics, type GeneratedTopic, type TopicOptions, type Variant } from './locomo-topics.js';
@@ -105,13 +105,15 @@ export interface RunOptions {
   readonly variant: Variant;
   readonly retriever: RetrieverFactory;
   readonly topicOptions?: TopicOptions;
+  /** Topics to curate instead of `generateTopics(…)` (experiments with other structures); sees only the dialogue. */
+  readonly topics?: (dialogue: Dialogue) => GeneratedTopic[];
   /** Called after each question (progress). */
   readonly onQuestion?: (done: number, total: number) => void;
 }
 
 export async function runConversation(conversation: Conversation, options: RunOptions): Promise<ConversationRun> {
   const { dialogue, questions } = conversation;
-  const topics = generateTopics(dialogue, options.variant, options.topicOptions);
+  const topics = options.topics ? options.topics(dialogue) : generateTopics(dialogue, options.variant, options.topicOptions);
   const byPath = new Map(topics.map((t) => [t.path, t]));
   const topicsByTurn = new Map<string, string[]>();
   for (const topic of topics) for (const id of topic.turns) topicsByTurn.set(id, [...(topicsByTurn.get(id) ?? []), topic.path]);

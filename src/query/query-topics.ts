@@ -1,10 +1,8 @@
 import { BrvError } from '../errors.js';
-import type { ContextStore, Snapshot } from '../store/context-store.js';
-import { readStoredTopic } from '../topic/stored.js';
-import { renderTopicMarkdown } from '../topic/render.js';
-import { topicText } from '../topic/text.js';
+import type { Snapshot } from '../store/context-store.js';
 import { search, type SearchHit } from './search.js';
-import type { IndexBuild, TreeIndexStore } from './tree-index.js';
+import { liveView } from './stack.js';
+import type { IndexBuild, TreeIndex, TreeIndexStore } from './tree-index.js';
 
 export const MAX_LIMIT = 50;
 const MAX_QUESTION_LENGTH = 4000;
@@ -75,31 +73,45 @@ function clampLimit(limit: number | undefined, fallback: number): number {
 const normalized = (score: number) => Math.round((score / (1 + score)) * 10000) / 10000;
 
 async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, scope: string | undefined) {
+  performance.mark('query: modules loaded');
   const index = await indexes.open(snapshot.commit?.tree);
+  performance.mark('query: index opened');
   const result = search(index.stack, question, { limit, scope: scope?.replace(/\/+$/, '') || undefined });
   const info: IndexInfo = { tree: index.tree, build: index.build, buildMs: Math.round(index.buildMs * 10) / 10, changedTopics: index.changedTopics };
-  return { hits: result.hits, totalFound: result.totalFound, info };
+  return { hits: result.hits, totalFound: result.totalFound, info, index };
 }
 
-async function readHitTopics(store: ContextStore, hits: readonly SearchHit[]) {
-  const blobs = await Promise.all(hits.map((hit) => store.repo.readBlob(hit.blob)));
-  return hits.map((hit, i) => ({ hit, topic: blobs[i] ? readStoredTopic(blobs[i]!.toString('utf8')) : undefined }));
+/** The pre-rendered markdown of each hit, read from the docstore of the segment that holds it live. */
+async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: readonly SearchHit[]) {
+  const view = liveView(index.stack);
+  const locations = hits.map((hit) => {
+    for (let s = index.stack.segments.length - 1; s >= 0; s--) {
+      const doc = index.stack.segments[s]!.findPath(hit.path);
+      if (doc >= 0 && view.dead[s]?.[doc] !== 1) return { segment: s, doc };
+    }
+    return { segment: -1, doc: -1 };
+  });
+  const texts = await indexes.rendered(index, locations.filter((l) => l.segment >= 0));
+  let next = 0;
+  return hits.map((hit, i) => ({ hit, markdown: locations[i]!.segment >= 0 ? texts[next++]! : '' }));
 }
 
 /** `brv query`: ranked topics rendered for an agent, in ByteRover's tool-mode JSON shape. */
-export async function queryTopics(store: ContextStore, indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}): Promise<QueryResult> {
+export async function queryTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}): Promise<QueryResult> {
   const start = performance.now();
   const text = checkQuestion(question);
-  const { hits, totalFound, info } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
-  const matchedDocs: MatchedDoc[] = (await readHitTopics(store, hits)).map(({ hit, topic }) => ({
+  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
+  performance.mark('query: searched');
+  const matchedDocs: MatchedDoc[] = (await renderedHits(indexes, index, hits)).map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
     score: normalized(hit.score),
     format: 'html',
-    rendered_md: topic ? renderTopicMarkdown(topic.root) : '',
+    rendered_md: markdown,
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
+  performance.mark('query: rendered');
   return {
     status: matchedDocs.length > 0 ? 'ok' : 'no-matches',
     matchedDocs,
@@ -118,21 +130,33 @@ export async function queryTopics(store: ContextStore, indexes: TreeIndexStore, 
 }
 
 /** `brv search`: paths, titles, scores and a short excerpt around the matched words. */
-export async function searchTopics(store: ContextStore, indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
+export async function searchTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
   const text = checkQuestion(question);
-  const { hits, totalFound, info } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
-  const results: SearchResultItem[] = (await readHitTopics(store, hits)).map(({ hit, topic }) => ({
+  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
+  const results: SearchResultItem[] = (await renderedHits(indexes, index, hits)).map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
     score: normalized(hit.score),
-    excerpt: topic ? excerpt(topicText(topic.root).body, hit.matched.terms) : '',
+    excerpt: excerpt(plainText(markdown), hit.matched.terms),
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
   return { results, totalFound, commit: snapshot.commit?.oid, index: info };
 }
 
 const EXCERPT_LENGTH = 160;
+
+/** Rendered markdown without its markup, for excerpts. */
+function plainText(markdown: string): string {
+  return markdown
+    .split('\n')
+    .filter((line) => !line.startsWith('# ') && !/^(Tags|Keywords|Related): /.test(line))
+    .join(' ')
+    .replace(/[*_`>#]+|^\s*[-+]\s+/g, '')
+    .replace(/\s+-\s+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
 
 /** The window of body text around the first matched word (or its stem-length prefix). */
 export function excerpt(body: string, terms: readonly string[]): string {

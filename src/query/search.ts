@@ -1,6 +1,6 @@
 import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
 import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './document.js'
-import type {Postings, Segment} from './segment.js'
+import type {Segment} from './segment.js'
 import {liveView, type SegmentStack} from './stack.js'
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
@@ -59,6 +59,10 @@ export interface SearchResult {
 const MAX_EXPANSIONS = 64
 const MAX_QUERY_TERMS = 31
 const MIN_PREFIX_LENGTH = 3
+/** A term that is a prefix of the last word counts when it keeps at least this many characters… */
+const MIN_STEM_PREFIX_LENGTH = 4
+/** …and drops at most this many (Porter removes suffixes such as "ability", "ation"). */
+const MAX_SUFFIX_LENGTH = 6
 
 interface TermGroup {
   /** Exact term, or the prefix expansions of the last word (scored as their best match). */
@@ -99,36 +103,48 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
   // A prefix group scores each document by its best expansion, so it needs a scratch row.
   const best = groups.some((g) => g.terms.length > 1) ? segments.map((s) => new Float64Array(s.docCount)) : []
 
+  // Per field: norm = c + d × length, with c = 1 - b and d = b / average length (0 when a field is empty everywhere).
+  const c = Float64Array.from(FIELDS, (_, f) => (average[f]! > 0 ? 1 - b[f]! : 1))
+  const d = Float64Array.from(FIELDS, (_, f) => (average[f]! > 0 ? b[f]! / average[f]! : 0))
+  const scoring: FieldScoring = {weight, c, d}
+
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g]!
     const single = group.terms.length === 1
+    const bit = 1 << g
     for (const term of group.terms) {
-      const perSegment = segments.map((segment) => segment.lookup(term))
-      // Exact document frequency over live documents only.
+      // Pass 1 per segment: decode the postings and each document's weighted, length-normalised
+      // frequency, counting live documents for an exact df. Pass 2: saturate with the idf and add.
       let df = 0
+      const scans: Array<TermScan | undefined> = []
       for (let s = 0; s < segments.length; s++) {
-        const p = perSegment[s]
-        if (!p) continue
-        const mask = dead[s]
-        if (!mask) df += p.df
-        else for (let i = 0; i < p.df; i++) if (mask[p.docs[i]!] !== 1) df++
+        const segment = segments[s]!
+        const rank = segment.termRank(term)
+        if (rank < 0) {
+          scans.push(undefined)
+          continue
+        }
+        const scan = scanPostings(segment, rank, dead[s], ranges[s]!, scoring)
+        df += scan.liveDf
+        scans.push(scan)
       }
       if (df === 0) continue
       const idf = Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))
       for (let s = 0; s < segments.length; s++) {
-        const p = perSegment[s]
-        if (!p) continue
-        scorePostings(p, idf, g, single, {
-          lengths: segments[s]!.fieldLengthTable(),
-          dead: dead[s],
-          range: ranges[s]!,
-          row: scores[s]!,
-          best: best[s],
-          weight,
-          b,
-          k1,
-          average,
-        })
+        const scan = scans[s]
+        if (!scan) continue
+        const row = scores[s]!
+        const scratch = best[s]
+        for (let i = 0; i < scan.count; i++) {
+          const doc = scan.docs[i]!
+          const tf = scan.tf[i]!
+          const contribution = (idf * tf) / (k1 + tf)
+          if (row.matched[doc] === 0) row.touched.push(doc)
+          row.matched[doc]! |= bit
+          row.fields[doc]! |= scan.fields[i]!
+          if (single) row.score[doc]! += contribution
+          else if (contribution > scratch![doc]!) scratch![doc] = contribution
+        }
       }
     }
     if (!single) {
@@ -195,45 +211,89 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
   return {hits, totalFound: found}
 }
 
-interface ScoringContext {
-  readonly lengths: Uint32Array
-  readonly dead: Uint8Array | undefined
-  readonly range: readonly [number, number]
-  readonly row: SegmentScores
-  readonly best: Float64Array | undefined
+interface FieldScoring {
   readonly weight: Float64Array
-  readonly b: Float64Array
-  readonly k1: number
-  readonly average: Float64Array
+  readonly c: Float64Array
+  readonly d: Float64Array
 }
 
-/** Adds one term's BM25F contributions (or, in a prefix group, keeps each document's best). */
-function scorePostings(p: Postings, idf: number, g: number, single: boolean, c: ScoringContext): void {
-  const {lengths, dead, row, best, weight, b, k1, average} = c
-  const [from, to] = c.range
-  const {docs, freqs} = p
-  const bit = 1 << g
-  for (let i = 0; i < p.df; i++) {
-    const doc = docs[i]!
-    if (doc < from || doc >= to || (dead !== undefined && dead[doc] === 1)) continue
-    let tf = 0
-    let fieldBits = 0
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const freq = freqs[i * FIELD_COUNT + f]!
-      if (freq === 0 || weight[f] === 0) continue
-      const avg = average[f]!
-      const norm = avg > 0 ? 1 - b[f]! + (b[f]! * lengths[doc * FIELD_COUNT + f]!) / avg : 1
-      tf += (weight[f]! * freq) / norm
-      fieldBits |= 1 << f
-    }
-    if (tf === 0) continue
-    const contribution = (idf * tf) / (k1 + tf)
-    if (row.matched[doc] === 0) row.touched.push(doc)
-    row.matched[doc]! |= bit
-    row.fields[doc]! |= fieldBits
-    if (single) row.score[doc]! += contribution
-    else if (contribution > best![doc]!) best![doc] = contribution
+interface TermScan {
+  /** Live documents containing the term (scope ignored): its share of the exact df. */
+  readonly liveDf: number
+  /** Documents to score (live, in scope, weighted frequency > 0): `count` entries of each array. */
+  readonly count: number
+  readonly docs: Uint32Array
+  readonly tf: Float64Array
+  readonly fields: Uint8Array
+}
+
+/**
+ * Decodes one term's postings straight from the segment bytes (no intermediate arrays) and computes
+ * BM25F's weighted, length-normalised frequency per document. One fused, allocation-light loop
+ * matters because every `brv query` is a fresh process running this code before V8 optimises it.
+ */
+function scanPostings(segment: Segment, rank: number, dead: Uint8Array | undefined, range: readonly [number, number], scoring: FieldScoring): TermScan {
+  const bytes = segment.bytes
+  const lengths = segment.fieldLengthTable()
+  const [from, to] = range
+  const {weight, c, d} = scoring
+  const w0 = weight[0]!, w1 = weight[1]!, w2 = weight[2]!, w3 = weight[3]!, w4 = weight[4]!
+  const c0 = c[0]!, c1 = c[1]!, c2 = c[2]!, c3 = c[3]!, c4 = c[4]!
+  const d0 = d[0]!, d1 = d[1]!, d2 = d[2]!, d3 = d[3]!, d4 = d[4]!
+  let pos = segment.postingsOffset(rank)
+  let byte = bytes[pos++]!
+  let df = byte & 0x7f
+  for (let shift = 128; byte >= 0x80; shift *= 128) {
+    byte = bytes[pos++]!
+    df += (byte & 0x7f) * shift
   }
+  const docs = new Uint32Array(df)
+  const tfs = new Float64Array(df)
+  const fields = new Uint8Array(df)
+  let count = 0
+  let liveDf = 0
+  let doc = 0
+  for (let i = 0; i < df; i++) {
+    byte = bytes[pos++]!
+    if (byte < 0x80) doc += byte
+    else {
+      let delta = byte & 0x7f
+      for (let shift = 128; byte >= 0x80; shift *= 128) {
+        byte = bytes[pos++]!
+        delta += (byte & 0x7f) * shift
+      }
+      doc += delta
+    }
+    const mask = bytes[pos++]!
+    // Frequencies of the fields in `mask`, in field order; usually one byte each.
+    const at = doc * FIELD_COUNT
+    let tf = 0
+    let bits = 0
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      if ((mask & (1 << f)) === 0) continue
+      byte = bytes[pos++]!
+      let freq = byte & 0x7f
+      for (let shift = 128; byte >= 0x80; shift *= 128) {
+        byte = bytes[pos++]!
+        freq += (byte & 0x7f) * shift
+      }
+      const w = f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4
+      if (w === 0) continue
+      const length = lengths[at + f]!
+      const norm = f === 0 ? c0 + d0 * length : f === 1 ? c1 + d1 * length : f === 2 ? c2 + d2 * length : f === 3 ? c3 + d3 * length : c4 + d4 * length
+      tf += (w * freq) / norm
+      bits |= 1 << f
+    }
+    if (dead !== undefined && dead[doc] === 1) continue
+    liveDf++
+    if (tf === 0 || doc < from || doc >= to) continue
+    docs[count] = doc
+    tfs[count] = tf
+    fields[count] = bits
+    count++
+  }
+  if (df > 0 && doc >= segment.docCount) throw new RangeError(`a posting of term ${rank} names document ${doc}, beyond the segment`)
+  return {liveDf, count, docs, tf: tfs, fields}
 }
 
 /** Distinct analysed query terms in order; the last word prefix-expanded when it has no exact match. */
@@ -256,15 +316,22 @@ function queryGroups(query: string, segments: readonly Segment[], dead: LiveDead
   if (lastTerm === undefined || liveDf(lastTerm, segments, dead) > 0) return groups
   // Dictionary order, first MAX_EXPANSIONS live terms: the same set whether the stack is one segment or many
   // (short of more than 4 × MAX_EXPANSIONS dead terms under one prefix in a segment).
+  // Forward from the word as typed, not its stem: stemming a partial word is arbitrary ("obs" → "ob").
   const expansions = new Set<string>()
-  for (const stem of new Set([lastTerm, last])) {
-    for (const segment of segments) for (const term of segment.termsWithPrefix(stem, 4 * MAX_EXPANSIONS)) expansions.add(term)
-  }
-  const live = [...expansions]
+  for (const segment of segments) for (const term of segment.termsWithPrefix(last, 4 * MAX_EXPANSIONS)) expansions.add(term)
+  const forward = [...expansions]
     .filter((term) => term !== lastTerm)
     .sort(compareUtf8)
     .filter((term) => liveDf(term, segments, dead) > 0)
-    .slice(0, MAX_EXPANSIONS)
+  // A partial word can run past its word's stem ("observab" of observ-ability, "rotati" of rotat-ion):
+  // add the longest live term the word starts with, when it is most of the word.
+  const chars = [...last]
+  let stem: string | undefined
+  for (let n = chars.length - 1; n >= Math.max(MIN_STEM_PREFIX_LENGTH, chars.length - MAX_SUFFIX_LENGTH) && stem === undefined; n--) {
+    const candidate = chars.slice(0, n).join('')
+    if (candidate !== lastTerm && liveDf(candidate, segments, dead) > 0) stem = candidate
+  }
+  const live = [...new Set([...(stem === undefined ? [] : [stem]), ...forward])].slice(0, MAX_EXPANSIONS)
   if (live.length === 0) return groups
   const index = groups.findIndex((g) => g.terms[0] === lastTerm)
   const group = {terms: live, originals: index >= 0 ? groups[index]!.originals : [last]}

@@ -161,37 +161,59 @@ export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
   const postingDoc = new U32Column()
   const recordEnd = new U32Column()
   const records = new ByteWriter(docCount * 256)
-  const freqs = new Uint32Array(FIELD_COUNT)
-  const docTerms = new Map<string, Uint32Array>()
+  // Per document: the distinct term ids in first-seen order and their frequencies per field, found
+  // through `seenIn`/`slotOf` (indexed by term id) instead of a map and an array per term.
+  let seenIn = new Int32Array(1024).fill(-1)
+  let slotOf = new Uint32Array(1024)
+  const docTermIds: number[] = []
+  let counts = new Uint32Array(256 * FIELD_COUNT)
 
-  order.forEach((source, docNo) => {
+  for (let docNo = 0; docNo < docCount; docNo++) {
+    const source = order[docNo]!
     const doc = docs[source]!
     docOffsets[docNo] = docData.length
     writeDocument(docData, doc, paths[source]!)
-    docTerms.clear()
-    FIELDS.forEach((field, f) => {
-      const fieldTerms = analyze(doc.fields[field])
+    docTermIds.length = 0
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const fieldTerms = analyze(doc.fields[FIELDS[f]!])
       fieldLengths[docNo * FIELD_COUNT + f] = fieldTerms.length
       for (const term of fieldTerms) {
-        let counts = docTerms.get(term)
-        if (counts === undefined) docTerms.set(term, (counts = new Uint32Array(FIELD_COUNT)))
-        counts[f]!++
+        let id = termIds.get(term)
+        if (id === undefined) {
+          id = terms.length
+          termIds.set(term, id)
+          terms.push(term)
+          if (id >= seenIn.length) {
+            const grownSeen = new Int32Array(seenIn.length * 2).fill(-1)
+            grownSeen.set(seenIn)
+            seenIn = grownSeen
+            const grownSlot = new Uint32Array(slotOf.length * 2)
+            grownSlot.set(slotOf)
+            slotOf = grownSlot
+          }
+        }
+        if (seenIn[id] !== docNo) {
+          seenIn[id] = docNo
+          const slot = docTermIds.length
+          slotOf[id] = slot
+          docTermIds.push(id)
+          if ((slot + 1) * FIELD_COUNT > counts.length) {
+            const grown = new Uint32Array(counts.length * 2)
+            grown.set(counts)
+            counts = grown
+          }
+          counts.fill(0, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT)
+        }
+        counts[slotOf[id]! * FIELD_COUNT + f]!++
       }
-    })
-    for (const [term, counts] of docTerms) {
-      let id = termIds.get(term)
-      if (id === undefined) {
-        id = terms.length
-        termIds.set(term, id)
-        terms.push(term)
-      }
-      postingTerm.push(id)
+    }
+    for (let slot = 0; slot < docTermIds.length; slot++) {
+      postingTerm.push(docTermIds[slot]!)
       postingDoc.push(docNo)
-      freqs.set(counts)
-      writeRecord(records, freqs)
+      writeRecord(records, counts, slot * FIELD_COUNT)
       recordEnd.push(records.length)
     }
-  })
+  }
   docOffsets[docCount] = docData.length
 
   // Group postings by term (a counting sort keeps each term's documents ascending), terms sorted bytewise.
@@ -208,7 +230,8 @@ export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
   const termData = new ByteWriter(terms.length * 8)
   const postingOffsets = new Uint32Array(terms.length + 1)
   const postingData = new ByteWriter(records.length + postingTerm.length * 2)
-  termOrder.forEach((id, rank) => {
+  for (let rank = 0; rank < termOrder.length; rank++) {
+    const id = termOrder[rank]!
     termOffsets[rank] = termData.length
     termData.raw(termBytes[id]!)
     postingOffsets[rank] = postingData.length
@@ -221,7 +244,7 @@ export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
       previous = doc
       postingData.raw(records.bytes, p === 0 ? 0 : recordEnd.values[p - 1]!, recordEnd.values[p]!)
     }
-  })
+  }
   termOffsets[terms.length] = termData.length
   postingOffsets[terms.length] = postingData.length
 
@@ -238,11 +261,11 @@ export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
   })
 }
 
-function writeRecord(out: ByteWriter, freqs: Uint32Array): void {
+function writeRecord(out: ByteWriter, freqs: Uint32Array, at: number): void {
   let mask = 0
-  for (let f = 0; f < FIELD_COUNT; f++) if (freqs[f]! > 0) mask |= 1 << f
+  for (let f = 0; f < FIELD_COUNT; f++) if (freqs[at + f]! > 0) mask |= 1 << f
   out.byte(mask)
-  for (let f = 0; f < FIELD_COUNT; f++) if (freqs[f]! > 0) out.varint(freqs[f]!)
+  for (let f = 0; f < FIELD_COUNT; f++) if (freqs[at + f]! > 0) out.varint(freqs[at + f]!)
 }
 
 /**
@@ -266,51 +289,77 @@ export function mergeSegments(inputs: ReadonlyArray<{segment: Segment; dead?: Ui
   const fieldLengths = new Uint32Array(docCount * FIELD_COUNT)
   const docOffsets = new Uint32Array(docCount + 1)
   const docData = new ByteWriter(docCount * 96)
-  live.forEach(({input, doc}, docNo) => {
+  for (let docNo = 0; docNo < docCount; docNo++) {
+    const {input, doc} = live[docNo]!
     const segment = inputs[input]!.segment
     renumber[input]![doc] = docNo
     for (let f = 0; f < FIELD_COUNT; f++) fieldLengths[docNo * FIELD_COUNT + f] = segment.fieldLength(doc, f)
     docOffsets[docNo] = docData.length
     const [from, to] = segment.documentSpan(doc)
     docData.raw(segment.bytes, from, to)
-  })
+  }
   docOffsets[docCount] = docData.length
 
-  // Terms: a k-way merge of the sorted dictionaries.
-  const cursors = inputs.map(() => 0)
+  // Terms: a k-way merge of the sorted dictionaries (a heap of cursors, ordered by their current term).
+  const cursors = inputs.map(({segment}, input) => ({input, rank: 0, term: segment.termCount > 0 ? segment.termBytes(0) : undefined}))
+  const heap = new TermHeap(cursors.filter((c) => c.term !== undefined) as TermCursor[])
   const termOffsets = new U32Column()
   const termData = new ByteWriter()
   const postingOffsets = new U32Column()
   const postingData = new ByteWriter()
-  const gathered: Array<{doc: number; input: number; from: number; to: number}> = []
-  for (;;) {
-    let smallest: Uint8Array | undefined
-    inputs.forEach(({segment}, i) => {
-      if (cursors[i]! >= segment.termCount) return
-      const term = segment.termBytes(cursors[i]!)
-      if (smallest === undefined || compareBytes(term, smallest) < 0) smallest = term
-    })
-    if (smallest === undefined) break
-    gathered.length = 0
-    inputs.forEach(({segment}, i) => {
-      if (cursors[i]! >= segment.termCount || compareBytes(segment.termBytes(cursors[i]!), smallest!) !== 0) return
-      segment.postingSpans(cursors[i]!, (doc, from, to) => {
-        const docNo = renumber[i]![doc]!
-        if (docNo >= 0) gathered.push({doc: docNo, input: i, from, to})
-      })
-      cursors[i]!++
-    })
-    if (gathered.length === 0) continue
-    gathered.sort((a, b) => a.doc - b.doc)
+  // This term's live postings: new document number, source input, record byte span.
+  const gatheredDoc = new U32Column()
+  const gatheredInput = new U32Column()
+  const gatheredFrom = new U32Column()
+  const gatheredTo = new U32Column()
+  const contributors: TermCursor[] = []
+  while (heap.size > 0) {
+    const term = heap.top().term
+    contributors.length = 0
+    while (heap.size > 0 && compareBytes(heap.top().term, term) === 0) contributors.push(heap.pop())
+    gatheredDoc.length = gatheredInput.length = gatheredFrom.length = gatheredTo.length = 0
+    let sorted = true
+    for (const cursor of contributors) {
+      const segment = inputs[cursor.input]!.segment
+      const map = renumber[cursor.input]!
+      const bytes = segment.bytes
+      const state = {pos: segment.postingsOffset(cursor.rank)}
+      const df = readVarint(bytes, state)
+      let doc = 0
+      for (let i = 0; i < df; i++) {
+        doc += readVarint(bytes, state)
+        const from = state.pos
+        const mask = bytes[state.pos++]!
+        for (let f = 0; f < FIELD_COUNT; f++) if ((mask & (1 << f)) !== 0) readVarint(bytes, state)
+        const docNo = map[doc]!
+        if (docNo < 0) continue
+        if (gatheredDoc.length > 0 && docNo < gatheredDoc.values[gatheredDoc.length - 1]!) sorted = false
+        gatheredDoc.push(docNo)
+        gatheredInput.push(cursor.input)
+        gatheredFrom.push(from)
+        gatheredTo.push(state.pos)
+      }
+      cursor.rank++
+      if (cursor.rank < segment.termCount) {
+        cursor.term = segment.termBytes(cursor.rank)
+        heap.push(cursor)
+      }
+    }
+    const count = gatheredDoc.length
+    if (count === 0) continue
+    let order: ArrayLike<number> | undefined
+    if (!sorted) order = Uint32Array.from({length: count}, (_, i) => i).sort((a, b) => gatheredDoc.values[a]! - gatheredDoc.values[b]!)
     termOffsets.push(termData.length)
-    termData.raw(smallest)
+    termData.raw(term)
     postingOffsets.push(postingData.length)
-    postingData.varint(gathered.length)
+    postingData.varint(count)
     let previous = 0
-    for (const {doc, input, from, to} of gathered) {
+    for (let j = 0; j < count; j++) {
+      const g = order ? order[j]! : j
+      const doc = gatheredDoc.values[g]!
       postingData.varint(doc - previous)
       previous = doc
-      postingData.raw(inputs[input]!.segment.bytes, from, to)
+      postingData.raw(inputs[gatheredInput.values[g]!]!.segment.bytes, gatheredFrom.values[g]!, gatheredTo.values[g]!)
     }
   }
   const termCount = termOffsets.length
@@ -327,6 +376,67 @@ export function mergeSegments(inputs: ReadonlyArray<{segment: Segment; dead?: Ui
     postingOffsets: postingOffsets.values.slice(0, postingOffsets.length),
     postingData: postingData.view(),
   })
+}
+
+interface TermCursor {
+  readonly input: number
+  rank: number
+  term: Uint8Array
+}
+
+/** A binary min-heap of dictionary cursors by current term (ties by input, so merges are deterministic). */
+class TermHeap {
+  private readonly items: TermCursor[]
+
+  constructor(items: TermCursor[]) {
+    this.items = []
+    for (const item of items) this.push(item)
+  }
+
+  get size(): number {
+    return this.items.length
+  }
+
+  top(): TermCursor {
+    return this.items[0]!
+  }
+
+  private less(a: TermCursor, b: TermCursor): boolean {
+    const c = compareBytes(a.term, b.term)
+    return c < 0 || (c === 0 && a.input < b.input)
+  }
+
+  push(item: TermCursor): void {
+    const items = this.items
+    let i = items.push(item) - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!this.less(items[i]!, items[parent]!)) break
+      ;[items[i], items[parent]] = [items[parent]!, items[i]!]
+      i = parent
+    }
+  }
+
+  pop(): TermCursor {
+    const items = this.items
+    const top = items[0]!
+    const last = items.pop()!
+    if (items.length > 0) {
+      items[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let smallest = i
+        if (l < items.length && this.less(items[l]!, items[smallest]!)) smallest = l
+        if (r < items.length && this.less(items[r]!, items[smallest]!)) smallest = r
+        if (smallest === i) break
+        ;[items[i], items[smallest]] = [items[smallest]!, items[i]!]
+        i = smallest
+      }
+    }
+    return top
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -546,19 +656,9 @@ export class Segment {
     return {df, docs, freqs}
   }
 
-  /** Calls `visit(doc, recordStart, recordEnd)` per posting of the term at `rank`: for merging. */
-  postingSpans(rank: number, visit: (doc: number, from: number, to: number) => void): void {
-    const bytes = this.bytes
-    const state = {pos: this.postingStart(rank)}
-    const df = readVarint(bytes, state)
-    let doc = 0
-    for (let i = 0; i < df; i++) {
-      doc += readVarint(bytes, state)
-      const from = state.pos
-      const mask = bytes[state.pos++]!
-      for (let f = 0; f < FIELD_COUNT; f++) if ((mask & (1 << f)) !== 0) readVarint(bytes, state)
-      visit(doc, from, state.pos)
-    }
+  /** Byte offset of the postings of the term at `rank` (its df varint): for merging. */
+  postingsOffset(rank: number): number {
+    return this.postingStart(rank)
   }
 
   /** Up to `max` dictionary terms starting with `prefix`, in dictionary order. */

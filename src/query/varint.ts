@@ -34,9 +34,17 @@ export class ByteWriter {
   }
 
   raw(bytes: Uint8Array, start = 0, end = bytes.length): void {
-    this.reserve(end - start)
-    this.bytes.set(bytes.subarray(start, end), this.length)
-    this.length += end - start
+    const n = end - start
+    this.reserve(n)
+    if (n <= 16) {
+      // Postings records are a few bytes: a loop beats allocating a subarray view.
+      const out = this.bytes
+      let at = this.length
+      for (let i = start; i < end; i++) out[at++] = bytes[i]!
+    } else {
+      this.bytes.set(bytes.subarray(start, end), this.length)
+    }
+    this.length += n
   }
 
   /** A varint length, then the bytes. */

@@ -198,13 +198,13 @@ export class Brv {
   /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
   async query(question: string, options: { limit?: number; at?: string; scope?: string } = {}): Promise<QueryResult> {
     const [{ queryTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
-    return queryTopics(this.store, await this.indexes(), snapshot, question, options);
+    return queryTopics(await this.indexes(), snapshot, question, options);
   }
 
   /** Paths, titles, scores and excerpts for a question. */
   async search(question: string, options: { limit?: number; at?: string; scope?: string } = {}) {
     const [{ searchTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
-    return searchTopics(this.store, await this.indexes(), snapshot, question, options);
+    return searchTopics(await this.indexes(), snapshot, question, options);
   }
 
   private async indexes() {

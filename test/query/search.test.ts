@@ -87,6 +87,13 @@ test('the last word is prefix-expanded when it has no exact match', (t) => {
   t.deepEqual(paths(stack, 'ku'), []) // too short
   t.deepEqual(paths(stack, 'kubern agent'), ['misc/kubelet']) // only the last word is a prefix
   t.deepEqual(paths(stack, 'kubern', {prefix: false}), [])
+  // a partial word longer than the stem of its word still finds it
+  const partial = stackOf([doc('a/one', {body: 'Observability of rotation'}), doc('a/two', {body: 'obituary'})])
+  t.deepEqual(paths(partial, 'observab'), ['a/one'])
+  t.deepEqual(paths(partial, 'rotati'), ['a/one'])
+  t.deepEqual(paths(partial, 'obs'), ['a/one']) // forward from the word as typed ("observ"), not its stem "ob"
+  t.deepEqual(paths(partial, 'obituaries'), ['a/two']) // the stem matches exactly
+  t.deepEqual(paths(partial, 'obx'), [])
   // an exact match turns expansion off
   const withExact = stackOf([doc('a/auth', {body: 'auth'}), doc('b/authz', {body: 'authorization'})])
   t.deepEqual(paths(withExact, 'auth'), ['a/auth'])
