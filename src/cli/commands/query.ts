@@ -19,8 +19,10 @@ export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
       .option('scope', { type: 'string', describe: 'Only topics under this folder, e.g. security/' })
       .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' })
       .example('$0 query "how are JWTs signed" --format json', 'What an agent runs before it works'),
-  handler: (argv) =>
-    withBrv('query', argv, async (brv) => {
+  handler: (argv) => {
+    // Load the search engine while git discovers the repository (the service imports it lazily).
+    import('../../query/query-topics.js').catch(() => {});
+    return withBrv('query', argv, async (brv) => {
       const result = await brv.query(argv.question.join(' '), { limit: argv.limit, scope: argv.scope, at: argv.at });
       if (argv.format === 'json') return printJson('query', true, result);
       if (result.matchedDocs.length === 0) return printText('No topics match. Try other words, or curate what you learn with brv curate.');
@@ -28,5 +30,6 @@ export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
         (doc, i) => `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.trim()}`,
       );
       printText(`${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`);
-    }),
+    });
+  },
 };

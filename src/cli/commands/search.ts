@@ -18,8 +18,10 @@ export const searchCommand: CommandModule<GlobalOptions, SearchOptions> = {
       .option('limit', { type: 'number', default: 10, describe: 'How many results, 1–50' })
       .option('scope', { type: 'string', describe: 'Only topics under this folder, e.g. security/' })
       .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
-  handler: (argv) =>
-    withBrv('search', argv, async (brv) => {
+  handler: (argv) => {
+    // Load the search engine while git discovers the repository (the service imports it lazily).
+    import('../../query/query-topics.js').catch(() => {});
+    return withBrv('search', argv, async (brv) => {
       const result = await brv.search(argv.question.join(' '), { limit: argv.limit, scope: argv.scope, at: argv.at });
       if (argv.format === 'json') return printJson('search', true, result);
       if (result.results.length === 0) return printText('No topics match.');
@@ -28,5 +30,6 @@ export const searchCommand: CommandModule<GlobalOptions, SearchOptions> = {
           .map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${r.topicPath}\n   ${r.excerpt}`)
           .join('\n'),
       );
-    }),
+    });
+  },
 };
