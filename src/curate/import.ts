@@ -39,7 +39,7 @@ export async function findTopicFiles(dir: string): Promise<string[]> {
  * Imports many topics as ONE commit (Brv-Op: import): all files are validated first and nothing is
  * written unless every one is valid and no existing topic would be replaced without `overwrite`.
  */
-export async function importTopics(store: ContextStore, branch: string, files: readonly string[], options: { overwrite: boolean; source?: string }): Promise<ImportResult> {
+export async function importTopics(store: ContextStore, branch: string, files: readonly string[], options: { overwrite: boolean; skipInvalid?: boolean; source?: string }): Promise<ImportResult> {
   const problems: ImportProblem[] = [];
   const topics = new Map<string, { file: string; html: string }>();
   for (const file of files) {
@@ -62,8 +62,9 @@ export async function importTopics(store: ContextStore, branch: string, files: r
     topics.set(blobPath, { file, html: validation.topic.canonicalHtml });
   }
   const empty = { added: [], updated: [], unchanged: 0, commit: undefined };
-  if (problems.length > 0) return { ok: false, ...empty, problems };
-  if (topics.size === 0) return { ok: true, ...empty, problems };
+  if (problems.length > 0 && !options.skipInvalid) return { ok: false, ...empty, problems };
+  if (topics.size === 0) return { ok: problems.length === 0, ...empty, problems };
+  const skipped = problems;
 
   const blobPaths = [...topics.keys()];
   const oids = await store.repo.writeBlobs(blobPaths.map((p) => topics.get(p)!.html));
@@ -88,15 +89,15 @@ export async function importTopics(store: ContextStore, branch: string, files: r
         edits.push({ path: blobPath, blob: oid });
       }
     });
-    if (conflicts.length > 0) return { stop: { ok: false, ...empty, problems: conflicts } };
-    if (edits.length === 0) return { stop: { ok: true, ...empty, unchanged, problems: [] } };
+    if (conflicts.length > 0 && !options.skipInvalid) return { stop: { ok: false, ...empty, problems: [...skipped, ...conflicts] } };
+    if (edits.length === 0) return { stop: { ok: true, ...empty, unchanged, problems: [...skipped, ...conflicts] } };
     return {
       write: {
         edits,
         subject: `import: ${added.length} added, ${updated.length} updated${options.source ? ` from ${options.source}` : ''}`,
         meta: { op: 'import', type: updated.length > 0 ? 'UPDATE' : 'ADD', agent: process.env.BRV_AGENT },
       },
-      result: { ok: true, added, updated, unchanged, commit: undefined, problems: [] },
+      result: { ok: true, added, updated, unchanged, commit: undefined, problems: [...skipped, ...conflicts] },
     };
   });
   return { ...outcome.result, commit: outcome.commit };

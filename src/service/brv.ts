@@ -110,7 +110,7 @@ export class Brv {
   }
 
   /** Imports a folder of `<bv-topic>` files (e.g. a ByteRover `.brv/context-tree`) as one commit. */
-  async importFolder(dir: string, options: { overwrite?: boolean } = {}) {
+  async importFolder(dir: string, options: { overwrite?: boolean; skipInvalid?: boolean } = {}) {
     const { findTopicFiles, importTopics } = await import('../curate/import.js');
     let files: string[];
     try {
@@ -118,7 +118,7 @@ export class Brv {
     } catch (error) {
       throw new BrvError('import-read-error', `Cannot read ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
     }
-    return importTopics(this.store, this.branch, files, { overwrite: options.overwrite ?? false, source: dir });
+    return importTopics(this.store, this.branch, files, { overwrite: options.overwrite ?? false, skipInvalid: options.skipInvalid ?? false, source: dir });
   }
 
   /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */

@@ -6,6 +6,7 @@ import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js
 interface ImportOptions extends GlobalOptions {
   dir: string;
   overwrite: boolean;
+  'skip-invalid': boolean;
 }
 
 export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
@@ -14,11 +15,12 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', demandOption: true, describe: 'Folder to scan for *.html topics (recursively)' })
-      .option('overwrite', { type: 'boolean', default: false, describe: 'Replace existing topics whose content differs' }),
+      .option('overwrite', { type: 'boolean', default: false, describe: 'Replace existing topics whose content differs' })
+      .option('skip-invalid', { type: 'boolean', default: false, describe: 'Import the valid topics and report the others, instead of importing nothing' }),
   handler: (argv) =>
     withBrv('import', argv, async (brv) => {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
-      const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), { overwrite: argv.overwrite });
+      const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), { overwrite: argv.overwrite, skipInvalid: argv['skip-invalid'] });
       if (!result.ok) process.exitCode = EXIT_FAILURE;
       if (argv.format === 'json') return printJson('import', result.ok, result);
       if (!result.ok) {
@@ -26,6 +28,7 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
         for (const problem of result.problems) for (const error of problem.errors) lines.push(`  ${problem.file}: ${error.kind}: ${error.message}`);
         return printText(lines.join('\n'));
       }
+      for (const problem of result.problems) for (const error of problem.errors) note(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
       printText(
         result.commit
           ? `Imported ${result.added.length} new and ${result.updated.length} updated topics (${result.unchanged} unchanged) in commit ${shortOid(result.commit)}.`

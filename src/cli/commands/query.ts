@@ -27,7 +27,8 @@ export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
       if (argv.format === 'json') return printJson('query', true, result);
       if (result.matchedDocs.length === 0) return printText('No topics match. Try other words, or curate what you learn with brv curate.');
       const blocks = result.matchedDocs.map(
-        (doc, i) => `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.trim()}`,
+        // The header line names the topic, so the rendered title line is not repeated under it.
+        (doc, i) => `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
       );
       printText(`${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`);
     });
