@@ -10,6 +10,11 @@ const MAX_QUESTION_LENGTH = 4000;
 export interface QueryOptions {
   limit?: number;
   scope?: string;
+  /** Only topics that contain one of these bv-* elements (`rule`, `bv-decision`, …). */
+  kinds?: string[];
+  /** Only topics with a bv-timestamp date on or after / on or before this YYYY-MM-DD day. */
+  since?: string;
+  until?: string;
 }
 
 export interface MatchedDoc {
@@ -72,11 +77,22 @@ function clampLimit(limit: number | undefined, fallback: number): number {
 
 const normalized = (score: number) => Math.round((score / (1 + score)) * 10000) / 10000;
 
-async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, scope: string | undefined) {
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function filters(options: QueryOptions) {
+  for (const [name, value] of [['since', options.since], ['until', options.until]] as const) {
+    if (value !== undefined && !DAY.test(value)) throw new BrvError('invalid-date', `--${name} takes a day as YYYY-MM-DD, not "${value}".`);
+  }
+  const kinds = options.kinds?.map((k) => (k.startsWith('bv-') ? k : `bv-${k}`).toLowerCase());
+  return { kinds, since: options.since, until: options.until };
+}
+
+async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, options: QueryOptions) {
+  const scope = options.scope;
   performance.mark('query: modules loaded');
   const index = await indexes.open(snapshot.commit?.tree);
   performance.mark('query: index opened');
-  const result = search(index.stack, question, { limit, scope: scope?.replace(/\/+$/, '') || undefined });
+  const result = search(index.stack, question, { limit, scope: scope?.replace(/\/+$/, '') || undefined, ...filters(options) });
   const info: IndexInfo = { tree: index.tree, build: index.build, buildMs: Math.round(index.buildMs * 10) / 10, changedTopics: index.changedTopics };
   return { hits: result.hits, totalFound: result.totalFound, info, index };
 }
@@ -100,7 +116,7 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
 export async function queryTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}): Promise<QueryResult> {
   const start = performance.now();
   const text = checkQuestion(question);
-  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
+  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options);
   performance.mark('query: searched');
   const matchedDocs: MatchedDoc[] = (await renderedHits(indexes, index, hits)).map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
@@ -132,7 +148,7 @@ export async function queryTopics(indexes: TreeIndexStore, snapshot: Snapshot, q
 /** `brv search`: paths, titles, scores and a short excerpt around the matched words. */
 export async function searchTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
   const text = checkQuestion(question);
-  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options.scope);
+  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options);
   const results: SearchResultItem[] = (await renderedHits(indexes, index, hits)).map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,

@@ -1,7 +1,7 @@
 import { BrvError } from '../errors.js';
 import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
-import type { QueryResult } from '../query/query-topics.js';
+import type { QueryOptions, QueryResult } from '../query/query-topics.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
@@ -196,13 +196,13 @@ export class Brv {
   }
 
   /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
-  async query(question: string, options: { limit?: number; at?: string; scope?: string } = {}): Promise<QueryResult> {
+  async query(question: string, options: QueryOptions & { at?: string } = {}): Promise<QueryResult> {
     const [{ queryTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
     return queryTopics(await this.indexes(), snapshot, question, options);
   }
 
   /** Paths, titles, scores and excerpts for a question. */
-  async search(question: string, options: { limit?: number; at?: string; scope?: string } = {}) {
+  async search(question: string, options: QueryOptions & { at?: string } = {}) {
     const [{ searchTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
     return searchTopics(await this.indexes(), snapshot, question, options);
   }

@@ -102,3 +102,16 @@ test('--at queries knowledge as it was', async (t) => {
   t.regex(then.json!.data.matchedDocs[0].rendered_md, /at noon/);
   t.is((await brvJson(repo, ['search', 'lunch', '--at', 'main~1'])).json!.data.results.length, 1);
 });
+
+test('--kind, --since and --until filter by element and by bv-timestamp date', async (t) => {
+  const repo = await makeRepo();
+  await curateTopic(repo, reply('rel/one', 'Release one', '<bv-timestamp>2026-03-01</bv-timestamp><bv-decision><p>Ship the release on Monday.</p></bv-decision>'));
+  await curateTopic(repo, reply('rel/two', 'Release two', '<bv-timestamp>2026-06-01</bv-timestamp><bv-rule>Every release needs a changelog.</bv-rule>'));
+  const ids = async (...args: string[]) => (await brvJson(repo, ['query', 'release', ...args])).json!.data.matchedDocs.map((d: any) => d.topicPath).sort();
+  t.deepEqual(await ids(), ['rel/one', 'rel/two']);
+  t.deepEqual(await ids('--kind', 'decision'), ['rel/one']);
+  t.deepEqual(await ids('--kind', 'bv-rule'), ['rel/two']);
+  t.deepEqual(await ids('--since', '2026-04-01'), ['rel/two']);
+  t.deepEqual(await ids('--until', '2026-04-01'), ['rel/one']);
+  t.is((await brvJson(repo, ['query', 'release', '--since', 'March'])).json!.data.error.kind, 'invalid-date');
+});
