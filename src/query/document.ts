@@ -2,10 +2,9 @@ import type {Element} from 'hast'
 import {attributesOf, elementsIn, flatText, splitList} from '../topic/hast.js'
 import {topicText} from '../topic/text.js'
 
-/** The searchable fields, in the order segments store them. */
-export const FIELDS = ['title', 'path', 'meta', 'key', 'body'] as const
-export type FieldName = (typeof FIELDS)[number]
-export const FIELD_COUNT = FIELDS.length
+import type {FieldName} from './fields.js'
+
+export {FIELD_COUNT, FIELDS, type FieldName} from './fields.js'
 
 /** What the index knows about one topic: field texts to analyse, and filterable facts. */
 export interface IndexDocument {

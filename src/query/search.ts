@@ -1,5 +1,5 @@
 import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
-import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './document.js'
+import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './fields.js'
 import type {Segment} from './segment.js'
 import {liveView, type SegmentStack} from './stack.js'
 

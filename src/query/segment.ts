@@ -1,6 +1,7 @@
 import {BrvError} from '../errors.js'
 import {analyze} from './analyze.js'
-import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type SegmentInput} from './document.js'
+import type {SegmentInput} from './document.js'
+import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS} from './fields.js'
 import {ByteWriter, readVarint, U32Column} from './varint.js'
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.

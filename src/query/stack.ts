@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import {BrvError} from '../errors.js'
-import {FIELD_COUNT as FIELD_COUNT_EXPORT, type SegmentInput} from './document.js'
+import type {SegmentInput} from './document.js'
+import {FIELD_COUNT as FIELD_COUNT_EXPORT} from './fields.js'
 import {mergeSegments, Segment} from './segment.js'
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
