@@ -19,7 +19,7 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT
  *                       f64 × 5 sum of field lengths over all documents
  *   fieldLengths        u32 × fieldCount per document: terms per field (title, path, meta, key, body)
  *   docOffsets          u32 × (docCount + 1) into docData
- *   docData             per document: blob id (20 raw bytes), varint+UTF-8 path, varint+UTF-8 title,
+ *   docData             per document: blob id (u8 length + raw bytes: 20 for SHA-1, 32 for SHA-256), varint+UTF-8 path, varint+UTF-8 title,
  *                       varint date count + YYYYMMDD varints, varint kind count + varint+UTF-8 kinds
  *   termOffsets         u32 × (termCount + 1) into termData
  *   termData            the terms' UTF-8 bytes, sorted bytewise, concatenated
@@ -31,11 +31,10 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT
  * prefix (a scope) is a binary search away and merging segments keeps postings sorted.
  */
 
-export const SEGMENT_FORMAT_VERSION = 1
+export const SEGMENT_FORMAT_VERSION = 2
 const MAGIC = [0x42, 0x52, 0x56, 0x53, 0x45, 0x47, 0x00, 0x00] // "BRVSEG\0\0"
 const HEADER_BYTES = 96
 const SECTION_COUNT = 7
-const BLOB_BYTES = 20
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
 /** A document as read back from a segment. */
@@ -128,12 +127,14 @@ function u32Bytes(values: Uint32Array): Uint8Array {
   return out
 }
 
-const BLOB = /^[0-9a-f]{40}$/
+// SHA-1 (40 hex) and SHA-256 (64 hex) repositories both exist; the id is stored length-prefixed.
+const BLOB = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 
 function writeDocument(out: ByteWriter, doc: SegmentInput, path: Uint8Array): void {
   const blob = doc.blob.toLowerCase()
-  if (!BLOB.test(blob)) throw new Error(`Index document ${doc.path}: blob must be 40 hex digits, got "${doc.blob}".`)
-  for (let i = 0; i < BLOB_BYTES; i++) out.byte(parseInt(blob.slice(i * 2, i * 2 + 2), 16))
+  if (!BLOB.test(blob)) throw new Error(`Index document ${doc.path}: blob must be 40 or 64 hex digits, got "${doc.blob}".`)
+  out.byte(blob.length / 2)
+  for (let i = 0; i < blob.length / 2; i++) out.byte(parseInt(blob.slice(i * 2, i * 2 + 2), 16))
   out.lengthPrefixed(path)
   out.lengthPrefixed(utf8(doc.title))
   const dates = doc.dates.map((d) => /^(\d{4})-(\d{2})-(\d{2})$/.exec(d)).filter((m) => m !== null)
@@ -514,8 +515,9 @@ export class Segment {
 
   doc(doc: number): SegmentDocument {
     const [start] = this.documentSpan(doc)
-    const state = {pos: start + BLOB_BYTES}
-    const blob = this.text.toString('hex', start, start + BLOB_BYTES)
+    const blobBytes = this.bytes[start]!
+    const state = {pos: start + 1 + blobBytes}
+    const blob = this.text.toString('hex', start + 1, start + 1 + blobBytes)
     const path = this.string(state)
     const title = this.string(state)
     const dates = Array.from({length: readVarint(this.bytes, state)}, () => {
@@ -529,13 +531,13 @@ export class Segment {
 
   path(doc: number): string {
     const [start] = this.documentSpan(doc)
-    return this.string({pos: start + BLOB_BYTES})
+    return this.string({pos: start + 1 + this.bytes[start]!})
   }
 
   /** The path's UTF-8 bytes (a view into the segment). */
   pathBytes(doc: number): Uint8Array {
     const [start] = this.documentSpan(doc)
-    const state = {pos: start + BLOB_BYTES}
+    const state = {pos: start + 1 + this.bytes[start]!}
     const length = readVarint(this.bytes, state)
     return this.bytes.subarray(state.pos, state.pos + length)
   }

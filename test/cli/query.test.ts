@@ -115,3 +115,12 @@ test('--kind, --since and --until filter by element and by bv-timestamp date', a
   t.deepEqual(await ids('--until', '2026-04-01'), ['rel/one']);
   t.is((await brvJson(repo, ['query', 'release', '--since', 'March'])).json!.data.error.kind, 'invalid-date');
 });
+
+test('SHA-256 repositories: curate, query and read work', async (t) => {
+  const repo = await tempDir();
+  await git(repo, 'init', '-q', '--object-format=sha256');
+  t.is((await curateTopic(repo, reply('a/b', 'Two five six', '<bv-rule>Sixty-four hex digits.</bv-rule>'))).status, 'done');
+  const found = await brvJson(repo, ['query', 'sixty four hex']);
+  t.is(found.json!.data.matchedDocs[0].topicPath, 'a/b');
+  t.regex((await brvJson(repo, ['read', 'a/b'])).json!.data.commit, /^[0-9a-f]{64}$/);
+});

@@ -121,7 +121,15 @@ test('open works on an unaligned view (as a Buffer slice may be)', (t) => {
 
 test('bad input is refused', (t) => {
   t.throws(() => buildSegment([DOCS[0]!, DOCS[0]!]), {message: /distinct paths/})
-  t.throws(() => buildSegment([{...DOCS[0]!, blob: 'xyz'}]), {message: /40 hex/})
+  t.throws(() => buildSegment([{...DOCS[0]!, blob: 'xyz'}]), {message: /40 or 64 hex/})
+})
+
+test('SHA-256 blob ids round-trip next to SHA-1 ones', (t) => {
+  const sha256 = 'ab'.repeat(32)
+  const segment = Segment.open(buildSegment([{...DOCS[0]!, blob: sha256}, DOCS[1]!]))
+  t.is(segment.doc(segment.findPath(DOCS[0]!.path)).blob, sha256)
+  t.is(segment.doc(segment.findPath(DOCS[1]!.path)).blob, DOCS[1]!.blob)
+  t.is(segment.path(segment.findPath(DOCS[0]!.path)), DOCS[0]!.path)
 })
 
 test('corrupt or foreign bytes throw index-corrupt', (t) => {
