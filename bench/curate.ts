@@ -5,11 +5,11 @@
  * as the machine's floor. Prints a table and writes bench/results/curate.json.
  */
 import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { syntheticTopic } from './lib/synthetic.js';
+import { syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
 import { argValue, percentiles, writeReport } from './lib/report.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,12 +32,7 @@ for (const size of sizes) {
   const topics = path.join(work, `topics-${size}`);
   await mkdir(repo);
   await execa('git', ['init', '-q', repo]);
-  for (let i = 0; i < size; i++) {
-    const topic = syntheticTopic(i);
-    const file = path.join(topics, `${topic.path}.html`);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, topic.html);
-  }
+  await writeSyntheticTopics(topics, size);
   importMs.set(size, (await timed('node', [cli, 'import', topics, '--format', 'json'], repo)).ms);
   repos.set(size, repo);
   console.error(`prepared ${size} topics`);

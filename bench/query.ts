@@ -5,12 +5,12 @@
  * Prints a table and writes bench/results/query.json.
  */
 import { execa } from 'execa';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Brv } from '../src/service/brv.js';
-import { prng, syntheticTopic } from './lib/synthetic.js';
+import { prng, syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
 import { argValue, percentiles, writeReport } from './lib/report.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,12 +53,7 @@ for (const size of sizes) {
   const topics = path.join(work, 'topics');
   await mkdir(repo);
   await execa('git', ['init', '-q', repo]);
-  for (let i = 0; i < size; i++) {
-    const topic = syntheticTopic(i);
-    const file = path.join(topics, `${topic.path}.html`);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, topic.html);
-  }
+  await writeSyntheticTopics(topics, size);
   const imported = await timed(['import', topics, '--format', 'json'], repo);
   console.error(`${size}: imported in ${Math.round(imported.ms)} ms`);
   const asked = questions(size, runs);

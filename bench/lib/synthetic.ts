@@ -66,3 +66,19 @@ export function syntheticTopic(index: number, seed = 1): SyntheticTopic {
 `;
   return { path, title, html };
 }
+
+/** Writes `count` synthetic topics as `<path>.html` files below `dir` (the input of `brv import`). */
+export async function writeSyntheticTopics(dir: string, count: number): Promise<void> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { join, dirname } = await import('node:path');
+  const made = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    const topic = syntheticTopic(i);
+    const file = join(dir, `${topic.path}.html`);
+    if (!made.has(dirname(file))) {
+      await mkdir(dirname(file), { recursive: true });
+      made.add(dirname(file));
+    }
+    await writeFile(file, topic.html);
+  }
+}
