@@ -1,5 +1,6 @@
 import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
 import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './fields.js'
+import {termVectors} from './feedback.js'
 import type {Segment} from './segment.js'
 import {liveView, type SegmentStack} from './stack.js'
 
@@ -34,6 +35,37 @@ export interface SearchOptions {
   /** Keep topics with a date (bv-timestamp, `<time>`) on or after / on or before these YYYY-MM-DD days. */
   readonly since?: string
   readonly until?: string
+  /** Pseudo-relevance feedback: expand the query with terms of its top hits (false disables). */
+  readonly feedback?: Partial<FeedbackOptions> | boolean
+}
+
+export interface FeedbackOptions {
+  /** Top hits of the first pass to take terms from. */
+  readonly docs: number
+  /** Expansion terms added. */
+  readonly terms: number
+  /** Their total weight as a fraction of the query words' total (each query word weighs 1). */
+  readonly weight: number
+  /** A topic found only through expansion terms counts as matching this many query words (coordination). */
+  readonly floor: number
+  /** Expansion terms must occur in at least this many topics, and in at most this fraction of them. */
+  readonly minDf: number
+  readonly maxDfRatio: number
+  /** How much each feedback document counts: by first-pass score, or equally. */
+  readonly docWeights: 'score' | 'uniform' | 'rank'
+  /** Rank candidate terms by their feedback weight alone, or times their idf. */
+  readonly select: 'weight' | 'idf'
+  /** Distribute the expansion weight by feedback weight, by selection score, or equally. */
+  readonly distribute: 'weight' | 'select' | 'uniform'
+  /** Only apply feedback when the first pass found at least this many topics. */
+  readonly minHits: number
+}
+
+export const DEFAULT_FEEDBACK: FeedbackOptions = {docs: 10, terms: 10, weight: 0.5, floor: 0.5, minDf: 2, maxDfRatio: 0.1, docWeights: 'score', select: 'idf', distribute: 'weight', minHits: 1}
+
+function feedbackOptions(option: SearchOptions['feedback']): FeedbackOptions | undefined {
+  if (option === undefined || option === false) return undefined
+  return option === true ? DEFAULT_FEEDBACK : {...DEFAULT_FEEDBACK, ...option}
 }
 
 export interface SearchHit {
@@ -68,12 +100,15 @@ interface TermGroup {
   /** Exact term, or the prefix expansions of the last word (scored as their best match). */
   readonly terms: string[]
   readonly originals: string[]
+  /** Feedback terms only: their weight relative to a query word (which has 1). */
+  readonly weight?: number
 }
 
 interface SegmentScores {
   score: Float64Array
   matched: Uint32Array
   fields: Uint8Array
+  seen: Uint8Array
   touched: number[]
 }
 
@@ -90,28 +125,86 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
   const weights = {...DEFAULT_FIELD_WEIGHTS, ...options.fields}
   const weight = Float64Array.from(FIELDS, (f) => Math.max(0, weights[f] ?? 0))
   const b = Float64Array.from(FIELDS, (f) => Math.min(1, Math.max(0, options.b?.[f] ?? 0.75)))
-  const k1 = options.k1 ?? 1.2
   const average = Float64Array.from(view.fieldTotals, (total) => total / liveCount)
-  const ranges = segments.map((segment) => scopeRange(segment, options.scope))
-
-  const scores: SegmentScores[] = segments.map((segment) => ({
-    score: new Float64Array(segment.docCount),
-    matched: new Uint32Array(segment.docCount),
-    fields: new Uint8Array(segment.docCount),
-    touched: [],
-  }))
-  // A prefix group scores each document by its best expansion, so it needs a scratch row.
-  const best = groups.some((g) => g.terms.length > 1) ? segments.map((s) => new Float64Array(s.docCount)) : []
-
   // Per field: norm = c + d × length, with c = 1 - b and d = b / average length (0 when a field is empty everywhere).
   const c = Float64Array.from(FIELDS, (_, f) => (average[f]! > 0 ? 1 - b[f]! : 1))
   const d = Float64Array.from(FIELDS, (_, f) => (average[f]! > 0 ? b[f]! / average[f]! : 0))
-  const scoring: FieldScoring = {weight, c, d}
+  const run: Run = {
+    segments,
+    dead,
+    liveCount,
+    ranges: segments.map((segment) => scopeRange(segment, options.scope)),
+    scoring: {weight, c, d},
+    k1: options.k1 ?? 1.2,
+    rows: segments.map((segment) => ({
+      score: new Float64Array(segment.docCount),
+      matched: new Uint32Array(segment.docCount),
+      fields: new Uint8Array(segment.docCount),
+      seen: new Uint8Array(segment.docCount),
+      touched: [],
+    })),
+    best: [],
+  }
+  accumulate(run, groups, 0)
 
+  const coordination = options.coordination ?? 1
+  let ranked = candidates(run, groups.length, coordination, options)
+  const feedback = feedbackOptions(options.feedback)
+  if (feedback !== undefined && ranked.found > 0) {
+    const expansion = expansionGroups(run, groups, ranked, feedback)
+    if (expansion.length > 0) {
+      accumulate(run, expansion, groups.length)
+      ranked = candidates(run, groups.length, coordination, options, feedback.floor)
+    }
+  }
+  const found = ranked.found
+  if (limit === 0 || found === 0) return {hits: [], totalFound: found}
+
+  const top = topCandidates(run, ranked, limit)
+  const hits = top.map(({s, doc, score}): SearchHit => {
+    const record = segments[s]!.doc(doc)
+    const matchedMask = run.rows[s]!.matched[doc]!
+    const fieldMask = run.rows[s]!.fields[doc]!
+    return {
+      path: record.path,
+      title: record.title,
+      blob: record.blob,
+      score,
+      matched: {
+        terms: [...new Set(groups.flatMap((group, g) => ((matchedMask & (1 << g)) !== 0 ? group.originals : [])))],
+        fields: FIELDS.filter((_, f) => (fieldMask & (1 << f)) !== 0),
+      },
+    }
+  })
+  return {hits, totalFound: found}
+}
+
+interface Run {
+  readonly segments: readonly Segment[]
+  readonly dead: LiveDead
+  readonly liveCount: number
+  readonly ranges: ReadonlyArray<readonly [number, number]>
+  readonly scoring: FieldScoring
+  readonly k1: number
+  readonly rows: SegmentScores[]
+  /** A prefix group scores each document by its best expansion, so it needs a scratch row per segment. */
+  best: Float64Array[]
+}
+
+/**
+ * Adds each group's BM25F contribution to the rows. Groups from `firstBit` on are feedback terms:
+ * weighted, and not counted as matched query words (no bit, no fields).
+ */
+function accumulate(run: Run, groups: readonly TermGroup[], firstBit: number): void {
+  const {segments, dead, ranges, scoring, k1, rows, liveCount} = run
+  if (run.best.length === 0 && groups.some((g) => g.terms.length > 1)) run.best = segments.map((s) => new Float64Array(s.docCount))
+  const best = run.best
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g]!
     const single = group.terms.length === 1
-    const bit = 1 << g
+    const counted = group.weight === undefined
+    const bit = counted ? 1 << (firstBit + g) : 0
+    const groupWeight = group.weight ?? 1
     for (const term of group.terms) {
       // Pass 1 per segment: decode the postings and each document's weighted, length-normalised
       // frequency, counting live documents for an exact df. Pass 2: saturate with the idf and add.
@@ -129,19 +222,24 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
         scans.push(scan)
       }
       if (df === 0) continue
-      const idf = Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))
+      const idf = groupWeight * Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))
       for (let s = 0; s < segments.length; s++) {
         const scan = scans[s]
         if (!scan) continue
-        const row = scores[s]!
+        const row = rows[s]!
         const scratch = best[s]
         for (let i = 0; i < scan.count; i++) {
           const doc = scan.docs[i]!
           const tf = scan.tf[i]!
           const contribution = (idf * tf) / (k1 + tf)
-          if (row.matched[doc] === 0) row.touched.push(doc)
-          row.matched[doc]! |= bit
-          row.fields[doc]! |= scan.fields[i]!
+          if (row.seen[doc] === 0) {
+            row.seen[doc] = 1
+            row.touched.push(doc)
+          }
+          if (counted) {
+            row.matched[doc]! |= bit
+            row.fields[doc]! |= scan.fields[i]!
+          }
           if (single) row.score[doc]! += contribution
           else if (contribution > scratch![doc]!) scratch![doc] = contribution
         }
@@ -149,7 +247,7 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
     }
     if (!single) {
       for (let s = 0; s < segments.length; s++) {
-        const row = scores[s]!
+        const row = rows[s]!
         const scratch = best[s]!
         for (const doc of row.touched) {
           if (scratch[doc]! === 0) continue
@@ -159,56 +257,104 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
       }
     }
   }
+}
 
-  // Coordination, filters, then the top `limit` by score with ties broken by path.
-  const coordination = options.coordination ?? 1
-  const total = scores.reduce((sum, row) => sum + row.touched.length, 0)
-  const candidateSegment = new Uint16Array(total)
-  const candidateDoc = new Uint32Array(total)
-  const candidateScore = new Float64Array(total)
+/** RM3-style expansion terms from the first pass's top hits (relevance model over their term vectors). */
+function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candidates, feedback: FeedbackOptions): TermGroup[] {
+  if (ranked.found < feedback.minHits) return []
+  const top = topCandidates(run, ranked, feedback.docs)
+  const {segments, dead, liveCount} = run
+  const weight = run.scoring.weight
+  const maxDf = Math.floor(feedback.maxDfRatio * liveCount)
+  if (maxDf < feedback.minDf) return []
+  const total = top.reduce((sum, hit) => sum + hit.score, 0)
+  const query = new Set(groups.flatMap((g) => g.terms))
+  const model = new Map<string, number>()
+  top.forEach((hit, i) => {
+    const share = feedback.docWeights === 'uniform' ? 1 / top.length : feedback.docWeights === 'rank' ? 1 / (i + 1) : hit.score / total
+    const segment = segments[hit.s]!
+    const vectors = termVectors(segment, 1, Number.MAX_SAFE_INTEGER)
+    const lengths = segment.fieldLengthTable()
+    let length = 0
+    for (let f = 0; f < FIELD_COUNT; f++) length += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!
+    if (length === 0) return
+    for (let e = vectors.start[hit.doc]!; e < vectors.start[hit.doc + 1]!; e++) {
+      let tf = 0
+      for (let f = 0; f < FIELD_COUNT; f++) tf += weight[f]! * vectors.freqs[e * FIELD_COUNT + f]!
+      if (tf === 0) continue
+      const term = segment.term(vectors.terms[e]!)
+      if (query.has(term)) continue
+      model.set(term, (model.get(term) ?? 0) + (share * tf) / length)
+    }
+  })
+  const scored: Array<{term: string; weight: number; select: number}> = []
+  for (const [term, w] of model) {
+    const df = liveDf(term, segments, dead)
+    if (df < feedback.minDf || df > maxDf) continue
+    const idf = Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))
+    scored.push({term, weight: w, select: feedback.select === 'idf' ? w * idf : w})
+  }
+  scored.sort((x, y) => y.select - x.select || (x.term < y.term ? -1 : 1))
+  const chosen = scored.slice(0, feedback.terms)
+  const mass = feedback.weight * groups.length
+  const sum = chosen.reduce((acc, t) => acc + (feedback.distribute === 'select' ? t.select : t.weight), 0)
+  return chosen.map((t) => ({
+    terms: [t.term],
+    originals: [],
+    weight: feedback.distribute === 'uniform' ? mass / chosen.length : (mass * (feedback.distribute === 'select' ? t.select : t.weight)) / sum,
+  }))
+}
+
+interface Candidates {
+  readonly found: number
+  readonly segment: Uint16Array
+  readonly doc: Uint32Array
+  readonly score: Float64Array
+}
+
+/**
+ * Every touched document that passes the filters, scored with coordination over the query's own
+ * words: × (matched / words) ^ coordination. A document found only through feedback terms counts
+ * as matching `floor` words.
+ */
+function candidates(run: Run, queryGroups: number, coordination: number, options: SearchOptions, floor = 0): Candidates {
+  const {rows, segments} = run
+  const total = rows.reduce((sum, row) => sum + row.touched.length, 0)
+  const segment = new Uint16Array(total)
+  const doc = new Uint32Array(total)
+  const score = new Float64Array(total)
   const filter = needsDocumentFilter(options)
   let found = 0
-  for (let s = 0; s < scores.length; s++) {
-    const row = scores[s]!
-    for (const doc of row.touched) {
-      if (filter && !keepDocument(segments[s]!, doc, options)) continue
-      const matched = popcount(row.matched[doc]!)
-      candidateSegment[found] = s
-      candidateDoc[found] = doc
-      candidateScore[found] = matched === groups.length || coordination === 0 ? row.score[doc]! : row.score[doc]! * Math.pow(matched / groups.length, coordination)
+  for (let s = 0; s < rows.length; s++) {
+    const row = rows[s]!
+    for (const d of row.touched) {
+      if (filter && !keepDocument(segments[s]!, d, options)) continue
+      const matched = Math.max(floor, popcount(row.matched[d]!))
+      if (matched === 0) continue
+      segment[found] = s
+      doc[found] = d
+      score[found] = matched === queryGroups || coordination === 0 ? row.score[d]! : row.score[d]! * Math.pow(matched / queryGroups, coordination)
       found++
     }
   }
-  if (limit === 0 || found === 0) return {hits: [], totalFound: found}
+  return {found, segment, doc, score}
+}
 
-  const sorted = candidateScore.slice(0, found).sort()
+/** The top `limit` candidates by score, ties broken by path. */
+function topCandidates(run: Run, ranked: Candidates, limit: number): Array<{s: number; doc: number; score: number; path: string}> {
+  const {found} = ranked
+  const sorted = ranked.score.slice(0, found).sort()
   const threshold = sorted[Math.max(0, found - limit)]!
   const top: Array<{s: number; doc: number; score: number; path: string}> = []
   for (let i = 0; i < found; i++) {
-    if (candidateScore[i]! < threshold) continue
-    const s = candidateSegment[i]!
-    const doc = candidateDoc[i]!
-    top.push({s, doc, score: candidateScore[i]!, path: segments[s]!.path(doc)})
+    if (ranked.score[i]! < threshold) continue
+    const s = ranked.segment[i]!
+    const doc = ranked.doc[i]!
+    top.push({s, doc, score: ranked.score[i]!, path: run.segments[s]!.path(doc)})
   }
   top.sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))
   top.length = Math.min(top.length, limit)
-
-  const hits = top.map(({s, doc, score}): SearchHit => {
-    const record = segments[s]!.doc(doc)
-    const matchedMask = scores[s]!.matched[doc]!
-    const fieldMask = scores[s]!.fields[doc]!
-    return {
-      path: record.path,
-      title: record.title,
-      blob: record.blob,
-      score,
-      matched: {
-        terms: [...new Set(groups.flatMap((group, g) => ((matchedMask & (1 << g)) !== 0 ? group.originals : [])))],
-        fields: FIELDS.filter((_, f) => (fieldMask & (1 << f)) !== 0),
-      },
-    }
-  })
-  return {hits, totalFound: found}
+  return top
 }
 
 interface FieldScoring {
