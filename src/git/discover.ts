@@ -13,12 +13,18 @@ export interface RepositoryLocation {
   /** Top of the working tree; undefined in a bare repository. */
   workTree: string | undefined;
   objectFormat: 'sha1' | 'sha256';
+  /** Object ids of the revisions asked for at discovery (absent when any of them did not resolve). */
+  revisions: Map<string, string>;
 }
 
-/** Finds the repository that contains `cwd` (any sub-directory, a linked worktree, or a bare repo). */
-export async function discoverRepository(cwd: string): Promise<RepositoryLocation> {
+/**
+ * Finds the repository that contains `cwd` (any sub-directory, a linked worktree, or a bare repo).
+ * `revisions` are resolved by the same `git rev-parse` process when they all exist, which saves
+ * a process start on every command that reads the brv tip.
+ */
+export async function discoverRepository(cwd: string, revisions: readonly string[] = []): Promise<RepositoryLocation> {
   if (!existsSync(cwd)) throw new BrvError('not-a-git-repository', `${cwd} does not exist.`);
-  const lines = await revParse(cwd);
+  const lines = await revParse(cwd, revisions);
   const [gitDir, commonDir, bare, insideWorkTree, objectFormat, topLevel] = lines;
   if (!gitDir || !commonDir || !bare || !objectFormat) {
     throw new BrvError('git-failed', `Unexpected output from git rev-parse in ${cwd}.`);
@@ -29,16 +35,21 @@ export async function discoverRepository(cwd: string): Promise<RepositoryLocatio
     bare: bare === 'true',
     workTree: insideWorkTree === 'true' && topLevel ? path.resolve(topLevel) : undefined,
     objectFormat: objectFormat === 'sha256' ? 'sha256' : 'sha1',
+    revisions: new Map(lines.length >= 6 + revisions.length && revisions.length > 0 ? revisions.map((rev, i) => [rev, lines[6 + i]!]) : []),
   };
 }
 
-async function revParse(cwd: string): Promise<string[]> {
+async function revParse(cwd: string, revisions: readonly string[]): Promise<string[]> {
   const common = ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository', '--is-inside-work-tree', '--show-object-format'];
   try {
-    // One process in the common case; --show-toplevel fails in bare repositories and inside .git.
-    const withTop = await runGit([...common, '--show-toplevel'], { cwd, okExitCodes: [128] });
-    if (withTop.exitCode === 0) return withTop.stdout.split('\n');
-    if (/not a git repository/i.test(withTop.stderr)) throw new GitCommandError(common, 128, withTop.stderr);
+    // One process in the common case; --show-toplevel fails in bare repositories and inside .git,
+    // and any revision that does not resolve fails the whole call: then ask again without them.
+    const attempts = revisions.length > 0 ? [[...common, '--show-toplevel', ...revisions], [...common, '--show-toplevel']] : [[...common, '--show-toplevel']];
+    for (const args of attempts) {
+      const result = await runGit(args, { cwd, okExitCodes: [128] });
+      if (result.exitCode === 0) return result.stdout.split('\n');
+      if (/not a git repository/i.test(result.stderr)) throw new GitCommandError(common, 128, result.stderr);
+    }
     return (await runGit(common, { cwd })).stdout.split('\n');
   } catch (error) {
     // Older gits reject --path-format / --show-object-format: say which version is needed.

@@ -56,8 +56,15 @@ export class GitRepository {
     this.zeroOid = '0'.repeat(this.oidBytes * 2);
   }
 
-  static async open(cwd: string): Promise<GitRepository> {
-    return new GitRepository(await discoverRepository(cwd));
+  static async open(cwd: string, prefetch: readonly string[] = []): Promise<GitRepository> {
+    return new GitRepository(await discoverRepository(cwd, prefetch));
+  }
+
+  /** A revision resolved at discovery, handed out once (later reads must see later writes). */
+  takePrefetched(revision: string): string | undefined {
+    const oid = this.location.revisions.get(revision);
+    this.location.revisions.delete(revision);
+    return oid;
   }
 
   git(args: readonly string[], options: GitRunOptions = {}) {

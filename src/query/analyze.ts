@@ -20,6 +20,8 @@ export const MAX_TERM_LENGTH = 64
 // A word: letters, combining marks, digits; an apostrophe inside a word joins (don't → dont, user's → users).
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu
 const APOSTROPHE = /['\u2019]/g
+// A possessive "'s" goes (James's → james, as "James"); other apostrophes join (don't → dont).
+const POSSESSIVE = /['\u2019]s$/
 // eslint-disable-next-line no-control-regex
 const ASCII_ONLY = /^[\u0000-\u007f]*$/
 
@@ -37,6 +39,15 @@ function stem(word: string): string | null {
   return result
 }
 
+// "May" is a stop word (the verb) unless a date is written around it: "8 May", "May 8", "May 2023".
+const DAY_BEFORE = /(?<![\p{L}\p{N}])\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+$/iu
+const NUMBER_AFTER = /^\.?,?\s+\d{1,4}(?!\p{L})/u
+
+/** The month "may" (as a term) when `text[start, end)` is written as part of a date, else null (the stop word). */
+function monthMay(text: string, start: number, end: number): string | null {
+  return DAY_BEFORE.test(text.slice(Math.max(0, start - 12), start)) || NUMBER_AFTER.test(text.slice(end, end + 8)) ? 'may' : null
+}
+
 function normalize(text: string): string {
   return ASCII_ONLY.test(text) ? text : text.normalize('NFKC')
 }
@@ -49,8 +60,8 @@ export function analyze(text: string): string[] {
   for (let match = WORD.exec(lower); match !== null; match = WORD.exec(lower)) {
     let word = match[0]
     if (word.length > MAX_TERM_LENGTH) continue
-    if (word.includes("'") || word.includes('\u2019')) word = word.replace(APOSTROPHE, '')
-    const term = stem(word)
+    if (word.includes("'") || word.includes('\u2019')) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '')
+    const term = word === 'may' ? monthMay(lower, match.index, match.index + 3) : stem(word)
     if (term !== null && term !== '') terms.push(term)
   }
   return terms
@@ -64,7 +75,8 @@ export function analyzeWithOriginals(text: string): AnalyzedWord[] {
   for (let match = WORD.exec(normalized); match !== null; match = WORD.exec(normalized)) {
     const original = match[0]
     if (original.length > MAX_TERM_LENGTH) continue
-    const term = stem(original.toLowerCase().replace(APOSTROPHE, ''))
+    const word = original.toLowerCase().replace(POSSESSIVE, '').replace(APOSTROPHE, '')
+    const term = word === 'may' ? monthMay(normalized, match.index, match.index + 3) : stem(word)
     if (term !== null && term !== '') words.push({term, original})
   }
   return words
@@ -73,7 +85,7 @@ export function analyzeWithOriginals(text: string): AnalyzedWord[] {
 /** The normalised, lowercased, unstemmed words of `text` (stop words kept): for prefix matching. */
 export function words(text: string): string[] {
   const lower = normalize(text).toLowerCase()
-  return [...lower.matchAll(WORD)].map((m) => m[0].replace(APOSTROPHE, '')).filter((w) => w.length <= MAX_TERM_LENGTH)
+  return [...lower.matchAll(WORD)].map((m) => m[0].replace(POSSESSIVE, '').replace(APOSTROPHE, '')).filter((w) => w.length <= MAX_TERM_LENGTH)
 }
 
 /** Whether `word` (already lowercased) is one of lunr's English stop words. */

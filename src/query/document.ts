@@ -23,6 +23,14 @@ export type SegmentInput = IndexDocument & {readonly blob: string}
 /** Elements whose text states the topic's key knowledge; boosted over plain body text. */
 const KEY_ELEMENTS = new Set(['bv-rule', 'bv-decision', 'bv-fact', 'bv-bug', 'bv-fix', 'bv-highlights'])
 
+/** A word of three or more letters: what names a subject ("access_token_ttl"), unlike an id ("D1:3", "#42"). */
+const WORDLIKE = /\p{L}{3}/u
+
+/** A subject that is only an identifier (letters and digits without a word) says nothing to search for. */
+function isIdentifier(text: string): boolean {
+  return !WORDLIKE.test(text)
+}
+
 export function documentFromTopic(path: string, root: Element): IndexDocument {
   const text = topicText(root)
   const related = splitList(attributesOf(root).get('related')).map((ref) => ref.replace(/^@/, '').replace(/\.html$/, ''))
@@ -33,10 +41,9 @@ export function documentFromTopic(path: string, root: Element): IndexDocument {
     kinds.add(element.tag)
     if (KEY_ELEMENTS.has(element.tag)) {
       if (element.tag === 'bv-fact') {
-        for (const name of ['subject', 'value']) {
-          const value = element.attributes[name]
-          if (value) key.push(value)
-        }
+        const {subject, value} = element.attributes
+        if (subject && !isIdentifier(subject)) key.push(subject)
+        if (value) key.push(value)
       }
       key.push(element.text)
     }
@@ -54,13 +61,21 @@ export function documentFromTopic(path: string, root: Element): IndexDocument {
     fields: {
       title: text.title,
       path: path.split(/[/_-]+/).filter((s) => s !== '').join(' '),
-      meta: [text.summary, ...text.tags, ...text.keywords, ...related].filter((s) => s !== '').join(' \n '),
+      meta: [text.summary, ...text.tags, ...text.keywords, ...related, ...[...dates].sort().map(dateInWords)].filter((s) => s !== '').join(' \n '),
       key: key.join(' \n '),
       body: text.body,
     },
     dates: [...dates].sort(),
     kinds: [...kinds].sort(),
   }
+}
+
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+
+/** "2023-05-08" → "8 May 2023": the date as questions say it ("in May 2023", "on 8 May"). */
+export function dateInWords(iso: string): string {
+  const [year, month, day] = iso.split('-').map(Number)
+  return `${day} ${MONTH_NAMES[month! - 1]} ${year}`
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']

@@ -1,6 +1,7 @@
 import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
 import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './fields.js'
 import {termVectors} from './feedback.js'
+import {questionWords} from './question.js'
 import type {Segment} from './segment.js'
 import {liveView, type SegmentStack} from './stack.js'
 
@@ -30,42 +31,49 @@ export interface SearchOptions {
   readonly coordination?: number
   /** Expand the last query word as a prefix when it has no exact match (default true). */
   readonly prefix?: boolean
+  /** Drop the words that only frame a question ("kind" in "what kind of", "long" in "how long"; default true). */
+  readonly question?: boolean
   /** Keep topics that contain at least one of these bv-* elements. */
   readonly kinds?: readonly string[]
   /** Keep topics with a date (bv-timestamp, `<time>`) on or after / on or before these YYYY-MM-DD days. */
   readonly since?: string
   readonly until?: string
-  /** Pseudo-relevance feedback: expand the query with terms of its top hits (false disables). */
+  /** Pseudo-relevance feedback: expand the query with terms of its top hits (default on; false disables). */
   readonly feedback?: Partial<FeedbackOptions> | boolean
 }
 
+/**
+ * Pseudo-relevance feedback (RM3; Lavrenko & Croft's relevance model, interpolated with the query as
+ * in Abdul-Jaleel et al. 2004): the top hits of a first pass are taken as relevant, their terms are
+ * weighted by how much of each hit they make up (each hit counting by its score), and the best of
+ * them (that weight × idf) join the query with a low total weight. Questions name the thing asked
+ * about in other words than the knowledge that answers it ("What does Melanie do to destress?" —
+ * "running", "pottery"); the hits the question does find carry the words of the others. A topic
+ * found only through expansion terms is scored like one matching half a query word (coordination),
+ * so it follows the topics that match the question itself.
+ */
 export interface FeedbackOptions {
-  /** Top hits of the first pass to take terms from. */
+  /** Top hits of the first pass to take terms from (default 10)… */
   readonly docs: number
-  /** Expansion terms added. */
+  /** …and at most this fraction of the topics (default 0.02: none under 50 topics). In a small tree the top hits are not a relevant set but much of the tree. */
+  readonly docsRatio: number
+  /** Expansion terms added (default 10). */
   readonly terms: number
-  /** Their total weight as a fraction of the query words' total (each query word weighs 1). */
+  /** Their total weight relative to the query words' (each word weighs 1; default 1, RM3's λ = 0.5). */
   readonly weight: number
-  /** A topic found only through expansion terms counts as matching this many query words (coordination). */
-  readonly floor: number
-  /** Expansion terms must occur in at least this many topics, and in at most this fraction of them. */
-  readonly minDf: number
+  /** Expansion terms occur in at most this fraction of the topics (default 0.1), and in 2 or more. */
   readonly maxDfRatio: number
-  /** How much each feedback document counts: by first-pass score, or equally. */
-  readonly docWeights: 'score' | 'uniform' | 'rank'
-  /** Rank candidate terms by their feedback weight alone, or times their idf. */
-  readonly select: 'weight' | 'idf'
-  /** Distribute the expansion weight by feedback weight, by selection score, or equally. */
-  readonly distribute: 'weight' | 'select' | 'uniform'
-  /** Only apply feedback when the first pass found at least this many topics. */
-  readonly minHits: number
 }
 
-export const DEFAULT_FEEDBACK: FeedbackOptions = {docs: 10, terms: 10, weight: 0.5, floor: 0.5, minDf: 2, maxDfRatio: 0.1, docWeights: 'score', select: 'idf', distribute: 'weight', minHits: 1}
+export const DEFAULT_FEEDBACK: Readonly<FeedbackOptions> = {docs: 10, docsRatio: 0.02, terms: 10, weight: 1, maxDfRatio: 0.1}
+/** An expansion term in fewer topics brings no other topic in. */
+const FEEDBACK_MIN_DF = 2
+/** Coordination credit, in query words, of a topic that only expansion terms match. */
+const FEEDBACK_ONLY_MATCH = 0.5
 
 function feedbackOptions(option: SearchOptions['feedback']): FeedbackOptions | undefined {
-  if (option === undefined || option === false) return undefined
-  return option === true ? DEFAULT_FEEDBACK : {...DEFAULT_FEEDBACK, ...option}
+  if (option === false) return undefined
+  return option === undefined || option === true ? DEFAULT_FEEDBACK : {...DEFAULT_FEEDBACK, ...option}
 }
 
 export interface SearchHit {
@@ -119,7 +127,7 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
   const empty: SearchResult = {hits: [], totalFound: 0}
   if (liveCount === 0) return empty
 
-  const groups = queryGroups(query, segments, dead, options.prefix ?? true)
+  const groups = queryGroups(query, segments, dead, options.prefix ?? true, options.question ?? true)
   if (groups.length === 0) return empty
 
   const weights = {...DEFAULT_FIELD_WEIGHTS, ...options.fields}
@@ -154,7 +162,7 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
     const expansion = expansionGroups(run, groups, ranked, feedback)
     if (expansion.length > 0) {
       accumulate(run, expansion, groups.length)
-      ranked = candidates(run, groups.length, coordination, options, feedback.floor)
+      ranked = candidates(run, groups.length, coordination, options, FEEDBACK_ONLY_MATCH)
     }
   }
   const found = ranked.found
@@ -259,50 +267,45 @@ function accumulate(run: Run, groups: readonly TermGroup[], firstBit: number): v
   }
 }
 
-/** RM3-style expansion terms from the first pass's top hits (relevance model over their term vectors). */
+/** RM3 expansion terms from the first pass's top hits (see `FeedbackOptions`), weighted; none when feedback cannot apply. */
 function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candidates, feedback: FeedbackOptions): TermGroup[] {
-  if (ranked.found < feedback.minHits) return []
-  const top = topCandidates(run, ranked, feedback.docs)
   const {segments, dead, liveCount} = run
-  const weight = run.scoring.weight
+  const docs = Math.min(Math.floor(feedback.docs), Math.floor(feedback.docsRatio * liveCount))
   const maxDf = Math.floor(feedback.maxDfRatio * liveCount)
-  if (maxDf < feedback.minDf) return []
+  if (docs < 1 || feedback.terms < 1 || !(feedback.weight > 0) || maxDf < FEEDBACK_MIN_DF) return []
+  const top = topCandidates(run, ranked, docs)
   const total = top.reduce((sum, hit) => sum + hit.score, 0)
+  if (!(total > 0)) return []
+  const weight = run.scoring.weight
+  // A term below the minimum df in one segment may reach it over several: the live df decides below.
+  const minDf = segments.length > 1 ? 1 : FEEDBACK_MIN_DF
   const query = new Set(groups.flatMap((g) => g.terms))
   const model = new Map<string, number>()
-  top.forEach((hit, i) => {
-    const share = feedback.docWeights === 'uniform' ? 1 / top.length : feedback.docWeights === 'rank' ? 1 / (i + 1) : hit.score / total
+  for (const hit of top) {
     const segment = segments[hit.s]!
-    const vectors = termVectors(segment, 1, Number.MAX_SAFE_INTEGER)
+    const vectors = termVectors(segment, weight, minDf, maxDf)
     const lengths = segment.fieldLengthTable()
     let length = 0
     for (let f = 0; f < FIELD_COUNT; f++) length += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!
-    if (length === 0) return
+    if (length === 0) continue
+    const share = hit.score / total / length
     for (let e = vectors.start[hit.doc]!; e < vectors.start[hit.doc + 1]!; e++) {
-      let tf = 0
-      for (let f = 0; f < FIELD_COUNT; f++) tf += weight[f]! * vectors.freqs[e * FIELD_COUNT + f]!
-      if (tf === 0) continue
+      if (vectors.tf[e]! === 0) continue
       const term = segment.term(vectors.terms[e]!)
-      if (query.has(term)) continue
-      model.set(term, (model.get(term) ?? 0) + (share * tf) / length)
+      if (!query.has(term)) model.set(term, (model.get(term) ?? 0) + share * vectors.tf[e]!)
     }
-  })
-  const scored: Array<{term: string; weight: number; select: number}> = []
-  for (const [term, w] of model) {
-    const df = liveDf(term, segments, dead)
-    if (df < feedback.minDf || df > maxDf) continue
-    const idf = Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))
-    scored.push({term, weight: w, select: feedback.select === 'idf' ? w * idf : w})
   }
-  scored.sort((x, y) => y.select - x.select || (x.term < y.term ? -1 : 1))
-  const chosen = scored.slice(0, feedback.terms)
+  const scored: Array<{term: string; weight: number; select: number}> = []
+  for (const [term, p] of model) {
+    const df = liveDf(term, segments, dead)
+    if (df < FEEDBACK_MIN_DF || df > maxDf) continue
+    scored.push({term, weight: p, select: p * Math.log(1 + (liveCount - df + 0.5) / (df + 0.5))})
+  }
+  scored.sort((x, y) => y.select - x.select || (x.term < y.term ? -1 : x.term > y.term ? 1 : 0))
+  const chosen = scored.slice(0, Math.floor(feedback.terms))
+  const sum = chosen.reduce((acc, t) => acc + t.weight, 0)
   const mass = feedback.weight * groups.length
-  const sum = chosen.reduce((acc, t) => acc + (feedback.distribute === 'select' ? t.select : t.weight), 0)
-  return chosen.map((t) => ({
-    terms: [t.term],
-    originals: [],
-    weight: feedback.distribute === 'uniform' ? mass / chosen.length : (mass * (feedback.distribute === 'select' ? t.select : t.weight)) / sum,
-  }))
+  return chosen.map((t) => ({terms: [t.term], originals: [], weight: (mass * t.weight) / sum}))
 }
 
 interface Candidates {
@@ -443,8 +446,8 @@ function scanPostings(segment: Segment, rank: number, dead: Uint8Array | undefin
 }
 
 /** Distinct analysed query terms in order; the last word prefix-expanded when it has no exact match. */
-function queryGroups(query: string, segments: readonly Segment[], dead: LiveDead, prefix: boolean): TermGroup[] {
-  const analyzed = analyzeWithOriginals(query)
+function queryGroups(query: string, segments: readonly Segment[], dead: LiveDead, prefix: boolean, question = true): TermGroup[] {
+  const analyzed = question ? questionWords(query) : analyzeWithOriginals(query)
   const byTerm = new Map<string, string[]>()
   for (const {term, original} of analyzed) {
     const originals = byTerm.get(term)

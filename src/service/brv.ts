@@ -4,9 +4,9 @@ import type { CurateRequest } from '../curate/protocol.js';
 import type { QueryOptions, QueryResult } from '../query/query-topics.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
-import { ContextStore, type Snapshot } from '../store/context-store.js';
+import { ContextStore, tipRevisions, type Snapshot } from '../store/context-store.js';
 import { readHistory, type HistoryEntry } from '../store/history.js';
-import { branchRef, currentBranch, FORMAT_VERSION, localStateDir } from '../store/layout.js';
+import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, localStateDir } from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 
 export interface InitResult {
@@ -60,7 +60,8 @@ export class Brv {
   }
 
   static async open(cwd: string): Promise<Brv> {
-    const repo = await GitRepository.open(cwd);
+    // The default branch's tip is resolved by the discovery process itself (one git start fewer).
+    const repo = await GitRepository.open(cwd, tipRevisions(DEFAULT_BRANCH));
     performance.mark('repository discovered');
     try {
       return new Brv(repo, await currentBranch(repo.location.gitDir));

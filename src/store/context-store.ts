@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError } from '../errors.js';
 import { RefMovedError, type CommitInfo, type GitRepository } from '../git/repository.js';
@@ -9,7 +10,19 @@ import { formatCommitMessage, type CommitMeta } from './trailers.js';
 export interface Snapshot {
   branch: string;
   ref: string;
-  commit: CommitInfo | undefined;
+  commit: Tip | undefined;
+}
+
+/** The commit a snapshot was read from: all the store needs of it. */
+export interface Tip {
+  oid: string;
+  tree: string;
+}
+
+/** What a brv branch tip looks like when resolved with the repository (see `tipRevisions`). */
+export function tipRevisions(branch: string): [commit: string, tree: string, format: string] {
+  const ref = branchRef(branch);
+  return [ref, `${ref}^{tree}`, `${ref}:${FORMAT_PATH}`];
 }
 
 export interface PlannedCommit {
@@ -36,9 +49,18 @@ export class ContextStore {
 
   async snapshot(branch: string): Promise<Snapshot> {
     const ref = branchRef(branch);
+    const [commitRev, treeRev, formatRev] = tipRevisions(branch);
+    const oid = this.repo.takePrefetched(commitRev);
+    const tree = this.repo.takePrefetched(treeRev);
+    const format = this.repo.takePrefetched(formatRev);
+    if (oid && tree && format) {
+      // Resolved by the discovery process: no object reader needed unless the format is unusual.
+      if (format !== knownFormatBlob(this.repo.location.objectFormat)) await this.checkFormat(tree);
+      return { branch, ref, commit: { oid, tree } };
+    }
     const commit = await this.repo.readRefCommit(ref);
     if (commit) await this.checkFormat(commit.tree);
-    return { branch, ref, commit };
+    return { branch, ref, commit: commit && { oid: commit.oid, tree: commit.tree } };
   }
 
   /**
@@ -64,7 +86,7 @@ export class ContextStore {
       throw new BrvError('not-a-brv-commit', `${rev} (${commit.oid.slice(0, 10)}) is not a brv commit: its tree has no ${FORMAT_PATH}.`);
     }
     await this.checkFormat(commit.tree);
-    return { branch, ref, commit };
+    return { branch, ref, commit: { oid: commit.oid, tree: commit.tree } };
   }
 
   /** The blob at `path` in a snapshot, or undefined. */
@@ -144,6 +166,12 @@ export class ContextStore {
       );
     }
   }
+}
+
+/** The blob id of `.brv/format` as brv writes it ("1\n"), so a tip at this format needs no read. */
+function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string {
+  const content = `${FORMAT_VERSION}\n`;
+  return createHash(objectFormat).update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex');
 }
 
 function looksLikeDate(rev: string): boolean {
