@@ -2,9 +2,10 @@ import lunr from 'lunr'
 
 /**
  * The text analysis shared by indexing and querying: NFKC, lowercase, split on anything that is not a
- * Unicode letter, mark or digit (so `rs256`, `v2` and `2023` stay whole), drop lunr's English stop
- * words, Porter-stem with lunr's stemmer. Index and query must analyse identically, so this is the
- * only place that decides what a term is; changing it changes `SEGMENT_FORMAT_VERSION` in segment.ts.
+ * Unicode letter, mark or digit (so `rs256`, `v2` and `2023` stay whole), drop a possessive "'s",
+ * drop lunr's English stop words (but keep the month "May" in a written date), Porter-stem with lunr's
+ * stemmer. Index and query must analyse identically, so this is the only place that decides what a
+ * term is; changing it changes `INDEX_VERSION` in tree-index.ts (on-disk indexes are rebuilt).
  */
 
 export interface AnalyzedWord {

@@ -5,47 +5,86 @@ import type {Segment} from './segment.js'
 const FIELD_COUNT: number = FIELD_COUNT_EXPORT
 
 /**
- * Per-document term vectors of a segment, for pseudo-relevance feedback. A segment stores postings
- * by term only, so the first feedback query over a segment inverts them (one pass over the postings
- * bytes) and keeps the result with the segment for later queries in the same process.
+ * The terms of a few documents of a segment, for pseudo-relevance feedback. A segment stores
+ * postings by term only, so finding a document's terms means reading postings: the first feedback
+ * query on a segment reads them for just its documents (one pass, stopping in each term's postings
+ * past the last document wanted: what a one-shot `brv query` process pays); a process that asks
+ * again inverts the segment once and keeps the vectors with it, so later queries read them directly.
  *
- * Only terms that can be expansion terms are inverted: at least `minDf` documents (a term in one
- * document brings no other topic in) and at most `maxDf` (a term in most documents tells none apart).
- * The inversion is also bounded: when the terms in that window have more than `budget` postings
- * together, the most frequent of them are left out (rarer terms are the better expansion terms), so
- * the cost and memory of the first feedback query stay flat however large the tree grows.
+ * Only terms that can be expansion terms are read: in at least `minDf` documents (a term in one
+ * document brings no other topic in) and at most `maxDf` (a term in most documents tells none
+ * apart). The work is also bounded: when the terms in that window have more than
+ * `FEEDBACK_POSTINGS_BUDGET` postings together, the most frequent of them are left out (rarer terms
+ * are the better expansion terms), so feedback costs the same however large the tree grows.
  */
-export interface TermVectors {
-  /** Document `d`'s entries are `[start[d], start[d + 1])`. */
-  readonly start: Uint32Array
-  /** Term ranks in this segment. */
+export interface DocumentTerms {
+  /** Term ranks in the segment. */
   readonly terms: Uint32Array
-  /** The term's frequency in the document, each field's count times its weight. */
+  /** Each term's frequency in the document: every field's count times the field's weight. */
   readonly tf: Float32Array
 }
 
-/** Postings inverted per segment at most: ~8 bytes each, and about 10 ms per million. */
-export const FEEDBACK_POSTINGS_BUDGET = 1_000_000
+/** Set bits per byte value: the number of frequencies after a posting's field mask. */
+const BITS_SET = Uint8Array.from({length: 256}, (_, mask) => {
+  let n = 0
+  for (let bits = mask; bits !== 0; bits &= bits - 1) n++
+  return n
+})
 
-const cache = new WeakMap<Segment, Map<string, TermVectors>>()
+/** Postings read per segment at most (a few ms; the cached vectors take ~8 bytes each). */
+export const FEEDBACK_POSTINGS_BUDGET = 250_000
 
-export function termVectors(segment: Segment, weights: Float64Array, minDf: number, maxDf: number, budget = FEEDBACK_POSTINGS_BUDGET): TermVectors {
-  const key = `${minDf}:${maxDf}:${budget}:${weights.join(',')}`
-  let bySegment = cache.get(segment)
-  const known = bySegment?.get(key)
-  if (known) return known
-  const vectors = invert(segment, weights, minDf, maxDf, budget)
-  if (!bySegment) cache.set(segment, (bySegment = new Map()))
-  bySegment.set(key, vectors)
-  return vectors
+interface TermVectors {
+  /** Document `d`'s entries are `[start[d], start[d + 1])`. */
+  readonly start: Uint32Array
+  readonly terms: Uint32Array
+  readonly tf: Float32Array
+}
+
+/** What a segment keeps for feedback: for the latest window and field weights only (they change with the stack). */
+interface SegmentState {
+  /** Feedback reads answered without vectors. */
+  scans: number
+  window: string
+  ranks: Uint32Array
+  key?: string
+  vectors?: TermVectors
+}
+
+const states = new WeakMap<Segment, SegmentState>()
+
+/** The expansion-candidate terms of each of `docs` (documents of `segment`), in the order given. */
+export function documentTerms(segment: Segment, docs: readonly number[], weights: Float64Array, minDf: number, maxDf: number, budget = FEEDBACK_POSTINGS_BUDGET): DocumentTerms[] {
+  const window = `${minDf}:${maxDf}:${budget}`
+  let state = states.get(segment)
+  if (!state || state.window !== window) states.set(segment, (state = {scans: state?.scans ?? 0, window, ranks: termsToInvert(segment, minDf, maxDf, budget)}))
+  const key = weights.join(',')
+  if (state.key !== key) state.vectors = undefined
+  if (!state.vectors && state.scans > 0) {
+    state.key = key
+    state.vectors = invert(segment, state.ranks, weights)
+  }
+  if (state.vectors) {
+    const {start, terms, tf} = state.vectors
+    return docs.map((doc) => ({terms: terms.subarray(start[doc]!, start[doc + 1]!), tf: tf.subarray(start[doc]!, start[doc + 1]!)}))
+  }
+  state.scans++
+  return scan(segment, state.ranks, weights, docs)
 }
 
 /** The terms to invert: df within [minDf, maxDf], lowering maxDf until their postings fit the budget. */
 function termsToInvert(segment: Segment, minDf: number, maxDf: number, budget: number): Uint32Array {
+  const bytes = segment.bytes
   const dfs = new Uint32Array(segment.termCount)
   let total = 0
   for (let rank = 0; rank < segment.termCount; rank++) {
-    const df = segment.df(rank)
+    let pos = segment.postingsOffset(rank)
+    let byte = bytes[pos++]!
+    let df = byte & 0x7f
+    for (let shift = 128; byte >= 0x80; shift *= 128) {
+      byte = bytes[pos++]!
+      df += (byte & 0x7f) * shift
+    }
     dfs[rank] = df
     if (df >= minDf && df <= maxDf) total += df
   }
@@ -64,19 +103,18 @@ function termsToInvert(segment: Segment, minDf: number, maxDf: number, budget: n
   return Uint32Array.from(kept)
 }
 
-function invert(segment: Segment, weights: Float64Array, minDf: number, maxDf: number, budget: number): TermVectors {
+function invert(segment: Segment, ranks: Uint32Array, weights: Float64Array): TermVectors {
   const docCount = segment.docCount
-  const kept = termsToInvert(segment, minDf, maxDf, budget)
   // Pass 1 counts each document's entries, pass 2 fills them in.
   const start = new Uint32Array(docCount + 1)
-  forEachPosting(segment, kept, weights, (_, doc) => {
+  forEachPosting(segment, ranks, weights, docCount, (_, doc) => {
     start[doc + 1]!++
   })
   for (let d = 0; d < docCount; d++) start[d + 1]! += start[d]!
   const fill = start.slice(0, docCount)
   const terms = new Uint32Array(start[docCount]!)
   const tf = new Float32Array(start[docCount]!)
-  forEachPosting(segment, kept, weights, (rank, doc, weighted) => {
+  forEachPosting(segment, ranks, weights, docCount, (rank, doc, weighted) => {
     const at = fill[doc]!++
     terms[at] = rank
     tf[at] = weighted
@@ -84,8 +122,65 @@ function invert(segment: Segment, weights: Float64Array, minDf: number, maxDf: n
   return {start, terms, tf}
 }
 
-/** Decodes the postings of `ranks` straight from the segment bytes: (term rank, document, field-weighted frequency). */
-function forEachPosting(segment: Segment, ranks: Uint32Array, weights: Float64Array, visit: (rank: number, doc: number, tf: number) => void): void {
+/** The terms of a few documents without inverting: their postings only, each term's read up to the last document wanted. */
+function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs: readonly number[]): DocumentTerms[] {
+  const bytes = segment.bytes
+  const w0 = weights[0]!, w1 = weights[1]!, w2 = weights[2]!, w3 = weights[3]!, w4 = weights[4]!
+  // slot[doc] = 1 + the document's index in `docs`, 0 for the documents not wanted.
+  const slot = new Uint32Array(segment.docCount)
+  docs.forEach((doc, i) => (slot[doc] = i + 1))
+  const end = docs.reduce((max, doc) => Math.max(max, doc), -1) + 1
+  const terms = docs.map(() => [] as number[])
+  const tfs = docs.map(() => [] as number[])
+  for (let k = 0; k < ranks.length; k++) {
+    const rank = ranks[k]!
+    let pos = segment.postingsOffset(rank)
+    let byte = bytes[pos++]!
+    let df = byte & 0x7f
+    for (let shift = 128; byte >= 0x80; shift *= 128) {
+      byte = bytes[pos++]!
+      df += (byte & 0x7f) * shift
+    }
+    let doc = 0
+    for (let i = 0; i < df; i++) {
+      byte = bytes[pos++]!
+      if (byte < 0x80) doc += byte
+      else {
+        let delta = byte & 0x7f
+        for (let shift = 128; byte >= 0x80; shift *= 128) {
+          byte = bytes[pos++]!
+          delta += (byte & 0x7f) * shift
+        }
+        doc += delta
+      }
+      if (doc >= end) break
+      const mask = bytes[pos++]!
+      const wanted = slot[doc]!
+      if (wanted === 0) {
+        // Skip the frequencies: one varint per set bit of the mask.
+        for (let n = BITS_SET[mask]!; n > 0; ) if (bytes[pos++]! < 0x80) n--
+        continue
+      }
+      let tf = 0
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        if ((mask & (1 << f)) === 0) continue
+        byte = bytes[pos++]!
+        let freq = byte & 0x7f
+        for (let shift = 128; byte >= 0x80; shift *= 128) {
+          byte = bytes[pos++]!
+          freq += (byte & 0x7f) * shift
+        }
+        tf += freq * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
+      }
+      terms[wanted - 1]!.push(rank)
+      tfs[wanted - 1]!.push(tf)
+    }
+  }
+  return docs.map((_, i) => ({terms: Uint32Array.from(terms[i]!), tf: Float32Array.from(tfs[i]!)}))
+}
+
+/** Decodes the postings of `ranks` below document `end` straight from the segment bytes: (term rank, document, field-weighted frequency). */
+function forEachPosting(segment: Segment, ranks: Uint32Array, weights: Float64Array, end: number, visit: (rank: number, doc: number, tf: number) => void): void {
   const bytes = segment.bytes
   const w0 = weights[0]!, w1 = weights[1]!, w2 = weights[2]!, w3 = weights[3]!, w4 = weights[4]!
   for (let k = 0; k < ranks.length; k++) {
@@ -106,6 +201,7 @@ function forEachPosting(segment: Segment, ranks: Uint32Array, weights: Float64Ar
         delta += (byte & 0x7f) * shift
       }
       doc += delta
+      if (doc >= end) break
       const mask = bytes[pos++]!
       let tf = 0
       for (let f = 0; f < FIELD_COUNT; f++) {

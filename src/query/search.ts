@@ -1,6 +1,6 @@
 import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
 import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './fields.js'
-import {termVectors} from './feedback.js'
+import {documentTerms} from './feedback.js'
 import {questionWords} from './question.js'
 import type {Segment} from './segment.js'
 import {liveView, type SegmentStack} from './stack.js'
@@ -11,7 +11,8 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT
 /**
  * BM25F over a stack of segments (Robertson & Zaragoza's simple BM25F: per-field length-normalised
  * frequencies, weighted and summed, then one saturation per term), with exact statistics over the
- * live documents, a coordination factor for multi-word queries, and prefix expansion of the last word.
+ * live documents, a coordination factor for multi-word queries, prefix expansion of the last word,
+ * questions' framing words left out (question.ts), and pseudo-relevance feedback (`FeedbackOptions`).
  */
 
 export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<FieldName, number>> = {title: 3, path: 1.5, meta: 2, key: 1.5, body: 1}
@@ -91,7 +92,7 @@ export interface SearchHit {
 
 export interface SearchResult {
   readonly hits: SearchHit[]
-  /** Live topics that matched (after scope and filters), however many `limit` returned. */
+  /** Live topics that matched the query or its feedback terms (after scope and filters), however many `limit` returned. */
   readonly totalFound: number
 }
 
@@ -278,22 +279,32 @@ function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candida
   if (!(total > 0)) return []
   const weight = run.scoring.weight
   // A term below the minimum df in one segment may reach it over several: the live df decides below.
+  // (So a stack and one segment over its live topics expand alike, short of a segment over the budget.)
   const minDf = segments.length > 1 ? 1 : FEEDBACK_MIN_DF
   const query = new Set(groups.flatMap((g) => g.terms))
   const model = new Map<string, number>()
-  for (const hit of top) {
-    const segment = segments[hit.s]!
-    const vectors = termVectors(segment, weight, minDf, maxDf)
+  // Each segment's hits together: one read of its postings for all of them.
+  for (let s = 0; s < segments.length; s++) {
+    const hits = top.filter((hit) => hit.s === s)
+    if (hits.length === 0) continue
+    const segment = segments[s]!
     const lengths = segment.fieldLengthTable()
-    let length = 0
-    for (let f = 0; f < FIELD_COUNT; f++) length += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!
-    if (length === 0) continue
-    const share = hit.score / total / length
-    for (let e = vectors.start[hit.doc]!; e < vectors.start[hit.doc + 1]!; e++) {
-      if (vectors.tf[e]! === 0) continue
-      const term = segment.term(vectors.terms[e]!)
-      if (!query.has(term)) model.set(term, (model.get(term) ?? 0) + share * vectors.tf[e]!)
-    }
+    // Segment dfs count dead documents too: widen the window by them, the live df decides below.
+    const deadMask = dead[s]
+    const deadCount = deadMask === undefined ? 0 : deadMask.reduce((n, x) => n + x, 0)
+    const vectors = documentTerms(segment, hits.map((hit) => hit.doc), weight, minDf, maxDf + deadCount)
+    hits.forEach((hit, i) => {
+      let length = 0
+      for (let f = 0; f < FIELD_COUNT; f++) length += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!
+      if (length === 0) return
+      const share = hit.score / total / length
+      const {terms, tf} = vectors[i]!
+      for (let e = 0; e < terms.length; e++) {
+        if (tf[e]! === 0) continue
+        const term = segment.term(terms[e]!)
+        if (!query.has(term)) model.set(term, (model.get(term) ?? 0) + share * tf[e]!)
+      }
+    })
   }
   const scored: Array<{term: string; weight: number; select: number}> = []
   for (const [term, p] of model) {
@@ -346,8 +357,7 @@ function candidates(run: Run, queryGroups: number, coordination: number, options
 /** The top `limit` candidates by score, ties broken by path. */
 function topCandidates(run: Run, ranked: Candidates, limit: number): Array<{s: number; doc: number; score: number; path: string}> {
   const {found} = ranked
-  const sorted = ranked.score.slice(0, found).sort()
-  const threshold = sorted[Math.max(0, found - limit)]!
+  const threshold = kthLargest(ranked.score, found, Math.min(limit, found))
   const top: Array<{s: number; doc: number; score: number; path: string}> = []
   for (let i = 0; i < found; i++) {
     if (ranked.score[i]! < threshold) continue
@@ -541,6 +551,40 @@ function keepDocument(segment: Segment, doc: number, options: SearchOptions): bo
     if (!inRange) return false
   }
   return true
+}
+
+/** The k-th largest of `values[0, n)` (1 ≤ k ≤ n), counting repeats: a min-heap of the k largest seen, O(n log k). */
+function kthLargest(values: Float64Array, n: number, k: number): number {
+  const heap = new Float64Array(k)
+  let size = 0
+  for (let i = 0; i < n; i++) {
+    const value = values[i]!
+    if (size < k) {
+      // Sift up.
+      let at = size++
+      while (at > 0) {
+        const parent = (at - 1) >> 1
+        if (heap[parent]! <= value) break
+        heap[at] = heap[parent]!
+        at = parent
+      }
+      heap[at] = value
+    } else if (value > heap[0]!) {
+      // Replace the minimum and sift down.
+      let at = 0
+      for (;;) {
+        const left = 2 * at + 1
+        if (left >= k) break
+        const right = left + 1
+        const child = right < k && heap[right]! < heap[left]! ? right : left
+        if (heap[child]! >= value) break
+        heap[at] = heap[child]!
+        at = child
+      }
+      heap[at] = value
+    }
+  }
+  return heap[0]!
 }
 
 function popcount(x: number): number {

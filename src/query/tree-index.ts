@@ -38,7 +38,7 @@ export interface TreeIndex {
  * Bumped whenever analysis or rendering changes what an index holds: older indexes are then simply
  * not found (and pruned), never misread.
  */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 /** Above this many changed topics an incremental update is not worth it: rebuild from the tree. */
 const MAX_INCREMENTAL_CHANGES = 2000;
 /** Manifests kept; older ones (and segments only they use) are pruned. */

@@ -52,3 +52,23 @@ test('analyzeWithOriginals keeps the words as written', (t) => {
     analyze('Running ＲＳ２５６ and more'),
   )
 })
+
+test('"May" is the month when a date is written around it, else the stop word', (t) => {
+  t.deepEqual(analyze('8 May 2023'), ['8', 'may', '2023'])
+  t.deepEqual(analyze('on May 23, 2023'), ['may', '23', '2023'])
+  t.deepEqual(analyze('in May 2023'), ['may', '2023'])
+  t.deepEqual(analyze('the 3rd of May'), ['3rd', 'may'])
+  t.deepEqual(analyze('It may rain; you may. MAY'), ['rain'])
+  // index and query analyse alike
+  t.deepEqual(analyzeWithOriginals('What did Jon do on 1 May, 2022?').map((w) => w.term), analyze('What did Jon do on 1 May, 2022?'))
+  t.deepEqual(analyzeWithOriginals('in May 2023').map((w) => w.original), ['May', '2023'])
+})
+
+test("a possessive 's goes before stemming: James's and James are one term", (t) => {
+  t.deepEqual(analyze("James's dogs"), analyze('James dogs'))
+  t.deepEqual(analyze("Chris\u2019s car"), analyze('Chris car'))
+  t.deepEqual(analyze("Melanie's kids"), ['melani', 'kid'])
+  t.deepEqual(analyzeWithOriginals("James's dogs").map((w) => w.term), analyze("James's dogs"))
+  // other apostrophes still join
+  t.deepEqual(analyze("don't it's o'clock"), ['dont', 'oclock'])
+})

@@ -1,7 +1,7 @@
 import test from 'ava'
 import {parseTopicHtml} from '../../src/topic/parse.js'
 import {validateTopicHtml} from '../../src/topic/validate.js'
-import {datesIn, documentFromTopic} from '../../src/query/document.js'
+import {dateInWords, datesIn, documentFromTopic} from '../../src/query/document.js'
 import {fixture} from '../topic/fixtures.js'
 
 function parsed(html: string) {
@@ -58,4 +58,20 @@ test('datesIn normalises what it can parse and guesses nothing', (t) => {
   t.deepEqual(datesIn('1 Jan 2020'), ['2020-01-01'])
   t.deepEqual(datesIn('2024-02-29 2023-02-29 2024-13-01 12345-01-01'), ['2024-02-29'])
   t.deepEqual(datesIn('last week, 03/05/2024, Q3 2024'), [])
+})
+
+test('documentFromTopic: a fact subject that is only an id is not indexed; a real subject and the value are', (t) => {
+  const topic = parsed('<bv-topic path="chat/d1_3" title="Turn"><bv-fact subject="D1:3">Caroline: I went to a support group.</bv-fact><bv-fact subject="#42" value="15 minutes">Sessions expire.</bv-fact><bv-fact subject="access_token_ttl">Tokens live briefly.</bv-fact></bv-topic>')
+  const key = documentFromTopic(topic.path, topic.root).fields.key
+  t.false(key.includes('D1'), key)
+  t.false(key.includes('42'), key)
+  for (const text of ['support group', '15 minutes', 'access_token_ttl']) t.true(key.includes(text), text)
+})
+
+test('documentFromTopic: timestamp dates are also indexed in words, as questions say them', (t) => {
+  const topic = parsed('<bv-topic path="a/b" title="T"><bv-timestamp>2023-05-08</bv-timestamp><bv-reason>x</bv-reason></bv-topic>')
+  const doc = documentFromTopic(topic.path, topic.root)
+  t.deepEqual(doc.dates, ['2023-05-08'])
+  t.true(doc.fields.meta.includes('8 May 2023'), doc.fields.meta)
+  t.deepEqual(dateInWords('2024-12-01'), '1 December 2024')
 })

@@ -109,6 +109,8 @@ test('a stack with shadowing segments and deletions scores exactly like one segm
   sameResults(t, stack, rebuilt)
   sameResults(t, stack, rebuilt, {scope: 'security'})
   sameResults(t, stack, rebuilt, {coordination: 2, fields: {title: 5, body: 0.5}})
+  // pseudo-relevance feedback over ten hits expands alike (segment dfs count dead topics; live dfs decide)
+  sameResults(t, stack, rebuilt, {feedback: {docsRatio: 1, maxDfRatio: 0.3}})
 
   // compaction gives the very bytes of a rebuild
   const compacted = compact(stack)
