@@ -107,12 +107,9 @@ export class TreeIndexStore {
     const bySegment = new Map<number, number[]>();
     for (const { segment, doc } of wanted) bySegment.set(segment, [...(bySegment.get(segment) ?? []), doc]);
     const texts = new Map<string, string>();
-    await Promise.all(
-      [...bySegment].map(async ([segment, docs]) => {
-        const entries = await readDocstoreEntries(this.docstoreFile(index.files[segment]!), docs);
-        for (const [doc, text] of entries) texts.set(`${segment}:${doc}`, text);
-      }),
-    );
+    for (const [segment, docs] of bySegment) {
+      for (const [doc, text] of readDocstoreEntries(this.docstoreFile(index.files[segment]!), docs)) texts.set(`${segment}:${doc}`, text);
+    }
     return wanted.map(({ segment, doc }) => texts.get(`${segment}:${doc}`) ?? '');
   }
 
