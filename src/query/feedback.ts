@@ -1,5 +1,6 @@
 import {FIELD_COUNT as FIELD_COUNT_EXPORT} from './fields.js'
 import type {Segment} from './segment.js'
+import {PostingReader} from './posting-reader.js'
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
 const FIELD_COUNT: number = FIELD_COUNT_EXPORT
@@ -25,11 +26,6 @@ export interface DocumentTerms {
 }
 
 /** Set bits per byte value: the number of frequencies after a posting's field mask. */
-const BITS_SET = Uint8Array.from({length: 256}, (_, mask) => {
-  let n = 0
-  for (let bits = mask; bits !== 0; bits &= bits - 1) n++
-  return n
-})
 
 /** Postings read per segment at most (a few ms; the cached vectors take ~8 bytes each). */
 export const FEEDBACK_POSTINGS_BUDGET = 250_000
@@ -74,17 +70,11 @@ export function documentTerms(segment: Segment, docs: readonly number[], weights
 
 /** The terms to invert: df within [minDf, maxDf], lowering maxDf until their postings fit the budget. */
 function termsToInvert(segment: Segment, minDf: number, maxDf: number, budget: number): Uint32Array {
-  const bytes = segment.bytes
+  const reader = new PostingReader(segment)
   const dfs = new Uint32Array(segment.termCount)
   let total = 0
   for (let rank = 0; rank < segment.termCount; rank++) {
-    let pos = segment.postingsOffset(rank)
-    let byte = bytes[pos++]!
-    let df = byte & 0x7f
-    for (let shift = 128; byte >= 0x80; shift *= 128) {
-      byte = bytes[pos++]!
-      df += (byte & 0x7f) * shift
-    }
+    const df = reader.start(rank)
     dfs[rank] = df
     if (df >= minDf && df <= maxDf) total += df
   }
@@ -124,7 +114,7 @@ function invert(segment: Segment, ranks: Uint32Array, weights: Float64Array): Te
 
 /** The terms of a few documents without inverting: their postings only, each term's read up to the last document wanted. */
 function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs: readonly number[]): DocumentTerms[] {
-  const bytes = segment.bytes
+  const reader = new PostingReader(segment)
   const w0 = weights[0]!, w1 = weights[1]!, w2 = weights[2]!, w3 = weights[3]!, w4 = weights[4]!
   // slot[doc] = 1 + the document's index in `docs`, 0 for the documents not wanted.
   const slot = new Uint32Array(segment.docCount)
@@ -134,43 +124,20 @@ function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs:
   const tfs = docs.map(() => [] as number[])
   for (let k = 0; k < ranks.length; k++) {
     const rank = ranks[k]!
-    let pos = segment.postingsOffset(rank)
-    let byte = bytes[pos++]!
-    let df = byte & 0x7f
-    for (let shift = 128; byte >= 0x80; shift *= 128) {
-      byte = bytes[pos++]!
-      df += (byte & 0x7f) * shift
-    }
-    let doc = 0
+    const df = reader.start(rank)
     for (let i = 0; i < df; i++) {
-      byte = bytes[pos++]!
-      if (byte < 0x80) doc += byte
-      else {
-        let delta = byte & 0x7f
-        for (let shift = 128; byte >= 0x80; shift *= 128) {
-          byte = bytes[pos++]!
-          delta += (byte & 0x7f) * shift
-        }
-        doc += delta
-      }
-      if (doc >= end) break
-      const mask = bytes[pos++]!
-      const wanted = slot[doc]!
+      reader.next()
+      if (reader.doc >= end) break
+      const wanted = slot[reader.doc]!
       if (wanted === 0) {
-        // Skip the frequencies: one varint per set bit of the mask.
-        for (let n = BITS_SET[mask]!; n > 0; ) if (bytes[pos++]! < 0x80) n--
+        reader.skipFrequencies()
         continue
       }
+      const mask = reader.mask
       let tf = 0
       for (let f = 0; f < FIELD_COUNT; f++) {
         if ((mask & (1 << f)) === 0) continue
-        byte = bytes[pos++]!
-        let freq = byte & 0x7f
-        for (let shift = 128; byte >= 0x80; shift *= 128) {
-          byte = bytes[pos++]!
-          freq += (byte & 0x7f) * shift
-        }
-        tf += freq * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
+        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
       }
       terms[wanted - 1]!.push(rank)
       tfs[wanted - 1]!.push(tf)
@@ -181,40 +148,21 @@ function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs:
 
 /** Decodes the postings of `ranks` below document `end` straight from the segment bytes: (term rank, document, field-weighted frequency). */
 function forEachPosting(segment: Segment, ranks: Uint32Array, weights: Float64Array, end: number, visit: (rank: number, doc: number, tf: number) => void): void {
-  const bytes = segment.bytes
+  const reader = new PostingReader(segment)
   const w0 = weights[0]!, w1 = weights[1]!, w2 = weights[2]!, w3 = weights[3]!, w4 = weights[4]!
   for (let k = 0; k < ranks.length; k++) {
     const rank = ranks[k]!
-    let pos = segment.postingsOffset(rank)
-    let byte = bytes[pos++]!
-    let df = byte & 0x7f
-    for (let shift = 128; byte >= 0x80; shift *= 128) {
-      byte = bytes[pos++]!
-      df += (byte & 0x7f) * shift
-    }
-    let doc = 0
+    const df = reader.start(rank)
     for (let i = 0; i < df; i++) {
-      byte = bytes[pos++]!
-      let delta = byte & 0x7f
-      for (let shift = 128; byte >= 0x80; shift *= 128) {
-        byte = bytes[pos++]!
-        delta += (byte & 0x7f) * shift
-      }
-      doc += delta
-      if (doc >= end) break
-      const mask = bytes[pos++]!
+      reader.next()
+      if (reader.doc >= end) break
+      const mask = reader.mask
       let tf = 0
       for (let f = 0; f < FIELD_COUNT; f++) {
         if ((mask & (1 << f)) === 0) continue
-        byte = bytes[pos++]!
-        let freq = byte & 0x7f
-        for (let shift = 128; byte >= 0x80; shift *= 128) {
-          byte = bytes[pos++]!
-          freq += (byte & 0x7f) * shift
-        }
-        tf += freq * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
+        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
       }
-      visit(rank, doc, tf)
+      visit(rank, reader.doc, tf)
     }
   }
 }

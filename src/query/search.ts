@@ -1,5 +1,6 @@
 import {analyzeWithOriginals, isStopWord, words} from './analyze.js'
 import {FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName} from './fields.js'
+import {PostingReader} from './posting-reader.js'
 import {documentTerms} from './feedback.js'
 import {questionWords} from './question.js'
 import type {Segment} from './segment.js'
@@ -392,50 +393,29 @@ interface TermScan {
  * matters because every `brv query` is a fresh process running this code before V8 optimises it.
  */
 function scanPostings(segment: Segment, rank: number, dead: Uint8Array | undefined, range: readonly [number, number], scoring: FieldScoring): TermScan {
-  const bytes = segment.bytes
   const lengths = segment.fieldLengthTable()
   const [from, to] = range
   const {weight, c, d} = scoring
   const w0 = weight[0]!, w1 = weight[1]!, w2 = weight[2]!, w3 = weight[3]!, w4 = weight[4]!
   const c0 = c[0]!, c1 = c[1]!, c2 = c[2]!, c3 = c[3]!, c4 = c[4]!
   const d0 = d[0]!, d1 = d[1]!, d2 = d[2]!, d3 = d[3]!, d4 = d[4]!
-  let pos = segment.postingsOffset(rank)
-  let byte = bytes[pos++]!
-  let df = byte & 0x7f
-  for (let shift = 128; byte >= 0x80; shift *= 128) {
-    byte = bytes[pos++]!
-    df += (byte & 0x7f) * shift
-  }
+  const reader = new PostingReader(segment)
+  const df = reader.start(rank)
   const docs = new Uint32Array(df)
   const tfs = new Float64Array(df)
   const fields = new Uint8Array(df)
   let count = 0
   let liveDf = 0
-  let doc = 0
   for (let i = 0; i < df; i++) {
-    byte = bytes[pos++]!
-    if (byte < 0x80) doc += byte
-    else {
-      let delta = byte & 0x7f
-      for (let shift = 128; byte >= 0x80; shift *= 128) {
-        byte = bytes[pos++]!
-        delta += (byte & 0x7f) * shift
-      }
-      doc += delta
-    }
-    const mask = bytes[pos++]!
+    reader.next()
+    const {doc, mask} = reader
     // Frequencies of the fields in `mask`, in field order; usually one byte each.
     const at = doc * FIELD_COUNT
     let tf = 0
     let bits = 0
     for (let f = 0; f < FIELD_COUNT; f++) {
       if ((mask & (1 << f)) === 0) continue
-      byte = bytes[pos++]!
-      let freq = byte & 0x7f
-      for (let shift = 128; byte >= 0x80; shift *= 128) {
-        byte = bytes[pos++]!
-        freq += (byte & 0x7f) * shift
-      }
+      const freq = reader.frequency()
       const w = f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4
       if (w === 0) continue
       const length = lengths[at + f]!
@@ -451,6 +431,7 @@ function scanPostings(segment: Segment, rank: number, dead: Uint8Array | undefin
     fields[count] = bits
     count++
   }
+  const doc = reader.doc
   if (df > 0 && doc >= segment.docCount) throw new RangeError(`a posting of term ${rank} names document ${doc}, beyond the segment`)
   return {liveDf, count, docs, tf: tfs, fields}
 }
