@@ -16,7 +16,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');
 const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '30'));
-const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
 
 async function timed(command: string, args: string[], cwd: string): Promise<{ ms: number; stdout: string }> {
   const start = process.hrtime.bigint();
@@ -61,7 +67,13 @@ for (let i = 0; i < runs + 2; i++) {
 const nodeFloor = percentiles(floor);
 console.log(`machine floor: node -e 0  p50 ${nodeFloor.p50} ms  p95 ${nodeFloor.p95} ms`);
 const results = sizes.map((size) => {
-  const row = { topics: size, importMs: Math.round(importMs.get(size)!), kickoff: percentiles(samples.get(size)!.kickoff), continuation: percentiles(samples.get(size)!.continuation), runs };
+  const row = {
+    topics: size,
+    importMs: Math.round(importMs.get(size)!),
+    kickoff: percentiles(samples.get(size)!.kickoff),
+    continuation: percentiles(samples.get(size)!.continuation),
+    runs,
+  };
   console.log(
     `${String(size).padStart(6)} topics  import ${String(row.importMs).padStart(6)} ms  kickoff p50 ${row.kickoff.p50} p95 ${row.kickoff.p95} ms  continuation p50 ${row.continuation.p50} p95 ${row.continuation.p95} ms`,
   );

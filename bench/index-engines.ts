@@ -12,7 +12,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -70,7 +80,8 @@ const median = (values: number[]) => percentiles(values).p50;
 
 function cacheFile(n: number): string {
   const hash = createHash('sha256');
-  for (const file of ['bench/lib/synthetic.ts', 'src/query/document.ts', 'src/topic/text.ts', 'src/topic/hast.ts']) hash.update(readFileSync(path.join(root, file)));
+  for (const file of ['bench/lib/synthetic.ts', 'src/query/document.ts', 'src/topic/text.ts', 'src/topic/hast.ts'])
+    hash.update(readFileSync(path.join(root, file)));
   return path.join(tmpdir(), `brv-bench-index-docs-${n}-${hash.digest('hex').slice(0, 12)}.jsonl`);
 }
 
@@ -217,7 +228,9 @@ async function bundle(name: string, source: string, dir: string): Promise<string
     minify: true,
     outfile,
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __brvCreateRequire } from 'node:module'; const require = __brvCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __brvCreateRequire } from 'node:module'; const require = __brvCreateRequire(import.meta.url);",
+    },
   });
   return outfile;
 }
@@ -248,7 +261,14 @@ function floorRun(): number {
 
 function summarizeFresh(runs: FreshRun[]) {
   const pick = (key: keyof FreshRun) => percentiles(runs.map((r) => r[key]));
-  return { wallMs: pick('wallMs'), readyMs: pick('readyMs'), readMs: pick('readMs'), loadMs: pick('loadMs'), firstQueryMs: pick('queryMs'), maxRssMiB: pick('maxRssMiB') };
+  return {
+    wallMs: pick('wallMs'),
+    readyMs: pick('readyMs'),
+    readMs: pick('readMs'),
+    loadMs: pick('loadMs'),
+    firstQueryMs: pick('queryMs'),
+    maxRssMiB: pick('maxRssMiB'),
+  };
 }
 
 function queryTimes(run: (query: string) => number, runs: number) {
@@ -289,7 +309,8 @@ async function bigChild(n: number, out: string, chunked: boolean): Promise<void>
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  if (argValue('child', '') === 'big') return bigChild(Number(argValue('n', '100000')), argValue('out', ''), argValue('chunked', 'yes') === 'yes');
+  if (argValue('child', '') === 'big')
+    return bigChild(Number(argValue('n', '100000')), argValue('out', ''), argValue('chunked', 'yes') === 'yes');
 
   const sizes = argValue('sizes', '1000,10000').split(',').map(Number);
   const big = Number(argValue('big', '100000'));
@@ -334,8 +355,15 @@ async function main(): Promise<void> {
         loads.push(ms(start));
       }
       const query = queryTimes(run, runs);
-      (results[engine.name] ??= {})[size] = { buildMs: round(median(builds)), bytes: statSync(file).size, loadFromBufferMs: round(median(loads), 2), queryMs: query };
-      console.error(`${engine.name} ${size}: build ${round(median(builds))} ms, ${statSync(file).size} bytes, load ${round(median(loads), 2)} ms, query p50 ${query.p50} ms`);
+      (results[engine.name] ??= {})[size] = {
+        buildMs: round(median(builds)),
+        bytes: statSync(file).size,
+        loadFromBufferMs: round(median(loads), 2),
+        queryMs: query,
+      };
+      console.error(
+        `${engine.name} ${size}: build ${round(median(builds))} ms, ${statSync(file).size} bytes, load ${round(median(loads), 2)} ms, query p50 ${query.p50} ms`,
+      );
     }
   }
 
@@ -354,11 +382,22 @@ async function main(): Promise<void> {
   }
   for (let i = 0; i < 2; i++) {
     const start = performance.now();
-    const stack: SegmentStack = { segments: [Segment.open(buildSegment([...allDocs.slice(0, size).filter((d) => d.path !== changed.path), changed]))], deleted: new Set() };
+    const stack: SegmentStack = {
+      segments: [Segment.open(buildSegment([...allDocs.slice(0, size).filter((d) => d.path !== changed.path), changed]))],
+      deleted: new Set(),
+    };
     search(stack, QUERIES[0]!, { limit: 10 });
     full.push(ms(start));
   }
-  const deltas: SegmentStack = { segments: [base, ...Array.from({ length: 8 }, (_, i) => Segment.open(buildSegment([{ ...makeDocument(size + 10 + i), path: allDocs[100 + i]!.path }])))], deleted: new Set([allDocs[5]!.path]) };
+  const deltas: SegmentStack = {
+    segments: [
+      base,
+      ...Array.from({ length: 8 }, (_, i) =>
+        Segment.open(buildSegment([{ ...makeDocument(size + 10 + i), path: allDocs[100 + i]!.path }])),
+      ),
+    ],
+    deleted: new Set([allDocs[5]!.path]),
+  };
   const compactStart = performance.now();
   compact(deltas);
   const compactMs = ms(compactStart);
@@ -369,7 +408,9 @@ async function main(): Promise<void> {
     queryWith8DeltaSegmentsMs: queryTimes((q) => search(deltas, q, { limit: 10 }).hits.length, runs),
     compact8DeltasMs: round(compactMs),
   };
-  console.error(`after one curate at ${size}: ${afterCurate.firstQueryAfterOneCurateMs} ms (full rebuild ${afterCurate.fullRebuildAndQueryMs} ms), compaction ${afterCurate.compact8DeltasMs} ms`);
+  console.error(
+    `after one curate at ${size}: ${afterCurate.firstQueryAfterOneCurateMs} ms (full rebuild ${afterCurate.fullRebuildAndQueryMs} ms), compaction ${afterCurate.compact8DeltasMs} ms`,
+  );
 
   // brv at 100,000: build in a child process (peak RSS), chunked as tree-index.ts does and in one go.
   let bigResult: Record<string, unknown> | undefined;
@@ -377,7 +418,11 @@ async function main(): Promise<void> {
     console.error(`building ${big} topics (documents are generated on the first run: minutes)…`);
     const bigFile = path.join(work, `brv-${big}.seg`);
     const child = (chunked: boolean) => {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', 'big', '--n', String(big), '--out', bigFile, '--chunked', chunked ? 'yes' : 'no'], { encoding: 'utf8', cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+      const run = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', self, '--child', 'big', '--n', String(big), '--out', bigFile, '--chunked', chunked ? 'yes' : 'no'],
+        { encoding: 'utf8', cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 },
+      );
       if (run.status !== 0) throw new Error(`the ${big}-topic build failed`);
       return JSON.parse(run.stdout.trim().split('\n').pop()!) as { buildMs: number; bytes: number; maxRssMiB: number };
     };
@@ -398,7 +443,12 @@ async function main(): Promise<void> {
       queryMs: queryTimes((q) => search(bigStack, q, { limit: 10 }).hits.length, runs),
     };
     files.push({ engine: ENGINES.find((e) => e.name === 'brv')!, size: big, file: bigFile });
-    (results.brv ??= {})[big] = { buildMs: round(single.buildMs), bytes: single.bytes, loadFromBufferMs: round(median(bigLoads), 2), queryMs: bigResult.queryMs };
+    (results.brv ??= {})[big] = {
+      buildMs: round(single.buildMs),
+      bytes: single.bytes,
+      loadFromBufferMs: round(median(bigLoads), 2),
+      queryMs: bigResult.queryMs,
+    };
   }
 
   // Fresh processes, round-robin over every index so machine drift hits them alike.
@@ -435,15 +485,31 @@ async function main(): Promise<void> {
     }
   }
   lines.push('');
-  lines.push(`brv after one curate at ${afterCurate.topics.toLocaleString('en')} topics: one-topic segment built + stack opened + first query ${afterCurate.firstQueryAfterOneCurateMs} ms (a full rebuild + query: ${afterCurate.fullRebuildAndQueryMs} ms); query p50/p95 with 8 one-topic delta segments ${afterCurate.queryWith8DeltaSegmentsMs.p50} / ${afterCurate.queryWith8DeltaSegmentsMs.p95} ms; compacting them ${afterCurate.compact8DeltasMs} ms.`);
+  lines.push(
+    `brv after one curate at ${afterCurate.topics.toLocaleString('en')} topics: one-topic segment built + stack opened + first query ${afterCurate.firstQueryAfterOneCurateMs} ms (a full rebuild + query: ${afterCurate.fullRebuildAndQueryMs} ms); query p50/p95 with 8 one-topic delta segments ${afterCurate.queryWith8DeltaSegmentsMs.p50} / ${afterCurate.queryWith8DeltaSegmentsMs.p95} ms; compacting them ${afterCurate.compact8DeltasMs} ms.`,
+  );
   if (bigResult) {
     const c = bigResult.chunkedBuild as { buildMs: number; bytes: number; maxRssMiB: number };
     const s = bigResult.singleBuild as { buildMs: number; bytes: number; maxRssMiB: number };
-    lines.push(`brv at ${big.toLocaleString('en')} topics: build in 2,000-topic chunks + merge ${round(c.buildMs / 1000, 2)} s, peak RSS ${Math.round(c.maxRssMiB)} MiB (documents streamed); one buildSegment over all documents in memory ${round(s.buildMs / 1000, 2)} s, peak RSS ${Math.round(s.maxRssMiB)} MiB.`);
+    lines.push(
+      `brv at ${big.toLocaleString('en')} topics: build in 2,000-topic chunks + merge ${round(c.buildMs / 1000, 2)} s, peak RSS ${Math.round(c.maxRssMiB)} MiB (documents streamed); one buildSegment over all documents in memory ${round(s.buildMs / 1000, 2)} s, peak RSS ${Math.round(s.maxRssMiB)} MiB.`,
+    );
   }
   console.log(lines.join('\n'));
   rmSync(work, { recursive: true, force: true });
-  await writeReport('index-engines', { sizes, big, runs, freshRuns, queries: QUERIES, floorMs: percentiles(floor), parseMsPerTopic: round(parseMsPerTopic, 3), engines: results, afterCurate, big100k: bigResult, table: lines });
+  await writeReport('index-engines', {
+    sizes,
+    big,
+    runs,
+    freshRuns,
+    queries: QUERIES,
+    floorMs: percentiles(floor),
+    parseMsPerTopic: round(parseMsPerTopic, 3),
+    engines: results,
+    afterCurate,
+    big100k: bigResult,
+    table: lines,
+  });
 }
 
 await main();

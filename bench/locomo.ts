@@ -26,7 +26,8 @@ import { preferBrv, runConversation, type ConversationRun, type RetrieverFactory
 import { VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js';
 import { writeReport } from './lib/report.js';
 
-const usage = 'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]';
+const usage =
+  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]';
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -43,12 +44,27 @@ const { values, positionals } = parseArgs({
   },
 });
 const dataFile = positionals[0] ?? fail('Give the path to locomo10.json.');
-const variants: Variant[] = values.variant === 'all' ? [...VARIANTS] : VARIANTS.includes(values.variant as Variant) ? [values.variant as Variant] : fail(`Unknown --variant ${values.variant}.`);
+const variants: Variant[] =
+  values.variant === 'all'
+    ? [...VARIANTS]
+    : VARIANTS.includes(values.variant as Variant)
+      ? [values.variant as Variant]
+      : fail(`Unknown --variant ${values.variant}.`);
 const limit = values['limit-conversations'] === undefined ? Infinity : Number(values['limit-conversations']);
 if (!(limit >= 1)) fail('--limit-conversations takes a positive number.');
-const turnContext = (['none', 'previous'].includes(values['turn-context']!) ? values['turn-context'] : fail(`Unknown --turn-context ${values['turn-context']}.`)) as TurnContext;
+const turnContext = (
+  ['none', 'previous'].includes(values['turn-context']!)
+    ? values['turn-context']
+    : fail(`Unknown --turn-context ${values['turn-context']}.`)
+) as TurnContext;
 const retrieverFactory: RetrieverFactory =
-  values.retriever === 'auto' ? preferBrv(standInRetriever) : values.retriever === 'brv' ? preferBrv() : values.retriever === 'stand-in' ? standInRetriever : fail(`Unknown --retriever ${values.retriever}.`);
+  values.retriever === 'auto'
+    ? preferBrv(standInRetriever)
+    : values.retriever === 'brv'
+      ? preferBrv()
+      : values.retriever === 'stand-in'
+        ? standInRetriever
+        : fail(`Unknown --retriever ${values.retriever}.`);
 
 // Commits need an identity; a CI machine may have none.
 process.env.GIT_AUTHOR_NAME ??= 'brv-bench';
@@ -103,14 +119,34 @@ for (const variant of variants) {
   const build = {
     topics,
     importMsTotal: round(sum(runs.map((r) => r.importMs))),
-    importMsPerConversation: runs.map((r) => ({ sampleId: r.sampleId, topics: r.topics, importMs: round(r.importMs), topicBytes: r.topicBytes, gitBytes: r.gitBytes, retrieverMs: round(r.retrieverMs), firstQueryMs: round(r.firstQueryMs), index: r.index, indexBytes: r.indexBytes })),
+    importMsPerConversation: runs.map((r) => ({
+      sampleId: r.sampleId,
+      topics: r.topics,
+      importMs: round(r.importMs),
+      topicBytes: r.topicBytes,
+      gitBytes: r.gitBytes,
+      retrieverMs: round(r.retrieverMs),
+      firstQueryMs: round(r.firstQueryMs),
+      index: r.index,
+      indexBytes: r.indexBytes,
+    })),
     topicBytesTotal: sum(runs.map((r) => r.topicBytes)),
     gitBytesTotal: sum(runs.map((r) => r.gitBytes)),
     retrieverMsTotal: round(sum(runs.map((r) => r.retrieverMs))),
     indexBuildMsTotal: round(sum(runs.map((r) => r.index?.buildMs ?? 0))),
     indexBytesTotal: sum(runs.map((r) => r.indexBytes)),
   };
-  const latency = { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), firstQueryP50: round(percentile(runs.map((r) => r.firstQueryMs), 50)), n: latencies.length };
+  const latency = {
+    p50: round(percentile(latencies, 50)),
+    p95: round(percentile(latencies, 95)),
+    firstQueryP50: round(
+      percentile(
+        runs.map((r) => r.firstQueryMs),
+        50,
+      ),
+    ),
+    n: latencies.length,
+  };
 
   const title = `LoCoMo, ${variant === 'session' ? 'one topic per session' : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
   console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
@@ -122,7 +158,9 @@ for (const variant of variants) {
       `${build.retrieverMsTotal >= 1 ? `; retriever set-up ${build.retrieverMsTotal} ms total` : ''}\n` +
       `query latency (in process, wall clock around the call) p50 ${latency.p50} ms, p95 ${latency.p95} ms; first query per conversation p50 ${latency.firstQueryP50} ms`,
   );
-  console.log('recalls in %, budget B = evidence recall within B words of returned rendered_md; relevance for MRR/NDCG = topic holds any evidence turn\n');
+  console.log(
+    'recalls in %, budget B = evidence recall within B words of returned rendered_md; relevance for MRR/NDCG = topic holds any evidence turn\n',
+  );
 
   // Only brv.query's figures are written as locomo-<variant>.json.
   const name = `locomo-${variant}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever === 'brv.query' ? '' : '-stand-in'}`;
@@ -131,21 +169,40 @@ for (const variant of variants) {
     variant,
     retriever,
     source,
-    options: { turnContext: variant === 'turn' ? turnContext : undefined, limitConversations: Number.isFinite(limit) ? limit : undefined, queryLimit: 50 },
-    data: { file: path.basename(dataFile), conversations: conversations.length, questions: questions.length, skipped: conversations.flatMap((c) => c.log.skipped), fixedEvidence: conversations.flatMap((c) => c.log.fixed), droppedEvidence: conversations.flatMap((c) => c.log.dropped) },
+    options: {
+      turnContext: variant === 'turn' ? turnContext : undefined,
+      limitConversations: Number.isFinite(limit) ? limit : undefined,
+      queryLimit: 50,
+    },
+    data: {
+      file: path.basename(dataFile),
+      conversations: conversations.length,
+      questions: questions.length,
+      skipped: conversations.flatMap((c) => c.log.skipped),
+      fixedEvidence: conversations.flatMap((c) => c.log.fixed),
+      droppedEvidence: conversations.flatMap((c) => c.log.dropped),
+    },
     units: { recall: 'percent', mrr: 'fraction', ndcg: 'fraction', latency: 'ms' },
     categories: CATEGORY_NAMES,
     groups: groups.map((g) => ({
       key: g.key,
       label: g.label,
       n: g.n,
-      metrics: Object.fromEntries(Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)])),
+      metrics: Object.fromEntries(
+        Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
+      ),
       latencyMs: { p50: round(g.latencyMs.p50), p95: round(g.latencyMs.p95) },
     })),
     columns: COLUMNS[variant].map((c) => c.metric),
     baselines: BASELINES[variant],
     latency,
     build,
-    questions: questions.map((q) => ({ id: q.id, category: q.category, evidenceRanks: q.evidenceRanks, returned: q.returned, latencyMs: round(q.latencyMs, 2) })),
+    questions: questions.map((q) => ({
+      id: q.id,
+      category: q.category,
+      evidenceRanks: q.evidenceRanks,
+      returned: q.returned,
+      latencyMs: round(q.latencyMs, 2),
+    })),
   });
 }

@@ -17,14 +17,23 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');
 const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '40'));
-const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
 
 /** Questions an agent might ask: a few words of a topic's title and summary, in a new order. */
 function questions(size: number, count: number): string[] {
   const rand = prng(size);
   return Array.from({ length: count }, () => {
     const topic = syntheticTopic(Math.floor(rand() * size));
-    const words = topic.title.replace(/[()0-9]/g, ' ').split(/\s+/).filter((w) => w.length > 2);
+    const words = topic.title
+      .replace(/[()0-9]/g, ' ')
+      .split(/\s+/)
+      .filter((w) => w.length > 2);
     return `how do we handle ${words.slice(0, 3).join(' ')}`;
   });
 }
@@ -86,7 +95,11 @@ for (const size of sizes) {
 
   // One curate, then the first query pays only an incremental index update.
   const kickoff = JSON.parse((await execa('node', [cli, 'curate', 'bench', '--format', 'json'], { cwd: repo, env })).stdout).data.sessionId;
-  await execa('node', [cli, 'curate', '--session', kickoff, '--response', JSON.stringify({ html: syntheticTopic(size + 1).html }), '--format', 'json'], { cwd: repo, env });
+  await execa(
+    'node',
+    [cli, 'curate', '--session', kickoff, '--response', JSON.stringify({ html: syntheticTopic(size + 1).html }), '--format', 'json'],
+    { cwd: repo, env },
+  );
   const afterCurate = await timed(['query', asked[1]!, '--format', 'json'], repo);
   const afterData = JSON.parse(afterCurate.stdout).data;
 
@@ -98,7 +111,11 @@ for (const size of sizes) {
     queryEndToEnd: percentiles(e2e),
     queryMaxRssMiB: maxRss,
     inProcessMs: percentiles(inProcess),
-    firstAfterCurate: { ms: Math.round(afterCurate.ms), build: afterData.metadata.index.build, indexBuildMs: afterData.metadata.index.buildMs },
+    firstAfterCurate: {
+      ms: Math.round(afterCurate.ms),
+      build: afterData.metadata.index.build,
+      indexBuildMs: afterData.metadata.index.buildMs,
+    },
     nodeFloor: percentiles(floor),
   };
   results.push(row);

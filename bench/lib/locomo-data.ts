@@ -120,7 +120,10 @@ export function splitEvidence(raw: string): string[] {
  * Normalises a question's evidence against the conversation's turn ids: split, fix, keep ids that
  * exist, deduplicate (first occurrence wins).
  */
-export function normaliseEvidence(raw: readonly unknown[], turnIds: ReadonlySet<string>): { evidence: string[]; fixed: string[]; dropped: string[] } {
+export function normaliseEvidence(
+  raw: readonly unknown[],
+  turnIds: ReadonlySet<string>,
+): { evidence: string[]; fixed: string[]; dropped: string[] } {
   const evidence: string[] = [];
   const fixed: string[] = [];
   const dropped: string[] = [];
@@ -168,7 +171,10 @@ export function normaliseConversation(sample: unknown): Conversation {
   const root = record(sample, 'a sample');
   const sampleId = text(root.sample_id, 'sample_id');
   const conversation = record(root.conversation, `${sampleId}.conversation`);
-  const speakers: [string, string] = [text(conversation.speaker_a, `${sampleId} speaker_a`), text(conversation.speaker_b, `${sampleId} speaker_b`)];
+  const speakers: [string, string] = [
+    text(conversation.speaker_a, `${sampleId} speaker_a`),
+    text(conversation.speaker_b, `${sampleId} speaker_b`),
+  ];
 
   // Sessions are the `session_<N>` keys holding a list: one conversation has date keys without sessions.
   const sessionNumbers = Object.keys(conversation)

@@ -196,6 +196,12 @@ export function aggregate(questions: readonly ScoredQuestion[], groups: readonly
       means[name] = members.length === 0 ? Number.NaN : members.reduce((sum, q) => sum + q.metrics[name], 0) / members.length;
     }
     const latencies = members.map((q) => q.latencyMs);
-    return { key: group.key, label: group.label, n: members.length, means, latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } };
+    return {
+      key: group.key,
+      label: group.label,
+      n: members.length,
+      means,
+      latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
+    };
   });
 }

@@ -25,7 +25,12 @@ export interface QueryDoc {
 export interface QueryResult {
   readonly status: 'ok' | 'no-matches';
   readonly matchedDocs: readonly QueryDoc[];
-  readonly metadata: { readonly durationMs: number; readonly totalFound: number; readonly topScore: number; readonly [key: string]: unknown };
+  readonly metadata: {
+    readonly durationMs: number;
+    readonly totalFound: number;
+    readonly topScore: number;
+    readonly [key: string]: unknown;
+  };
 }
 
 export interface Retriever {
@@ -84,9 +89,12 @@ export async function standInRetriever(brv: Brv): Promise<Retriever> {
       // Terms go through the query builder (the question's "?", ":" or "-" are Lunr query syntax),
       // trimmed and stop-word filtered as indexed text is; Lunr's search pipeline then stems them.
       const terms = queryPipeline.run(lunr.tokenizer(question)).filter((t) => t.toString() !== '');
-      const hits = terms.length === 0 ? [] : index.query((q) => {
-        q.term(terms, {});
-      });
+      const hits =
+        terms.length === 0
+          ? []
+          : index.query((q) => {
+              q.term(terms, {});
+            });
       const matchedDocs = hits.slice(0, limit).map((hit) => {
         const doc = docs.get(hit.ref)!;
         return { path: doc.path, topicPath: doc.topicPath, title: doc.title, score: hit.score, format: 'html', rendered_md: doc.rendered };

@@ -60,7 +60,11 @@ export interface Baseline {
 /** retrieval-bench.md, "Baselines to beat" (same data, same protocol). */
 export const BASELINES: Readonly<Record<Variant, readonly Baseline[]>> = {
   turn: [
-    { label: 'BM25 (Lunr-like)', group: '1-5', figures: { 'recall@5': 57.6, 'recall@10': 64.7, 'recall@25': 72.9, 'recall@50': 78.2, mrr: 0.49, 'ndcg@10': 0.508 } },
+    {
+      label: 'BM25 (Lunr-like)',
+      group: '1-5',
+      figures: { 'recall@5': 57.6, 'recall@10': 64.7, 'recall@25': 72.9, 'recall@50': 78.2, mrr: 0.49, 'ndcg@10': 0.508 },
+    },
     { label: 'DRAGON (paper)', group: '1-5', figures: { 'recall@5': 56.7, 'recall@10': 66.2, 'recall@25': 76.7, 'recall@50': 82.7 } },
     { label: 'BM25 (Lunr-like)', group: '4', figures: { 'recall@10': 71.9 } },
     { label: 'BM25 (Lunr-like)', group: '1', figures: { 'recall@10': 36.0 } },
@@ -69,7 +73,13 @@ export const BASELINES: Readonly<Record<Variant, readonly Baseline[]>> = {
     { label: 'BM25 (Lunr-like)', group: '5', figures: { 'recall@10': 71.8 } },
   ],
   // Its "session recall_any @2/@5/@10" is printed under srec@k: see the note in locomo-metrics.ts.
-  session: [{ label: 'BM25 (Lunr-like)', group: '1-5', figures: { 'srec@2': 78.7, 'srec@5': 88.9, 'srec@10': 94.0, 'all@5': 84.2, mrr: 0.813, 'ndcg@10': 0.83 } }],
+  session: [
+    {
+      label: 'BM25 (Lunr-like)',
+      group: '1-5',
+      figures: { 'srec@2': 78.7, 'srec@5': 88.9, 'srec@10': 94.0, 'all@5': 84.2, mrr: 0.813, 'ndcg@10': 0.83 },
+    },
+  ],
 };
 
 /** A mean fraction as the table shows it: recalls in percent (1 decimal), MRR/NDCG with 3 decimals. */
@@ -96,10 +106,20 @@ export function formatTable(variant: Variant, groups: readonly GroupResult[]): s
       Number.isNaN(group.latencyMs.p95) ? '–' : group.latencyMs.p95.toFixed(1),
     ]);
     for (const baseline of BASELINES[variant].filter((b) => b.group === group.key)) {
-      rows.push([`  ${baseline.label}`, '', ...columns.map((c) => (baseline.figures[c.metric] === undefined ? '' : cell(c.metric, baseline.figures[c.metric]))), '', '']);
+      rows.push([
+        `  ${baseline.label}`,
+        '',
+        ...columns.map((c) => (baseline.figures[c.metric] === undefined ? '' : cell(c.metric, baseline.figures[c.metric]))),
+        '',
+        '',
+      ]);
     }
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }

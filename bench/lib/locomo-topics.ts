@@ -60,13 +60,19 @@ export function escapeAttribute(value: string): string {
 
 /** A path segment brv accepts: letters, digits, "_", "-", "." (lowercased; anything else becomes "-"). */
 export function pathSegment(value: string): string {
-  const segment = value.toLowerCase().replace(/[^\p{L}\p{M}\p{N}_.-]+/gu, '-').replace(/^[.-]+/, '');
+  const segment = value
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}_.-]+/gu, '-')
+    .replace(/^[.-]+/, '');
   return segment === '' ? '_' : segment.slice(0, 64);
 }
 
 /** Tag values are comma-separated: a comma inside a name would split it. */
 function tagList(values: readonly string[]): string {
-  return values.map((v) => v.replace(/,/g, ' ').trim()).filter(Boolean).join(',');
+  return values
+    .map((v) => v.replace(/,/g, ' ').trim())
+    .filter(Boolean)
+    .join(',');
 }
 
 function topic(attributes: Record<string, string | undefined>, children: string[]): string {

@@ -22,7 +22,13 @@ export async function writeReport(name: string, data: object): Promise<string> {
   const out = path.join(root, 'bench/results');
   await mkdir(out, { recursive: true });
   const file = path.join(out, `${name}.json`);
-  const machine = { node: process.version, git: (await execa('git', ['version'])).stdout, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30) };
+  const machine = {
+    node: process.version,
+    git: (await execa('git', ['version'])).stdout,
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  };
   await writeFile(file, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...data }, null, 2)}\n`);
   console.log(`wrote ${path.relative(root, file)}`);
   return file;

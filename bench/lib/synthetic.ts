@@ -13,11 +13,136 @@ export function prng(seed: number): () => number {
   };
 }
 
-const DOMAINS = ['security', 'api', 'database', 'frontend', 'infra', 'testing', 'billing', 'search', 'auth', 'observability', 'mobile', 'payments', 'messaging', 'storage', 'build', 'release', 'docs', 'onboarding', 'analytics', 'caching'];
-const NOUNS = ['token', 'session', 'request', 'handler', 'migration', 'index', 'cache', 'queue', 'worker', 'schema', 'endpoint', 'client', 'service', 'config', 'secret', 'bucket', 'pipeline', 'build', 'release', 'metric', 'trace', 'log', 'alert', 'retry', 'timeout', 'webhook', 'invoice', 'user', 'tenant', 'role', 'permission', 'feature flag', 'rollout', 'snapshot', 'replica', 'shard', 'transaction', 'lock', 'event', 'consumer'];
-const VERBS = ['validates', 'rotates', 'caches', 'retries', 'rejects', 'signs', 'encrypts', 'batches', 'streams', 'throttles', 'logs', 'migrates', 'invalidates', 'replicates', 'schedules', 'deduplicates', 'compresses', 'paginates', 'authorizes', 'serializes'];
-const ADJECTIVES = ['idempotent', 'expired', 'stale', 'signed', 'encrypted', 'partitioned', 'read-only', 'eventual', 'strict', 'lazy', 'bounded', 'versioned', 'cold', 'hot', 'sharded', 'atomic', 'optional', 'deprecated', 'internal', 'public'];
-const TOOLS = ['postgres', 'redis', 'kafka', 'nginx', 'terraform', 'kubernetes', 'jwt', 'oauth', 'grpc', 'graphql', 'webpack', 'vite', 'jest', 'playwright', 'sentry', 'prometheus', 'grafana', 's3', 'stripe', 'elasticsearch'];
+const DOMAINS = [
+  'security',
+  'api',
+  'database',
+  'frontend',
+  'infra',
+  'testing',
+  'billing',
+  'search',
+  'auth',
+  'observability',
+  'mobile',
+  'payments',
+  'messaging',
+  'storage',
+  'build',
+  'release',
+  'docs',
+  'onboarding',
+  'analytics',
+  'caching',
+];
+const NOUNS = [
+  'token',
+  'session',
+  'request',
+  'handler',
+  'migration',
+  'index',
+  'cache',
+  'queue',
+  'worker',
+  'schema',
+  'endpoint',
+  'client',
+  'service',
+  'config',
+  'secret',
+  'bucket',
+  'pipeline',
+  'build',
+  'release',
+  'metric',
+  'trace',
+  'log',
+  'alert',
+  'retry',
+  'timeout',
+  'webhook',
+  'invoice',
+  'user',
+  'tenant',
+  'role',
+  'permission',
+  'feature flag',
+  'rollout',
+  'snapshot',
+  'replica',
+  'shard',
+  'transaction',
+  'lock',
+  'event',
+  'consumer',
+];
+const VERBS = [
+  'validates',
+  'rotates',
+  'caches',
+  'retries',
+  'rejects',
+  'signs',
+  'encrypts',
+  'batches',
+  'streams',
+  'throttles',
+  'logs',
+  'migrates',
+  'invalidates',
+  'replicates',
+  'schedules',
+  'deduplicates',
+  'compresses',
+  'paginates',
+  'authorizes',
+  'serializes',
+];
+const ADJECTIVES = [
+  'idempotent',
+  'expired',
+  'stale',
+  'signed',
+  'encrypted',
+  'partitioned',
+  'read-only',
+  'eventual',
+  'strict',
+  'lazy',
+  'bounded',
+  'versioned',
+  'cold',
+  'hot',
+  'sharded',
+  'atomic',
+  'optional',
+  'deprecated',
+  'internal',
+  'public',
+];
+const TOOLS = [
+  'postgres',
+  'redis',
+  'kafka',
+  'nginx',
+  'terraform',
+  'kubernetes',
+  'jwt',
+  'oauth',
+  'grpc',
+  'graphql',
+  'webpack',
+  'vite',
+  'jest',
+  'playwright',
+  'sentry',
+  'prometheus',
+  'grafana',
+  's3',
+  'stripe',
+  'elasticsearch',
+];
 
 function pick<T>(rand: () => number, list: readonly T[]): T {
   return list[Math.floor(rand() * list.length)]!;
@@ -48,14 +173,18 @@ export function syntheticTopic(index: number, seed = 1): SyntheticTopic {
   const tool = pick(rand, TOOLS);
   const path = `${domain}/${noun}_${tool}_${index}`;
   const title = `${pick(rand, ADJECTIVES)} ${noun.replace(/_/g, ' ')} with ${tool} (${index})`;
-  const rules = Array.from({ length: 1 + Math.floor(rand() * 3) }, (_, i) => `<bv-rule severity="${pick(rand, ['must', 'should', 'info'])}" id="r${i}">${escape(sentence(rand))}</bv-rule>`);
+  const rules = Array.from(
+    { length: 1 + Math.floor(rand() * 3) },
+    (_, i) => `<bv-rule severity="${pick(rand, ['must', 'should', 'info'])}" id="r${i}">${escape(sentence(rand))}</bv-rule>`,
+  );
   const facts = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => {
     const subject = `${pick(rand, NOUNS).replace(/ /g, '_')}_${pick(rand, ['ttl', 'limit', 'owner', 'version', 'region'])}`;
     const value = `${1 + Math.floor(rand() * 500)} ${pick(rand, ['seconds', 'requests', 'MB', 'replicas', 'days'])}`;
     return `<bv-fact subject="${subject}" category="project" value="${value}">${escape(sentence(rand))}</bv-fact>`;
   });
   const structure = `<bv-structure><h3>${escape(pick(rand, ADJECTIVES))} flow</h3><ul>${Array.from({ length: 3 }, () => `<li>${escape(sentence(rand))}</li>`).join('')}</ul></bv-structure>`;
-  const decision = rand() < 0.5 ? `<bv-decision id="d1"><p>${escape(sentence(rand))}</p><p>${escape(sentence(rand))}</p></bv-decision>` : '';
+  const decision =
+    rand() < 0.5 ? `<bv-decision id="d1"><p>${escape(sentence(rand))}</p><p>${escape(sentence(rand))}</p></bv-decision>` : '';
   const html = `<bv-topic path="${path}" title="${escape(title)}" summary="${escape(sentence(rand))}" tags="${domain},${tool}" keywords="${noun},${pick(rand, NOUNS).replace(/ /g, '_')}">
   ${structure}
   ${rules.join('\n  ')}

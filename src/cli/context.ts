@@ -19,7 +19,8 @@ export async function withBrv(command: string, argv: GlobalOptions, run: (brv: B
     await run(brv);
   } catch (error) {
     if (isBrvError(error)) printError(command, argv.format, error.kind, error.message, EXIT_FAILURE);
-    else printError(command, argv.format, 'internal-error', `Unexpected failure: ${(error as Error)?.stack ?? String(error)}`, EXIT_FAILURE);
+    else
+      printError(command, argv.format, 'internal-error', `Unexpected failure: ${(error as Error)?.stack ?? String(error)}`, EXIT_FAILURE);
   } finally {
     brv?.close();
   }

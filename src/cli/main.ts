@@ -17,7 +17,8 @@ const args = hideBin(process.argv);
 // BRV_TRACE=1 prints where a command spent its time (performance marks set across the library).
 if (process.env.BRV_TRACE) {
   process.on('exit', () => {
-    for (const mark of performance.getEntriesByType('mark')) process.stderr.write(`${mark.startTime.toFixed(1).padStart(8)} ms  ${mark.name}\n`);
+    for (const mark of performance.getEntriesByType('mark'))
+      process.stderr.write(`${mark.startTime.toFixed(1).padStart(8)} ms  ${mark.name}\n`);
   });
 }
 performance.mark('cli: modules loaded');
@@ -36,7 +37,11 @@ class UsageFailure extends Error {}
 const parser = yargs(args)
   .scriptName(scriptName)
   .usage('$0 <command> [options]\n\nPersistent, structured memory for AI coding agents, stored on refs/brv/* in this git repository.')
-  .option('format', { choices: ['text', 'json'] as const, default: 'text' as OutputFormat, describe: 'Output format (json: one line, for agents and scripts)' })
+  .option('format', {
+    choices: ['text', 'json'] as const,
+    default: 'text' as OutputFormat,
+    describe: 'Output format (json: one line, for agents and scripts)',
+  })
   .option('C', { type: 'string', describe: 'Run as if brv was started in this directory', requiresArg: true })
   .command(initCommand)
   .command(statusCommand)
@@ -65,7 +70,9 @@ const parser = yargs(args)
 // yargs renders (and caches) a command's whole help text every time the command runs, in case a
 // later error wants it: ~40 ms of string-width work per invocation, measured. We print our own
 // errors, so skip that cache; `--help` still renders help on demand.
-const internals = (parser as unknown as { getInternalMethods?: () => { getUsageInstance(): { cacheHelpMessage: () => void } } }).getInternalMethods?.();
+const internals = (
+  parser as unknown as { getInternalMethods?: () => { getUsageInstance(): { cacheHelpMessage: () => void } } }
+).getInternalMethods?.();
 if (internals && !args.some((a) => a === '--help' || a === '-h')) internals.getUsageInstance().cacheHelpMessage = () => {};
 
 try {

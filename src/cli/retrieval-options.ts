@@ -20,7 +20,10 @@ export function retrievalOptions(y: Argv<GlobalOptions>, questionHelp: string): 
     .option('kind', { type: 'string', array: true, describe: 'Only topics with one of these elements, e.g. --kind rule decision' })
     .option('since', { type: 'string', describe: 'Only topics dated (bv-timestamp) on or after YYYY-MM-DD' })
     .option('until', { type: 'string', describe: 'Only topics dated (bv-timestamp) on or before YYYY-MM-DD' })
-    .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }) as unknown as Argv<RetrievalOptions>;
+    .option('at', {
+      type: 'string',
+      describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)',
+    }) as unknown as Argv<RetrievalOptions>;
 }
 
 export function retrievalRequest(argv: RetrievalOptions) {

@@ -71,7 +71,10 @@ export function parseMeta(value: unknown): { ok: true; meta: CurateMeta | undefi
         meta[key] = raw;
         break;
       default:
-        return { ok: false, message: `meta has an unknown key "${key}"; allowed: type, impact, reason, summary, previousSummary, confidence.` };
+        return {
+          ok: false,
+          message: `meta has an unknown key "${key}"; allowed: type, impact, reason, summary, previousSummary, confidence.`,
+        };
     }
   }
   return { ok: true, meta };
@@ -84,7 +87,11 @@ export type ParsedResponse = { ok: true; html: string; meta: CurateMeta | undefi
 /** Parses the continuation body `{"html": "...", "meta": {...}}` (an outer code fence is tolerated). */
 export function parseResponseBody(body: string): ParsedResponse {
   if (Buffer.byteLength(body, 'utf8') > MAX_RESPONSE_BYTES) {
-    return { ok: false, kind: 'too-large', message: `The response is larger than ${MAX_RESPONSE_BYTES / 1024} KiB. Split the knowledge into several topics.` };
+    return {
+      ok: false,
+      kind: 'too-large',
+      message: `The response is larger than ${MAX_RESPONSE_BYTES / 1024} KiB. Split the knowledge into several topics.`,
+    };
   }
   if (body.includes('\u0000')) {
     return { ok: false, kind: 'invalid-encoding', message: 'The response contains a NUL byte. Send UTF-8 text only.' };
@@ -94,14 +101,26 @@ export function parseResponseBody(body: string): ParsedResponse {
   try {
     value = JSON.parse(fence ? fence[1]! : body);
   } catch (error) {
-    return { ok: false, kind: 'invalid-response-format', message: `The response is not valid JSON (${(error as Error).message}). Reply with {"html": "<bv-topic …>", "meta": {…}}.` };
+    return {
+      ok: false,
+      kind: 'invalid-response-format',
+      message: `The response is not valid JSON (${(error as Error).message}). Reply with {"html": "<bv-topic …>", "meta": {…}}.`,
+    };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, kind: 'invalid-response-format', message: 'The response must be a JSON object {"html": "<bv-topic …>", "meta": {…}}.' };
+    return {
+      ok: false,
+      kind: 'invalid-response-format',
+      message: 'The response must be a JSON object {"html": "<bv-topic …>", "meta": {…}}.',
+    };
   }
   const { html, meta } = value as { html?: unknown; meta?: unknown };
   if (typeof html !== 'string' || html.trim().length === 0) {
-    return { ok: false, kind: 'invalid-response-format', message: 'The response needs a non-empty string field "html" holding the <bv-topic> document.' };
+    return {
+      ok: false,
+      kind: 'invalid-response-format',
+      message: 'The response needs a non-empty string field "html" holding the <bv-topic> document.',
+    };
   }
   const parsedMeta = parseMeta(meta);
   if (!parsedMeta.ok) return { ok: false, kind: 'invalid-response-format', message: parsedMeta.message };

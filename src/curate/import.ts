@@ -39,7 +39,12 @@ export async function findTopicFiles(dir: string): Promise<string[]> {
  * Imports many topics as ONE commit (Brv-Op: import): all files are validated first and nothing is
  * written unless every one is valid and no existing topic would be replaced without `overwrite`.
  */
-export async function importTopics(store: ContextStore, branch: string, files: readonly string[], options: { overwrite: boolean; skipInvalid?: boolean; source?: string }): Promise<ImportResult> {
+export async function importTopics(
+  store: ContextStore,
+  branch: string,
+  files: readonly string[],
+  options: { overwrite: boolean; skipInvalid?: boolean; source?: string },
+): Promise<ImportResult> {
   const problems: ImportProblem[] = [];
   const topics = new Map<string, { file: string; html: string }>();
   for (const file of files) {
@@ -56,7 +61,12 @@ export async function importTopics(store: ContextStore, branch: string, files: r
     const blobPath = topicBlobPath(validation.topic.path);
     const previous = topics.get(blobPath);
     if (previous) {
-      problems.push({ file, errors: [{ kind: 'duplicate-path' as TopicError['kind'], message: `Same topic path "${validation.topic.path}" as ${previous.file}.` }] });
+      problems.push({
+        file,
+        errors: [
+          { kind: 'duplicate-path' as TopicError['kind'], message: `Same topic path "${validation.topic.path}" as ${previous.file}.` },
+        ],
+      });
       continue;
     }
     topics.set(blobPath, { file, html: validation.topic.canonicalHtml });
@@ -83,7 +93,15 @@ export async function importTopics(store: ContextStore, branch: string, files: r
       const current = existing.get(blobPath);
       if (current === oid) unchanged++;
       else if (current && !options.overwrite) {
-        conflicts.push({ file: topics.get(blobPath)!.file, errors: [{ kind: 'path-exists' as TopicError['kind'], message: `${blobPath} already exists with other content; pass --overwrite to replace it.` }] });
+        conflicts.push({
+          file: topics.get(blobPath)!.file,
+          errors: [
+            {
+              kind: 'path-exists' as TopicError['kind'],
+              message: `${blobPath} already exists with other content; pass --overwrite to replace it.`,
+            },
+          ],
+        });
       } else {
         (current ? updated : added).push(blobPath.replace(/\.html$/, ''));
         edits.push({ path: blobPath, blob: oid });

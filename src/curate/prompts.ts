@@ -18,7 +18,10 @@ Reply with ONE JSON object and nothing else (the first character is "{", no code
   previousSummary (UPDATE/MERGE: one line describing it before), confidence (high | low).`;
 
 function pathSection(domains: readonly string[]): string {
-  const existing = domains.length > 0 ? `\nExisting domains (reuse one when it fits): ${domains.join(', ')}.` : '\nThe tree is empty: choose a clear first domain.';
+  const existing =
+    domains.length > 0
+      ? `\nExisting domains (reuse one when it fits): ${domains.join(', ')}.`
+      : '\nThe tree is empty: choose a clear first domain.';
   return `# Path format
 path="<domain>/<topic>" or "<domain>/<topic>/<subtopic>": snake_case segments, 1–3 word domains,
 never "misc" or "general". Letters, digits, "_", "-" only.${existing}
@@ -61,10 +64,16 @@ const FIX_HINTS: Record<string, string> = {
   'invalid-nesting': 'Make every bv-* element a direct child of <bv-topic> and use only the allowed tags inside it.',
   'unsafe-html': 'Remove scripts, styles, event handlers and non-http(s) URLs; describe them in text or <code> instead.',
   'too-large': 'Split the knowledge into several smaller topics.',
-  'path-exists': 'Merge your knowledge into the existing topic shown below and resend it (the caller will pass --overwrite), or choose a new path.',
+  'path-exists':
+    'Merge your knowledge into the existing topic shown below and resend it (the caller will pass --overwrite), or choose a new path.',
 };
 
-export function buildCorrectionPrompt(intent: string, previousResponse: string, errors: readonly CurateError[], domains: readonly string[]): string {
+export function buildCorrectionPrompt(
+  intent: string,
+  previousResponse: string,
+  errors: readonly CurateError[],
+  domains: readonly string[],
+): string {
   const bullets = errors.map((e) => `- **${e.kind}** — ${e.message}${FIX_HINTS[e.kind] ? `\n  Fix: ${FIX_HINTS[e.kind]}` : ''}`);
   const sections = [
     'Your previous <bv-topic> response failed validation. Send a corrected JSON response.',

@@ -35,7 +35,9 @@ export function checkFlags(request: CurateRequest): CurateEnvelope | undefined {
   const hasFile = request.responseFile !== undefined;
   if (request.htmlFile !== undefined) {
     if (request.session !== undefined || hasResponse || hasFile || request.deleteResponseFile) {
-      return bad('--html-file is the one-shot mode; it cannot be combined with --session, --response, --response-file or --delete-response-file.');
+      return bad(
+        '--html-file is the one-shot mode; it cannot be combined with --session, --response, --response-file or --delete-response-file.',
+      );
     }
     if (request.intent !== undefined) return bad('--html-file takes no intent text.');
     return undefined;
@@ -51,7 +53,11 @@ export function checkFlags(request: CurateRequest): CurateEnvelope | undefined {
   if (hasResponse && hasFile) return bad('Use --response or --response-file, not both.');
   if (request.deleteResponseFile && !hasFile) return bad('--delete-response-file needs --response-file.');
   if (!hasResponse && !hasFile) {
-    return failed('missing-response', 'Continuing a session needs the agent\'s reply: --response \'<json>\' or --response-file <file>.', request.session);
+    return failed(
+      'missing-response',
+      "Continuing a session needs the agent's reply: --response '<json>' or --response-file <file>.",
+      request.session,
+    );
   }
   return undefined;
 }
@@ -97,7 +103,10 @@ export async function continueSession(ctx: CurateContext, sessionId: string, bod
   const session = await ctx.sessions.load(sessionId);
   performance.mark('curate: session loaded');
   if (!session) {
-    return failed('unknown-session', `No curate session "${sessionId}" (it may have finished, expired after 24 hours, or never existed). Start again with brv curate "<intent>".`);
+    return failed(
+      'unknown-session',
+      `No curate session "${sessionId}" (it may have finished, expired after 24 hours, or never existed). Start again with brv curate "<intent>".`,
+    );
   }
   if (body.trim().length === 0) {
     return failed('empty-response', 'The response is empty. Send the JSON envelope {"html": "<bv-topic …>", "meta": {…}}.', session.id);
@@ -107,7 +116,12 @@ export async function continueSession(ctx: CurateContext, sessionId: string, bod
 
   session.attempts += 1;
   session.lastResponse = body;
-  const result = await writeTopic(ctx.store, parsed.html, parsed.meta, { branch: ctx.branch, overwrite, sessionId: session.id, agent: ctx.agent });
+  const result = await writeTopic(ctx.store, parsed.html, parsed.meta, {
+    branch: ctx.branch,
+    overwrite,
+    sessionId: session.id,
+    agent: ctx.agent,
+  });
   if (result.ok) {
     await ctx.sessions.remove(session.id);
     return doneEnvelope(result);

@@ -14,14 +14,22 @@ export async function readInputFile(file: string, maxBytes = MAX_RESPONSE_BYTES,
   try {
     info = await lstat(file);
   } catch (error) {
-    return { ok: false, kind: `${kindPrefix}-read-error`, message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.` };
+    return {
+      ok: false,
+      kind: `${kindPrefix}-read-error`,
+      message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+    };
   }
   if (!info.isFile()) {
     const what = info.isSymbolicLink() ? 'a symbolic link' : info.isDirectory() ? 'a directory' : 'not a regular file';
     return { ok: false, kind: `${kindPrefix}-not-regular`, message: `${file} is ${what}; pass a regular file.` };
   }
   if (info.size > maxBytes) {
-    return { ok: false, kind: 'too-large', message: `${file} is ${info.size} bytes; the limit is ${maxBytes} bytes. Split the knowledge into several topics.` };
+    return {
+      ok: false,
+      kind: 'too-large',
+      message: `${file} is ${info.size} bytes; the limit is ${maxBytes} bytes. Split the knowledge into several topics.`,
+    };
   }
   let bytes: Buffer;
   try {
@@ -29,13 +37,18 @@ export async function readInputFile(file: string, maxBytes = MAX_RESPONSE_BYTES,
     const handle = await open(file, 'r');
     try {
       const opened = await handle.stat();
-      if (!opened.isFile() || opened.ino !== info.ino) return { ok: false, kind: `${kindPrefix}-not-regular`, message: `${file} changed while it was being read.` };
+      if (!opened.isFile() || opened.ino !== info.ino)
+        return { ok: false, kind: `${kindPrefix}-not-regular`, message: `${file} changed while it was being read.` };
       bytes = await handle.readFile();
     } finally {
       await handle.close();
     }
   } catch (error) {
-    return { ok: false, kind: `${kindPrefix}-read-error`, message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.` };
+    return {
+      ok: false,
+      kind: `${kindPrefix}-read-error`,
+      message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+    };
   }
   if (bytes.length > maxBytes) return { ok: false, kind: 'too-large', message: `${file} is larger than ${maxBytes} bytes.` };
   try {

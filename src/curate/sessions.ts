@@ -24,12 +24,16 @@ export function isSessionId(id: string): boolean {
 function isSession(value: unknown): value is CurateSession {
   const s = value as CurateSession;
   return (
-    typeof s === 'object' && s !== null &&
-    typeof s.id === 'string' && isSessionId(s.id) &&
-    Number.isInteger(s.attempts) && s.attempts >= 0 &&
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.id === 'string' &&
+    isSessionId(s.id) &&
+    Number.isInteger(s.attempts) &&
+    s.attempts >= 0 &&
     typeof s.createdAt === 'number' &&
     (s.step === 'awaiting-generate' || s.step === 'awaiting-correct') &&
-    typeof s.userIntent === 'string' && typeof s.lastResponse === 'string'
+    typeof s.userIntent === 'string' &&
+    typeof s.lastResponse === 'string'
   );
 }
 
@@ -38,10 +42,20 @@ function isSession(value: unknown): value is CurateSession {
  * worktree) can continue a session another one started. Writes are atomic (temp file + rename).
  */
 export class SessionStore {
-  constructor(private readonly dir: string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly dir: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async create(userIntent: string): Promise<CurateSession> {
-    const session: CurateSession = { id: randomUUID(), attempts: 0, createdAt: this.now(), step: 'awaiting-generate', userIntent, lastResponse: '' };
+    const session: CurateSession = {
+      id: randomUUID(),
+      attempts: 0,
+      createdAt: this.now(),
+      step: 'awaiting-generate',
+      userIntent,
+      lastResponse: '',
+    };
     await this.save(session);
     return session;
   }

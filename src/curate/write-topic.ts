@@ -20,7 +20,12 @@ export type WriteResult =
  * Validates a topic and records it as one commit on the brv branch. The existence check runs
  * inside the compare-and-swap loop, so two agents racing for one path cannot both "add" it.
  */
-export async function writeTopic(store: ContextStore, html: string, meta: CurateMeta | undefined, options: WriteOptions): Promise<WriteResult> {
+export async function writeTopic(
+  store: ContextStore,
+  html: string,
+  meta: CurateMeta | undefined,
+  options: WriteOptions,
+): Promise<WriteResult> {
   store.repo.prepareBatchProcesses();
   const validation = validateTopicHtml(html);
   performance.mark('curate: topic validated');
@@ -36,17 +41,29 @@ export async function writeTopic(store: ContextStore, html: string, meta: Curate
     if (existing) {
       const existingHtml = existing.toString('utf8');
       if (existingHtml === topic.canonicalHtml) {
-        return { stop: { ok: true, filePath, topicPath: topic.path, type: meta?.type ?? 'UPDATE', commit: undefined, unchanged: true, warnings: [] } };
+        return {
+          stop: {
+            ok: true,
+            filePath,
+            topicPath: topic.path,
+            type: meta?.type ?? 'UPDATE',
+            commit: undefined,
+            unchanged: true,
+            warnings: [],
+          },
+        };
       }
       if (!options.overwrite) {
         return {
           stop: {
             ok: false,
-            errors: [{
-              kind: 'path-exists',
-              message: `A topic already exists at ${topic.path}. Merge your knowledge into it and resend with --overwrite, or choose another path.`,
-              existingContent: existingHtml,
-            }],
+            errors: [
+              {
+                kind: 'path-exists',
+                message: `A topic already exists at ${topic.path}. Merge your knowledge into it and resend with --overwrite, or choose another path.`,
+                existingContent: existingHtml,
+              },
+            ],
           },
         };
       }

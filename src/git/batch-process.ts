@@ -20,7 +20,8 @@ export abstract class BatchProcess<T> {
     this.child.stdin!.on('error', (error: Error) => this.fail(error));
     this.child.on('error', (error) => this.fail(spawnFailure(error)));
     this.child.on('close', () => {
-      if (!this.closed || this.pending.length > 0) this.fail(new BrvError('git-failed', `git ${args[0]} exited unexpectedly: ${this.stderr.trim()}`));
+      if (!this.closed || this.pending.length > 0)
+        this.fail(new BrvError('git-failed', `git ${args[0]} exited unexpectedly: ${this.stderr.trim()}`));
     });
   }
 

@@ -40,11 +40,25 @@ export async function discoverRepository(cwd: string, revisions: readonly string
 }
 
 async function revParse(cwd: string, revisions: readonly string[]): Promise<string[]> {
-  const common = ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository', '--is-inside-work-tree', '--show-object-format'];
+  const common = [
+    'rev-parse',
+    '--path-format=absolute',
+    '--git-dir',
+    '--git-common-dir',
+    '--is-bare-repository',
+    '--is-inside-work-tree',
+    '--show-object-format',
+  ];
   try {
     // One process in the common case; --show-toplevel fails in bare repositories and inside .git,
     // and any revision that does not resolve fails the whole call: then ask again without them.
-    const attempts = revisions.length > 0 ? [[...common, '--show-toplevel', ...revisions], [...common, '--show-toplevel']] : [[...common, '--show-toplevel']];
+    const attempts =
+      revisions.length > 0
+        ? [
+            [...common, '--show-toplevel', ...revisions],
+            [...common, '--show-toplevel'],
+          ]
+        : [[...common, '--show-toplevel']];
     for (const args of attempts) {
       const result = await runGit(args, { cwd, okExitCodes: [128] });
       if (result.exitCode === 0) return result.stdout.split('\n');

@@ -156,7 +156,12 @@ export class GitRepository {
     } catch (error) {
       // No user.name/user.email configured: knowledge must still be recordable, so sign as brv.
       if (error instanceof GitCommandError && /Please tell me who you are|empty ident|unable to auto-detect email/i.test(error.stderr)) {
-        const identity = { GIT_AUTHOR_NAME: 'brv', GIT_AUTHOR_EMAIL: 'brv@localhost', GIT_COMMITTER_NAME: 'brv', GIT_COMMITTER_EMAIL: 'brv@localhost' };
+        const identity = {
+          GIT_AUTHOR_NAME: 'brv',
+          GIT_AUTHOR_EMAIL: 'brv@localhost',
+          GIT_COMMITTER_NAME: 'brv',
+          GIT_COMMITTER_EMAIL: 'brv@localhost',
+        };
         return (await this.git(args, { input: message, env: identity })).stdout.trim();
       }
       throw error;
@@ -173,7 +178,10 @@ export class GitRepository {
     try {
       await this.git(['update-ref', '--create-reflog', '-m', reflogMessage.replace(/\n/g, ' '), '--stdin', '-z'], { input });
     } catch (error) {
-      if (error instanceof GitCommandError && /but expected|already exists|cannot lock ref|unable to resolve reference|reference is missing/i.test(error.stderr)) {
+      if (
+        error instanceof GitCommandError &&
+        /but expected|already exists|cannot lock ref|unable to resolve reference|reference is missing/i.test(error.stderr)
+      ) {
         throw new RefMovedError(error.stderr.trim().split('\n')[0] ?? 'lock failed');
       }
       throw error;
@@ -183,10 +191,13 @@ export class GitRepository {
   /** All refs under a prefix with the objects they point at. */
   async listRefs(prefix: string): Promise<Array<{ ref: string; oid: string }>> {
     const { stdout } = await this.git(['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
-    return stdout.split('\n').filter(Boolean).map((line) => {
-      const space = line.indexOf(' ');
-      return { oid: line.slice(0, space), ref: line.slice(space + 1) };
-    });
+    return stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const space = line.indexOf(' ');
+        return { oid: line.slice(0, space), ref: line.slice(space + 1) };
+      });
   }
 
   /** Every blob path in a tree (recursive), in git's order. */
@@ -200,10 +211,14 @@ export class GitRepository {
     await this.requireModernGit();
     const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objectname) %(path)', tree]);
     if (stdout.length === 0) return [];
-    return stdout.toString('utf8').split('\0').filter(Boolean).map((line) => {
-      const space = line.indexOf(' ');
-      return { oid: line.slice(0, space), path: line.slice(space + 1) };
-    });
+    return stdout
+      .toString('utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        const space = line.indexOf(' ');
+        return { oid: line.slice(0, space), path: line.slice(space + 1) };
+      });
   }
 
   /** Blob-level differences between two trees (recursive, no rename detection). */

@@ -83,7 +83,10 @@ export class GitCommandError extends BrvError {
   readonly exitCode: number;
   readonly stderr: string;
   constructor(args: readonly string[], exitCode: number, stderr: string) {
-    const shown = args.filter((a) => !a.startsWith('--git-dir=')).slice(0, 4).join(' ');
+    const shown = args
+      .filter((a) => !a.startsWith('--git-dir='))
+      .slice(0, 4)
+      .join(' ');
     super('git-failed', `git ${shown} failed (exit ${exitCode}): ${stderr.trim().split('\n').slice(-3).join(' ')}`);
     this.exitCode = exitCode;
     this.stderr = stderr;

@@ -1,4 +1,4 @@
-import lunr from 'lunr'
+import lunr from 'lunr';
 
 /**
  * The text analysis shared by indexing and querying: NFKC, lowercase, split on anything that is not a
@@ -10,86 +10,88 @@ import lunr from 'lunr'
 
 export interface AnalyzedWord {
   /** The indexed form: normalised, lowercased, stemmed. */
-  readonly term: string
+  readonly term: string;
   /** The word as it appears in the (NFKC-normalised) text, case kept. */
-  readonly original: string
+  readonly original: string;
 }
 
 /** Longer runs are identifiers, hashes or base64: noise in the dictionary, never typed in a query. */
-export const MAX_TERM_LENGTH = 64
+export const MAX_TERM_LENGTH = 64;
 
 // A word: letters, combining marks, digits; an apostrophe inside a word joins (don't → dont, user's → users).
-const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu
-const APOSTROPHE = /['\u2019]/g
+const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
+const APOSTROPHE = /['\u2019]/g;
 // A possessive "'s" goes (James's → james, as "James"); other apostrophes join (don't → dont).
-const POSSESSIVE = /['\u2019]s$/
+const POSSESSIVE = /['\u2019]s$/;
 // eslint-disable-next-line no-control-regex
-const ASCII_ONLY = /^[\u0000-\u007f]*$/
+const ASCII_ONLY = /^[\u0000-\u007f]*$/;
 
 /** lowercased word → stem, or null for a stop word. Bounded: vocabularies of real trees are far smaller. */
-const memo = new Map<string, string | null>()
-const MEMO_LIMIT = 200_000
+const memo = new Map<string, string | null>();
+const MEMO_LIMIT = 200_000;
 
 function stem(word: string): string | null {
-  const known = memo.get(word)
-  if (known !== undefined) return known
-  const token = new lunr.Token(word, {})
-  const result = lunr.stopWordFilter(token) === undefined ? null : lunr.stemmer(token).toString()
-  if (memo.size >= MEMO_LIMIT) memo.clear()
-  memo.set(word, result)
-  return result
+  const known = memo.get(word);
+  if (known !== undefined) return known;
+  const token = new lunr.Token(word, {});
+  const result = lunr.stopWordFilter(token) === undefined ? null : lunr.stemmer(token).toString();
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(word, result);
+  return result;
 }
 
 // "May" is a stop word (the verb) unless a date is written around it: "8 May", "May 8", "May 2023".
-const DAY_BEFORE = /(?<![\p{L}\p{N}])\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+$/iu
-const NUMBER_AFTER = /^\.?,?\s+\d{1,4}(?!\p{L})/u
+const DAY_BEFORE = /(?<![\p{L}\p{N}])\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+$/iu;
+const NUMBER_AFTER = /^\.?,?\s+\d{1,4}(?!\p{L})/u;
 
 /** The month "may" (as a term) when `text[start, end)` is written as part of a date, else null (the stop word). */
 function monthMay(text: string, start: number, end: number): string | null {
-  return DAY_BEFORE.test(text.slice(Math.max(0, start - 12), start)) || NUMBER_AFTER.test(text.slice(end, end + 8)) ? 'may' : null
+  return DAY_BEFORE.test(text.slice(Math.max(0, start - 12), start)) || NUMBER_AFTER.test(text.slice(end, end + 8)) ? 'may' : null;
 }
 
 function normalize(text: string): string {
-  return ASCII_ONLY.test(text) ? text : text.normalize('NFKC')
+  return ASCII_ONLY.test(text) ? text : text.normalize('NFKC');
 }
 
 /** The terms of `text`, in order, repeats kept (term frequencies come from them). */
 export function analyze(text: string): string[] {
-  const terms: string[] = []
-  const lower = normalize(text).toLowerCase()
-  WORD.lastIndex = 0
+  const terms: string[] = [];
+  const lower = normalize(text).toLowerCase();
+  WORD.lastIndex = 0;
   for (let match = WORD.exec(lower); match !== null; match = WORD.exec(lower)) {
-    let word = match[0]
-    if (word.length > MAX_TERM_LENGTH) continue
-    if (word.includes("'") || word.includes('\u2019')) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '')
-    const term = word === 'may' ? monthMay(lower, match.index, match.index + 3) : stem(word)
-    if (term !== null && term !== '') terms.push(term)
+    let word = match[0];
+    if (word.length > MAX_TERM_LENGTH) continue;
+    if (word.includes("'") || word.includes('\u2019')) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '');
+    const term = word === 'may' ? monthMay(lower, match.index, match.index + 3) : stem(word);
+    if (term !== null && term !== '') terms.push(term);
   }
-  return terms
+  return terms;
 }
 
 /** Like `analyze`, keeping the word each term came from (to tell a user which query words matched). */
 export function analyzeWithOriginals(text: string): AnalyzedWord[] {
-  const words: AnalyzedWord[] = []
-  const normalized = normalize(text)
-  WORD.lastIndex = 0
+  const words: AnalyzedWord[] = [];
+  const normalized = normalize(text);
+  WORD.lastIndex = 0;
   for (let match = WORD.exec(normalized); match !== null; match = WORD.exec(normalized)) {
-    const original = match[0]
-    if (original.length > MAX_TERM_LENGTH) continue
-    const word = original.toLowerCase().replace(POSSESSIVE, '').replace(APOSTROPHE, '')
-    const term = word === 'may' ? monthMay(normalized, match.index, match.index + 3) : stem(word)
-    if (term !== null && term !== '') words.push({term, original})
+    const original = match[0];
+    if (original.length > MAX_TERM_LENGTH) continue;
+    const word = original.toLowerCase().replace(POSSESSIVE, '').replace(APOSTROPHE, '');
+    const term = word === 'may' ? monthMay(normalized, match.index, match.index + 3) : stem(word);
+    if (term !== null && term !== '') words.push({ term, original });
   }
-  return words
+  return words;
 }
 
 /** The normalised, lowercased, unstemmed words of `text` (stop words kept): for prefix matching. */
 export function words(text: string): string[] {
-  const lower = normalize(text).toLowerCase()
-  return [...lower.matchAll(WORD)].map((m) => m[0].replace(POSSESSIVE, '').replace(APOSTROPHE, '')).filter((w) => w.length <= MAX_TERM_LENGTH)
+  const lower = normalize(text).toLowerCase();
+  return [...lower.matchAll(WORD)]
+    .map((m) => m[0].replace(POSSESSIVE, '').replace(APOSTROPHE, ''))
+    .filter((w) => w.length <= MAX_TERM_LENGTH);
 }
 
 /** Whether `word` (already lowercased) is one of lunr's English stop words. */
 export function isStopWord(word: string): boolean {
-  return stem(word) === null
+  return stem(word) === null;
 }

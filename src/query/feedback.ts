@@ -1,9 +1,9 @@
-import {FIELD_COUNT as FIELD_COUNT_EXPORT} from './fields.js'
-import type {Segment} from './segment.js'
-import {PostingReader} from './posting-reader.js'
+import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
+import type { Segment } from './segment.js';
+import { PostingReader } from './posting-reader.js';
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
-const FIELD_COUNT: number = FIELD_COUNT_EXPORT
+const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
 
 /**
  * The terms of a few documents of a segment, for pseudo-relevance feedback. A segment stores
@@ -20,149 +20,171 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT
  */
 export interface DocumentTerms {
   /** Term ranks in the segment. */
-  readonly terms: Uint32Array
+  readonly terms: Uint32Array;
   /** Each term's frequency in the document: every field's count times the field's weight. */
-  readonly tf: Float32Array
+  readonly tf: Float32Array;
 }
 
 /** Set bits per byte value: the number of frequencies after a posting's field mask. */
 
 /** Postings read per segment at most (a few ms; the cached vectors take ~8 bytes each). */
-export const FEEDBACK_POSTINGS_BUDGET = 250_000
+export const FEEDBACK_POSTINGS_BUDGET = 250_000;
 
 interface TermVectors {
   /** Document `d`'s entries are `[start[d], start[d + 1])`. */
-  readonly start: Uint32Array
-  readonly terms: Uint32Array
-  readonly tf: Float32Array
+  readonly start: Uint32Array;
+  readonly terms: Uint32Array;
+  readonly tf: Float32Array;
 }
 
 /** What a segment keeps for feedback: for the latest window and field weights only (they change with the stack). */
 interface SegmentState {
   /** Feedback reads answered without vectors. */
-  scans: number
-  window: string
-  ranks: Uint32Array
-  key?: string
-  vectors?: TermVectors
+  scans: number;
+  window: string;
+  ranks: Uint32Array;
+  key?: string;
+  vectors?: TermVectors;
 }
 
-const states = new WeakMap<Segment, SegmentState>()
+const states = new WeakMap<Segment, SegmentState>();
 
 /** The expansion-candidate terms of each of `docs` (documents of `segment`), in the order given. */
-export function documentTerms(segment: Segment, docs: readonly number[], weights: Float64Array, minDf: number, maxDf: number, budget = FEEDBACK_POSTINGS_BUDGET): DocumentTerms[] {
-  const window = `${minDf}:${maxDf}:${budget}`
-  let state = states.get(segment)
-  if (!state || state.window !== window) states.set(segment, (state = {scans: state?.scans ?? 0, window, ranks: termsToInvert(segment, minDf, maxDf, budget)}))
-  const key = weights.join(',')
-  if (state.key !== key) state.vectors = undefined
+export function documentTerms(
+  segment: Segment,
+  docs: readonly number[],
+  weights: Float64Array,
+  minDf: number,
+  maxDf: number,
+  budget = FEEDBACK_POSTINGS_BUDGET,
+): DocumentTerms[] {
+  const window = `${minDf}:${maxDf}:${budget}`;
+  let state = states.get(segment);
+  if (!state || state.window !== window)
+    states.set(segment, (state = { scans: state?.scans ?? 0, window, ranks: termsToInvert(segment, minDf, maxDf, budget) }));
+  const key = weights.join(',');
+  if (state.key !== key) state.vectors = undefined;
   if (!state.vectors && state.scans > 0) {
-    state.key = key
-    state.vectors = invert(segment, state.ranks, weights)
+    state.key = key;
+    state.vectors = invert(segment, state.ranks, weights);
   }
   if (state.vectors) {
-    const {start, terms, tf} = state.vectors
-    return docs.map((doc) => ({terms: terms.subarray(start[doc]!, start[doc + 1]!), tf: tf.subarray(start[doc]!, start[doc + 1]!)}))
+    const { start, terms, tf } = state.vectors;
+    return docs.map((doc) => ({ terms: terms.subarray(start[doc]!, start[doc + 1]!), tf: tf.subarray(start[doc]!, start[doc + 1]!) }));
   }
-  state.scans++
-  return scan(segment, state.ranks, weights, docs)
+  state.scans++;
+  return scan(segment, state.ranks, weights, docs);
 }
 
 /** The terms to invert: df within [minDf, maxDf], lowering maxDf until their postings fit the budget. */
 function termsToInvert(segment: Segment, minDf: number, maxDf: number, budget: number): Uint32Array {
-  const reader = new PostingReader(segment)
-  const dfs = new Uint32Array(segment.termCount)
-  let total = 0
+  const reader = new PostingReader(segment);
+  const dfs = new Uint32Array(segment.termCount);
+  let total = 0;
   for (let rank = 0; rank < segment.termCount; rank++) {
-    const df = reader.start(rank)
-    dfs[rank] = df
-    if (df >= minDf && df <= maxDf) total += df
+    const df = reader.start(rank);
+    dfs[rank] = df;
+    if (df >= minDf && df <= maxDf) total += df;
   }
-  let cutoff = maxDf
+  let cutoff = maxDf;
   if (total > budget) {
     // Postings per df value (df ≤ maxDf), then drop the highest df values until the rest fits.
-    const byDf = new Float64Array(maxDf + 1)
+    const byDf = new Float64Array(maxDf + 1);
     for (let rank = 0; rank < dfs.length; rank++) {
-      const df = dfs[rank]!
-      if (df >= minDf && df <= maxDf) byDf[df]! += df
+      const df = dfs[rank]!;
+      if (df >= minDf && df <= maxDf) byDf[df]! += df;
     }
-    while (cutoff >= minDf && total > budget) total -= byDf[cutoff--]!
+    while (cutoff >= minDf && total > budget) total -= byDf[cutoff--]!;
   }
-  const kept: number[] = []
-  for (let rank = 0; rank < dfs.length; rank++) if (dfs[rank]! >= minDf && dfs[rank]! <= cutoff) kept.push(rank)
-  return Uint32Array.from(kept)
+  const kept: number[] = [];
+  for (let rank = 0; rank < dfs.length; rank++) if (dfs[rank]! >= minDf && dfs[rank]! <= cutoff) kept.push(rank);
+  return Uint32Array.from(kept);
 }
 
 function invert(segment: Segment, ranks: Uint32Array, weights: Float64Array): TermVectors {
-  const docCount = segment.docCount
+  const docCount = segment.docCount;
   // Pass 1 counts each document's entries, pass 2 fills them in.
-  const start = new Uint32Array(docCount + 1)
+  const start = new Uint32Array(docCount + 1);
   forEachPosting(segment, ranks, weights, docCount, (_, doc) => {
-    start[doc + 1]!++
-  })
-  for (let d = 0; d < docCount; d++) start[d + 1]! += start[d]!
-  const fill = start.slice(0, docCount)
-  const terms = new Uint32Array(start[docCount]!)
-  const tf = new Float32Array(start[docCount]!)
+    start[doc + 1]!++;
+  });
+  for (let d = 0; d < docCount; d++) start[d + 1]! += start[d]!;
+  const fill = start.slice(0, docCount);
+  const terms = new Uint32Array(start[docCount]!);
+  const tf = new Float32Array(start[docCount]!);
   forEachPosting(segment, ranks, weights, docCount, (rank, doc, weighted) => {
-    const at = fill[doc]!++
-    terms[at] = rank
-    tf[at] = weighted
-  })
-  return {start, terms, tf}
+    const at = fill[doc]!++;
+    terms[at] = rank;
+    tf[at] = weighted;
+  });
+  return { start, terms, tf };
 }
 
 /** The terms of a few documents without inverting: their postings only, each term's read up to the last document wanted. */
 function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs: readonly number[]): DocumentTerms[] {
-  const reader = new PostingReader(segment)
-  const w0 = weights[0]!, w1 = weights[1]!, w2 = weights[2]!, w3 = weights[3]!, w4 = weights[4]!
+  const reader = new PostingReader(segment);
+  const w0 = weights[0]!,
+    w1 = weights[1]!,
+    w2 = weights[2]!,
+    w3 = weights[3]!,
+    w4 = weights[4]!;
   // slot[doc] = 1 + the document's index in `docs`, 0 for the documents not wanted.
-  const slot = new Uint32Array(segment.docCount)
-  docs.forEach((doc, i) => (slot[doc] = i + 1))
-  const end = docs.reduce((max, doc) => Math.max(max, doc), -1) + 1
-  const terms = docs.map(() => [] as number[])
-  const tfs = docs.map(() => [] as number[])
+  const slot = new Uint32Array(segment.docCount);
+  docs.forEach((doc, i) => (slot[doc] = i + 1));
+  const end = docs.reduce((max, doc) => Math.max(max, doc), -1) + 1;
+  const terms = docs.map(() => [] as number[]);
+  const tfs = docs.map(() => [] as number[]);
   for (let k = 0; k < ranks.length; k++) {
-    const rank = ranks[k]!
-    const df = reader.start(rank)
+    const rank = ranks[k]!;
+    const df = reader.start(rank);
     for (let i = 0; i < df; i++) {
-      reader.next()
-      if (reader.doc >= end) break
-      const wanted = slot[reader.doc]!
+      reader.next();
+      if (reader.doc >= end) break;
+      const wanted = slot[reader.doc]!;
       if (wanted === 0) {
-        reader.skipFrequencies()
-        continue
+        reader.skipFrequencies();
+        continue;
       }
-      const mask = reader.mask
-      let tf = 0
+      const mask = reader.mask;
+      let tf = 0;
       for (let f = 0; f < FIELD_COUNT; f++) {
-        if ((mask & (1 << f)) === 0) continue
-        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
+        if ((mask & (1 << f)) === 0) continue;
+        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4);
       }
-      terms[wanted - 1]!.push(rank)
-      tfs[wanted - 1]!.push(tf)
+      terms[wanted - 1]!.push(rank);
+      tfs[wanted - 1]!.push(tf);
     }
   }
-  return docs.map((_, i) => ({terms: Uint32Array.from(terms[i]!), tf: Float32Array.from(tfs[i]!)}))
+  return docs.map((_, i) => ({ terms: Uint32Array.from(terms[i]!), tf: Float32Array.from(tfs[i]!) }));
 }
 
 /** Decodes the postings of `ranks` below document `end` straight from the segment bytes: (term rank, document, field-weighted frequency). */
-function forEachPosting(segment: Segment, ranks: Uint32Array, weights: Float64Array, end: number, visit: (rank: number, doc: number, tf: number) => void): void {
-  const reader = new PostingReader(segment)
-  const w0 = weights[0]!, w1 = weights[1]!, w2 = weights[2]!, w3 = weights[3]!, w4 = weights[4]!
+function forEachPosting(
+  segment: Segment,
+  ranks: Uint32Array,
+  weights: Float64Array,
+  end: number,
+  visit: (rank: number, doc: number, tf: number) => void,
+): void {
+  const reader = new PostingReader(segment);
+  const w0 = weights[0]!,
+    w1 = weights[1]!,
+    w2 = weights[2]!,
+    w3 = weights[3]!,
+    w4 = weights[4]!;
   for (let k = 0; k < ranks.length; k++) {
-    const rank = ranks[k]!
-    const df = reader.start(rank)
+    const rank = ranks[k]!;
+    const df = reader.start(rank);
     for (let i = 0; i < df; i++) {
-      reader.next()
-      if (reader.doc >= end) break
-      const mask = reader.mask
-      let tf = 0
+      reader.next();
+      if (reader.doc >= end) break;
+      const mask = reader.mask;
+      let tf = 0;
       for (let f = 0; f < FIELD_COUNT; f++) {
-        if ((mask & (1 << f)) === 0) continue
-        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4)
+        if ((mask & (1 << f)) === 0) continue;
+        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4);
       }
-      visit(rank, reader.doc, tf)
+      visit(rank, reader.doc, tf);
     }
   }
 }

@@ -1,11 +1,11 @@
-import type {Segment} from './segment.js'
+import type { Segment } from './segment.js';
 
 /** Set bits per mask byte: how many field frequencies follow a posting's mask. */
-const BITS_SET = Uint8Array.from({length: 256}, (_, mask) => {
-  let n = 0
-  for (let m = mask; m > 0; m >>= 1) n += m & 1
-  return n
-})
+const BITS_SET = Uint8Array.from({ length: 256 }, (_, mask) => {
+  let n = 0;
+  for (let m = mask; m > 0; m >>= 1) n += m & 1;
+  return n;
+});
 
 /**
  * Walks one term's postings straight from the segment bytes: `start` reads the document count, then
@@ -14,44 +14,44 @@ const BITS_SET = Uint8Array.from({length: 256}, (_, mask) => {
  * monomorphic class, so V8 inlines it into the hot loops of search and feedback.
  */
 export class PostingReader {
-  pos = 0
-  doc = 0
-  mask = 0
-  private readonly bytes: Uint8Array
+  pos = 0;
+  doc = 0;
+  mask = 0;
+  private readonly bytes: Uint8Array;
 
   constructor(private readonly segment: Segment) {
-    this.bytes = segment.bytes
+    this.bytes = segment.bytes;
   }
 
   /** Positions at a term's postings and returns its document frequency. */
   start(rank: number): number {
-    this.pos = this.segment.postingsOffset(rank)
-    this.doc = 0
-    return this.varint()
+    this.pos = this.segment.postingsOffset(rank);
+    this.doc = 0;
+    return this.varint();
   }
 
   next(): void {
-    this.doc += this.varint()
-    this.mask = this.bytes[this.pos++]!
+    this.doc += this.varint();
+    this.mask = this.bytes[this.pos++]!;
   }
 
   frequency(): number {
-    return this.varint()
+    return this.varint();
   }
 
   skipFrequencies(): void {
-    for (let n = BITS_SET[this.mask]!; n > 0; ) if (this.bytes[this.pos++]! < 0x80) n--
+    for (let n = BITS_SET[this.mask]!; n > 0;) if (this.bytes[this.pos++]! < 0x80) n--;
   }
 
   private varint(): number {
-    const bytes = this.bytes
-    let byte = bytes[this.pos++]!
-    if (byte < 0x80) return byte
-    let value = byte & 0x7f
+    const bytes = this.bytes;
+    let byte = bytes[this.pos++]!;
+    if (byte < 0x80) return byte;
+    let value = byte & 0x7f;
     for (let shift = 128; byte >= 0x80; shift *= 128) {
-      byte = bytes[this.pos++]!
-      value += (byte & 0x7f) * shift
+      byte = bytes[this.pos++]!;
+      value += (byte & 0x7f) * shift;
     }
-    return value
+    return value;
   }
 }

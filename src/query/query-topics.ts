@@ -66,7 +66,8 @@ export interface SearchResultItem {
 function checkQuestion(question: string): string {
   const text = question.trim();
   if (!text) throw new BrvError('missing-query', 'Say what to look for: brv query "<question>".');
-  if (text.length > MAX_QUESTION_LENGTH) throw new BrvError('too-large', `The question is over ${MAX_QUESTION_LENGTH} characters; ask something shorter.`);
+  if (text.length > MAX_QUESTION_LENGTH)
+    throw new BrvError('too-large', `The question is over ${MAX_QUESTION_LENGTH} characters; ask something shorter.`);
   return text;
 }
 
@@ -80,7 +81,10 @@ const normalized = (score: number) => Math.round((score / (1 + score)) * 10000) 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function filters(options: QueryOptions) {
-  for (const [name, value] of [['since', options.since], ['until', options.until]] as const) {
+  for (const [name, value] of [
+    ['since', options.since],
+    ['until', options.until],
+  ] as const) {
     if (value !== undefined && !DAY.test(value)) throw new BrvError('invalid-date', `--${name} takes a day as YYYY-MM-DD, not "${value}".`);
   }
   const kinds = options.kinds?.map((k) => (k.startsWith('bv-') ? k : `bv-${k}`).toLowerCase());
@@ -93,7 +97,12 @@ async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question:
   const index = await indexes.open(snapshot.commit?.tree);
   performance.mark('query: index opened');
   const result = search(index.stack, question, { limit, scope: scope?.replace(/\/+$/, '') || undefined, ...filters(options) });
-  const info: IndexInfo = { tree: index.tree, build: index.build, buildMs: Math.round(index.buildMs * 10) / 10, changedTopics: index.changedTopics };
+  const info: IndexInfo = {
+    tree: index.tree,
+    build: index.build,
+    buildMs: Math.round(index.buildMs * 10) / 10,
+    changedTopics: index.changedTopics,
+  };
   return { hits: result.hits, totalFound: result.totalFound, info, index };
 }
 
@@ -107,13 +116,21 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
     }
     return { segment: -1, doc: -1 };
   });
-  const texts = await indexes.rendered(index, locations.filter((l) => l.segment >= 0));
+  const texts = await indexes.rendered(
+    index,
+    locations.filter((l) => l.segment >= 0),
+  );
   let next = 0;
   return hits.map((hit, i) => ({ hit, markdown: locations[i]!.segment >= 0 ? texts[next++]! : '' }));
 }
 
 /** `brv query`: ranked topics rendered for an agent, in ByteRover's tool-mode JSON shape. */
-export async function queryTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}): Promise<QueryResult> {
+export async function queryTopics(
+  indexes: TreeIndexStore,
+  snapshot: Snapshot,
+  question: string,
+  options: QueryOptions = {},
+): Promise<QueryResult> {
   const start = performance.now();
   const text = checkQuestion(question);
   const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options);

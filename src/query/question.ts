@@ -1,4 +1,4 @@
-import {analyzeWithOriginals, type AnalyzedWord} from './analyze.js'
+import { analyzeWithOriginals, type AnalyzedWord } from './analyze.js';
 
 /**
  * Query-side handling of natural-language questions. Agents ask brv in sentences ("What kind of art
@@ -9,40 +9,40 @@ import {analyzeWithOriginals, type AnalyzedWord} from './analyze.js'
  * sit in such a phrase; the same word elsewhere in a question is kept.
  */
 
-const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu
+const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 
 /** "what kind of", "which types of", … : the middle word frames the question. */
-const KIND_OF = new Set(['kind', 'kinds', 'type', 'types', 'sort', 'sorts'])
+const KIND_OF = new Set(['kind', 'kinds', 'type', 'types', 'sort', 'sorts']);
 /** "how many", "how long", … : the word after "how" asks for a quantity. */
-const HOW_QUANTITY = new Set(['many', 'much', 'long', 'often', 'far'])
+const HOW_QUANTITY = new Set(['many', 'much', 'long', 'often', 'far']);
 
 /** Character ranges of the words of `query` that only frame the question. */
 function frameWords(query: string): Array<[number, number]> {
-  const tokens = [...query.matchAll(WORD)].map((m) => ({word: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length}))
-  const frame: Array<[number, number]> = []
+  const tokens = [...query.matchAll(WORD)].map((m) => ({ word: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length }));
+  const frame: Array<[number, number]> = [];
   for (let i = 0; i < tokens.length; i++) {
-    const {word} = tokens[i]!
-    const next = tokens[i + 1]
-    const after = tokens[i + 2]
-    if ((word === 'what' || word === 'which') && next && KIND_OF.has(next.word) && after?.word === 'of') frame.push([next.start, next.end])
+    const { word } = tokens[i]!;
+    const next = tokens[i + 1];
+    const after = tokens[i + 2];
+    if ((word === 'what' || word === 'which') && next && KIND_OF.has(next.word) && after?.word === 'of') frame.push([next.start, next.end]);
     if (word === 'how' && next && HOW_QUANTITY.has(next.word)) {
-      frame.push([next.start, next.end])
+      frame.push([next.start, next.end]);
       // "how many times", "how much time": the unit of the count frames it too.
-      if (after && (after.word === 'times' || after.word === 'time')) frame.push([after.start, after.end])
+      if (after && (after.word === 'times' || after.word === 'time')) frame.push([after.start, after.end]);
     }
   }
-  return frame
+  return frame;
 }
 
 /** The analysed words of a question, without the words that only frame it. */
 export function questionWords(query: string): AnalyzedWord[] {
-  const frame = frameWords(query)
-  if (frame.length === 0) return analyzeWithOriginals(query)
-  let text = ''
-  let at = 0
+  const frame = frameWords(query);
+  if (frame.length === 0) return analyzeWithOriginals(query);
+  let text = '';
+  let at = 0;
   for (const [start, end] of frame) {
-    text += `${query.slice(at, start)} `
-    at = end
+    text += `${query.slice(at, start)} `;
+    at = end;
   }
-  return analyzeWithOriginals(text + query.slice(at))
+  return analyzeWithOriginals(text + query.slice(at));
 }

@@ -1,11 +1,11 @@
-import {createHash} from 'node:crypto'
-import {BrvError} from '../errors.js'
-import type {SegmentInput} from './document.js'
-import {FIELD_COUNT as FIELD_COUNT_EXPORT} from './fields.js'
-import {mergeSegments, Segment} from './segment.js'
+import { createHash } from 'node:crypto';
+import { BrvError } from '../errors.js';
+import type { SegmentInput } from './document.js';
+import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
+import { mergeSegments, Segment } from './segment.js';
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
-const FIELD_COUNT: number = FIELD_COUNT_EXPORT
+const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
 
 /**
  * The index of one tree is a stack of segments plus a set of deleted paths. A curate adds a small
@@ -18,133 +18,141 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT
  */
 export interface SegmentStack {
   /** Oldest first. */
-  readonly segments: readonly Segment[]
-  readonly deleted: ReadonlySet<string>
+  readonly segments: readonly Segment[];
+  readonly deleted: ReadonlySet<string>;
 }
 
 /** Which documents of a stack are live, and statistics over exactly those. Computed once per stack. */
 export interface LiveView {
-  readonly segments: readonly Segment[]
+  readonly segments: readonly Segment[];
   /** Per segment: undefined when every document is live, else 1 at each dead document. */
-  readonly dead: ReadonlyArray<Uint8Array | undefined>
-  readonly liveCount: number
+  readonly dead: ReadonlyArray<Uint8Array | undefined>;
+  readonly liveCount: number;
   /** Sum of each field's length over the live documents. */
-  readonly fieldTotals: Float64Array
+  readonly fieldTotals: Float64Array;
 }
 
-const views = new WeakMap<SegmentStack, LiveView>()
+const views = new WeakMap<SegmentStack, LiveView>();
 
 /** The live view of `stack`, cached on the stack object (treat stacks as immutable). */
 export function liveView(stack: SegmentStack): LiveView {
-  const cached = views.get(stack)
-  if (cached) return cached
-  const {segments} = stack
-  const dead: Array<Uint8Array | undefined> = segments.map(() => undefined)
+  const cached = views.get(stack);
+  if (cached) return cached;
+  const { segments } = stack;
+  const dead: Array<Uint8Array | undefined> = segments.map(() => undefined);
   const kill = (s: number, doc: number) => {
-    const mask = (dead[s] ??= new Uint8Array(segments[s]!.docCount))
-    mask[doc] = 1
-  }
+    const mask = (dead[s] ??= new Uint8Array(segments[s]!.docCount));
+    mask[doc] = 1;
+  };
   for (const path of stack.deleted) {
     segments.forEach((segment, s) => {
-      const doc = segment.findPath(path)
-      if (doc >= 0) kill(s, doc)
-    })
+      const doc = segment.findPath(path);
+      if (doc >= 0) kill(s, doc);
+    });
   }
   // Newer segments shadow older ones. Deltas are small, so look their paths up in the older segments.
   for (let newer = segments.length - 1; newer > 0; newer--) {
-    const segment = segments[newer]!
+    const segment = segments[newer]!;
     for (let doc = 0; doc < segment.docCount; doc++) {
-      const path = segment.pathBytes(doc)
+      const path = segment.pathBytes(doc);
       for (let older = 0; older < newer; older++) {
-        const found = segments[older]!.findPath(path)
-        if (found >= 0) kill(older, found)
+        const found = segments[older]!.findPath(path);
+        if (found >= 0) kill(older, found);
       }
     }
   }
-  let liveCount = 0
-  const fieldTotals = new Float64Array(FIELD_COUNT)
+  let liveCount = 0;
+  const fieldTotals = new Float64Array(FIELD_COUNT);
   segments.forEach((segment, s) => {
-    liveCount += segment.docCount
-    for (let f = 0; f < FIELD_COUNT; f++) fieldTotals[f]! += segment.fieldTotals[f]!
-    const mask = dead[s]
-    if (!mask) return
+    liveCount += segment.docCount;
+    for (let f = 0; f < FIELD_COUNT; f++) fieldTotals[f]! += segment.fieldTotals[f]!;
+    const mask = dead[s];
+    if (!mask) return;
     for (let doc = 0; doc < segment.docCount; doc++) {
-      if (mask[doc] !== 1) continue
-      liveCount--
-      for (let f = 0; f < FIELD_COUNT; f++) fieldTotals[f]! -= segment.fieldLength(doc, f)
+      if (mask[doc] !== 1) continue;
+      liveCount--;
+      for (let f = 0; f < FIELD_COUNT; f++) fieldTotals[f]! -= segment.fieldLength(doc, f);
     }
-  })
-  const view = {segments, dead, liveCount, fieldTotals}
-  views.set(stack, view)
-  return view
+  });
+  const view = { segments, dead, liveCount, fieldTotals };
+  views.set(stack, view);
+  return view;
 }
 
 /** Merges the live documents of a stack into one segment: the same bytes a rebuild would produce. */
 export function compact(stack: SegmentStack): Uint8Array {
-  const view = liveView(stack)
-  return mergeSegments(view.segments.map((segment, s) => ({segment, dead: view.dead[s]})))
+  const view = liveView(stack);
+  return mergeSegments(view.segments.map((segment, s) => ({ segment, dead: view.dead[s] })));
 }
 
 // ---------------------------------------------------------------------------------------------
 // The on-disk manifest: `<git-common-dir>/brv/index/<tree-oid>.json` names segment files.
 
-export const STACK_MANIFEST_FORMAT = 1
+export const STACK_MANIFEST_FORMAT = 1;
 
 export interface SegmentEntry {
   /** A file name next to the manifest, e.g. from `segmentFileName`. */
-  readonly file: string
-  readonly docs: number
+  readonly file: string;
+  readonly docs: number;
 }
 
 export interface StackManifest {
-  readonly format: typeof STACK_MANIFEST_FORMAT
+  readonly format: typeof STACK_MANIFEST_FORMAT;
   /** Oldest first. */
-  readonly segments: readonly SegmentEntry[]
-  readonly deleted: readonly string[]
+  readonly segments: readonly SegmentEntry[];
+  readonly deleted: readonly string[];
 }
 
-export const EMPTY_MANIFEST: StackManifest = {format: STACK_MANIFEST_FORMAT, segments: [], deleted: []}
+export const EMPTY_MANIFEST: StackManifest = { format: STACK_MANIFEST_FORMAT, segments: [], deleted: [] };
 
 export function serializeStack(manifest: StackManifest): string {
-  return `${JSON.stringify({format: manifest.format, segments: manifest.segments.map(({file, docs}) => ({file, docs})), deleted: [...manifest.deleted].sort()})}\n`
+  return `${JSON.stringify({ format: manifest.format, segments: manifest.segments.map(({ file, docs }) => ({ file, docs })), deleted: [...manifest.deleted].sort() })}\n`;
 }
 
-const SAFE_FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/
+const SAFE_FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
 export function parseStackManifest(text: string): StackManifest {
-  const bad = (why: string) => new BrvError('index-corrupt', `The search index manifest is unreadable (${why}); delete it and brv rebuilds the index on the next query.`)
-  let value: unknown
+  const bad = (why: string) =>
+    new BrvError(
+      'index-corrupt',
+      `The search index manifest is unreadable (${why}); delete it and brv rebuilds the index on the next query.`,
+    );
+  let value: unknown;
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(text);
   } catch {
-    throw bad('not JSON')
+    throw bad('not JSON');
   }
-  if (typeof value !== 'object' || value === null) throw bad('not an object')
-  const {format, segments, deleted} = value as Record<string, unknown>
-  if (format !== STACK_MANIFEST_FORMAT) throw bad(`format ${String(format)}, this brv reads ${STACK_MANIFEST_FORMAT}`)
-  if (!Array.isArray(segments) || !Array.isArray(deleted)) throw bad('segments or deleted missing')
+  if (typeof value !== 'object' || value === null) throw bad('not an object');
+  const { format, segments, deleted } = value as Record<string, unknown>;
+  if (format !== STACK_MANIFEST_FORMAT) throw bad(`format ${String(format)}, this brv reads ${STACK_MANIFEST_FORMAT}`);
+  if (!Array.isArray(segments) || !Array.isArray(deleted)) throw bad('segments or deleted missing');
   for (const entry of segments) {
-    const {file, docs} = (entry ?? {}) as Record<string, unknown>
-    if (typeof file !== 'string' || !SAFE_FILE.test(file) || file.includes('..')) throw bad('a segment file name is unsafe')
-    if (typeof docs !== 'number' || !Number.isInteger(docs) || docs < 0) throw bad('a segment document count is invalid')
+    const { file, docs } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof file !== 'string' || !SAFE_FILE.test(file) || file.includes('..')) throw bad('a segment file name is unsafe');
+    if (typeof docs !== 'number' || !Number.isInteger(docs) || docs < 0) throw bad('a segment document count is invalid');
   }
-  if (!deleted.every((p) => typeof p === 'string')) throw bad('deleted paths must be strings')
-  return {format, segments: segments.map(({file, docs}: SegmentEntry) => ({file, docs})), deleted: [...(deleted as string[])]}
+  if (!deleted.every((p) => typeof p === 'string')) throw bad('deleted paths must be strings');
+  return { format, segments: segments.map(({ file, docs }: SegmentEntry) => ({ file, docs })), deleted: [...(deleted as string[])] };
 }
 
 /** Opens the segments a manifest names; `load(file)` returns a segment file's bytes. */
 export function openStack(manifest: StackManifest, load: (file: string) => Uint8Array): SegmentStack {
-  const segments = manifest.segments.map(({file, docs}) => {
-    const segment = Segment.open(load(file))
-    if (segment.docCount !== docs) throw new BrvError('index-corrupt', `Search index segment ${file} has ${segment.docCount} documents, the manifest says ${docs}; delete the index and brv rebuilds it.`)
-    return segment
-  })
-  return {segments, deleted: new Set(manifest.deleted)}
+  const segments = manifest.segments.map(({ file, docs }) => {
+    const segment = Segment.open(load(file));
+    if (segment.docCount !== docs)
+      throw new BrvError(
+        'index-corrupt',
+        `Search index segment ${file} has ${segment.docCount} documents, the manifest says ${docs}; delete the index and brv rebuilds it.`,
+      );
+    return segment;
+  });
+  return { segments, deleted: new Set(manifest.deleted) };
 }
 
 /** A content-addressed file name for segment bytes: equal segments share a file across trees. */
 export function segmentFileName(bytes: Uint8Array): string {
-  return `${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}.seg`
+  return `${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}.seg`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,24 +160,24 @@ export function segmentFileName(bytes: Uint8Array): string {
 
 export interface IndexChanges {
   /** Topics added or modified since the previous tree: their new documents. */
-  readonly upserted: readonly SegmentInput[]
+  readonly upserted: readonly SegmentInput[];
   /** Paths of topics removed since the previous tree. */
-  readonly removed: readonly string[]
+  readonly removed: readonly string[];
 }
 
 export interface IndexUpdatePlan {
   /** Build these into the new segment (`buildSegment`); empty when the change only removes topics. */
-  readonly documents: SegmentInput[]
+  readonly documents: SegmentInput[];
   /** The new manifest's deleted set. */
-  readonly deleted: string[]
+  readonly deleted: string[];
   /** Whether the stack, once updated, is due for `compact`. */
-  readonly compact: boolean
+  readonly compact: boolean;
 }
 
 /** Rule of thumb: compact past this many segments… */
-export const MAX_SEGMENTS = 8
+export const MAX_SEGMENTS = 8;
 /** …or when delta documents plus deleted paths exceed this share of the base segment. */
-export const MAX_DELTA_RATIO = 0.1
+export const MAX_DELTA_RATIO = 0.1;
 
 /**
  * Compaction pays off when a stack has many segments (every query walks each) or when deltas and
@@ -177,35 +185,41 @@ export const MAX_DELTA_RATIO = 0.1
  * lookups and space). A compaction of a 10,000-topic stack merges postings without re-analysing text.
  */
 export function shouldCompact(manifest: StackManifest): boolean {
-  if (manifest.segments.length > MAX_SEGMENTS) return true
-  if (manifest.segments.length <= 1) return manifest.deleted.length > 0 && manifest.deleted.length > MAX_DELTA_RATIO * (manifest.segments[0]?.docs ?? 0)
-  const deltas = manifest.segments.slice(1).reduce((sum, s) => sum + s.docs, 0) + manifest.deleted.length
-  return deltas > MAX_DELTA_RATIO * manifest.segments[0]!.docs
+  if (manifest.segments.length > MAX_SEGMENTS) return true;
+  if (manifest.segments.length <= 1)
+    return manifest.deleted.length > 0 && manifest.deleted.length > MAX_DELTA_RATIO * (manifest.segments[0]?.docs ?? 0);
+  const deltas = manifest.segments.slice(1).reduce((sum, s) => sum + s.docs, 0) + manifest.deleted.length;
+  return deltas > MAX_DELTA_RATIO * manifest.segments[0]!.docs;
 }
 
 /** Plans the index of a new tree from the previous tree's stack and the diff between the trees. */
 export function planIndexUpdate(previous: StackManifest, changes: IndexChanges): IndexUpdatePlan {
-  const documents = new Map<string, SegmentInput>()
-  for (const doc of changes.upserted) documents.set(doc.path, doc) // the last version of a path wins
-  const deleted = new Set(previous.deleted)
-  for (const path of changes.removed) if (!documents.has(path)) deleted.add(path)
-  for (const path of documents.keys()) deleted.delete(path)
-  const plan = {documents: [...documents.values()], deleted: [...deleted].sort()}
-  const after = applyIndexUpdate(previous, {...plan, compact: false}, plan.documents.length > 0 ? {file: 'pending.seg', docs: plan.documents.length} : undefined)
-  return {...plan, compact: shouldCompact(after)}
+  const documents = new Map<string, SegmentInput>();
+  for (const doc of changes.upserted) documents.set(doc.path, doc); // the last version of a path wins
+  const deleted = new Set(previous.deleted);
+  for (const path of changes.removed) if (!documents.has(path)) deleted.add(path);
+  for (const path of documents.keys()) deleted.delete(path);
+  const plan = { documents: [...documents.values()], deleted: [...deleted].sort() };
+  const after = applyIndexUpdate(
+    previous,
+    { ...plan, compact: false },
+    plan.documents.length > 0 ? { file: 'pending.seg', docs: plan.documents.length } : undefined,
+  );
+  return { ...plan, compact: shouldCompact(after) };
 }
 
 /** The manifest after `plan`, given the file the new segment was written to (undefined if no documents). */
 export function applyIndexUpdate(previous: StackManifest, plan: IndexUpdatePlan, segment: SegmentEntry | undefined): StackManifest {
-  if (plan.documents.length > 0 && segment === undefined) throw new Error('applyIndexUpdate: the plan has documents, so it needs the new segment file.')
+  if (plan.documents.length > 0 && segment === undefined)
+    throw new Error('applyIndexUpdate: the plan has documents, so it needs the new segment file.');
   return {
     format: STACK_MANIFEST_FORMAT,
     segments: segment && plan.documents.length > 0 ? [...previous.segments, segment] : [...previous.segments],
     deleted: plan.deleted,
-  }
+  };
 }
 
 /** The manifest of a freshly built or compacted single segment. */
 export function singleSegmentManifest(segment: SegmentEntry): StackManifest {
-  return {format: STACK_MANIFEST_FORMAT, segments: [segment], deleted: []}
+  return { format: STACK_MANIFEST_FORMAT, segments: [segment], deleted: [] };
 }

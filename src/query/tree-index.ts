@@ -73,7 +73,10 @@ export class TreeIndexStore {
   private readonly manifests: string;
   private readonly segments: string;
 
-  constructor(private readonly repo: GitRepository, indexRoot: string) {
+  constructor(
+    private readonly repo: GitRepository,
+    indexRoot: string,
+  ) {
     this.dir = path.join(indexRoot, `v${INDEX_VERSION}`);
     this.manifests = path.join(this.dir, 'trees');
     this.segments = path.join(this.dir, 'segments');
@@ -125,7 +128,9 @@ export class TreeIndexStore {
       return undefined; // the previous tree is gone (garbage-collected): rebuild
     }
     if (changes.length > MAX_INCREMENTAL_CHANGES) return undefined;
-    const { documents: upserted, rendered } = await this.readDocuments(changes.filter((c) => c.status !== 'D').map((c) => ({ path: c.path, oid: c.newOid })));
+    const { documents: upserted, rendered } = await this.readDocuments(
+      changes.filter((c) => c.status !== 'D').map((c) => ({ path: c.path, oid: c.newOid })),
+    );
     const removed = changes.filter((c) => c.status === 'D').map((c) => topicPathFromBlobPath(c.path)!);
     const plan = planIndexUpdate(previous, { upserted, removed });
     let entry: SegmentEntry | undefined;
@@ -165,7 +170,10 @@ export class TreeIndexStore {
       const bytes = buildSegment(documents);
       const lookup = byPath(bytes, rendered);
       const segment = Segment.open(bytes);
-      parts.push({ segment, docstore: new DocstoreBytes(buildDocstore(Array.from({ length: segment.docCount }, (_, i) => lookup(i).toString('utf8')))) });
+      parts.push({
+        segment,
+        docstore: new DocstoreBytes(buildDocstore(Array.from({ length: segment.docCount }, (_, i) => lookup(i).toString('utf8')))),
+      });
     }
     if (parts.length === 1) {
       const [{ segment, docstore }] = parts as [(typeof parts)[0]];
@@ -185,7 +193,9 @@ export class TreeIndexStore {
   }
 
   /** Reads, analyses and renders topic blobs; blobs that are not topics (written by plain git) are skipped. */
-  private async readDocuments(blobs: ReadonlyArray<{ path: string; oid: string }>): Promise<{ documents: SegmentInput[]; rendered: Map<string, string> }> {
+  private async readDocuments(
+    blobs: ReadonlyArray<{ path: string; oid: string }>,
+  ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string> }> {
     const documents: SegmentInput[] = [];
     const rendered = new Map<string, string>();
     if (blobs.length === 0) return { documents, rendered };
@@ -276,7 +286,8 @@ export class TreeIndexStore {
     const now = Date.now();
     for (const file of await readdir(this.segments)) {
       // A temp file may belong to another process building right now: leave young ones alone.
-      if (file.endsWith('.tmp') && now - (await stat(path.join(this.segments, file)).catch(() => ({ mtimeMs: 0 }))).mtimeMs < 600_000) continue;
+      if (file.endsWith('.tmp') && now - (await stat(path.join(this.segments, file)).catch(() => ({ mtimeMs: 0 }))).mtimeMs < 600_000)
+        continue;
       if (!used.has(file.replace(/\.md$/, ''))) await rm(path.join(this.segments, file), { force: true });
     }
   }

@@ -54,7 +54,10 @@ export class Brv {
   readonly store: ContextStore;
   readonly sessions: SessionStore;
 
-  private constructor(readonly repo: GitRepository, readonly branch: string) {
+  private constructor(
+    readonly repo: GitRepository,
+    readonly branch: string,
+  ) {
     this.store = new ContextStore(repo);
     this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
   }
@@ -119,7 +122,11 @@ export class Brv {
     } catch (error) {
       throw new BrvError('import-read-error', `Cannot read ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
     }
-    return importTopics(this.store, this.branch, files, { overwrite: options.overwrite ?? false, skipInvalid: options.skipInvalid ?? false, source: dir });
+    return importTopics(this.store, this.branch, files, {
+      overwrite: options.overwrite ?? false,
+      skipInvalid: options.skipInvalid ?? false,
+      source: dir,
+    });
   }
 
   /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */
@@ -144,7 +151,10 @@ export class Brv {
           .map((f) => topicPathFromBlobPath(f))
           .filter((p): p is NonNullable<typeof p> => p !== undefined);
       } else {
-        throw new BrvError('not-found', `No topic at ${topicPath} on brv branch ${this.branch}. List topics with brv status or brv curate view.`);
+        throw new BrvError(
+          'not-found',
+          `No topic at ${topicPath} on brv branch ${this.branch}. List topics with brv status or brv curate view.`,
+        );
       }
       return {
         write: {
@@ -171,13 +181,22 @@ export class Brv {
     const filePath = topicBlobPath(normalized.path);
     const blob = await this.store.readFile(snapshot, filePath);
     if (!blob) {
-      const hint = (await this.store.pathKind(snapshot, normalized.path)) === 'folder' ? ` It is a folder: list it with brv ls ${normalized.path}.` : ' List topics with brv ls.';
+      const hint =
+        (await this.store.pathKind(snapshot, normalized.path)) === 'folder'
+          ? ` It is a folder: list it with brv ls ${normalized.path}.`
+          : ' List topics with brv ls.';
       throw new BrvError('not-found', `No topic at ${normalized.path}${options.at ? ` at ${options.at}` : ''}.${hint}`);
     }
     const html = blob.toString('utf8');
     if (options.raw) return { path: filePath, topicPath: normalized.path, format: 'html', content: html, commit: snapshot.commit!.oid };
     const { renderStoredTopic } = await import('../topic/stored.js');
-    return { path: filePath, topicPath: normalized.path, format: 'markdown', content: renderStoredTopic(html), commit: snapshot.commit!.oid };
+    return {
+      path: filePath,
+      topicPath: normalized.path,
+      format: 'markdown',
+      content: renderStoredTopic(html),
+      commit: snapshot.commit!.oid,
+    };
   }
 
   /** Topic paths under a folder prefix (all topics without one). */

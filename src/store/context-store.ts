@@ -147,7 +147,10 @@ export class ContextStore {
       } catch (error) {
         if (!(error instanceof RefMovedError)) throw error;
         if (attempt >= MAX_ATTEMPTS) {
-          throw new BrvError('ref-contention', `Gave up after ${attempt} attempts: ${snapshot.ref} kept changing under this write. Try again.`);
+          throw new BrvError(
+            'ref-contention',
+            `Gave up after ${attempt} attempts: ${snapshot.ref} kept changing under this write. Try again.`,
+          );
         }
         await sleep(Math.min(200, 5 * attempt) + Math.random() * 20 * Math.min(attempt, 5));
       }
@@ -171,9 +174,14 @@ export class ContextStore {
 /** The blob id of `.brv/format` as brv writes it ("1\n"), so a tip at this format needs no read. */
 function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string {
   const content = `${FORMAT_VERSION}\n`;
-  return createHash(objectFormat).update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex');
+  return createHash(objectFormat)
+    .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+    .digest('hex');
 }
 
 function looksLikeDate(rev: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(rev) || /^\d+ (second|minute|hour|day|week|month|year)s? ago$/.test(rev);
+  return (
+    /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(rev) ||
+    /^\d+ (second|minute|hour|day|week|month|year)s? ago$/.test(rev)
+  );
 }

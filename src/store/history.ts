@@ -16,7 +16,19 @@ const STATUS: Record<string, HistoryEntry['changes'][number]['status']> = { A: '
 /** The commits of a brv ref, newest first, with their trailers and the files each one changed. */
 export async function readHistory(repo: GitRepository, ref: string, limit: number): Promise<HistoryEntry[]> {
   const { stdout } = await repo.git(
-    ['-c', 'core.quotePath=false', 'log', `-n${limit}`, '--no-renames', '--first-parent', '-m', '--name-status', '--format=%x1e%H%x1f%P%x1f%aI%x1f%an <%ae>%x1f%B%x1f', ref, '--'],
+    [
+      '-c',
+      'core.quotePath=false',
+      'log',
+      `-n${limit}`,
+      '--no-renames',
+      '--first-parent',
+      '-m',
+      '--name-status',
+      '--format=%x1e%H%x1f%P%x1f%aI%x1f%an <%ae>%x1f%B%x1f',
+      ref,
+      '--',
+    ],
     { okExitCodes: [128] },
   );
   const entries: HistoryEntry[] = [];

@@ -34,7 +34,10 @@ const MAX_VALUE_LENGTH = 500;
 
 /** Trailer values are single lines; anything longer than a sentence belongs in the topic. */
 export function oneLine(value: string, max = MAX_VALUE_LENGTH): string {
-  const flat = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = value
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -54,7 +57,10 @@ export interface ParsedCommitMessage {
 }
 
 export function parseCommitMessage(message: string): ParsedCommitMessage {
-  const paragraphs = message.replace(/\r/g, '').trimEnd().split(/\n{2,}/);
+  const paragraphs = message
+    .replace(/\r/g, '')
+    .trimEnd()
+    .split(/\n{2,}/);
   const subject = (paragraphs[0] ?? '').split('\n')[0] ?? '';
   const meta: Partial<CommitMeta> = {};
   const last = paragraphs.length > 1 ? paragraphs[paragraphs.length - 1]! : '';

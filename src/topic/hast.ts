@@ -1,67 +1,74 @@
-import type {Element, Nodes, Properties, RootContent} from 'hast'
-import {find, html} from 'property-information'
+import type { Element, Nodes, Properties, RootContent } from 'hast';
+import { find, html } from 'property-information';
 
 export function isBvTag(tagName: string): boolean {
-  return tagName.startsWith('bv-')
+  return tagName.startsWith('bv-');
 }
 
 export function isBlankText(node: Nodes | RootContent): boolean {
-  return node.type === 'text' && node.value.trim() === ''
+  return node.type === 'text' && node.value.trim() === '';
 }
 
 /** The HTML attribute name of a hast property name (`onClick` → `onclick`, `className` → `class`). */
 export function attributeName(property: string): string {
-  return find(html, property).attribute
+  return find(html, property).attribute;
 }
 
 function attributeValue(property: string, value: Properties[string]): string | undefined {
-  if (value === null || value === undefined || value === false) return undefined
-  if (value === true) return ''
-  if (Array.isArray(value)) return value.join(find(html, property).commaSeparated ? ',' : ' ')
-  return String(value)
+  if (value === null || value === undefined || value === false) return undefined;
+  if (value === true) return '';
+  if (Array.isArray(value)) return value.join(find(html, property).commaSeparated ? ',' : ' ');
+  return String(value);
 }
 
 /** An element's attributes as HTML names → string values, in source order. */
 export function attributesOf(element: Element): Map<string, string> {
-  const result = new Map<string, string>()
+  const result = new Map<string, string>();
   for (const [property, raw] of Object.entries(element.properties)) {
-    const value = attributeValue(property, raw)
-    if (value !== undefined) result.set(attributeName(property), value)
+    const value = attributeValue(property, raw);
+    if (value !== undefined) result.set(attributeName(property), value);
   }
-  return result
+  return result;
 }
 
 /** Every element below (and including) `node`, depth first. */
 export function* elementsIn(node: Nodes): Generator<Element> {
-  if (node.type === 'element') yield node
-  if ('children' in node) for (const child of node.children) yield* elementsIn(child)
+  if (node.type === 'element') yield node;
+  if ('children' in node) for (const child of node.children) yield* elementsIn(child);
 }
 
 /** Text with a space at every element boundary, whitespace collapsed. Iterative: safe on any depth. */
 export function flatText(node: Nodes): string {
-  const parts: string[] = []
-  const stack: Array<Nodes | ' '> = [node]
+  const parts: string[] = [];
+  const stack: Array<Nodes | ' '> = [node];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (next === ' ' || next.type === 'text') parts.push(next === ' ' ? ' ' : next.value)
-    else if (next.type === 'element' || next.type === 'root') stack.push(' ', ...[...next.children].reverse(), ' ')
+    if (next === ' ' || next.type === 'text') parts.push(next === ' ' ? ' ' : next.value);
+    else if (next.type === 'element' || next.type === 'root') stack.push(' ', ...[...next.children].reverse(), ' ');
   }
-  return parts.join('').replace(/\s+/g, ' ').trim()
+  return parts.join('').replace(/\s+/g, ' ').trim();
 }
 
 /** Deepest element nesting under `node`, computed without recursion. */
 export function nestingDepth(node: Nodes): number {
-  let max = 0
-  const stack: Array<[Nodes, number]> = [[node, 0]]
+  let max = 0;
+  const stack: Array<[Nodes, number]> = [[node, 0]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [current, depth] = next
-    max = Math.max(max, depth)
-    if ('children' in current) for (const child of current.children) stack.push([child, child.type === 'element' ? depth + 1 : depth])
+    const [current, depth] = next;
+    max = Math.max(max, depth);
+    if ('children' in current) for (const child of current.children) stack.push([child, child.type === 'element' ? depth + 1 : depth]);
   }
-  return max
+  return max;
 }
 
 /** Splits a comma-separated attribute: trimmed, empties and exact duplicates dropped, order kept. */
 export function splitList(value: string | undefined): string[] {
-  if (value === undefined) return []
-  return [...new Set(value.split(',').map((item) => item.trim()).filter((item) => item !== ''))]
+  if (value === undefined) return [];
+  return [
+    ...new Set(
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    ),
+  ];
 }

@@ -1,51 +1,52 @@
-import type {TopicError, TopicPath} from './types.js'
+import type { TopicError, TopicPath } from './types.js';
 
-export const MAX_PATH_SEGMENTS = 5
-export const MAX_SEGMENT_LENGTH = 64
-export const MAX_PATH_LENGTH = 200
+export const MAX_PATH_SEGMENTS = 5;
+export const MAX_SEGMENT_LENGTH = 64;
+export const MAX_PATH_LENGTH = 200;
 
-const SEGMENT = /^[\p{L}\p{M}\p{N}_.-]+$/u
+const SEGMENT = /^[\p{L}\p{M}\p{N}_.-]+$/u;
 // C0, DEL and C1 controls.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-export type PathResult = {ok: true; path: TopicPath} | {ok: false; error: TopicError}
+export type PathResult = { ok: true; path: TopicPath } | { ok: false; error: TopicError };
 
-const HINT = 'Use 1-5 segments of letters, digits, "_", "-" or "." separated by "/", like "security/auth".'
+const HINT = 'Use 1-5 segments of letters, digits, "_", "-" or "." separated by "/", like "security/auth".';
 
 function unsafe(raw: string, problem: string): PathResult {
-  return {ok: false, error: {kind: 'unsafe-path', attribute: 'path', message: `Topic path ${JSON.stringify(raw)} ${problem}. ${HINT}`}}
+  return { ok: false, error: { kind: 'unsafe-path', attribute: 'path', message: `Topic path ${JSON.stringify(raw)} ${problem}. ${HINT}` } };
 }
 
 export function normalizeTopicPath(raw: string): PathResult {
-  const trimmed = raw.trim()
-  if (CONTROL.test(trimmed)) return unsafe(raw, 'contains a control character')
-  if (trimmed.includes('\\')) return unsafe(raw, 'contains a backslash; separate segments with "/"')
-  if (trimmed.startsWith('@')) return unsafe(raw, 'starts with "@"; "@" is only for refs in the related attribute, drop it here')
-  if (trimmed.startsWith('/')) return unsafe(raw, 'is absolute; drop the leading "/"')
+  const trimmed = raw.trim();
+  if (CONTROL.test(trimmed)) return unsafe(raw, 'contains a control character');
+  if (trimmed.includes('\\')) return unsafe(raw, 'contains a backslash; separate segments with "/"');
+  if (trimmed.startsWith('@')) return unsafe(raw, 'starts with "@"; "@" is only for refs in the related attribute, drop it here');
+  if (trimmed.startsWith('/')) return unsafe(raw, 'is absolute; drop the leading "/"');
   // NFC so that the same name typed on different systems is one topic.
-  const path = trimmed.replace(/\.html$/, '').normalize('NFC')
-  if (path === '') return unsafe(raw, 'is empty')
-  if (path.endsWith('.html')) return unsafe(raw, 'ends in ".html.html"; name the topic without the extension')
-  if ([...path].length > MAX_PATH_LENGTH) return unsafe(raw, `is longer than ${MAX_PATH_LENGTH} characters`)
-  const segments = path.split('/')
-  if (segments.length > MAX_PATH_SEGMENTS) return unsafe(raw, `has more than ${MAX_PATH_SEGMENTS} segments`)
+  const path = trimmed.replace(/\.html$/, '').normalize('NFC');
+  if (path === '') return unsafe(raw, 'is empty');
+  if (path.endsWith('.html')) return unsafe(raw, 'ends in ".html.html"; name the topic without the extension');
+  if ([...path].length > MAX_PATH_LENGTH) return unsafe(raw, `is longer than ${MAX_PATH_LENGTH} characters`);
+  const segments = path.split('/');
+  if (segments.length > MAX_PATH_SEGMENTS) return unsafe(raw, `has more than ${MAX_PATH_SEGMENTS} segments`);
   for (const segment of segments) {
-    if (segment === '') return unsafe(raw, 'has an empty segment ("//" or a trailing "/")')
-    if (segment === '.' || segment === '..') return unsafe(raw, `has a "${segment}" segment`)
-    if (segment.startsWith('.')) return unsafe(raw, `has a segment starting with "." (${JSON.stringify(segment)})`)
-    if ([...segment].length > MAX_SEGMENT_LENGTH) return unsafe(raw, `has a segment longer than ${MAX_SEGMENT_LENGTH} characters`)
-    if (!SEGMENT.test(segment)) return unsafe(raw, `has characters other than letters, digits, "_", "-" and "." in ${JSON.stringify(segment)}`)
+    if (segment === '') return unsafe(raw, 'has an empty segment ("//" or a trailing "/")');
+    if (segment === '.' || segment === '..') return unsafe(raw, `has a "${segment}" segment`);
+    if (segment.startsWith('.')) return unsafe(raw, `has a segment starting with "." (${JSON.stringify(segment)})`);
+    if ([...segment].length > MAX_SEGMENT_LENGTH) return unsafe(raw, `has a segment longer than ${MAX_SEGMENT_LENGTH} characters`);
+    if (!SEGMENT.test(segment))
+      return unsafe(raw, `has characters other than letters, digits, "_", "-" and "." in ${JSON.stringify(segment)}`);
   }
-  return {ok: true, path: path as TopicPath}
+  return { ok: true, path: path as TopicPath };
 }
 
 export function topicBlobPath(path: TopicPath): string {
-  return `${path}.html`
+  return `${path}.html`;
 }
 
 /** Inverse of `topicBlobPath`: undefined for anything that is not a topic blob (e.g. `.brv/format`, `notes.md`). */
 export function topicPathFromBlobPath(blobPath: string): TopicPath | undefined {
-  if (!blobPath.endsWith('.html') || blobPath.startsWith('.brv/')) return undefined
-  const result = normalizeTopicPath(blobPath)
-  return result.ok && topicBlobPath(result.path) === blobPath ? result.path : undefined
+  if (!blobPath.endsWith('.html') || blobPath.startsWith('.brv/')) return undefined;
+  const result = normalizeTopicPath(blobPath);
+  return result.ok && topicBlobPath(result.path) === blobPath ? result.path : undefined;
 }

@@ -1,51 +1,72 @@
-import type {TopicError} from './types.js'
+import type { TopicError } from './types.js';
 
-export type ContentModel = 'any' | 'block' | 'inline' | 'text'
+export type ContentModel = 'any' | 'block' | 'inline' | 'text';
 
 export interface AttributeSpec {
-  readonly name: string
-  readonly required?: boolean
+  readonly name: string;
+  readonly required?: boolean;
   /** Present values must be non-blank (required attributes always are). */
-  readonly nonEmpty?: boolean
+  readonly nonEmpty?: boolean;
   /** Allowed values, if the attribute is an enum. */
-  readonly values?: readonly string[]
-  readonly description: string
+  readonly values?: readonly string[];
+  readonly description: string;
 }
 
 export interface ElementSpec {
-  readonly name: string
-  readonly content: ContentModel
-  readonly attributes: readonly AttributeSpec[]
-  readonly description: string
+  readonly name: string;
+  readonly content: ContentModel;
+  readonly attributes: readonly AttributeSpec[];
+  readonly description: string;
 }
 
 /** Phrasing tags allowed (at any depth) inside `inline` elements. */
-export const INLINE_TAGS: readonly string[] = ['code', 'strong', 'em', 'b', 'i', 'a', 'br', 'kbd', 'sub', 'sup', 'span']
+export const INLINE_TAGS: readonly string[] = ['code', 'strong', 'em', 'b', 'i', 'a', 'br', 'kbd', 'sub', 'sup', 'span'];
 /** Tags allowed inside `block` elements, in addition to INLINE_TAGS. */
 export const BLOCK_TAGS: readonly string[] = [
-  'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'pre', 'blockquote',
-  'table', 'thead', 'tbody', 'tr', 'th', 'td', 'hr', 'dl', 'dt', 'dd', 'img',
-]
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'pre',
+  'blockquote',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'hr',
+  'dl',
+  'dt',
+  'dd',
+  'img',
+];
 
 /** System-managed; an author setting them is a mistake worth reporting. */
-export const RESERVED_TOPIC_ATTRIBUTES: readonly string[] = ['importance', 'maturity', 'recency']
+export const RESERVED_TOPIC_ATTRIBUTES: readonly string[] = ['importance', 'maturity', 'recency'];
 /** ByteRover stamps these into files; accepted so resubmitted topics validate, then dropped (history comes from git). */
-export const TOLERATED_TOPIC_ATTRIBUTES: readonly string[] = ['createdat', 'updatedat']
+export const TOLERATED_TOPIC_ATTRIBUTES: readonly string[] = ['createdat', 'updatedat'];
 
-const id: AttributeSpec = {name: 'id', nonEmpty: true, description: 'stable id, unique within the topic'}
+const id: AttributeSpec = { name: 'id', nonEmpty: true, description: 'stable id, unique within the topic' };
 
 function element(name: string, content: ContentModel, description: string, attributes: AttributeSpec[] = []): ElementSpec {
-  return {name, content, description, attributes}
+  return { name, content, description, attributes };
 }
 
 export const ELEMENTS: readonly ElementSpec[] = [
   element('bv-topic', 'any', 'The single root of every topic. Its children are bv-* elements only.', [
-    {name: 'path', required: true, description: 'topic path, 1-5 "/"-separated segments, e.g. "security/auth"'},
-    {name: 'title', required: true, description: 'human title of the topic'},
-    {name: 'summary', description: 'one-line summary'},
-    {name: 'tags', description: 'comma-separated tags, e.g. "security,authentication"'},
-    {name: 'keywords', description: 'comma-separated search keywords'},
-    {name: 'related', description: 'comma-separated related topics ("@x/y.html") or folders ("@x")'},
+    { name: 'path', required: true, description: 'topic path, 1-5 "/"-separated segments, e.g. "security/auth"' },
+    { name: 'title', required: true, description: 'human title of the topic' },
+    { name: 'summary', description: 'one-line summary' },
+    { name: 'tags', description: 'comma-separated tags, e.g. "security,authentication"' },
+    { name: 'keywords', description: 'comma-separated search keywords' },
+    { name: 'related', description: 'comma-separated related topics ("@x/y.html") or folders ("@x")' },
   ]),
   element('bv-reason', 'block', 'Why this knowledge was captured.'),
   element('bv-task', 'inline', 'The task that produced this knowledge.'),
@@ -55,70 +76,74 @@ export const ELEMENTS: readonly ElementSpec[] = [
   element('bv-timestamp', 'inline', 'When the described facts were true (a data date, not a file time).'),
   element('bv-author', 'inline', 'Who owns or provided this knowledge.'),
   element('bv-pattern', 'text', 'A regular expression; the text is the pattern. Repeatable.', [
-    {name: 'flags', description: 'regex flags, e.g. "i"'},
-    {name: 'description', description: 'what the pattern matches'},
+    { name: 'flags', description: 'regex flags, e.g. "i"' },
+    { name: 'description', description: 'what the pattern matches' },
   ]),
   element('bv-structure', 'block', 'Structure: modules, boundaries, layout.'),
   element('bv-dependencies', 'block', 'Dependencies and how they are used.'),
   element('bv-highlights', 'block', 'The most important points.'),
   element('bv-rule', 'inline', 'One rule or constraint. Repeatable.', [
-    {name: 'severity', values: ['info', 'must', 'should'], description: 'how binding the rule is'},
+    { name: 'severity', values: ['info', 'must', 'should'], description: 'how binding the rule is' },
     id,
   ]),
   element('bv-examples', 'block', 'Examples, typically <pre><code> blocks.'),
   element('bv-diagram', 'text', 'A diagram as source text (mermaid, plantuml, ascii…), kept verbatim; escape < and & as &lt; and &amp;.', [
-    {name: 'type', values: ['mermaid', 'plantuml', 'ascii', 'dot', 'graphviz', 'other'], description: 'diagram language'},
-    {name: 'title', description: 'diagram title'},
+    { name: 'type', values: ['mermaid', 'plantuml', 'ascii', 'dot', 'graphviz', 'other'], description: 'diagram language' },
+    { name: 'title', description: 'diagram title' },
   ]),
   element('bv-fact', 'inline', 'One atomic fact. Repeatable.', [
-    {name: 'category', values: ['personal', 'project', 'preference', 'convention', 'team', 'environment', 'other'], description: 'kind of fact'},
-    {name: 'subject', description: 'what the fact is about, e.g. "access_token_ttl"'},
-    {name: 'value', description: 'the fact\'s value, e.g. "15 minutes"'},
+    {
+      name: 'category',
+      values: ['personal', 'project', 'preference', 'convention', 'team', 'environment', 'other'],
+      description: 'kind of fact',
+    },
+    { name: 'subject', description: 'what the fact is about, e.g. "access_token_ttl"' },
+    { name: 'value', description: 'the fact\'s value, e.g. "15 minutes"' },
   ]),
   element('bv-decision', 'block', 'A decision and its rationale.', [id]),
   element('bv-bug', 'block', 'A bug: symptom, cause, how to recognise it.', [
     id,
-    {name: 'severity', values: ['low', 'medium', 'high', 'critical'], description: 'impact of the bug'},
+    { name: 'severity', values: ['low', 'medium', 'high', 'critical'], description: 'impact of the bug' },
   ]),
   element('bv-fix', 'block', 'The fix for a bug: steps, code, verification.', [id]),
-]
+];
 
-const byName = new Map(ELEMENTS.map((spec) => [spec.name, spec]))
+const byName = new Map(ELEMENTS.map((spec) => [spec.name, spec]));
 
 export function elementSpec(tag: string): ElementSpec | undefined {
-  return byName.get(tag)
+  return byName.get(tag);
 }
 
 /** Checks one registered element's attributes (HTML names → values). Unknown tags yield no errors here. */
 export function validateElementAttributes(tag: string, attributes: ReadonlyMap<string, string>): TopicError[] {
-  const spec = byName.get(tag)
-  if (!spec) return []
-  const errors: TopicError[] = []
-  const fail = (attribute: string, message: string) => errors.push({kind: 'attribute-validation', tag, attribute, message})
-  const allowed = spec.attributes.map((a) => a.name)
+  const spec = byName.get(tag);
+  if (!spec) return [];
+  const errors: TopicError[] = [];
+  const fail = (attribute: string, message: string) => errors.push({ kind: 'attribute-validation', tag, attribute, message });
+  const allowed = spec.attributes.map((a) => a.name);
   for (const [name, value] of attributes) {
-    const attr = spec.attributes.find((a) => a.name === name)
+    const attr = spec.attributes.find((a) => a.name === name);
     if (attr) {
       if (attr.values && !attr.values.includes(value)) {
-        fail(name, `<${tag}> ${name}="${value}" is not allowed; use one of: ${attr.values.join(', ')}.`)
+        fail(name, `<${tag}> ${name}="${value}" is not allowed; use one of: ${attr.values.join(', ')}.`);
       } else if ((attr.required || attr.nonEmpty) && value.trim() === '') {
-        if (!(tag === 'bv-topic' && name === 'path')) fail(name, `<${tag}> ${name} must not be empty.`)
+        if (!(tag === 'bv-topic' && name === 'path')) fail(name, `<${tag}> ${name} must not be empty.`);
       }
     } else if (tag === 'bv-topic' && TOLERATED_TOPIC_ATTRIBUTES.includes(name)) {
-      continue
+      continue;
     } else if (tag === 'bv-topic' && RESERVED_TOPIC_ATTRIBUTES.includes(name)) {
-      fail(name, `${name} is system-managed and must not be set on <bv-topic>; remove it.`)
+      fail(name, `${name} is system-managed and must not be set on <bv-topic>; remove it.`);
     } else {
-      const hint = allowed.length > 0 ? `allowed attributes: ${allowed.join(', ')}` : 'it takes no attributes'
-      fail(name, `<${tag}> has unknown attribute "${name}"; the vocabulary is closed (${hint}).`)
+      const hint = allowed.length > 0 ? `allowed attributes: ${allowed.join(', ')}` : 'it takes no attributes';
+      fail(name, `<${tag}> has unknown attribute "${name}"; the vocabulary is closed (${hint}).`);
     }
   }
   for (const attr of spec.attributes) {
-    if (!attr.required || attributes.has(attr.name)) continue
-    if (tag === 'bv-topic' && attr.name === 'path') continue // reported as missing-path-attribute by the validator
-    fail(attr.name, `<${tag}> needs a ${attr.name} attribute (${attr.description}).`)
+    if (!attr.required || attributes.has(attr.name)) continue;
+    if (tag === 'bv-topic' && attr.name === 'path') continue; // reported as missing-path-attribute by the validator
+    fail(attr.name, `<${tag}> needs a ${attr.name} attribute (${attr.description}).`);
   }
-  return errors
+  return errors;
 }
 
 const CONTENT_TEXT: Record<ContentModel, string> = {
@@ -126,11 +151,11 @@ const CONTENT_TEXT: Record<ContentModel, string> = {
   block: 'block content',
   inline: 'inline content',
   text: 'plain text only',
-}
+};
 
 function describeAttribute(attr: AttributeSpec): string {
-  const values = attr.values ? `one of ${attr.values.join(' | ')}` : attr.description
-  return `${attr.name}${attr.values ? ` (${attr.description})` : ''}: ${values}`
+  const values = attr.values ? `one of ${attr.values.join(' | ')}` : attr.description;
+  return `${attr.name}${attr.values ? ` (${attr.description})` : ''}: ${values}`;
 }
 
 /** The vocabulary as prompt text, for the curate prompt builder. */
@@ -143,13 +168,13 @@ export function renderVocabulary(): string {
     'bv-* elements never contain other bv-* elements: they are all direct children of <bv-topic>.',
     'Plain tags take no attributes beyond <a href>, <img src alt>, <code class="language-…">, id and title; URLs are http:, https:, mailto: or relative. No style, class, event handlers, scripts or comments.',
     '',
-  ]
+  ];
   for (const spec of ELEMENTS) {
-    lines.push(`<${spec.name}> (${CONTENT_TEXT[spec.content]}): ${spec.description}`)
-    const required = spec.attributes.filter((a) => a.required)
-    const optional = spec.attributes.filter((a) => !a.required)
-    if (required.length > 0) lines.push(`  required: ${required.map(describeAttribute).join('; ')}`)
-    if (optional.length > 0) lines.push(`  optional: ${optional.map(describeAttribute).join('; ')}`)
+    lines.push(`<${spec.name}> (${CONTENT_TEXT[spec.content]}): ${spec.description}`);
+    const required = spec.attributes.filter((a) => a.required);
+    const optional = spec.attributes.filter((a) => !a.required);
+    if (required.length > 0) lines.push(`  required: ${required.map(describeAttribute).join('; ')}`);
+    if (optional.length > 0) lines.push(`  optional: ${optional.map(describeAttribute).join('; ')}`);
   }
-  return lines.join('\n') + '\n'
+  return lines.join('\n') + '\n';
 }

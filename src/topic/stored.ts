@@ -1,11 +1,11 @@
-import type {Element} from 'hast'
-import {attributesOf, elementsIn} from './hast.js'
-import {parseTopicHtml} from './parse.js'
-import {renderTopicMarkdown} from './render.js'
+import type { Element } from 'hast';
+import { attributesOf, elementsIn } from './hast.js';
+import { parseTopicHtml } from './parse.js';
+import { renderTopicMarkdown } from './render.js';
 
 export interface StoredTopic {
-  readonly root: Element
-  readonly title: string
+  readonly root: Element;
+  readonly title: string;
 }
 
 /**
@@ -14,15 +14,15 @@ export interface StoredTopic {
  * run, and markdown rendering emits text), and returns undefined when there is no <bv-topic>.
  */
 export function readStoredTopic(html: string): StoredTopic | undefined {
-  const tree = parseTopicHtml(html)
+  const tree = parseTopicHtml(html);
   for (const element of elementsIn(tree)) {
-    if (element.tagName === 'bv-topic') return {root: element, title: (attributesOf(element).get('title') ?? '').trim()}
+    if (element.tagName === 'bv-topic') return { root: element, title: (attributesOf(element).get('title') ?? '').trim() };
   }
-  return undefined
+  return undefined;
 }
 
 /** Markdown for agents; a blob that is not a topic renders as a notice instead of its raw bytes. */
 export function renderStoredTopic(html: string): string {
-  const topic = readStoredTopic(html)
-  return topic ? renderTopicMarkdown(topic.root) : '_This file is not a <bv-topic> document._\n'
+  const topic = readStoredTopic(html);
+  return topic ? renderTopicMarkdown(topic.root) : '_This file is not a <bv-topic> document._\n';
 }

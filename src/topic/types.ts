@@ -1,4 +1,4 @@
-import type {Element} from 'hast'
+import type { Element } from 'hast';
 
 export const TOPIC_ERROR_KINDS = [
   'missing-bv-topic',
@@ -11,37 +11,37 @@ export const TOPIC_ERROR_KINDS = [
   'invalid-nesting',
   'content-outside-topic',
   'too-large',
-] as const
+] as const;
 
-export type TopicErrorKind = (typeof TOPIC_ERROR_KINDS)[number]
+export type TopicErrorKind = (typeof TOPIC_ERROR_KINDS)[number];
 
 export interface TopicError {
-  readonly kind: TopicErrorKind
-  readonly message: string
+  readonly kind: TopicErrorKind;
+  readonly message: string;
   /** The element the error is about, e.g. `bv-rule` or `img`. */
-  readonly tag?: string
+  readonly tag?: string;
   /** HTML attribute name, e.g. `onclick` or `severity`. */
-  readonly attribute?: string
+  readonly attribute?: string;
 }
 
-declare const topicPathBrand: unique symbol
+declare const topicPathBrand: unique symbol;
 /** A normalized, safe topic path such as `security/auth` (no `.html`). Only `normalizeTopicPath` makes one. */
-export type TopicPath = string & {readonly [topicPathBrand]: true}
+export type TopicPath = string & { readonly [topicPathBrand]: true };
 
 export type RelatedRef =
-  | {readonly ok: true; readonly ref: string; readonly path: TopicPath; readonly explicitTopic: boolean}
-  | {readonly ok: false; readonly ref: string; readonly reason: string}
+  | { readonly ok: true; readonly ref: string; readonly path: TopicPath; readonly explicitTopic: boolean }
+  | { readonly ok: false; readonly ref: string; readonly reason: string };
 
 export interface ParsedTopic {
-  readonly path: TopicPath
-  readonly title: string
-  readonly summary?: string
-  readonly tags: string[]
-  readonly keywords: string[]
-  readonly related: RelatedRef[]
+  readonly path: TopicPath;
+  readonly title: string;
+  readonly summary?: string;
+  readonly tags: string[];
+  readonly keywords: string[];
+  readonly related: RelatedRef[];
   /** The `<bv-topic>` element as parsed. */
-  readonly root: Element
-  readonly canonicalHtml: string
+  readonly root: Element;
+  readonly canonicalHtml: string;
 }
 
-export type TopicValidation = {ok: true; topic: ParsedTopic} | {ok: false; errors: TopicError[]}
+export type TopicValidation = { ok: true; topic: ParsedTopic } | { ok: false; errors: TopicError[] };

@@ -1,154 +1,184 @@
-import type {Element, Root} from 'hast'
-import {serializeCanonical} from './canonical.js'
-import {attributesOf, elementsIn, isBlankText, isBvTag, nestingDepth, splitList} from './hast.js'
-import {checkNesting} from './nesting.js'
-import {parseTopicHtml} from './parse.js'
-import {normalizeTopicPath} from './path.js'
-import {ELEMENTS, elementSpec, validateElementAttributes} from './registry.js'
-import {parseRelated} from './related.js'
-import {checkSafety, isUnsafeAttributeName, sanitizerWouldChange} from './safety.js'
-import type {ParsedTopic, TopicError, TopicPath, TopicValidation} from './types.js'
+import type { Element, Root } from 'hast';
+import { serializeCanonical } from './canonical.js';
+import { attributesOf, elementsIn, isBlankText, isBvTag, nestingDepth, splitList } from './hast.js';
+import { checkNesting } from './nesting.js';
+import { parseTopicHtml } from './parse.js';
+import { normalizeTopicPath } from './path.js';
+import { ELEMENTS, elementSpec, validateElementAttributes } from './registry.js';
+import { parseRelated } from './related.js';
+import { checkSafety, isUnsafeAttributeName, sanitizerWouldChange } from './safety.js';
+import type { ParsedTopic, TopicError, TopicPath, TopicValidation } from './types.js';
 
-export const MAX_TOPIC_BYTES = 256 * 1024
+export const MAX_TOPIC_BYTES = 256 * 1024;
 /** Real topics nest a handful of levels; the cap keeps every recursive tree walk far from the stack limit. */
-export const MAX_NESTING_DEPTH = 100
+export const MAX_NESTING_DEPTH = 100;
 
 export interface TopicLimits {
-  readonly maxBytes: number
+  readonly maxBytes: number;
 }
 
-const DEFAULT_LIMITS: TopicLimits = {maxBytes: MAX_TOPIC_BYTES}
+const DEFAULT_LIMITS: TopicLimits = { maxBytes: MAX_TOPIC_BYTES };
 
 function checkSize(html: string, maxBytes: number): TopicError | undefined {
-  const fix = 'Split it into several topics.'
+  const fix = 'Split it into several topics.';
   // UTF-8 never has fewer bytes than UTF-16 code units, so a long string is refused without encoding it.
   if (html.length > maxBytes) {
-    return {kind: 'too-large', message: `The topic is at least ${html.length} bytes; the limit is ${maxBytes} bytes. ${fix}`}
+    return { kind: 'too-large', message: `The topic is at least ${html.length} bytes; the limit is ${maxBytes} bytes. ${fix}` };
   }
-  const bytes = new TextEncoder().encode(html).length
-  if (bytes > maxBytes) return {kind: 'too-large', message: `The topic is ${bytes} bytes; the limit is ${maxBytes} bytes. ${fix}`}
-  return undefined
+  const bytes = new TextEncoder().encode(html).length;
+  if (bytes > maxBytes) return { kind: 'too-large', message: `The topic is ${bytes} bytes; the limit is ${maxBytes} bytes. ${fix}` };
+  return undefined;
 }
 
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function checkCharacters(html: string): TopicError[] {
-  const errors: TopicError[] = []
-  const controls = html.match(CONTROL)
+  const errors: TopicError[] = [];
+  const controls = html.match(CONTROL);
   if (controls) {
-    const codes = [...new Set(controls)].map((c) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)
-    errors.push({kind: 'unsafe-html', message: `The HTML contains ${controls.length} control character(s) (${codes.join(', ')}); NUL and other control characters are never stored. Remove them.`})
+    const codes = [...new Set(controls)].map((c) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+    errors.push({
+      kind: 'unsafe-html',
+      message: `The HTML contains ${controls.length} control character(s) (${codes.join(', ')}); NUL and other control characters are never stored. Remove them.`,
+    });
   }
   if (LONE_SURROGATE.test(html)) {
-    errors.push({kind: 'unsafe-html', message: 'The HTML contains invalid Unicode (an unpaired surrogate); send valid UTF-8 text.'})
+    errors.push({ kind: 'unsafe-html', message: 'The HTML contains invalid Unicode (an unpaired surrogate); send valid UTF-8 text.' });
   }
-  return errors
+  return errors;
 }
 
 function parseShallow(html: string): Root | undefined {
   try {
-    const root = parseTopicHtml(html)
-    return nestingDepth(root) > MAX_NESTING_DEPTH ? undefined : root
+    const root = parseTopicHtml(html);
+    return nestingDepth(root) > MAX_NESTING_DEPTH ? undefined : root;
   } catch {
-    return undefined // the parser recurses per level: only absurd nesting gets here
+    return undefined; // the parser recurses per level: only absurd nesting gets here
   }
 }
 
 function describe(node: Root['children'][number]): string {
-  if (node.type === 'element') return `<${node.tagName}>`
-  if (node.type === 'comment') return 'an HTML comment'
-  return node.type === 'text' ? `text "${node.value.trim().slice(0, 40)}"` : node.type
+  if (node.type === 'element') return `<${node.tagName}>`;
+  if (node.type === 'comment') return 'an HTML comment';
+  return node.type === 'text' ? `text "${node.value.trim().slice(0, 40)}"` : node.type;
 }
 
 /** Bug 12 of ByteRover: the topic must be THE root, nothing may sit around it. */
 function checkOutside(root: Root, topic: Element): TopicError[] {
-  const errors: TopicError[] = []
-  const fix = 'send only the <bv-topic> element, with nothing before or after it.'
-  const topicIndex = root.children.findIndex((child) => child.type === 'element' && [...elementsIn(child)].includes(topic))
+  const errors: TopicError[] = [];
+  const fix = 'send only the <bv-topic> element, with nothing before or after it.';
+  const topicIndex = root.children.findIndex((child) => child.type === 'element' && [...elementsIn(child)].includes(topic));
   root.children.forEach((child, index) => {
-    if (child === topic || isBlankText(child) || child.type === 'doctype') return
-    if (child.type === 'element' && child.tagName === 'bv-topic') return // reported as multiple-bv-topic
+    if (child === topic || isBlankText(child) || child.type === 'doctype') return;
+    if (child.type === 'element' && child.tagName === 'bv-topic') return; // reported as multiple-bv-topic
     if (index === topicIndex && child.type === 'element') {
-      errors.push({kind: 'content-outside-topic', tag: child.tagName, message: `<bv-topic> must be the root, but it is wrapped in <${child.tagName}>; ${fix}`})
+      errors.push({
+        kind: 'content-outside-topic',
+        tag: child.tagName,
+        message: `<bv-topic> must be the root, but it is wrapped in <${child.tagName}>; ${fix}`,
+      });
     } else {
-      const where = index < topicIndex ? 'before' : 'after'
-      errors.push({kind: 'content-outside-topic', message: `Found ${describe(child)} ${where} <bv-topic>; ${fix}`})
+      const where = index < topicIndex ? 'before' : 'after';
+      errors.push({ kind: 'content-outside-topic', message: `Found ${describe(child)} ${where} <bv-topic>; ${fix}` });
     }
-  })
-  return errors
+  });
+  return errors;
 }
 
 function closeNames(tag: string): string[] {
-  const stem = tag.replace(/^bv-/, '').replace(/s$/, '')
+  const stem = tag.replace(/^bv-/, '').replace(/s$/, '');
   return ELEMENTS.map((e) => e.name).filter((name) => {
-    const other = name.replace(/^bv-/, '')
-    return other.length > 2 && stem.length > 2 && (other.includes(stem) || stem.includes(other))
-  })
+    const other = name.replace(/^bv-/, '');
+    return other.length > 2 && stem.length > 2 && (other.includes(stem) || stem.includes(other));
+  });
 }
 
 function checkVocabulary(topic: Element): TopicError[] {
-  const errors: TopicError[] = []
+  const errors: TopicError[] = [];
   for (const element of elementsIn(topic)) {
-    const tag = element.tagName
-    if (!isBvTag(tag) || (tag === 'bv-topic' && element !== topic)) continue
+    const tag = element.tagName;
+    if (!isBvTag(tag) || (tag === 'bv-topic' && element !== topic)) continue;
     if (elementSpec(tag)) {
-      const attributes = [...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name))
-      errors.push(...validateElementAttributes(tag, new Map(attributes)))
+      const attributes = [...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name));
+      errors.push(...validateElementAttributes(tag, new Map(attributes)));
     } else {
-      const close = closeNames(tag)
-      const hint = close.length > 0 ? ` Did you mean <${close.join('>, <')}>?` : ''
-      errors.push({kind: 'unknown-element', tag, message: `<${tag}> is not a topic element; the vocabulary is closed (${ELEMENTS.map((e) => e.name).join(', ')}).${hint}`})
+      const close = closeNames(tag);
+      const hint = close.length > 0 ? ` Did you mean <${close.join('>, <')}>?` : '';
+      errors.push({
+        kind: 'unknown-element',
+        tag,
+        message: `<${tag}> is not a topic element; the vocabulary is closed (${ELEMENTS.map((e) => e.name).join(', ')}).${hint}`,
+      });
     }
   }
-  const path = attributesOf(topic).get('path')
+  const path = attributesOf(topic).get('path');
   if (path === undefined || path.trim() === '') {
-    errors.push({kind: 'missing-path-attribute', tag: 'bv-topic', attribute: 'path', message: '<bv-topic> needs a non-empty path attribute, e.g. path="security/auth".'})
+    errors.push({
+      kind: 'missing-path-attribute',
+      tag: 'bv-topic',
+      attribute: 'path',
+      message: '<bv-topic> needs a non-empty path attribute, e.g. path="security/auth".',
+    });
   } else {
-    const result = normalizeTopicPath(path)
-    if (!result.ok) errors.push({...result.error, tag: 'bv-topic'})
+    const result = normalizeTopicPath(path);
+    if (!result.ok) errors.push({ ...result.error, tag: 'bv-topic' });
   }
-  return errors
+  return errors;
 }
 
 function toParsedTopic(topic: Element): ParsedTopic {
-  const attributes = attributesOf(topic)
-  const path = normalizeTopicPath(attributes.get('path') ?? '')
-  const summary = attributes.get('summary')?.trim()
+  const attributes = attributesOf(topic);
+  const path = normalizeTopicPath(attributes.get('path') ?? '');
+  const summary = attributes.get('summary')?.trim();
   return {
     path: (path.ok ? path.path : '') as TopicPath,
     title: (attributes.get('title') ?? '').trim(),
-    ...(summary ? {summary} : {}),
+    ...(summary ? { summary } : {}),
     tags: splitList(attributes.get('tags')),
     keywords: splitList(attributes.get('keywords')),
     related: parseRelated(attributes.get('related')),
     root: topic,
     canonicalHtml: serializeCanonical(topic),
-  }
+  };
 }
 
 /** Validates an agent-written topic; returns every problem found, never throws. */
 export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LIMITS): TopicValidation {
-  const tooLarge = checkSize(html, limits.maxBytes)
-  if (tooLarge) return {ok: false, errors: [tooLarge]}
-  const root = parseShallow(html)
+  const tooLarge = checkSize(html, limits.maxBytes);
+  if (tooLarge) return { ok: false, errors: [tooLarge] };
+  const root = parseShallow(html);
   if (!root) {
-    return {ok: false, errors: [{kind: 'too-large', message: `Elements are nested more than ${MAX_NESTING_DEPTH} levels deep; flatten the HTML.`}]}
+    return {
+      ok: false,
+      errors: [{ kind: 'too-large', message: `Elements are nested more than ${MAX_NESTING_DEPTH} levels deep; flatten the HTML.` }],
+    };
   }
-  const errors = checkCharacters(html)
-  const topics = [...elementsIn(root)].filter((e) => e.tagName === 'bv-topic')
-  const topic = topics[0]
+  const errors = checkCharacters(html);
+  const topics = [...elementsIn(root)].filter((e) => e.tagName === 'bv-topic');
+  const topic = topics[0];
   if (topics.length > 1) {
-    errors.push({kind: 'multiple-bv-topic', tag: 'bv-topic', message: `Found ${topics.length} <bv-topic> elements; a topic document has exactly one. Send one topic per document.`})
+    errors.push({
+      kind: 'multiple-bv-topic',
+      tag: 'bv-topic',
+      message: `Found ${topics.length} <bv-topic> elements; a topic document has exactly one. Send one topic per document.`,
+    });
   }
-  for (const child of root.children) if (child.type !== 'comment' || !topic) errors.push(...checkSafety(child))
+  for (const child of root.children) if (child.type !== 'comment' || !topic) errors.push(...checkSafety(child));
   if (!topic) {
-    errors.push({kind: 'missing-bv-topic', message: 'No <bv-topic> element found; wrap the topic in <bv-topic path="domain/topic" title="…">…</bv-topic>.'})
-    return {ok: false, errors}
+    errors.push({
+      kind: 'missing-bv-topic',
+      message: 'No <bv-topic> element found; wrap the topic in <bv-topic path="domain/topic" title="…">…</bv-topic>.',
+    });
+    return { ok: false, errors };
   }
-  errors.push(...checkOutside(root, topic), ...checkVocabulary(topic), ...checkNesting(topic))
+  errors.push(...checkOutside(root, topic), ...checkVocabulary(topic), ...checkNesting(topic));
   if (errors.length === 0 && sanitizerWouldChange(root)) {
-    errors.push({kind: 'unsafe-html', message: 'The HTML contains markup outside the allowed set (the sanitizer would change it); use only bv-* elements and plain tags such as <p>, <ul>, <code>, <pre>, <table>, <a>.'})
+    errors.push({
+      kind: 'unsafe-html',
+      message:
+        'The HTML contains markup outside the allowed set (the sanitizer would change it); use only bv-* elements and plain tags such as <p>, <ul>, <code>, <pre>, <table>, <a>.',
+    });
   }
-  return errors.length > 0 ? {ok: false, errors} : {ok: true, topic: toParsedTopic(topic)}
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, topic: toParsedTopic(topic) };
 }

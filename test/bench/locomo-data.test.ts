@@ -1,12 +1,25 @@
 import test from 'ava';
-import { normaliseConversation, normaliseDiaId, normaliseEvidence, normaliseLocomo, parseSessionDate, splitEvidence, turnText } from '../../bench/lib/locomo-data.js';
+import {
+  normaliseConversation,
+  normaliseDiaId,
+  normaliseEvidence,
+  normaliseLocomo,
+  parseSessionDate,
+  splitEvidence,
+  turnText,
+} from '../../bench/lib/locomo-data.js';
 import { escapeAttribute, generateTopics, pathSegment, sessionTopicPath, turnTopicPath } from '../../bench/lib/locomo-topics.js';
 import { renderTopicMarkdown, topicText, validateTopicHtml } from '../../src/topic/index.js';
 import { tinySample } from './locomo-fixture.js';
 
-
 test('session dates parse to ISO, words, weekday and time', (t) => {
-  t.deepEqual(parseSessionDate('1:56 pm on 8 May, 2023'), { raw: '1:56 pm on 8 May, 2023', iso: '2023-05-08', words: '8 May 2023', weekday: 'Monday', time: '1:56 pm' });
+  t.deepEqual(parseSessionDate('1:56 pm on 8 May, 2023'), {
+    raw: '1:56 pm on 8 May, 2023',
+    iso: '2023-05-08',
+    words: '8 May 2023',
+    weekday: 'Monday',
+    time: '1:56 pm',
+  });
   t.is(parseSessionDate('12:09 am on 13 September, 2023').iso, '2023-09-13');
   t.is(parseSessionDate('9:35 AM on 1 Feb, 2024').words, '1 February 2024');
   t.deepEqual(parseSessionDate('sometime in May'), { raw: 'sometime in May' });
@@ -39,17 +52,35 @@ test('a conversation normalises: sessions by session_N lists, questions with cle
   const { dialogue, questions, log } = normaliseConversation(tinySample());
   t.is(dialogue.sampleId, 'conv-T1');
   t.deepEqual(dialogue.speakers, ['Ann', 'Bo "B" <Smith>']);
-  t.deepEqual(dialogue.sessions.map((s) => s.number), [1, 2, 10]); // numeric order; no session 11
+  t.deepEqual(
+    dialogue.sessions.map((s) => s.number),
+    [1, 2, 10],
+  ); // numeric order; no session 11
   t.is(dialogue.sessions[2]!.date.iso, '2023-09-13');
-  t.deepEqual(dialogue.sessions[0]!.turns[1], { diaId: 'D1:2', session: 1, speaker: 'Bo "B" <Smith>', text: 'So cute! What breed? [shares: a photo of a "golden" dog]' });
+  t.deepEqual(dialogue.sessions[0]!.turns[1], {
+    diaId: 'D1:2',
+    session: 1,
+    speaker: 'Bo "B" <Smith>',
+    text: 'So cute! What breed? [shares: a photo of a "golden" dog]',
+  });
 
-  t.deepEqual(questions.map((q) => q.id), ['conv-T1#0', 'conv-T1#1', 'conv-T1#2', 'conv-T1#4']);
-  t.deepEqual(questions.map((q) => q.category), [4, 1, 2, 5]);
+  t.deepEqual(
+    questions.map((q) => q.id),
+    ['conv-T1#0', 'conv-T1#1', 'conv-T1#2', 'conv-T1#4'],
+  );
+  t.deepEqual(
+    questions.map((q) => q.category),
+    [4, 1, 2, 5],
+  );
   t.deepEqual(questions[1]!.evidence, ['D1:1', 'D10:1']);
   t.is(questions[1]!.answer, '3'); // a number in the data
   t.deepEqual(questions[2]!.evidence, ['D2:1']);
   t.is(questions[3]!.answer, 'pottery'); // adversarial_answer
-  t.deepEqual(log, { fixed: ['conv-T1#1: D10:01 → D10:1', 'conv-T1#2: D:2:1 → D2:1'], dropped: ['conv-T1#2: D9:9', 'conv-T1#2: D'], skipped: ['conv-T1#3'] });
+  t.deepEqual(log, {
+    fixed: ['conv-T1#1: D10:01 → D10:1', 'conv-T1#2: D:2:1 → D2:1'],
+    dropped: ['conv-T1#2: D9:9', 'conv-T1#2: D'],
+    skipped: ['conv-T1#3'],
+  });
   t.is(normaliseLocomo([tinySample(), tinySample()]).length, 2);
   t.throws(() => normaliseLocomo({}), { message: /list of conversations/ });
 });
@@ -79,10 +110,18 @@ for (const variant of ['session', 'turn'] as const) {
           continue;
         }
         t.is(validation.topic.path as string, topic.path);
-        t.deepEqual(validation.topic.tags, variant === 'session' ? ['Ann', 'Bo "B" <Smith>'] : [dialogue.sessions.flatMap((s) => s.turns).find((x) => x.diaId === topic.turns[0])!.speaker]);
+        t.deepEqual(
+          validation.topic.tags,
+          variant === 'session'
+            ? ['Ann', 'Bo "B" <Smith>']
+            : [dialogue.sessions.flatMap((s) => s.turns).find((x) => x.diaId === topic.turns[0])!.speaker],
+        );
         const text = topicText(validation.topic.root);
         const facts = text.elements.filter((e) => e.tag === 'bv-fact');
-        t.deepEqual(facts.map((f) => f.attributes.subject), [...topic.turns]);
+        t.deepEqual(
+          facts.map((f) => f.attributes.subject),
+          [...topic.turns],
+        );
         t.true(text.elements.some((e) => e.tag === 'bv-timestamp' && /^\d{4}-\d{2}-\d{2}$/.test(e.text)));
         // Nothing from qa, summaries, observations, or the image search query ("golden retriever").
         t.notRegex(topic.html, /LEAKCANARY|ANSWERCANARY|golden retriever/);

@@ -9,7 +9,14 @@ export function tinySample(): Record<string, unknown> {
       session_1_date_time: '1:56 pm on 8 May, 2023',
       session_1: [
         { speaker: 'Ann', dia_id: 'D1:1', text: 'Hi Bo! I adopted a puppy named <Rex> & he is 3.' },
-        { speaker: 'Bo "B" <Smith>', dia_id: 'D1:2', text: 'So cute!\nWhat breed?', img_url: ['https://example.com/x.jpg'], blip_caption: 'a photo of a "golden" dog', query: 'golden retriever' },
+        {
+          speaker: 'Bo "B" <Smith>',
+          dia_id: 'D1:2',
+          text: 'So cute!\nWhat breed?',
+          img_url: ['https://example.com/x.jpg'],
+          blip_caption: 'a photo of a "golden" dog',
+          query: 'golden retriever',
+        },
         { speaker: 'Ann', dia_id: 'D1:3', text: 'A retriever mix.' },
       ],
       session_2_date_time: '10:37 am on 27 June, 2023',

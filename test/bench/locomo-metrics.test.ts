@@ -87,7 +87,10 @@ test('NDCG@10 with binary relevance and the corpus ideal', (t) => {
 test('budget: documents in rank order while the words stay within B', (t) => {
   const docs = [turn('D1:1', 300), turn('D1:2', 200), turn('D1:3', 1), turn('D1:4', 10)];
   // 300 + 200 = 500 fits exactly; the next (1 word) would exceed 500.
-  t.deepEqual(withinBudget(docs, 500).map((d) => d.turns[0]), ['D1:1', 'D1:2']);
+  t.deepEqual(
+    withinBudget(docs, 500).map((d) => d.turns[0]),
+    ['D1:1', 'D1:2'],
+  );
   t.is(budgetedRecall(['D1:2', 'D1:3'], docs, 500), 0.5);
   t.is(budgetedRecall(['D1:2', 'D1:3'], docs, 501), 1);
   // Stop at the first document that does not fit, even if a later one would.

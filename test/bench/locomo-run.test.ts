@@ -12,7 +12,14 @@ const conversation = normaliseConversation(tinySample());
 function result(paths: string[]): QueryResult {
   return {
     status: paths.length > 0 ? 'ok' : 'no-matches',
-    matchedDocs: paths.map((p, i) => ({ path: `${p}.html`, topicPath: p, title: p, score: 1 / (i + 1), format: 'html', rendered_md: `# ${p}\n\nfive words of text here` })),
+    matchedDocs: paths.map((p, i) => ({
+      path: `${p}.html`,
+      topicPath: p,
+      title: p,
+      score: 1 / (i + 1),
+      format: 'html',
+      rendered_md: `# ${p}\n\nfive words of text here`,
+    })),
     metadata: { durationMs: 0, totalFound: paths.length, topScore: paths.length > 0 ? 1 : 0 },
   };
 }
@@ -23,7 +30,10 @@ const fixed = (paths: string[]): Retriever => ({ name: 'fake', query: async () =
 test('returned docs map to turns and sessions; duplicates once, foreign docs hold nothing', (t) => {
   const topics = generateTopics(conversation.dialogue, 'turn');
   const byPath = new Map(topics.map((x) => [x.path, x]));
-  const noTopicPath: QueryResult = { ...result([]), matchedDocs: [{ path: 'locomo/conv-t1/d2_1.html', title: '', score: 1, format: 'html', rendered_md: 'a b' }] };
+  const noTopicPath: QueryResult = {
+    ...result([]),
+    matchedDocs: [{ path: 'locomo/conv-t1/d2_1.html', title: '', score: 1, format: 'html', rendered_md: 'a b' }],
+  };
   t.deepEqual(rankedDocs(noTopicPath, byPath), [{ turns: ['D2:1'], session: 2, words: 2 }]);
   const docs = rankedDocs(result(['locomo/conv-t1/d1_1', 'notes/other', 'locomo/conv-t1/d1_1', 'locomo/conv-t1/d10_1']), byPath);
   t.deepEqual(docs, [
@@ -39,11 +49,17 @@ test('returned docs map to turns and sessions; duplicates once, foreign docs hol
 });
 
 test('a conversation runs end to end: fresh repository, importFolder, every question scored', async (t) => {
-  const run = await runConversation(conversation, { variant: 'turn', retriever: async () => fixed(['locomo/conv-t1/d2_1', 'locomo/conv-t1/d1_1']) });
+  const run = await runConversation(conversation, {
+    variant: 'turn',
+    retriever: async () => fixed(['locomo/conv-t1/d2_1', 'locomo/conv-t1/d1_1']),
+  });
   t.is(run.topics, 6);
   t.is(run.retriever, 'fake');
   t.true(run.importMs > 0 && run.gitBytes > 0 && run.topicBytes > 0);
-  t.deepEqual(run.questions.map((q) => q.id), ['conv-T1#0', 'conv-T1#1', 'conv-T1#2', 'conv-T1#4']);
+  t.deepEqual(
+    run.questions.map((q) => q.id),
+    ['conv-T1#0', 'conv-T1#1', 'conv-T1#2', 'conv-T1#4'],
+  );
   const [puppy, age, pottery, adversarial] = run.questions;
   t.deepEqual(puppy!.evidenceRanks, [2]);
   t.is(puppy!.metrics.mrr, 0.5);

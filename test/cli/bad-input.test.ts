@@ -46,7 +46,10 @@ test('every bad continuation body in fixtures/bad-input is rejected with its kin
     const run = await brvJson(repo, ['curate', '--session', start.json!.data.sessionId, '--response-file', file]);
     t.is(run.exitCode, 0, testCase.name);
     t.false(run.json!.success, testCase.name);
-    t.true(run.json!.data.errors.some((e: any) => e.kind === testCase.kind), `${testCase.name}: ${JSON.stringify(run.json!.data.errors)}`);
+    t.true(
+      run.json!.data.errors.some((e: any) => e.kind === testCase.kind),
+      `${testCase.name}: ${JSON.stringify(run.json!.data.errors)}`,
+    );
   }
   await assertUntouched(t, repo, tip);
 });

@@ -39,7 +39,8 @@ test('usage errors exit 2; --help explains every command', async (t) => {
   t.is(help.exitCode, 0);
   for (const command of ['init', 'status', 'curate', 'rm']) t.regex(help.stdout, new RegExp(`brv ${command}`));
   const curateHelp = await brv(repo, ['curate', '--help']);
-  for (const flag of ['--session', '--response-file', '--delete-response-file', '--overwrite', '--html-file', 'view']) t.true(curateHelp.stdout.includes(flag), flag);
+  for (const flag of ['--session', '--response-file', '--delete-response-file', '--overwrite', '--html-file', 'view'])
+    t.true(curateHelp.stdout.includes(flag), flag);
 });
 
 test('status reports branch, tip, topics and open sessions', async (t) => {
@@ -114,7 +115,9 @@ test('bare repositories, repositories without commits and a detached HEAD all wo
 test('GIT_DIR/GIT_INDEX_FILE leaking from a hook do not redirect writes', async (t) => {
   const repo = await makeRepo();
   const other = await makeRepo();
-  const start = await brvJson(repo, ['curate', 'x'], { env: { GIT_DIR: path.join(other, '.git'), GIT_INDEX_FILE: path.join(other, '.git', 'index') } });
+  const start = await brvJson(repo, ['curate', 'x'], {
+    env: { GIT_DIR: path.join(other, '.git'), GIT_INDEX_FILE: path.join(other, '.git', 'index') },
+  });
   const done = await brvJson(repo, ['curate', '--session', start.json!.data.sessionId, '--response', reply('a/b')], {
     env: { GIT_DIR: path.join(other, '.git'), GIT_INDEX_FILE: path.join(other, '.git', 'index') },
   });
@@ -136,7 +139,11 @@ test('`git brv` runs the same program', async (t) => {
   const repo = await makeRepo();
   const bin = await tempDir('brv-bin-');
   await symlink(CLI, path.join(bin, 'git-brv'));
-  const result = await execa('git', ['brv', 'status', '--format', 'json'], { cwd: repo, env: { ...ENV, PATH: `${bin}:${ENV.PATH}` }, extendEnv: false });
+  const result = await execa('git', ['brv', 'status', '--format', 'json'], {
+    cwd: repo,
+    env: { ...ENV, PATH: `${bin}:${ENV.PATH}` },
+    extendEnv: false,
+  });
   t.like(JSON.parse(result.stdout), { command: 'status', success: true });
   const help = await execa('git', ['brv', '-h'], { cwd: repo, env: { ...ENV, PATH: `${bin}:${ENV.PATH}` }, extendEnv: false });
   t.regex(help.stdout, /git brv <command>/);

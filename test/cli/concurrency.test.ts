@@ -8,7 +8,9 @@ test(`${WRITERS} processes curating at once all land, none lost`, async (t) => {
   await brvJson(repo, ['init']);
   const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'parallel'])));
   const results = await Promise.all(
-    sessions.map((s, i) => brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply(`team/topic_${i}`, `Topic ${i}`)])),
+    sessions.map((s, i) =>
+      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply(`team/topic_${i}`, `Topic ${i}`)]),
+    ),
   );
   for (const result of results) t.is(result.json?.data.status, 'done', result.stdout + result.stderr);
   const files = (await git(repo, 'ls-tree', '-r', '--name-only', 'refs/brv/heads/main')).split('\n');
@@ -23,7 +25,9 @@ test('writers racing for one path: exactly one adds it, the others get path-exis
   await brvJson(repo, ['init']);
   const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'race'])));
   const results = await Promise.all(
-    sessions.map((s, i) => brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply('team/shared', `Version ${i}`)])),
+    sessions.map((s, i) =>
+      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply('team/shared', `Version ${i}`)]),
+    ),
   );
   const statuses = results.map((r) => (r.json!.data.status === 'done' ? 'done' : r.json!.data.errors[0].kind));
   t.is(statuses.filter((s) => s === 'done').length, 1);

@@ -21,7 +21,13 @@ test('kickoff returns a generate prompt and a session; continuation writes a can
   const html = `<bv-topic title='JWT signing'   path="security/jwt" summary="RS256 everywhere">
 <bv-rule id="r1" severity="must">Sign with RS256.</bv-rule>
       <bv-reason>Agreed in review.</bv-reason></bv-topic>`;
-  const done = await brvJson(repo, ['curate', '--session', start.sessionId, '--response', JSON.stringify({ html, meta: { impact: 'low', reason: 'decided today', summary: 'RS256 only' } })]);
+  const done = await brvJson(repo, [
+    'curate',
+    '--session',
+    start.sessionId,
+    '--response',
+    JSON.stringify({ html, meta: { impact: 'low', reason: 'decided today', summary: 'RS256 only' } }),
+  ]);
   t.is(done.exitCode, 0);
   t.true(done.json!.success);
   t.like(done.json!.data, { ok: true, status: 'done', filePath: 'security/jwt.html', topicPath: 'security/jwt', type: 'ADD' });
@@ -84,7 +90,15 @@ test('removed ByteRover flags get a migration message', async (t) => {
 test('invalid-response-format and empty-response keep the session open', async (t) => {
   const repo = await makeRepo();
   const { sessionId } = await kickoff(repo);
-  const bodies = ['not json', '[1,2]', '{"meta":{}}', '{"html":""}', '{"html":"<bv-topic path=\\"a/b\\" title=\\"t\\"></bv-topic>","meta":{"type":"DELETE"}}', '{"html":"x","meta":{"colour":"red"}}', '{"html":"x","meta":"high"}'];
+  const bodies = [
+    'not json',
+    '[1,2]',
+    '{"meta":{}}',
+    '{"html":""}',
+    '{"html":"<bv-topic path=\\"a/b\\" title=\\"t\\"></bv-topic>","meta":{"type":"DELETE"}}',
+    '{"html":"x","meta":{"colour":"red"}}',
+    '{"html":"x","meta":"high"}',
+  ];
   for (const body of bodies) {
     const run = await brvJson(repo, ['curate', '--session', sessionId, '--response', body]);
     t.is(run.json!.data.errors[0].kind, 'invalid-response-format', body);
@@ -108,12 +122,18 @@ test('unknown-session for malformed, unknown, corrupt and expired sessions', asy
   const sessions = path.join(repo, '.git', 'brv', 'sessions');
   const corrupt = await kickoff(repo);
   await writeFile(path.join(sessions, `${corrupt.sessionId}.json`), '{"id": 1');
-  t.is((await brvJson(repo, ['curate', '--session', corrupt.sessionId, '--response', reply('a/b')])).json!.data.errors[0].kind, 'unknown-session');
+  t.is(
+    (await brvJson(repo, ['curate', '--session', corrupt.sessionId, '--response', reply('a/b')])).json!.data.errors[0].kind,
+    'unknown-session',
+  );
   const expired = await kickoff(repo);
   const file = path.join(sessions, `${expired.sessionId}.json`);
   const state = JSON.parse(await readFile(file, 'utf8'));
   await writeFile(file, JSON.stringify({ ...state, createdAt: Date.now() - 25 * 3600 * 1000 }));
-  t.is((await brvJson(repo, ['curate', '--session', expired.sessionId, '--response', reply('a/b')])).json!.data.errors[0].kind, 'unknown-session');
+  t.is(
+    (await brvJson(repo, ['curate', '--session', expired.sessionId, '--response', reply('a/b')])).json!.data.errors[0].kind,
+    'unknown-session',
+  );
   t.is(await refTip(repo), undefined);
 });
 
@@ -171,7 +191,9 @@ test('related refs that point nowhere are warnings, not failures', async (t) => 
   await curateTopic(repo, reply('security/cookies'));
   const done = await curateTopic(
     repo,
-    JSON.stringify({ html: '<bv-topic path="security/auth" title="Auth" related="@security/cookies.html, @security, @nowhere/x.html"><bv-rule>x</bv-rule></bv-topic>' }),
+    JSON.stringify({
+      html: '<bv-topic path="security/auth" title="Auth" related="@security/cookies.html, @security, @nowhere/x.html"><bv-rule>x</bv-rule></bv-topic>',
+    }),
   );
   t.is(done.status, 'done');
   t.is(done.warnings.length, 1);
@@ -189,9 +211,18 @@ test('response files: regular files only, deleted on request, bounded and UTF-8'
   await mkdir(folder);
 
   const { sessionId } = await kickoff(repo);
-  t.is((await brvJson(repo, ['curate', '--session', sessionId, '--response-file', link])).json!.data.errors[0].kind, 'response-file-not-regular');
-  t.is((await brvJson(repo, ['curate', '--session', sessionId, '--response-file', folder])).json!.data.errors[0].kind, 'response-file-not-regular');
-  t.is((await brvJson(repo, ['curate', '--session', sessionId, '--response-file', path.join(dir, 'missing.json')])).json!.data.errors[0].kind, 'response-file-read-error');
+  t.is(
+    (await brvJson(repo, ['curate', '--session', sessionId, '--response-file', link])).json!.data.errors[0].kind,
+    'response-file-not-regular',
+  );
+  t.is(
+    (await brvJson(repo, ['curate', '--session', sessionId, '--response-file', folder])).json!.data.errors[0].kind,
+    'response-file-not-regular',
+  );
+  t.is(
+    (await brvJson(repo, ['curate', '--session', sessionId, '--response-file', path.join(dir, 'missing.json')])).json!.data.errors[0].kind,
+    'response-file-read-error',
+  );
 
   const big = path.join(dir, 'big.json');
   await writeFile(big, Buffer.alloc(50 * 1024 * 1024, 0x61));
@@ -217,7 +248,10 @@ test('one-shot --html-file writes with meta and fails with exit 1 on bad input',
   const repo = await makeRepo();
   const dir = await tempDir();
   const topic = path.join(dir, 'topic.html');
-  await writeFile(topic, '<bv-topic path="db/migrations" title="Migrations"><bv-rule severity="should">Never edit an applied migration.</bv-rule></bv-topic>');
+  await writeFile(
+    topic,
+    '<bv-topic path="db/migrations" title="Migrations"><bv-rule severity="should">Never edit an applied migration.</bv-rule></bv-topic>',
+  );
   const done = await brvJson(repo, ['curate', '--html-file', topic, '--meta', '{"impact":"low","reason":"learned the hard way"}']);
   t.is(done.exitCode, 0);
   t.like(done.json!.data, { status: 'done', topicPath: 'db/migrations' });
@@ -228,7 +262,10 @@ test('one-shot --html-file writes with meta and fails with exit 1 on bad input',
   const failed = await brvJson(repo, ['curate', '--html-file', bad]);
   t.is(failed.exitCode, 1);
   t.is(failed.json!.data.errors[0].kind, 'unsafe-html');
-  t.is((await brvJson(repo, ['curate', '--html-file', topic, '--meta', '{"impact":"huge"}'])).json!.data.errors[0].kind, 'invalid-response-format');
+  t.is(
+    (await brvJson(repo, ['curate', '--html-file', topic, '--meta', '{"impact":"huge"}'])).json!.data.errors[0].kind,
+    'invalid-response-format',
+  );
   t.is((await brvJson(repo, ['curate', '--html-file', topic, '--meta', 'nope'])).json!.data.errors[0].kind, 'invalid-response-format');
   // Text mode explains.
   const text = await brv(repo, ['curate', '--html-file', bad]);

@@ -40,7 +40,10 @@ test('nothing is imported unless every file is valid; existing topics need --ove
   const repo = await makeRepo();
   await brvJson(repo, ['import', await folder({ 'a/one.html': topic('a/one', 'Old.') })]);
   const tip = await refTip(repo);
-  const bad = await brvJson(repo, ['import', await folder({ 'a/two.html': topic('a/two'), 'a/evil.html': '<bv-topic path="a/evil" title="x"><script>x</script></bv-topic>' })]);
+  const bad = await brvJson(repo, [
+    'import',
+    await folder({ 'a/two.html': topic('a/two'), 'a/evil.html': '<bv-topic path="a/evil" title="x"><script>x</script></bv-topic>' }),
+  ]);
   t.is(bad.exitCode, 1);
   t.is(bad.json!.data.problems[0].errors[0].kind, 'unsafe-html');
   const duplicate = await brvJson(repo, ['import', await folder({ 'x.html': topic('a/two'), 'y.html': topic('a/two', 'Other.') })]);
@@ -51,7 +54,11 @@ test('nothing is imported unless every file is valid; existing topics need --ove
   const overwrite = await brvJson(repo, ['import', await folder({ 'a/one.html': topic('a/one', 'New.') }), '--overwrite']);
   t.deepEqual(overwrite.json!.data.updated, ['a/one']);
   t.is((await brvJson(repo, ['import', '/nonexistent/dir'])).json!.data.error.kind, 'import-read-error');
-  const partial = await brvJson(repo, ['import', await folder({ 'b/ok.html': topic('b/ok'), 'b/bad.html': '<bv-topic path="b/bad" title="x"><p>loose</p></bv-topic>' }), '--skip-invalid']);
+  const partial = await brvJson(repo, [
+    'import',
+    await folder({ 'b/ok.html': topic('b/ok'), 'b/bad.html': '<bv-topic path="b/bad" title="x"><p>loose</p></bv-topic>' }),
+    '--skip-invalid',
+  ]);
   t.like(partial.json!.data, { ok: true, added: ['b/ok'] });
   t.is(partial.json!.data.problems[0].errors[0].kind, 'invalid-nesting');
 });

@@ -4,12 +4,29 @@ import path from 'node:path';
 import { ENV, brv, brvJson, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 async function seed(repo: string) {
-  await curateTopic(repo, reply('security/jwt', 'JWT signing', '<bv-rule severity="must">Sign tokens with RS256.</bv-rule><bv-fact subject="rotation" value="monthly">Keys rotate monthly.</bv-fact>'));
-  await curateTopic(repo, reply('api/errors', 'Error responses', '<bv-rule>Return problem+json bodies with a stable error code.</bv-rule>'));
-  await curateTopic(repo, reply('ops/deploy', 'Deploying', '<bv-changes><li>Canary first, then the fleet.</li></bv-changes><bv-highlights><p>Tokens for the deploy bot are in the vault.</p></bv-highlights>'));
+  await curateTopic(
+    repo,
+    reply(
+      'security/jwt',
+      'JWT signing',
+      '<bv-rule severity="must">Sign tokens with RS256.</bv-rule><bv-fact subject="rotation" value="monthly">Keys rotate monthly.</bv-fact>',
+    ),
+  );
+  await curateTopic(
+    repo,
+    reply('api/errors', 'Error responses', '<bv-rule>Return problem+json bodies with a stable error code.</bv-rule>'),
+  );
+  await curateTopic(
+    repo,
+    reply(
+      'ops/deploy',
+      'Deploying',
+      '<bv-changes><li>Canary first, then the fleet.</li></bv-changes><bv-highlights><p>Tokens for the deploy bot are in the vault.</p></bv-highlights>',
+    ),
+  );
 }
 
-test('query returns ranked, rendered topics in ByteRover\'s JSON shape, with why they matched', async (t) => {
+test("query returns ranked, rendered topics in ByteRover's JSON shape, with why they matched", async (t) => {
   const repo = await makeRepo();
   await seed(repo);
   const run = await brvJson(repo, ['query', 'how are tokens signed']);
@@ -21,8 +38,17 @@ test('query returns ranked, rendered topics in ByteRover\'s JSON shape, with why
   t.true(data.matchedDocs[0].score > 0 && data.matchedDocs[0].score < 1);
   t.regex(data.matchedDocs[0].rendered_md, /^# JWT signing/);
   t.true(data.matchedDocs[0].matched.terms.includes('signed'));
-  t.true(data.matchedDocs.some((d: any) => d.topicPath === 'ops/deploy'), 'a topic matching one word is not dropped');
-  t.like(data.metadata, { tier: 2, cacheHit: null, filtered: false, totalFound: data.matchedDocs.length, topScore: data.matchedDocs[0].score });
+  t.true(
+    data.matchedDocs.some((d: any) => d.topicPath === 'ops/deploy'),
+    'a topic matching one word is not dropped',
+  );
+  t.like(data.metadata, {
+    tier: 2,
+    cacheHit: null,
+    filtered: false,
+    totalFound: data.matchedDocs.length,
+    topScore: data.matchedDocs[0].score,
+  });
   t.is(typeof data.metadata.durationMs, 'number');
   // Unquoted words work too, and text output is readable.
   const text = await brv(repo, ['query', 'deploy', 'canary']);
@@ -38,7 +64,10 @@ test('no-matches is a success with an empty list; --limit and --scope narrow', a
   t.like(none.json!.data, { status: 'no-matches', matchedDocs: [] });
   t.is((await brvJson(repo, ['query', 'tokens', '--limit', '1'])).json!.data.matchedDocs.length, 1);
   const scoped = await brvJson(repo, ['query', 'tokens', '--scope', 'ops/']);
-  t.deepEqual(scoped.json!.data.matchedDocs.map((d: any) => d.topicPath), ['ops/deploy']);
+  t.deepEqual(
+    scoped.json!.data.matchedDocs.map((d: any) => d.topicPath),
+    ['ops/deploy'],
+  );
   t.is((await brvJson(repo, ['query', '  '])).json!.data.error.kind, 'missing-query');
   // An empty repository answers too.
   const empty = await makeRepo();
@@ -70,7 +99,10 @@ test('after a curate the next query updates the index incrementally, not from sc
   t.false(removed.json!.data.matchedDocs.some((d: any) => d.topicPath === 'api/errors'));
   // Indexes are keyed by tree: going back to an indexed tree reuses its index as is.
   await brvJson(repo, ['rm', 'security/cookies']);
-  await curateTopic(repo, reply('api/errors', 'Error responses', '<bv-rule>Return problem+json bodies with a stable error code.</bv-rule>'));
+  await curateTopic(
+    repo,
+    reply('api/errors', 'Error responses', '<bv-rule>Return problem+json bodies with a stable error code.</bv-rule>'),
+  );
   t.is((await brvJson(repo, ['query', 'tokens'])).json!.data.metadata.index.build, 'cached');
 });
 
@@ -80,9 +112,13 @@ test('a topic written by plain git (update-ref from outside) is found by the nex
   await brvJson(repo, ['query', 'tokens']);
   const index = path.join(await tempDir(), 'index');
   const env = { ...ENV, GIT_INDEX_FILE: index };
-  const run = (args: string[], input?: string) => execa('git', args, { cwd: repo, env, extendEnv: false, input }).then((r) => r.stdout.trim());
+  const run = (args: string[], input?: string) =>
+    execa('git', args, { cwd: repo, env, extendEnv: false, input }).then((r) => r.stdout.trim());
   await run(['read-tree', 'refs/brv/heads/main']);
-  const blob = await run(['hash-object', '-w', '--stdin'], '<bv-topic path="ext/outside" title="Written outside"><bv-rule>Zebras are striped.</bv-rule></bv-topic>');
+  const blob = await run(
+    ['hash-object', '-w', '--stdin'],
+    '<bv-topic path="ext/outside" title="Written outside"><bv-rule>Zebras are striped.</bv-rule></bv-topic>',
+  );
   await run(['update-index', '--add', '--cacheinfo', `100644,${blob},ext/outside.html`]);
   const tree = await run(['write-tree']);
   const commit = await run(['commit-tree', tree, '-p', 'refs/brv/heads/main', '-m', 'outside']);
@@ -105,9 +141,16 @@ test('--at queries knowledge as it was', async (t) => {
 
 test('--kind, --since and --until filter by element and by bv-timestamp date', async (t) => {
   const repo = await makeRepo();
-  await curateTopic(repo, reply('rel/one', 'Release one', '<bv-timestamp>2026-03-01</bv-timestamp><bv-decision><p>Ship the release on Monday.</p></bv-decision>'));
-  await curateTopic(repo, reply('rel/two', 'Release two', '<bv-timestamp>2026-06-01</bv-timestamp><bv-rule>Every release needs a changelog.</bv-rule>'));
-  const ids = async (...args: string[]) => (await brvJson(repo, ['query', 'release', ...args])).json!.data.matchedDocs.map((d: any) => d.topicPath).sort();
+  await curateTopic(
+    repo,
+    reply('rel/one', 'Release one', '<bv-timestamp>2026-03-01</bv-timestamp><bv-decision><p>Ship the release on Monday.</p></bv-decision>'),
+  );
+  await curateTopic(
+    repo,
+    reply('rel/two', 'Release two', '<bv-timestamp>2026-06-01</bv-timestamp><bv-rule>Every release needs a changelog.</bv-rule>'),
+  );
+  const ids = async (...args: string[]) =>
+    (await brvJson(repo, ['query', 'release', ...args])).json!.data.matchedDocs.map((d: any) => d.topicPath).sort();
   t.deepEqual(await ids(), ['rel/one', 'rel/two']);
   t.deepEqual(await ids('--kind', 'decision'), ['rel/one']);
   t.deepEqual(await ids('--kind', 'bv-rule'), ['rel/two']);

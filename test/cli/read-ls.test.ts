@@ -3,7 +3,14 @@ import { brv, brvJson, curateTopic, git, makeRepo, refTip, reply } from '../help
 
 test('read renders markdown, --raw gives the stored HTML, unknown paths are typed errors', async (t) => {
   const repo = await makeRepo();
-  await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-changes><li>Blue/green</li><li>Canary first</li></bv-changes><bv-rule severity="must">Never on Fridays.</bv-rule>'));
+  await curateTopic(
+    repo,
+    reply(
+      'ops/deploy',
+      'Deploys',
+      '<bv-changes><li>Blue/green</li><li>Canary first</li></bv-changes><bv-rule severity="must">Never on Fridays.</bv-rule>',
+    ),
+  );
   const rendered = await brvJson(repo, ['read', 'ops/deploy']);
   t.like(rendered.json!.data, { path: 'ops/deploy.html', topicPath: 'ops/deploy', format: 'markdown' });
   t.regex(rendered.json!.data.content, /^# Deploys/);

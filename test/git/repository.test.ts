@@ -55,7 +55,10 @@ test('reads blobs and trees through one batch process, and reports missing objec
   t.is(await g.readRefCommit('refs/brv/heads/none'), undefined);
   const many = await Promise.all(Array.from({ length: 50 }, (_, i) => g.writeBlob(`b${i}`)));
   const back = await Promise.all(many.map((oid) => g.readBlob(oid)));
-  t.deepEqual(back.map((b) => b?.toString()), many.map((_, i) => `b${i}`));
+  t.deepEqual(
+    back.map((b) => b?.toString()),
+    many.map((_, i) => `b${i}`),
+  );
 });
 
 test('ref updates are compare-and-swap', async (t) => {
@@ -67,9 +70,13 @@ test('ref updates are compare-and-swap', async (t) => {
   const second = await g.commitTree(tree, [first], 'second\n');
   await g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: first, oldOid: undefined }], 'test');
   // Creating again must fail: the ref exists.
-  await t.throwsAsync(g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: undefined }], 'test'), { instanceOf: RefMovedError });
+  await t.throwsAsync(g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: undefined }], 'test'), {
+    instanceOf: RefMovedError,
+  });
   // Wrong expected old value must fail and leave the ref alone.
-  await t.throwsAsync(g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: second }], 'test'), { instanceOf: RefMovedError });
+  await t.throwsAsync(g.updateRefs([{ ref: 'refs/brv/heads/main', newOid: second, oldOid: second }], 'test'), {
+    instanceOf: RefMovedError,
+  });
   t.is((await g.readRefCommit('refs/brv/heads/main'))?.oid, first);
   // A transaction applies all updates or none.
   await t.throwsAsync(
@@ -109,14 +116,24 @@ test('diffTrees lists added, modified and deleted blobs recursively', async (t) 
   const g = await GitRepository.open(repo);
   t.teardown(() => g.close());
   const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((x) => g.writeBlob(x)));
-  const sub1 = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: a!, name: 'x.html' }, { mode: BLOB_MODE, type: 'blob', oid: b!, name: 'y.html' }]);
-  const sub2 = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: c!, name: 'x.html' }, { mode: BLOB_MODE, type: 'blob', oid: a!, name: 'z.html' }]);
+  const sub1 = await g.writeTree([
+    { mode: BLOB_MODE, type: 'blob', oid: a!, name: 'x.html' },
+    { mode: BLOB_MODE, type: 'blob', oid: b!, name: 'y.html' },
+  ]);
+  const sub2 = await g.writeTree([
+    { mode: BLOB_MODE, type: 'blob', oid: c!, name: 'x.html' },
+    { mode: BLOB_MODE, type: 'blob', oid: a!, name: 'z.html' },
+  ]);
   const t1 = await g.writeTree([{ mode: '40000', type: 'tree', oid: sub1, name: 'd' }]);
   const t2 = await g.writeTree([{ mode: '40000', type: 'tree', oid: sub2, name: 'd' }]);
   const changes = await g.diffTrees(t1, t2);
   t.deepEqual(
     changes.map((c) => [c.status, c.path]),
-    [['M', 'd/x.html'], ['D', 'd/y.html'], ['A', 'd/z.html']],
+    [
+      ['M', 'd/x.html'],
+      ['D', 'd/y.html'],
+      ['A', 'd/z.html'],
+    ],
   );
   t.is(changes[0]!.newOid, c!);
 });

@@ -72,7 +72,11 @@ export interface BrvRun {
 }
 
 /** Runs the built CLI as a real process, the way agents call it. */
-export async function brv(cwd: string, args: string[], options: { env?: Record<string, string>; unset?: string[]; input?: string } = {}): Promise<BrvRun> {
+export async function brv(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string>; unset?: string[]; input?: string } = {},
+): Promise<BrvRun> {
   const env: Record<string, string> = { ...ENV, ...options.env };
   for (const key of options.unset ?? []) delete env[key];
   const result = await execa('node', [CLI, ...args], {
@@ -94,7 +98,11 @@ export async function brv(cwd: string, args: string[], options: { env?: Record<s
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1, json };
 }
 
-export async function brvJson(cwd: string, args: string[], options: { env?: Record<string, string>; unset?: string[] } = {}): Promise<BrvRun> {
+export async function brvJson(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string>; unset?: string[] } = {},
+): Promise<BrvRun> {
   return brv(cwd, [...args, '--format', 'json'], options);
 }
 
@@ -118,7 +126,12 @@ export async function ensureDir(dir: string): Promise<string> {
 }
 
 /** A curate reply envelope for a small valid topic. */
-export function reply(pathName: string, title = 'A topic', body = '<bv-rule severity="must">Do the thing.</bv-rule>', meta?: object): string {
+export function reply(
+  pathName: string,
+  title = 'A topic',
+  body = '<bv-rule severity="must">Do the thing.</bv-rule>',
+  meta?: object,
+): string {
   return JSON.stringify({ html: `<bv-topic path="${pathName}" title="${title}">${body}</bv-topic>`, ...(meta ? { meta } : {}) });
 }
 

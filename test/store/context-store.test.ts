@@ -32,7 +32,10 @@ test('writing one topic into a large tree rewrites only the trees on its path', 
     return writeTree(entries);
   };
   const blob = await repo.writeBlob('<bv-topic path="d7/new" title="n"></bv-topic>');
-  const outcome = await store.commit('main', async () => ({ write: { edits: [add('d7/new.html', blob)], subject: 'one', meta: { op: 'curate' } }, result: null }));
+  const outcome = await store.commit('main', async () => ({
+    write: { edits: [add('d7/new.html', blob)], subject: 'one', meta: { op: 'curate' } },
+    result: null,
+  }));
   t.is(treesWritten, 2, 'root and d7 only');
 
   const after = await store.snapshot('main');
@@ -59,42 +62,69 @@ test('a ref that moves under a writer is re-read and the plan re-run (compare-an
     if (attempts === 1) {
       // Another process lands a commit between our read and our ref update.
       const other = new ContextStore(repo);
-      await other.commit('main', async () => ({ write: { edits: [add('x/c.html', c)], subject: 'c', meta: { op: 'curate' } }, result: null }));
+      await other.commit('main', async () => ({
+        write: { edits: [add('x/c.html', c)], subject: 'c', meta: { op: 'curate' } },
+        result: null,
+      }));
     }
-    return { write: { edits: [add('x/b.html', b)], subject: `b on ${snapshot.commit!.oid.slice(0, 7)}`, meta: { op: 'curate' } }, result: null };
+    return {
+      write: { edits: [add('x/b.html', b)], subject: `b on ${snapshot.commit!.oid.slice(0, 7)}`, meta: { op: 'curate' } },
+      result: null,
+    };
   });
   t.is(attempts, 2);
-  t.deepEqual((await git(dir, 'ls-tree', '-r', '--name-only', 'refs/brv/heads/main')).split('\n'), ['.brv/format', 'x/a.html', 'x/b.html', 'x/c.html']);
+  t.deepEqual((await git(dir, 'ls-tree', '-r', '--name-only', 'refs/brv/heads/main')).split('\n'), [
+    '.brv/format',
+    'x/a.html',
+    'x/b.html',
+    'x/c.html',
+  ]);
   t.is(Number(await git(dir, 'rev-list', '--count', 'refs/brv/heads/main')), 3);
 });
 
 test('a plan that stops writes nothing; an edit that changes nothing makes no commit', async (t) => {
   const { repo, store } = await openStore(t);
   const a = await repo.writeBlob('a');
-  const first = await store.commit('main', async () => ({ write: { edits: [add('x/a.html', a)], subject: 'a', meta: { op: 'curate' } }, result: 1 }));
+  const first = await store.commit('main', async () => ({
+    write: { edits: [add('x/a.html', a)], subject: 'a', meta: { op: 'curate' } },
+    result: 1,
+  }));
   t.truthy(first.commit);
   const stopped = await store.commit('main', async () => ({ stop: 'no' }));
   t.is(stopped.result, 'no');
   t.is(stopped.commit, undefined);
-  const same = await store.commit('main', async () => ({ write: { edits: [add('x/a.html', a)], subject: 'again', meta: { op: 'curate' } }, result: 2 }));
+  const same = await store.commit('main', async () => ({
+    write: { edits: [add('x/a.html', a)], subject: 'again', meta: { op: 'curate' } },
+    result: 2,
+  }));
   t.is(same.commit, undefined);
-  t.is((await store.snapshot("main")).commit!.oid, first.commit!);
+  t.is((await store.snapshot('main')).commit!.oid, first.commit!);
 });
 
 test('removing the last topic of a folder removes the folder; a file cannot become a folder', async (t) => {
   const { repo, store } = await openStore(t);
   const a = await repo.writeBlob('a');
-  await store.commit('main', async () => ({ write: { edits: [add('x/y/a.html', a), add('z.html', a)], subject: 'a', meta: { op: 'curate' } }, result: null }));
-  await store.commit('main', async () => ({ write: { edits: [{ path: 'x/y/a.html', remove: true }], subject: 'rm', meta: { op: 'delete' } }, result: null }));
+  await store.commit('main', async () => ({
+    write: { edits: [add('x/y/a.html', a), add('z.html', a)], subject: 'a', meta: { op: 'curate' } },
+    result: null,
+  }));
+  await store.commit('main', async () => ({
+    write: { edits: [{ path: 'x/y/a.html', remove: true }], subject: 'rm', meta: { op: 'delete' } },
+    result: null,
+  }));
   t.deepEqual(await store.listFiles(await store.snapshot('main')), ['.brv/format', 'z.html']);
-  const error = await t.throwsAsync(store.commit('main', async () => ({ write: { edits: [add('z.html/b.html', a)], subject: 'x', meta: { op: 'curate' } }, result: null })));
+  const error = await t.throwsAsync(
+    store.commit('main', async () => ({ write: { edits: [add('z.html/b.html', a)], subject: 'x', meta: { op: 'curate' } }, result: null })),
+  );
   t.is((error as any).kind, 'path-conflict');
 });
 
 test('an unknown data format major version is refused', async (t) => {
   const { dir, repo, store } = await openStore(t);
   const v2 = await repo.writeBlob('2\n');
-  const tree = await repo.writeTree([{ mode: '40000', type: 'tree', oid: await repo.writeTree([{ mode: '100644', type: 'blob', oid: v2, name: 'format' }]), name: '.brv' }]);
+  const tree = await repo.writeTree([
+    { mode: '40000', type: 'tree', oid: await repo.writeTree([{ mode: '100644', type: 'blob', oid: v2, name: 'format' }]), name: '.brv' },
+  ]);
   const commit = await repo.commitTree(tree, [], 'future\n');
   await git(dir, 'update-ref', 'refs/brv/heads/main', commit);
   const error = await t.throwsAsync(store.snapshot('main'));
@@ -102,7 +132,18 @@ test('an unknown data format major version is refused', async (t) => {
 });
 
 test('trailers round-trip and stay one line each', (t) => {
-  const message = formatCommitMessage('curate: a/b — multi\nline', { op: 'curate', type: 'ADD', reason: 'because\nof this', conflicts: ['a/b.html', 'c/d.html'] });
-  t.is(message, 'curate: a/b — multi line\n\nBrv-Op: curate\nBrv-Type: ADD\nBrv-Reason: because of this\nBrv-Conflicts: a/b.html\nBrv-Conflicts: c/d.html\n');
-  t.deepEqual(parseCommitMessage(message), { subject: 'curate: a/b — multi line', meta: { op: 'curate', type: 'ADD', reason: 'because of this', conflicts: ['a/b.html', 'c/d.html'] } });
+  const message = formatCommitMessage('curate: a/b — multi\nline', {
+    op: 'curate',
+    type: 'ADD',
+    reason: 'because\nof this',
+    conflicts: ['a/b.html', 'c/d.html'],
+  });
+  t.is(
+    message,
+    'curate: a/b — multi line\n\nBrv-Op: curate\nBrv-Type: ADD\nBrv-Reason: because of this\nBrv-Conflicts: a/b.html\nBrv-Conflicts: c/d.html\n',
+  );
+  t.deepEqual(parseCommitMessage(message), {
+    subject: 'curate: a/b — multi line',
+    meta: { op: 'curate', type: 'ADD', reason: 'because of this', conflicts: ['a/b.html', 'c/d.html'] },
+  });
 });

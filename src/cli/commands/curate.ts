@@ -24,7 +24,7 @@ const REMOVED_FLAGS: Record<string, string> = {
 
 export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
   command: 'curate [intent]',
-  describe: 'Record knowledge as a topic: start a session with an intent, then continue it with the agent\'s HTML',
+  describe: "Record knowledge as a topic: start a session with an intent, then continue it with the agent's HTML",
   builder: (y: Argv<GlobalOptions>) =>
     y
       .command(curateViewCommand)
@@ -50,7 +50,11 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
       const removed = Object.keys(REMOVED_FLAGS).find((flag) => (argv as Record<string, unknown>)[flag] !== undefined);
       let envelope: CurateEnvelope;
       if (removed) {
-        envelope = { ok: false, status: 'failed', errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }] };
+        envelope = {
+          ok: false,
+          status: 'failed',
+          errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }],
+        };
       } else {
         envelope = await brv.curate({
           intent: argv.intent,

@@ -16,19 +16,28 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
     y
       .positional('dir', { type: 'string', demandOption: true, describe: 'Folder to scan for *.html topics (recursively)' })
       .option('overwrite', { type: 'boolean', default: false, describe: 'Replace existing topics whose content differs' })
-      .option('skip-invalid', { type: 'boolean', default: false, describe: 'Import the valid topics and report the others, instead of importing nothing' }),
+      .option('skip-invalid', {
+        type: 'boolean',
+        default: false,
+        describe: 'Import the valid topics and report the others, instead of importing nothing',
+      }),
   handler: (argv) =>
     withBrv('import', argv, async (brv) => {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
-      const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), { overwrite: argv.overwrite, skipInvalid: argv['skip-invalid'] });
+      const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), {
+        overwrite: argv.overwrite,
+        skipInvalid: argv['skip-invalid'],
+      });
       if (!result.ok) process.exitCode = EXIT_FAILURE;
       if (argv.format === 'json') return printJson('import', result.ok, result);
       if (!result.ok) {
         const lines = ['Nothing was imported; fix these files first:'];
-        for (const problem of result.problems) for (const error of problem.errors) lines.push(`  ${problem.file}: ${error.kind}: ${error.message}`);
+        for (const problem of result.problems)
+          for (const error of problem.errors) lines.push(`  ${problem.file}: ${error.kind}: ${error.message}`);
         return printText(lines.join('\n'));
       }
-      for (const problem of result.problems) for (const error of problem.errors) note(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
+      for (const problem of result.problems)
+        for (const error of problem.errors) note(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
       printText(
         result.commit
           ? `Imported ${result.added.length} new and ${result.updated.length} updated topics (${result.unchanged} unchanged) in commit ${shortOid(result.commit)}.`

@@ -7,8 +7,10 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'query <question..>',
   describe: 'Ranked topics for a question, rendered as markdown for an agent to read',
   builder: (y) =>
-    retrievalOptions(y, 'What you want to know (quotes optional)')
-      .example('$0 query "how are JWTs signed" --format json', 'What an agent runs before it works'),
+    retrievalOptions(y, 'What you want to know (quotes optional)').example(
+      '$0 query "how are JWTs signed" --format json',
+      'What an agent runs before it works',
+    ),
   handler: (argv) => {
     // Load the search engine while git discovers the repository (the service imports it lazily).
     import('../../query/query-topics.js').catch(() => {});
@@ -19,9 +21,12 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       if (result.matchedDocs.length === 0) return printText('No topics match. Try other words, or curate what you learn with brv curate.');
       const blocks = result.matchedDocs.map(
         // The header line names the topic, so the rendered title line is not repeated under it.
-        (doc, i) => `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
+        (doc, i) =>
+          `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
       );
-      printText(`${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`);
+      printText(
+        `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`,
+      );
     });
   },
 };

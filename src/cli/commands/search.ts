@@ -6,8 +6,7 @@ import { printJson, printText } from '../output.js';
 export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'search <question..>',
   describe: 'Find topics: paths, titles, scores and excerpts (use read to see one)',
-  builder: (y) =>
-    retrievalOptions(y, 'Words to look for'),
+  builder: (y) => retrievalOptions(y, 'Words to look for'),
   handler: (argv) => {
     // Load the search engine while git discovers the repository (the service imports it lazily).
     import('../../query/query-topics.js').catch(() => {});
@@ -17,9 +16,7 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       if (argv.format === 'json') return printJson('search', true, result);
       if (result.results.length === 0) return printText('No topics match.');
       printText(
-        result.results
-          .map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${r.topicPath}\n   ${r.excerpt}`)
-          .join('\n'),
+        result.results.map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${r.topicPath}\n   ${r.excerpt}`).join('\n'),
       );
     });
   },
