@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /**
@@ -52,6 +52,24 @@ export function readDocstoreEntries(file: string, entries: readonly number[]): M
     closeSync(fd);
   }
   return result;
+}
+
+/** A cheap check when an index is opened: the file exists, has the magic, and is as long as its offsets say. */
+export function docstoreLooksValid(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(MAGIC.length + 4);
+    if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.subarray(0, MAGIC.length).equals(MAGIC)) return false;
+    const count = head.readUInt32LE(MAGIC.length);
+    const last = Buffer.alloc(4);
+    if (readSync(fd, last, 0, 4, MAGIC.length + 4 + count * 4) !== 4) return false;
+    return fstatSync(fd).size === MAGIC.length + 4 + (count + 1) * 4 + last.readUInt32LE(0);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** A docstore held in memory as bytes (never as JS strings), for merging into a new one. */

@@ -4,7 +4,7 @@ import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import type { SegmentInput } from './document.js';
-import { buildDocstore, DocstoreBytes, readDocstoreEntries, writeDocstoreFile } from './docstore.js';
+import { buildDocstore, DocstoreBytes, docstoreLooksValid, readDocstoreEntries, writeDocstoreFile } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import {
   applyIndexUpdate,
@@ -233,6 +233,8 @@ export class TreeIndexStore {
         } catch {
           throw new BrvError('index-corrupt', `Search index segment ${file} is missing.`);
         }
+        if (!docstoreLooksValid(this.docstoreFile(file)))
+          throw new BrvError('index-corrupt', `The docstore of search index segment ${file} is damaged.`);
       }),
     );
     return { stack: openStack(manifest, (file) => files.get(file)!), files: manifest.segments.map((s) => s.file) };

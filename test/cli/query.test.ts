@@ -167,3 +167,24 @@ test('SHA-256 repositories: curate, query and read work', async (t) => {
   t.is(found.json!.data.matchedDocs[0].topicPath, 'a/b');
   t.regex((await brvJson(repo, ['read', 'a/b'])).json!.data.commit, /^[0-9a-f]{64}$/);
 });
+
+test('a damaged index is rebuilt, and parallel first queries all succeed', async (t) => {
+  const repo = await makeRepo();
+  await seed(repo);
+  const first = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'])));
+  for (const run of first) t.is(run.json?.data.matchedDocs.length, 2, run.stdout + run.stderr);
+  const segments = path.join(repo, '.git', 'brv', 'index');
+  const { readdir, writeFile } = await import('node:fs/promises');
+  const files = (await readdir(segments, { recursive: true })).filter((f) => String(f).endsWith('.seg'));
+  t.true(files.length > 0);
+  for (const file of files) await writeFile(path.join(segments, String(file)), 'garbage');
+  const rebuilt = await brvJson(repo, ['query', 'tokens']);
+  t.is(rebuilt.json!.data.metadata.index.build, 'full');
+  t.is(rebuilt.json!.data.matchedDocs.length, 2);
+  // A truncated docstore (rendered markdown) is caught when the index is opened, not mid-answer.
+  const docstores = (await readdir(segments, { recursive: true })).filter((f) => String(f).endsWith('.seg.md'));
+  for (const file of docstores) await writeFile(path.join(segments, String(file)), 'BRVMD001');
+  const again = await brvJson(repo, ['query', 'tokens']);
+  t.is(again.json!.data.metadata.index.build, 'full');
+  t.regex(again.json!.data.matchedDocs[0].rendered_md, /^# /);
+});
