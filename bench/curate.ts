@@ -8,21 +8,13 @@ import { execa } from 'execa';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
-import { argValue, percentiles, writeReport } from './lib/report.js';
+import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cli = path.join(root, 'dist/cli/main.js');
+const cli = CLI;
 const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '30'));
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-};
+const env = BENCH_ENV;
 
 async function timed(command: string, args: string[], cwd: string): Promise<{ ms: number; stdout: string }> {
   const start = process.hrtime.bigint();

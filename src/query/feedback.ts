@@ -1,9 +1,5 @@
-import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
 import type { Segment } from './segment.js';
 import { PostingReader } from './posting-reader.js';
-
-// A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
-const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
 
 /**
  * The terms of a few documents of a segment, for pseudo-relevance feedback. A segment stores
@@ -123,11 +119,6 @@ function invert(segment: Segment, ranks: Uint32Array, weights: Float64Array): Te
 /** The terms of a few documents without inverting: their postings only, each term's read up to the last document wanted. */
 function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs: readonly number[]): DocumentTerms[] {
   const reader = new PostingReader(segment);
-  const w0 = weights[0]!,
-    w1 = weights[1]!,
-    w2 = weights[2]!,
-    w3 = weights[3]!,
-    w4 = weights[4]!;
   // slot[doc] = 1 + the document's index in `docs`, 0 for the documents not wanted.
   const slot = new Uint32Array(segment.docCount);
   docs.forEach((doc, i) => (slot[doc] = i + 1));
@@ -145,14 +136,8 @@ function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs:
         reader.skipFrequencies();
         continue;
       }
-      const mask = reader.mask;
-      let tf = 0;
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        if ((mask & (1 << f)) === 0) continue;
-        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4);
-      }
       terms[wanted - 1]!.push(rank);
-      tfs[wanted - 1]!.push(tf);
+      tfs[wanted - 1]!.push(reader.weightedFrequency(weights));
     }
   }
   return docs.map((_, i) => ({ terms: Uint32Array.from(terms[i]!), tf: Float32Array.from(tfs[i]!) }));
@@ -167,24 +152,13 @@ function forEachPosting(
   visit: (rank: number, doc: number, tf: number) => void,
 ): void {
   const reader = new PostingReader(segment);
-  const w0 = weights[0]!,
-    w1 = weights[1]!,
-    w2 = weights[2]!,
-    w3 = weights[3]!,
-    w4 = weights[4]!;
   for (let k = 0; k < ranks.length; k++) {
     const rank = ranks[k]!;
     const df = reader.start(rank);
     for (let i = 0; i < df; i++) {
       reader.next();
       if (reader.doc >= end) break;
-      const mask = reader.mask;
-      let tf = 0;
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        if ((mask & (1 << f)) === 0) continue;
-        tf += reader.frequency() * (f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4);
-      }
-      visit(rank, reader.doc, tf);
+      visit(rank, reader.doc, reader.weightedFrequency(weights));
     }
   }
 }

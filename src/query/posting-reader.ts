@@ -39,6 +39,13 @@ export class PostingReader {
     return this.varint();
   }
 
+  /** The posting's frequencies summed with one weight per field (reads them all). */
+  weightedFrequency(weights: Float64Array): number {
+    let tf = 0;
+    for (let f = 0, mask = this.mask; mask !== 0; f++, mask >>= 1) if ((mask & 1) !== 0) tf += this.varint() * weights[f]!;
+    return tf;
+  }
+
   skipFrequencies(): void {
     for (let n = BITS_SET[this.mask]!; n > 0;) if (this.bytes[this.pos++]! < 0x80) n--;
   }
