@@ -118,28 +118,23 @@ function invert(segment: Segment, ranks: Uint32Array, weights: Float64Array): Te
 
 /** The terms of a few documents without inverting: their postings only, each term's read up to the last document wanted. */
 function scan(segment: Segment, ranks: Uint32Array, weights: Float64Array, docs: readonly number[]): DocumentTerms[] {
-  const reader = new PostingReader(segment);
   // slot[doc] = 1 + the document's index in `docs`, 0 for the documents not wanted.
   const slot = new Uint32Array(segment.docCount);
   docs.forEach((doc, i) => (slot[doc] = i + 1));
   const end = docs.reduce((max, doc) => Math.max(max, doc), -1) + 1;
   const terms = docs.map(() => [] as number[]);
   const tfs = docs.map(() => [] as number[]);
-  for (let k = 0; k < ranks.length; k++) {
-    const rank = ranks[k]!;
-    const df = reader.start(rank);
-    for (let i = 0; i < df; i++) {
-      reader.next();
-      if (reader.doc >= end) break;
-      const wanted = slot[reader.doc]!;
-      if (wanted === 0) {
-        reader.skipFrequencies();
-        continue;
-      }
-      terms[wanted - 1]!.push(rank);
-      tfs[wanted - 1]!.push(reader.weightedFrequency(weights));
-    }
-  }
+  forEachPosting(
+    segment,
+    ranks,
+    weights,
+    end,
+    (rank, doc, tf) => {
+      terms[slot[doc]! - 1]!.push(rank);
+      tfs[slot[doc]! - 1]!.push(tf);
+    },
+    (doc) => slot[doc] !== 0,
+  );
   return docs.map((_, i) => ({ terms: Uint32Array.from(terms[i]!), tf: Float32Array.from(tfs[i]!) }));
 }
 
@@ -150,6 +145,8 @@ function forEachPosting(
   weights: Float64Array,
   end: number,
   visit: (rank: number, doc: number, tf: number) => void,
+  /** Documents not accepted have their frequencies skipped undecoded. */
+  accept?: (doc: number) => boolean,
 ): void {
   const reader = new PostingReader(segment);
   for (let k = 0; k < ranks.length; k++) {
@@ -158,7 +155,8 @@ function forEachPosting(
     for (let i = 0; i < df; i++) {
       reader.next();
       if (reader.doc >= end) break;
-      visit(rank, reader.doc, reader.weightedFrequency(weights));
+      if (accept && !accept(reader.doc)) reader.skipFrequencies();
+      else visit(rank, reader.doc, reader.weightedFrequency(weights));
     }
   }
 }
