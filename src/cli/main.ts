@@ -1,15 +1,7 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { curateCommand } from './commands/curate.js';
-import { importCommand } from './commands/import.js';
-import { initCommand } from './commands/init.js';
-import { lsCommand } from './commands/ls.js';
-import { queryCommand } from './commands/query.js';
-import { readCommand } from './commands/read.js';
-import { searchCommand } from './commands/search.js';
-import { rmCommand } from './commands/rm.js';
-import { statusCommand } from './commands/status.js';
+import { commands } from './commands/index.js';
 import type { GlobalOptions } from './context.js';
 import { EXIT_USAGE, printError, type OutputFormat } from './output.js';
 
@@ -43,15 +35,7 @@ const parser = yargs(args)
     describe: 'Output format (json: one line, for agents and scripts)',
   })
   .option('C', { type: 'string', describe: 'Run as if brv was started in this directory', requiresArg: true })
-  .command(initCommand)
-  .command(statusCommand)
-  .command<GlobalOptions>(curateCommand as never)
-  .command(queryCommand as never)
-  .command(searchCommand as never)
-  .command(readCommand as never)
-  .command(lsCommand as never)
-  .command(rmCommand as never)
-  .command(importCommand as never)
+  .command(commands)
   .demandCommand(1, 'Name a command.')
   .strict()
   .recommendCommands()
