@@ -238,6 +238,55 @@ export class GitRepository {
     return changes;
   }
 
+  /** Whether `ancestor` is reachable from `descendant` (equal counts as reachable). */
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    const { exitCode } = await this.git(['merge-base', '--is-ancestor', ancestor, descendant], { okExitCodes: [1] });
+    return exitCode === 0;
+  }
+
+  /** Commits only in `left` and only in `right`. */
+  async aheadBehind(left: string, right: string): Promise<{ ahead: number; behind: number }> {
+    const { stdout } = await this.git(['rev-list', '--left-right', '--count', `${left}...${right}`, '--']);
+    const [ahead, behind] = stdout.trim().split(/\s+/).map(Number);
+    return { ahead: ahead ?? 0, behind: behind ?? 0 };
+  }
+
+  /** Resolves a revision to an object id, or undefined when it names nothing. */
+  async resolve(revision: string): Promise<string | undefined> {
+    const { stdout, exitCode } = await this.git(['rev-parse', '--verify', '--quiet', '--end-of-options', revision], { okExitCodes: [1] });
+    return exitCode === 0 ? stdout.trim() : undefined;
+  }
+
+  /** Every value of a multi-valued key (e.g. remote.origin.fetch). */
+  async configGetAll(key: string): Promise<string[]> {
+    const { stdout, exitCode } = await this.git(['config', '--get-all', key], { okExitCodes: [1] });
+    return exitCode === 0 ? stdout.split('\n').filter(Boolean) : [];
+  }
+
+  async configSet(key: string, value: string, options: { global?: boolean; add?: boolean } = {}): Promise<void> {
+    await this.git(['config', ...(options.global ? ['--global'] : []), ...(options.add ? ['--add'] : []), key, value]);
+  }
+
+  async configUnset(key: string, options: { global?: boolean; valuePattern?: string } = {}): Promise<void> {
+    const args = ['config', ...(options.global ? ['--global'] : []), options.valuePattern ? '--unset-all' : '--unset', key];
+    if (options.valuePattern) args.push(options.valuePattern);
+    await this.git(args, { okExitCodes: [5] });
+  }
+
+  /** Every `brv.*` (or other prefix) setting visible here, lower-cased keys as git reports them. */
+  async configList(pattern: string, options: { global?: boolean } = {}): Promise<Array<{ key: string; value: string }>> {
+    const { stdout } = await this.git(['config', ...(options.global ? ['--global'] : []), '-z', '--get-regexp', pattern], {
+      okExitCodes: [1],
+    });
+    return stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((entry) => {
+        const newline = entry.indexOf('\n');
+        return newline < 0 ? { key: entry, value: '' } : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
+      });
+  }
+
   async configGet(key: string): Promise<string | undefined> {
     const { stdout, exitCode } = await this.git(['config', '--get', key], { okExitCodes: [1] });
     return exitCode === 0 ? stdout.trim() : undefined;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
@@ -6,7 +7,7 @@ import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, tipRevisions, type Snapshot } from '../store/context-store.js';
 import { readHistory, type HistoryEntry } from '../store/history.js';
-import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, localStateDir } from '../store/layout.js';
+import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, localStateDir, validateBranchName } from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 
 export interface InitResult {
@@ -71,6 +72,25 @@ export class Brv {
     } catch (error) {
       repo.close();
       throw error;
+    }
+  }
+
+  /**
+   * `git clone` a repository and bring its knowledge: brv's fetch refspecs on `origin`, its brv
+   * branches and reviews fetched, local brv branches created from them.
+   */
+  static async clone(url: string, dir: string, cwd: string) {
+    const { cloneRepository } = await import('../git/remote.js');
+    const sync = await import('../sync/sync.js');
+    await cloneRepository(url, dir, cwd);
+    const brv = await Brv.open(path.resolve(cwd, dir));
+    try {
+      await sync.trackRemote(brv.repo, 'origin');
+      const fetched = await sync.fetchRemote(brv.store, 'origin');
+      const branches = await sync.createMissingBranches(brv.repo, 'origin');
+      return { directory: brv.repo.location.workTree ?? brv.repo.location.gitDir, branches, reviews: fetched.reviews.opened };
+    } finally {
+      brv.close();
     }
   }
 
@@ -232,10 +252,258 @@ export class Brv {
     return new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index'));
   }
 
-  async history(limit: number): Promise<HistoryEntry[]> {
+  async history(limit: number, options: { all?: boolean; path?: string } = {}): Promise<HistoryEntry[]> {
+    let filePath: string | undefined;
+    if (options.path) {
+      const normalized = normalizeTopicPath(options.path.replace(/\/+$/, ''));
+      if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+      const snapshot = await this.store.snapshot(this.branch);
+      filePath = (await this.store.pathKind(snapshot, normalized.path)) === 'folder' ? normalized.path : topicBlobPath(normalized.path);
+    }
+    if (options.all) {
+      const refs = (await this.store.listBranches()).map((b) => branchRef(b.branch));
+      return refs.length === 0 ? [] : readHistory(this.repo, refs, limit, { path: filePath, firstParent: false });
+    }
     const snapshot = await this.store.snapshot(this.branch);
     if (!snapshot.commit) return [];
-    return readHistory(this.repo, snapshot.ref, limit);
+    return readHistory(this.repo, snapshot.ref, limit, { path: filePath });
+  }
+
+  // ---- version control (brv vc …): feature code loaded on demand ----
+
+  /** Topic-level diff: no rev = the last commit; `rev` = rev..tip; `a..b`. */
+  async diff(range: string | undefined, options: { patch?: boolean; paths?: string[] } = {}) {
+    const { diffCommits } = await import('../vc/inspect.js');
+    const tip = await this.tipCommit();
+    let from;
+    let to = tip;
+    if (!range) {
+      from = tip.parents[0] ? await this.repo.readCommit(tip.parents[0]) : undefined;
+    } else if (range.includes('..')) {
+      const [left, right] = range.split(/\.\.\.?/);
+      from = await this.store.resolveCommit(this.branch, left || this.branch);
+      to = await this.store.resolveCommit(this.branch, right || this.branch);
+    } else {
+      from = await this.store.resolveCommit(this.branch, range);
+    }
+    return diffCommits(this.store, from, to, options);
+  }
+
+  /** One commit (with its topic changes), or with `rev:path` one topic as it was then. */
+  async show(spec: string | undefined, options: { patch?: boolean } = {}) {
+    const colon = spec ? spec.indexOf(':') : -1;
+    if (spec && colon >= 0) {
+      const at = spec.slice(0, colon) || this.branch;
+      return { kind: 'topic' as const, topic: await this.read(spec.slice(colon + 1), { at }) };
+    }
+    const { showCommit } = await import('../vc/inspect.js');
+    const commit = spec ? await this.store.resolveCommit(this.branch, spec) : await this.tipCommit();
+    return { kind: 'commit' as const, commit: await showCommit(this.store, commit, options) };
+  }
+
+  async vcStatus() {
+    const { listReviews } = await import('../review/review.js');
+    const { resolveRemote } = await import('../sync/sync.js');
+    const { remoteBranchRef } = await import('../store/layout.js');
+    const snapshot = await this.store.snapshot(this.branch);
+    const remote = await resolveRemote(this.repo, this.branch).catch(() => undefined);
+    const tracking = remote ? remoteBranchRef(remote, this.branch) : undefined;
+    const trackingTip = tracking ? await this.repo.resolve(tracking) : undefined;
+    const counts = snapshot.commit && trackingTip ? await this.repo.aheadBehind(snapshot.commit.oid, trackingTip) : undefined;
+    const reviews = await listReviews(this.store, this.branch);
+    return {
+      branch: this.branch,
+      ref: snapshot.ref,
+      tip: snapshot.commit?.oid,
+      remote,
+      tracking: trackingTip ? tracking : undefined,
+      ahead: counts?.ahead ?? (snapshot.commit && remote && !trackingTip ? await this.countCommits(snapshot.ref) : 0),
+      behind: counts?.behind ?? 0,
+      openReviews: reviews.tasks.length,
+      pendingChanges: reviews.pendingCount,
+    };
+  }
+
+  async branches(options: { all?: boolean } = {}) {
+    const local = (await this.store.listBranches()).map((b) => ({
+      ...b,
+      current: b.branch === this.branch,
+      remote: undefined as string | undefined,
+    }));
+    if (!options.all) return local;
+    const remote = [];
+    for (const { ref, oid } of await this.repo.listRefs('refs/brv/remotes/')) {
+      const match = /^refs\/brv\/remotes\/([^/]+)\/heads\/(.+)$/.exec(ref);
+      if (match) remote.push({ branch: `${match[1]}/${match[2]}`, commit: oid, current: false, remote: match[1] });
+    }
+    return [...local, ...remote];
+  }
+
+  /** A new brv branch at the current tip (or `start`). */
+  async createBranch(name: string, start?: string) {
+    const commit = start ? await this.store.resolveCommit(this.branch, start) : await this.tipCommit();
+    await this.store.createBranch(name, commit.oid);
+    return { branch: name, commit: commit.oid };
+  }
+
+  async deleteBranch(name: string, options: { force?: boolean } = {}) {
+    if (name === this.branch)
+      throw new BrvError('branch-in-use', `brv branch ${name} is checked out here. Check out another branch first.`);
+    const tip = await this.repo.resolve(branchRef(name));
+    if (!tip) throw new BrvError('branch-not-found', `No brv branch named ${name}.`);
+    const current = await this.repo.resolve(branchRef(this.branch));
+    if (!options.force && (!current || !(await this.repo.isAncestor(tip, current)))) {
+      throw new BrvError(
+        'branch-not-merged',
+        `brv branch ${name} has knowledge not merged into ${this.branch}. Merge it, or delete with --force.`,
+      );
+    }
+    await this.store.deleteBranch(name, tip);
+    return { branch: name, commit: tip };
+  }
+
+  /** Makes `name` this worktree's brv branch (creating it from the current tip with `create`). */
+  async checkout(name: string, options: { create?: boolean } = {}) {
+    const { setCurrentBranch } = await import('../store/layout.js');
+    validateBranchName(name);
+    let created = false;
+    if (options.create) {
+      await this.createBranch(name);
+      created = true;
+    } else if (!(await this.repo.resolve(branchRef(name)))) {
+      // A branch only on a remote: start tracking it, as git checkout does.
+      const remoteTip = (await this.branches({ all: true })).find((b) => b.remote && b.branch.endsWith(`/${name}`));
+      if (!remoteTip) throw new BrvError('branch-not-found', `No brv branch named ${name}. Create it with brv vc checkout -b ${name}.`);
+      await this.store.createBranch(name, remoteTip.commit);
+      created = true;
+    }
+    await setCurrentBranch(this.repo.location.gitDir, name);
+    return { branch: name, previous: this.branch, created, commit: await this.repo.resolve(branchRef(name)) };
+  }
+
+  /** Merges another brv branch (local, or `<remote>/<branch>`) into the current one. */
+  async merge(source: string) {
+    const { mergeIntoBranch } = await import('../vc/merge.js');
+    const { remoteBranchRef } = await import('../store/layout.js');
+    let theirs = await this.repo.resolve(branchRef(source));
+    if (!theirs && source.includes('/')) {
+      const slash = source.indexOf('/');
+      theirs = await this.repo.resolve(remoteBranchRef(source.slice(0, slash), source.slice(slash + 1)));
+    }
+    if (!theirs) throw new BrvError('branch-not-found', `No brv branch named ${source}. List them with brv vc branch -a.`);
+    if (source === this.branch) throw new BrvError('invalid-merge', `Cannot merge brv branch ${source} into itself.`);
+    return mergeIntoBranch(this.store, this.branch, theirs, {
+      subject: `merge: ${source} into ${this.branch}`,
+      theirsLabel: source,
+      agent: process.env.BRV_AGENT,
+    });
+  }
+
+  async remotes() {
+    const { listRemotes } = await import('../git/remote.js');
+    return listRemotes(this.repo);
+  }
+
+  async remoteAdd(name: string, url: string) {
+    const { addRemote } = await import('../git/remote.js');
+    await addRemote(this.repo, name, url);
+    return { name, url };
+  }
+
+  async remoteSetUrl(name: string, url: string) {
+    const { setRemoteUrl } = await import('../git/remote.js');
+    await setRemoteUrl(this.repo, name, url);
+    return { name, url };
+  }
+
+  async remoteRemove(name: string) {
+    const { removeRemote } = await import('../git/remote.js');
+    await removeRemote(this.repo, name);
+    return { name };
+  }
+
+  /** `brv init --track <remote>`: a plain `git fetch` brings knowledge too. */
+  async track(remote: string) {
+    const { trackRemote } = await import('../sync/sync.js');
+    return { remote, added: await trackRemote(this.repo, remote) };
+  }
+
+  async fetch(remote?: string) {
+    const sync = await import('../sync/sync.js');
+    const name = await sync.resolveRemote(this.repo, this.branch, remote);
+    const result = await sync.fetchRemote(this.store, name);
+    const created = await sync.createMissingBranches(this.repo, name);
+    return { ...result, createdBranches: created };
+  }
+
+  async pull(remote?: string) {
+    const sync = await import('../sync/sync.js');
+    const name = await sync.resolveRemote(this.repo, this.branch, remote);
+    const fetch = await sync.fetchRemote(this.store, name);
+    const merge = await sync.integrateRemote(this.store, this.branch, name, process.env.BRV_AGENT);
+    if (!merge && !(await this.repo.resolve(branchRef(this.branch)))) {
+      throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${this.branch}.`);
+    }
+    return { remote: name, branch: this.branch, fetch, merge: merge ?? { status: 'up-to-date' as const, merged: [], conflicts: [] } };
+  }
+
+  async push(remote?: string, options: { setUpstream?: boolean } = {}) {
+    const sync = await import('../sync/sync.js');
+    const name = await sync.resolveRemote(this.repo, this.branch, remote);
+    const result = await sync.pushBranch(this.store, this.branch, name, options);
+    if (result.refs.some((r) => r.ref === branchRef(this.branch) && r.status === 'rejected')) {
+      throw new BrvError(
+        'non-fast-forward',
+        `The remote ${name} has knowledge on ${this.branch} that is not here. Run brv vc pull ${name} (or brv sync), then push again.`,
+      );
+    }
+    return result;
+  }
+
+  /** Fetch, integrate and push the current brv branch (and refresh knowledge sources). */
+  async sync(remote?: string) {
+    const sync = await import('../sync/sync.js');
+    const name = await sync.resolveRemote(this.repo, this.branch, remote);
+    return sync.syncBranch(this.store, this.branch, name, process.env.BRV_AGENT);
+  }
+
+  /** For git hooks: merge whatever `git fetch`/`git pull` brought into brv's remote-tracking refs. */
+  async integrateFetched() {
+    const sync = await import('../sync/sync.js');
+    const remote = await sync.resolveRemote(this.repo, this.branch).catch(() => undefined);
+    if (!remote) return undefined;
+    return sync.integrateRemote(this.store, this.branch, remote, process.env.BRV_AGENT);
+  }
+
+  async reviews() {
+    const { listReviews } = await import('../review/review.js');
+    return listReviews(this.store, this.branch);
+  }
+
+  async approve(id: string, files: string[] = []) {
+    const { approveReview } = await import('../review/review.js');
+    return approveReview(this.store, this.branch, id, files);
+  }
+
+  async reject(id: string, files: string[] = []) {
+    const { rejectReview } = await import('../review/review.js');
+    return rejectReview(this.store, this.branch, id, files);
+  }
+
+  async gitConfig(key: 'user.name' | 'user.email', value?: string) {
+    if (value !== undefined) await this.repo.configSet(key, value);
+    return { key, value: value ?? (await this.repo.configGet(key)) };
+  }
+
+  private async tipCommit() {
+    const commit = await this.repo.readRefCommit(branchRef(this.branch));
+    if (!commit) throw new BrvError('not-initialized', `brv branch ${this.branch} has no commits yet. Run brv init.`);
+    return commit;
+  }
+
+  private async countCommits(ref: string): Promise<number> {
+    const { stdout } = await this.repo.git(['rev-list', '--count', ref, '--']);
+    return Number(stdout.trim()) || 0;
   }
 
   close(): void {

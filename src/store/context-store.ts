@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError } from '../errors.js';
-import { RefMovedError, type CommitInfo, type GitRepository } from '../git/repository.js';
-import { branchRef, FORMAT_PATH, FORMAT_VERSION } from './layout.js';
+import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate } from '../git/repository.js';
+import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
 
@@ -29,23 +29,64 @@ export interface PlannedCommit {
   edits: TreeEdit[];
   subject: string;
   meta: CommitMeta;
+  /** Apply the edits to this tree instead of the tip's (a merge result). */
+  tree?: string;
+  /** Parents after the tip (the other side of a merge). */
+  extraParents?: string[];
+  /** Record the commit even if the tree does not change (a review decision). */
+  allowEmpty?: boolean;
+  /** Other refs moved in the same transaction (a review ref deleted by its decision). */
+  alsoUpdate?: RefUpdate[];
 }
 
-/** What `plan` decides after looking at the current tip: write these edits, or stop with a value. */
-export type Plan<T> = { write: PlannedCommit; result: T } | { stop: T };
+/**
+ * What `plan` decides after looking at the current tip: write these edits, move the branch to an
+ * existing commit (a fast-forward), or stop with a value.
+ */
+export type Plan<T> = { write: PlannedCommit; result: T } | { moveTo: string; result: T } | { stop: T };
+
+/** A review opened by a commit (see ReviewPolicy). */
+export interface OpenedReview {
+  id: string;
+  ref: string;
+  /** The change waits on the review ref and is not on the branch until approved. */
+  gated: boolean;
+}
 
 export interface CommitOutcome<T> {
   result: T;
-  /** The new tip, or undefined when the plan stopped or changed nothing. */
+  /** The new tip (or the gated commit), or undefined when the plan stopped or changed nothing. */
   commit: string | undefined;
   snapshot: Snapshot;
+  review?: OpenedReview;
+}
+
+/**
+ * Which commits need a human look (DESIGN §2.5): high impact, deletions and merges with topic
+ * conflicts. Settings: `brv.review.enabled false` opens none; `brv.review.gate true` holds
+ * high-impact changes on their review ref until approved.
+ */
+export interface ReviewPolicy {
+  enabled: boolean;
+  gate: boolean;
 }
 
 const MAX_ATTEMPTS = 60;
 
 /** The context tree of one repository, on `refs/brv/heads/*`. */
 export class ContextStore {
+  private reviewPolicy: Promise<ReviewPolicy> | undefined;
+
   constructor(readonly repo: GitRepository) {}
+
+  /** Read from git config once per process, and only when a commit could open a review. */
+  policy(): Promise<ReviewPolicy> {
+    this.reviewPolicy ??= this.repo.configList('^brv\\.review\\.').then((entries) => {
+      const value = (key: string) => entries.find((e) => e.key === key)?.value;
+      return { enabled: !isFalse(value('brv.review.enabled')), gate: isTrue(value('brv.review.gate')) };
+    });
+    return this.reviewPolicy;
+  }
 
   async snapshot(branch: string): Promise<Snapshot> {
     const ref = branchRef(branch);
@@ -68,10 +109,18 @@ export class ContextStore {
    * a date (`2026-11-01`, `2026-11-01T12:00`, `"2 days ago"`) meaning the last commit of `branch` then.
    */
   async snapshotAt(branch: string, rev: string): Promise<Snapshot> {
-    const ref = branchRef(branch);
+    const commit = await this.resolveCommit(branch, rev);
+    return { branch, ref: branchRef(branch), commit: { oid: commit.oid, tree: commit.tree } };
+  }
+
+  /**
+   * A brv commit named the way people name them: a brv branch (`main`, `main~3`), `review/<id>`, a
+   * commit id or tag, or a date (the last commit of `branch` then). Refuses commits that are not brv's.
+   */
+  async resolveCommit(branch: string, rev: string): Promise<CommitInfo> {
     let commit: CommitInfo | undefined;
     if (looksLikeDate(rev)) {
-      const { stdout } = await this.repo.git(['rev-list', '-1', `--before=${rev}`, ref, '--'], { okExitCodes: [128] });
+      const { stdout } = await this.repo.git(['rev-list', '-1', `--before=${rev}`, branchRef(branch), '--'], { okExitCodes: [128] });
       if (stdout.trim()) commit = await this.repo.readCommit(stdout.trim());
       if (!commit) throw new BrvError('not-found', `brv branch ${branch} has no commit before ${rev}.`);
     } else {
@@ -86,7 +135,27 @@ export class ContextStore {
       throw new BrvError('not-a-brv-commit', `${rev} (${commit.oid.slice(0, 10)}) is not a brv commit: its tree has no ${FORMAT_PATH}.`);
     }
     await this.checkFormat(commit.tree);
-    return { branch, ref, commit: { oid: commit.oid, tree: commit.tree } };
+    return commit;
+  }
+
+  /** Local brv branches and their tips. */
+  async listBranches(): Promise<Array<{ branch: string; commit: string }>> {
+    return (await this.repo.listRefs(BRANCH_PREFIX)).map((r) => ({ branch: r.ref.slice(BRANCH_PREFIX.length), commit: r.oid }));
+  }
+
+  /** A new brv branch at `commit`; fails if it exists. */
+  async createBranch(name: string, commit: string): Promise<void> {
+    validateBranchName(name);
+    try {
+      await this.repo.updateRefs([{ ref: branchRef(name), newOid: commit, oldOid: undefined }], `brv branch: create ${name}`);
+    } catch (error) {
+      if (error instanceof RefMovedError) throw new BrvError('branch-exists', `brv branch ${name} already exists.`);
+      throw error;
+    }
+  }
+
+  async deleteBranch(name: string, expected: string): Promise<void> {
+    await this.repo.updateRefs([{ ref: branchRef(name), newOid: undefined, oldOid: expected }], `brv branch: delete ${name}`);
   }
 
   /** The blob at `path` in a snapshot, or undefined. */
@@ -130,20 +199,35 @@ export class ContextStore {
       performance.mark('store: tip read');
       const decision = await plan(snapshot);
       if ('stop' in decision) return { result: decision.stop, commit: undefined, snapshot };
-
-      const { edits, subject, meta } = decision.write;
       const base = snapshot.commit;
-      const allEdits = base ? edits : [{ path: FORMAT_PATH, blob: await this.repo.writeBlob(`${FORMAT_VERSION}\n`) }, ...edits];
-      const tree = await editTree(this.repo, base?.tree, allEdits);
-      if (!tree) throw new BrvError('invalid-change', 'A change may not empty the whole context tree.');
-      if (base && tree === base.tree) return { result: decision.result, commit: undefined, snapshot };
-
-      performance.mark('store: trees written');
-      const commit = await this.repo.commitTree(tree, base ? [base.oid] : [], formatCommitMessage(subject, meta));
+      let commit: string;
+      let review: OpenedReview | undefined;
+      if ('moveTo' in decision) {
+        commit = decision.moveTo;
+      } else {
+        const { edits, subject, meta } = decision.write;
+        const startTree = decision.write.tree ?? base?.tree;
+        const allEdits = startTree ? edits : [{ path: FORMAT_PATH, blob: await this.repo.writeBlob(`${FORMAT_VERSION}\n`) }, ...edits];
+        const tree = await editTree(this.repo, startTree, allEdits);
+        if (!tree) throw new BrvError('invalid-change', 'A change may not empty the whole context tree.');
+        if (base && tree === base.tree && !decision.write.allowEmpty && !decision.write.extraParents?.length) {
+          return { result: decision.result, commit: undefined, snapshot };
+        }
+        performance.mark('store: trees written');
+        const parents = [...(base ? [base.oid] : []), ...(decision.write.extraParents ?? [])];
+        const opens = await this.reviewFor(meta);
+        const recorded = opens?.gated ? { ...meta, gate: 'held' } : meta;
+        commit = await this.repo.commitTree(tree, parents, formatCommitMessage(subject, recorded));
+        if (opens) review = { id: reviewId(commit), ref: reviewRef(reviewId(commit)), gated: opens.gated };
+      }
+      const updates: RefUpdate[] = 'write' in decision ? [...(decision.write.alsoUpdate ?? [])] : [];
+      if (!review?.gated) updates.push({ ref: snapshot.ref, newOid: commit, oldOid: base?.oid });
+      if (review) updates.push({ ref: review.ref, newOid: commit, oldOid: undefined });
+      const subject = 'moveTo' in decision ? `fast-forward to ${commit.slice(0, 10)}` : decision.write.subject;
       try {
-        await this.repo.updateRefs([{ ref: snapshot.ref, newOid: commit, oldOid: base?.oid }], `brv ${meta.op}: ${subject}`);
+        await this.repo.updateRefs(updates, `brv ${'moveTo' in decision ? 'merge' : decision.write.meta.op}: ${subject}`);
         performance.mark('store: ref updated');
-        return { result: decision.result, commit, snapshot };
+        return { result: decision.result, commit, snapshot, ...(review ? { review } : {}) };
       } catch (error) {
         if (!(error instanceof RefMovedError)) throw error;
         if (attempt >= MAX_ATTEMPTS) {
@@ -155,6 +239,15 @@ export class ContextStore {
         await sleep(Math.min(200, 5 * attempt) + Math.random() * 20 * Math.min(attempt, 5));
       }
     }
+  }
+
+  private async reviewFor(meta: CommitMeta): Promise<{ gated: boolean } | undefined> {
+    const high = meta.impact === 'high';
+    const wanted = high || meta.type === 'DELETE' || (meta.conflicts?.length ?? 0) > 0;
+    if (!wanted || meta.op.startsWith('review-')) return undefined;
+    const policy = await this.policy();
+    if (!policy.enabled) return undefined;
+    return { gated: policy.gate && high && meta.op === 'curate' };
   }
 
   private async checkFormat(tree: string): Promise<void> {
@@ -177,6 +270,19 @@ function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string {
   return createHash(objectFormat)
     .update(`blob ${Buffer.byteLength(content)}\0${content}`)
     .digest('hex');
+}
+
+/** A review is named after the commit it reviews: short, unique in practice, and the same in every clone. */
+export function reviewId(commit: string): string {
+  return commit.slice(0, 12);
+}
+
+function isTrue(value: string | undefined): boolean {
+  return value !== undefined && /^(true|yes|on|1)$/i.test(value.trim());
+}
+
+function isFalse(value: string | undefined): boolean {
+  return value !== undefined && /^(false|no|off|0)$/i.test(value.trim());
 }
 
 function looksLikeDate(rev: string): boolean {

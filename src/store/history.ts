@@ -14,7 +14,12 @@ export interface HistoryEntry {
 const STATUS: Record<string, HistoryEntry['changes'][number]['status']> = { A: 'added', M: 'modified', D: 'deleted' };
 
 /** The commits of a brv ref, newest first, with their trailers and the files each one changed. */
-export async function readHistory(repo: GitRepository, ref: string, limit: number): Promise<HistoryEntry[]> {
+export async function readHistory(
+  repo: GitRepository,
+  refs: string | readonly string[],
+  limit: number,
+  options: { path?: string; firstParent?: boolean } = {},
+): Promise<HistoryEntry[]> {
   const { stdout } = await repo.git(
     [
       '-c',
@@ -22,12 +27,13 @@ export async function readHistory(repo: GitRepository, ref: string, limit: numbe
       'log',
       `-n${limit}`,
       '--no-renames',
-      '--first-parent',
+      ...(options.firstParent === false ? [] : ['--first-parent']),
       '-m',
       '--name-status',
       '--format=%x1e%H%x1f%P%x1f%aI%x1f%an <%ae>%x1f%B%x1f',
-      ref,
+      ...(typeof refs === 'string' ? [refs] : refs),
       '--',
+      ...(options.path ? [options.path] : []),
     ],
     { okExitCodes: [128] },
   );

@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 
@@ -6,8 +6,35 @@ export const DEFAULT_BRANCH = 'main';
 export const FORMAT_PATH = '.brv/format';
 export const FORMAT_VERSION = '1';
 
+export const BRANCH_PREFIX = 'refs/brv/heads/';
+export const REVIEW_PREFIX = 'refs/brv/review/';
+
 export function branchRef(branch: string): string {
-  return `refs/brv/heads/${branch}`;
+  return `${BRANCH_PREFIX}${branch}`;
+}
+
+/** A change awaiting review: the ref points at the reviewed commit. */
+export function reviewRef(id: string): string {
+  return `${REVIEW_PREFIX}${id}`;
+}
+
+/** Where fetch keeps a remote's brv branches and reviews (never under refs/remotes/, never pushed). */
+export function remoteBranchRef(remote: string, branch: string): string {
+  return `refs/brv/remotes/${remote}/heads/${branch}`;
+}
+
+export function remoteReviewPrefix(remote: string): string {
+  return `refs/brv/remotes/${remote}/review/`;
+}
+
+/** Fetch refspecs for one remote: forced only into brv's own remote-tracking namespace. */
+export function fetchRefspecs(remote: string): string[] {
+  return [`+${BRANCH_PREFIX}*:refs/brv/remotes/${remote}/heads/*`, `+${REVIEW_PREFIX}*:${remoteReviewPrefix(remote)}*`];
+}
+
+/** Read-only knowledge of another repository (`brv source add`). */
+export function sourceRef(alias: string, branch = DEFAULT_BRANCH): string {
+  return `refs/brv/sources/${alias}/${branch}`;
 }
 
 /** Branch names follow git's ref rules, kept to a conservative subset so they are safe everywhere. */
@@ -44,4 +71,14 @@ export async function currentBranch(gitDir: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_BRANCH;
     throw error;
   }
+}
+
+/** Switches this worktree's brv branch (written atomically; other worktrees keep theirs). */
+export async function setCurrentBranch(gitDir: string, name: string): Promise<void> {
+  validateBranchName(name);
+  const dir = path.join(gitDir, 'brv');
+  await mkdir(dir, { recursive: true });
+  const temp = path.join(dir, `HEAD.${process.pid}.tmp`);
+  await writeFile(temp, `${name}\n`);
+  await rename(temp, path.join(dir, 'HEAD'));
 }

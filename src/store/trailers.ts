@@ -15,6 +15,11 @@ export interface CommitMeta {
   session?: string;
   agent?: string;
   conflicts?: string[];
+  /** The review a decision commit settles, and the files it decided. */
+  review?: string;
+  files?: string[];
+  /** "held": a gated change, on its review ref only until approved. */
+  gate?: string;
 }
 
 const KEYS: Array<[keyof CommitMeta, string]> = [
@@ -28,7 +33,11 @@ const KEYS: Array<[keyof CommitMeta, string]> = [
   ['session', 'Brv-Session'],
   ['agent', 'Brv-Agent'],
   ['conflicts', 'Brv-Conflicts'],
+  ['review', 'Brv-Review'],
+  ['files', 'Brv-Files'],
+  ['gate', 'Brv-Gate'],
 ];
+const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files']);
 
 const MAX_VALUE_LENGTH = 500;
 
@@ -70,7 +79,7 @@ export function parseCommitMessage(message: string): ParsedCommitMessage {
     const entry = KEYS.find(([, key]) => key.toLowerCase() === match[1]!.toLowerCase());
     if (!entry) continue;
     const [field] = entry;
-    if (field === 'conflicts') (meta.conflicts ??= []).push(match[2]!);
+    if (LIST_FIELDS.has(field)) ((meta as Record<string, string[]>)[field] ??= []).push(match[2]!);
     else (meta as Record<string, string>)[field] = match[2]!;
   }
   return { subject, meta };

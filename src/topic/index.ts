@@ -29,3 +29,4 @@ export { serializeCanonical } from './canonical.js';
 export { renderTopicMarkdown } from './render.js';
 export { topicText, type ElementText, type TopicText } from './text.js';
 export { TOPIC_SCHEMA } from './safety.js';
+export { mergeTopicHtml, type TopicMergeConflict, type TopicMergeLabels, type TopicMergeResult } from './merge.js';

@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { curateCommand } from './curate.js';
+import { hooksCommand } from './hooks.js';
 import { importCommand } from './import.js';
 import { initCommand } from './init.js';
 import { lsCommand } from './ls.js';
@@ -8,6 +9,9 @@ import { readCommand } from './read.js';
 import { rmCommand } from './rm.js';
 import { searchCommand } from './search.js';
 import { statusCommand } from './status.js';
+import { reviewCommand } from './review.js';
+import { vcCommand } from './vc.js';
+import { syncCommand } from './vc-remote.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -20,4 +24,8 @@ export const commands = [
   lsCommand,
   rmCommand,
   importCommand,
+  vcCommand,
+  syncCommand,
+  reviewCommand,
+  hooksCommand,
 ] as unknown as CommandModule[];

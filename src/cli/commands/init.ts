@@ -2,17 +2,36 @@ import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText, shortOid } from '../output.js';
 
-export const initCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+interface InitOptions extends GlobalOptions {
+  track?: string;
+}
+
+export const initCommand: CommandModule<GlobalOptions, InitOptions> = {
   command: 'init',
   describe: 'Create the context tree (refs/brv/heads/main) in this git repository; safe to run again',
+  builder: (y) =>
+    y.option('track', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'Also add brv fetch refspecs to this git remote, so a plain git fetch brings knowledge (push stays as it was)',
+    }),
   handler: (argv) =>
     withBrv('init', argv, async (brv) => {
       const result = await brv.init();
-      if (argv.format === 'json') return printJson('init', true, result);
-      printText(
+      const tracked = argv.track ? await brv.track(argv.track) : undefined;
+      if (argv.format === 'json') return printJson('init', true, { ...result, ...(tracked ? { tracked } : {}) });
+      const lines = [
         result.created
           ? `Initialized brv context tree on ${result.ref} (commit ${shortOid(result.commit)}).`
           : `brv is already initialized on ${result.ref} (tip ${shortOid(result.commit)}).`,
-      );
+      ];
+      if (tracked) {
+        lines.push(
+          tracked.added.length
+            ? `git fetch ${tracked.remote} now also fetches brv knowledge (into refs/brv/remotes/${tracked.remote}/).`
+            : `${tracked.remote} already fetches brv knowledge.`,
+        );
+      }
+      printText(lines.join('\n'));
     }),
 };

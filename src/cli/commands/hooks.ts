@@ -1,0 +1,217 @@
+import path from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import type { HookFileStatus, InstallChange, UninstallChange } from '../../hooks/install.js';
+import type { HooksReport } from '../../hooks/repository-hooks.js';
+import type { StaleTopic } from '../../hooks/cited.js';
+import { HOOK_NAMES, type HookName } from '../../hooks/scripts.js';
+import type { Brv } from '../../service/brv.js';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js';
+
+interface SelectOptions extends GlobalOptions {
+  hooks?: string[];
+}
+
+interface RunOptions extends GlobalOptions {
+  hook: HookName;
+  args?: string[];
+  'cache-only'?: boolean;
+}
+
+const selectHooks = <T>(y: Argv<T>) =>
+  y.positional('hooks', {
+    type: 'string',
+    array: true,
+    choices: HOOK_NAMES,
+    describe: `Hooks to act on (default: all of ${HOOK_NAMES.join(', ')})`,
+  });
+
+function header(report: HooksReport<unknown>): string {
+  return `Hooks directory: ${report.hooksDirectory}${report.hooksPath ? ` (core.hooksPath = ${report.hooksPath})` : ''}`;
+}
+
+const installCommand: CommandModule<GlobalOptions, SelectOptions> = {
+  command: 'install [hooks..]',
+  describe: 'Install brv into the git hooks git runs (core.hooksPath honoured); existing hooks are chained, never replaced',
+  builder: (y) =>
+    selectHooks(y)
+      .example('$0 hooks install', 'post-merge, post-checkout and pre-commit')
+      .example('$0 hooks install pre-commit', 'Only the staleness warning')
+      .epilog(
+        'post-merge and post-checkout integrate knowledge fetched by git pull; pre-commit warns when staged changes touch files that ' +
+          'topics cite in <bv-files> (git config brv.hooks.preCommit block refuses such commits). brv adds a marked block to shell ' +
+          'hooks and leaves other hooks (python, node, binaries) untouched, printing the line that chains brv from them. ' +
+          'BRV_SKIP_HOOKS=1 turns the hooks off for one command. A brv error never fails the git command.',
+      ),
+  handler: (argv) =>
+    withBrv('hooks install', argv, async (brv) => {
+      const { installRepositoryHooks } = await import('../../hooks/repository-hooks.js');
+      const report = await installRepositoryHooks(brv.repo, argv.hooks);
+      if (argv.format === 'json') return printJson('hooks install', true, report);
+      const describe: Record<InstallChange['action'], string> = {
+        created: 'installed (new hook)',
+        added: 'installed (added to your existing hook)',
+        updated: 'updated',
+        unchanged: 'already installed',
+        skipped: 'skipped',
+      };
+      const lines = [header(report)];
+      for (const hook of report.hooks) {
+        lines.push(`  ${hook.name.padEnd(14)} ${describe[hook.action]}${hook.reason ? `: ${hook.reason}` : ''}`);
+        if (hook.chain) lines.push(`  ${''.padEnd(14)} to chain brv, call from it: ${hook.chain}`);
+        if (hook.note) lines.push(`  ${''.padEnd(14)} note: ${hook.note}`);
+      }
+      for (const line of report.notes) lines.push(`note: ${line}`);
+      printText(lines.join('\n'));
+    }),
+};
+
+const uninstallCommand: CommandModule<GlobalOptions, SelectOptions> = {
+  command: 'uninstall [hooks..]',
+  describe: "Remove brv's block from the hooks (the rest of each hook is kept as it was)",
+  builder: (y) => selectHooks(y),
+  handler: (argv) =>
+    withBrv('hooks uninstall', argv, async (brv) => {
+      const { uninstallRepositoryHooks } = await import('../../hooks/repository-hooks.js');
+      const report = await uninstallRepositoryHooks(brv.repo, argv.hooks);
+      if (argv.format === 'json') return printJson('hooks uninstall', true, report);
+      const describe: Record<UninstallChange['action'], string> = {
+        removed: "removed brv's block (your hook is kept)",
+        deleted: 'removed (the hook file held only brv)',
+        'not-installed': 'not installed',
+        skipped: 'skipped',
+      };
+      const lines = [header(report)];
+      for (const hook of report.hooks)
+        lines.push(`  ${hook.name.padEnd(14)} ${describe[hook.action]}${hook.reason ? `: ${hook.reason}` : ''}`);
+      printText(lines.join('\n'));
+    }),
+};
+
+const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'status',
+  describe: 'Show, per hook, whether brv is installed, outdated or not, and the hooks directory git uses',
+  handler: (argv) =>
+    withBrv('hooks status', argv, async (brv) => {
+      const { repositoryHooksStatus } = await import('../../hooks/repository-hooks.js');
+      const report = await repositoryHooksStatus(brv.repo);
+      if (argv.format === 'json') return printJson('hooks status', true, report);
+      const describe = (hook: HookFileStatus): string => {
+        const interpreter = hook.interpreter && hook.interpreter !== 'sh' ? ` (${hook.interpreter})` : '';
+        switch (hook.state) {
+          case 'installed':
+            return `installed${interpreter}${hook.executable ? '' : ' — not executable, so git ignores it'}`;
+          case 'outdated':
+            return 'outdated — run brv hooks install to update it';
+          case 'foreign':
+            return `not installed: a hook brv does not edit${interpreter}; call "brv hooks run ${hook.name}" from it`;
+          default:
+            return hook.exists ? 'not installed (a hook of yours is there; install adds to it)' : 'not installed';
+        }
+      };
+      const lines = [header(report), ...report.hooks.map((hook) => `  ${hook.name.padEnd(14)} ${describe(hook)}`)];
+      lines.push(
+        `pre-commit:     ${report.preCommit === 'block' ? 'refuses commits that touch cited files' : 'warns only (git config brv.hooks.preCommit block to refuse)'}`,
+      );
+      for (const line of report.notes) lines.push(`note: ${line}`);
+      printText(lines.join('\n'));
+    }),
+};
+
+/**
+ * The warning the pre-commit hook prints. The shell block in hooks/pre-commit prints the same text
+ * from the cache with awk; keep the two in step.
+ */
+export function staleWarning(stale: readonly StaleTopic[], mode: 'warn' | 'block'): string {
+  const lines = ['brv: staged changes touch files cited by these topics; they may be stale:'];
+  for (const { topic, files } of stale.slice(0, 20)) lines.push(`  ${topic} (${files.join(', ')})`);
+  if (stale.length > 20) lines.push(`  and ${stale.length - 20} more`);
+  lines.push(
+    mode === 'block'
+      ? 'brv: commit refused (git config brv.hooks.preCommit is block). Update the topics with brv curate, or commit with BRV_SKIP_HOOKS=1.'
+      : 'Update them with brv curate, or ignore.',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
+  const snapshot = await brv.store.snapshot(brv.branch);
+  const { ensureCitedCache, staleTopics } = await import('../../hooks/cited.js');
+  const cache = await ensureCitedCache(brv.store, snapshot);
+  if (!cache || argv['cache-only']) {
+    if (argv.format === 'json')
+      printJson('hooks run', true, {
+        hook: argv.hook,
+        cache: cache ? { file: cache.file, source: cache.source, entries: cache.entries.length } : null,
+      });
+    return;
+  }
+  const { stagedPaths } = await import('../../git/hooks.js');
+  const indexFile = process.env.GIT_INDEX_FILE ? path.resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
+  const [staged, mode] = await Promise.all([stagedPaths(brv.repo, { indexFile }), brv.repo.configGet('brv.hooks.preCommit')]);
+  const stale = staleTopics(cache.entries, staged);
+  const blocking = mode === 'block' && stale.length > 0;
+  if (argv.format === 'json') {
+    printJson('hooks run', true, { hook: argv.hook, mode: mode === 'block' ? 'block' : 'warn', stale, blocked: blocking });
+  } else if (stale.length > 0) {
+    process.stderr.write(staleWarning(stale, mode === 'block' ? 'block' : 'warn'));
+  }
+  if (blocking) process.exitCode = EXIT_FAILURE;
+}
+
+async function runIntegration(brv: Brv, argv: RunOptions): Promise<void> {
+  const before = (await brv.store.snapshot(brv.branch)).commit?.oid;
+  const result = await brv.integrateFetched();
+  const after = (await brv.store.snapshot(brv.branch)).commit?.oid;
+  if (argv.format === 'json')
+    return printJson('hooks run', true, { hook: argv.hook, integrated: true, before: before ?? null, after: after ?? null, result });
+  if (after === before) return;
+  const conflicts = result?.conflicts ?? [];
+  const kept = conflicts.length > 0 ? ` ${conflicts.length} topic(s) changed on both sides keep both versions for review.` : '';
+  note(
+    `brv: brv branch ${brv.branch} now includes fetched knowledge (${before ? `${shortOid(before)} -> ` : ''}${shortOid(after)}).${kept}`,
+  );
+}
+
+const runCommand: CommandModule<GlobalOptions, RunOptions> = {
+  command: 'run <hook> [args..]',
+  describe: false, // called by the installed hooks (or chained from hooks brv does not edit)
+  builder: (y) =>
+    y
+      .positional('hook', { type: 'string', choices: HOOK_NAMES, demandOption: true, describe: 'The hook being run' })
+      .positional('args', { type: 'string', array: true, describe: "The hook's own arguments" })
+      .option('cache-only', { type: 'boolean', describe: 'pre-commit: only build the cited-files cache for the current brv tree' }),
+  handler: async (argv) => {
+    // A hook must never fail the user's git command because of brv: errors are one line, exit 0.
+    if (process.env.BRV_SKIP_HOOKS === '1') return;
+    if (argv.hook === 'post-checkout' && argv.args?.[2] !== '1') return; // file checkouts: nothing to do
+    let brv: Brv | undefined;
+    try {
+      const { Brv } = await import('../../service/brv.js');
+      brv = await Brv.open(argv.C ?? process.cwd());
+      if (argv.hook === 'pre-commit') await runPreCommit(brv, argv);
+      else await runIntegration(brv, argv);
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      if (argv.format === 'json')
+        printJson('hooks run', false, { error: { kind: (error as { kind?: string }).kind ?? 'internal-error', message } });
+      else note(`brv: ${argv.hook} hook skipped: ${message.split('\n')[0]}`);
+      process.exitCode = 0;
+    } finally {
+      brv?.close();
+    }
+  },
+};
+
+export const hooksCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'hooks <command>',
+  describe: 'Git hooks: integrate fetched knowledge after git pull, warn when a commit touches files topics cite',
+  builder: (y: Argv<GlobalOptions>) =>
+    y
+      .command(installCommand)
+      .command(uninstallCommand)
+      .command(statusCommand)
+      .command(runCommand)
+      .demandCommand(1, 'Name a hooks command: install, uninstall or status.'),
+  handler: () => {},
+};

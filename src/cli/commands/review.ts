@@ -1,0 +1,84 @@
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText, shortOid } from '../output.js';
+import type { Brv } from '../../service/brv.js';
+
+async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
+  const list = await brv.reviews();
+  if (format === 'json') return printJson(command, true, list);
+  if (list.tasks.length === 0) return printText('No changes awaiting review.');
+  const lines: string[] = [];
+  for (const task of list.tasks) {
+    lines.push(`${task.taskId}  ${task.subject}${task.gated ? '  [waiting: not on the branch until approved]' : ''}`);
+    for (const op of task.operations) {
+      lines.push(`    ${op.type.padEnd(6)} ${op.path}${op.impact ? `  (impact ${op.impact})` : ''}`);
+      if (op.reason) lines.push(`           reason: ${op.reason}`);
+    }
+  }
+  lines.push('', 'Approve with brv review approve <id>; undo with brv review reject <id> [--file <path>].');
+  printText(lines.join('\n'));
+}
+
+export const reviewPendingCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'pending',
+  describe: 'List changes awaiting review (high impact, deletions, merges that kept two versions)',
+  handler: (argv) => withBrv('review pending', argv, (brv) => printPending(brv, argv.format, 'review pending')),
+};
+
+interface DecideOptions extends GlobalOptions {
+  id: string;
+  file?: string[];
+}
+
+function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOptions, DecideOptions> {
+  return {
+    command: `${decision} <id>`,
+    describe:
+      decision === 'approve'
+        ? 'Keep a reviewed change (a held change lands on the branch now)'
+        : 'Undo a reviewed change on the current tip (later, unrelated changes survive)',
+    builder: (y) =>
+      y
+        .positional('id', { type: 'string', demandOption: true, describe: 'The review id from brv review pending (a prefix is enough)' })
+        .option('file', { type: 'string', array: true, describe: 'Only these topics (repeatable); the rest stay pending' }),
+    handler: (argv) =>
+      withBrv(`review ${decision}`, argv, async (brv) => {
+        const result = decision === 'approve' ? await brv.approve(argv.id, argv.file ?? []) : await brv.reject(argv.id, argv.file ?? []);
+        if (argv.format === 'json') return printJson(`review ${decision}`, true, { ...result, status: 'success' });
+        const lines = [
+          `${decision === 'approve' ? 'Approved' : 'Rejected'} ${result.totalCount} change(s) of review ${result.taskId}` +
+            (result.commit ? ` (commit ${shortOid(result.commit)}).` : '.'),
+        ];
+        for (const file of result.files) lines.push(`    ${file.path}${file.reverted ? ' (reverted)' : ''}`);
+        if (result.remaining.length) lines.push(`Still pending: ${result.remaining.join(', ')}`);
+        printText(lines.join('\n'));
+      }),
+  };
+}
+
+interface ReviewOptions extends GlobalOptions {
+  enable?: boolean;
+  disable?: boolean;
+}
+
+export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
+  command: 'review [command]',
+  describe: 'Human review of agent changes: pending, approve <id>, reject <id>',
+  builder: (y) =>
+    y
+      .command(reviewPendingCommand)
+      .command(decideCommand('approve') as never)
+      .command(decideCommand('reject') as never)
+      .option('enable', { type: 'boolean', describe: 'Open reviews again (git config brv.review.enabled true)' })
+      .option('disable', { type: 'boolean', describe: 'Stop opening reviews in this repository' })
+      .conflicts('enable', 'disable'),
+  handler: (argv) =>
+    withBrv('review', argv, async (brv) => {
+      if (argv.enable || argv.disable) {
+        await brv.repo.configSet('brv.review.enabled', argv.enable ? 'true' : 'false');
+        if (argv.format === 'json') return printJson('review', true, { enabled: Boolean(argv.enable) });
+        return printText(`Reviews ${argv.enable ? 'enabled' : 'disabled'} for this repository.`);
+      }
+      await printPending(brv, argv.format, 'review');
+    }),
+};

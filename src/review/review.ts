@@ -1,0 +1,260 @@
+import { BrvError } from '../errors.js';
+import { mergeCommits, mergeTreesWithBase } from '../git/merge-tree.js';
+import type { CommitInfo } from '../git/repository.js';
+import { reviewId, type ContextStore } from '../store/context-store.js';
+import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
+import type { TreeEdit } from '../store/tree-edit.js';
+import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
+import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
+import { resolveConflicts } from '../vc/merge.js';
+
+/** One changed file of a reviewed commit, in ByteRover's `review pending` shape. */
+export interface ReviewOperation {
+  path: string;
+  filePath: string;
+  type: string;
+  impact?: string;
+  reason?: string;
+  summary?: string;
+  previousSummary?: string;
+}
+
+export interface PendingReview {
+  taskId: string;
+  commit: string;
+  subject: string;
+  /** Waiting on its review ref: not on the branch until approved. */
+  gated: boolean;
+  /** The reviewed commit is in the current brv branch's history (decisions apply here). */
+  onBranch: boolean;
+  operations: ReviewOperation[];
+}
+
+export interface ReviewList {
+  pendingCount: number;
+  tasks: PendingReview[];
+}
+
+export interface ReviewDecision {
+  decision: 'approved' | 'rejected';
+  taskId: string;
+  files: Array<{ path: string; reverted: boolean }>;
+  totalCount: number;
+  /** The commit that records the decision on the branch. */
+  commit: string | undefined;
+  /** Files of the review still undecided (the review stays open while there are any). */
+  remaining: string[];
+}
+
+const STATUS_TYPE: Record<string, string> = { A: 'ADD', M: 'UPDATE', D: 'DELETE' };
+
+/** Every open review, oldest ref name first, with the files still awaiting a decision. */
+export async function listReviews(store: ContextStore, branch: string): Promise<ReviewList> {
+  const refs = await store.repo.listRefs(REVIEW_PREFIX);
+  const tasks: PendingReview[] = [];
+  for (const { ref, oid } of refs) {
+    const review = await loadReview(store, branch, ref.slice(REVIEW_PREFIX.length), oid);
+    if (review && review.operations.length > 0) tasks.push(review);
+  }
+  return { pendingCount: tasks.reduce((n, t) => n + t.operations.length, 0), tasks };
+}
+
+export async function approveReview(
+  store: ContextStore,
+  branch: string,
+  id: string,
+  files: readonly string[] = [],
+): Promise<ReviewDecision> {
+  return decide(store, branch, id, 'approved', files);
+}
+
+export async function rejectReview(
+  store: ContextStore,
+  branch: string,
+  id: string,
+  files: readonly string[] = [],
+): Promise<ReviewDecision> {
+  return decide(store, branch, id, 'rejected', files);
+}
+
+async function decide(
+  store: ContextStore,
+  branch: string,
+  rawId: string,
+  decision: 'approved' | 'rejected',
+  files: readonly string[],
+): Promise<ReviewDecision> {
+  const { repo } = store;
+  await repo.requireModernGit();
+  const id = await findReviewId(store, rawId);
+  const ref = reviewRef(id);
+  let selected: string[] = [];
+  let remaining: string[] = [];
+  let reverted = new Set<string>();
+  const outcome = await store.commit<string>(branch, async (snapshot) => {
+    const reviewOid = await repo.resolve(ref);
+    if (!reviewOid)
+      throw new BrvError('review-not-found', `Review ${id} is no longer open (decided elsewhere?). List reviews with brv review pending.`);
+    const review = await loadReview(store, branch, id, reviewOid);
+    if (!review || review.operations.length === 0) throw new BrvError('review-not-found', `Review ${id} has nothing left to decide.`);
+    const pending = review.operations.map((o) => o.filePath);
+    selected = files.length === 0 ? pending : files.map((f) => toFilePath(f));
+    const unknown = selected.filter((f) => !pending.includes(f));
+    if (unknown.length > 0) {
+      throw new BrvError(
+        'file-not-in-review',
+        `Review ${id} has no pending change to ${unknown.join(', ')}. Its files: ${pending.join(', ')}.`,
+      );
+    }
+    remaining = pending.filter((f) => !selected.includes(f));
+    const commit = (await repo.readCommit(reviewOid))!;
+    const tip = snapshot.commit;
+    if (!tip) throw new BrvError('not-initialized', `brv branch ${branch} does not exist.`);
+    if (!review.gated && !review.onBranch) {
+      throw new BrvError(
+        'review-not-on-branch',
+        `Review ${id} is about a commit that is not on brv branch ${branch}. Check out the branch it was made on (or merge it) and decide there.`,
+      );
+    }
+
+    let edits: TreeEdit[] = [];
+    let tree: string | undefined;
+    let extraParents: string[] = [];
+    reverted = new Set();
+    if (decision === 'approved' && review.gated) {
+      // Land the held change: merge it into the current tip (it was written on an older tip).
+      const merged = await mergeCommits(repo, tip.oid, commit.oid);
+      const resolved = await resolveConflicts(store, merged.conflicts, { ours: branch, theirs: `review ${id}` });
+      if (remaining.length === 0) {
+        tree = merged.tree;
+        edits = resolved.edits;
+        extraParents = [commit.oid];
+      } else {
+        const mergedTree = await editTreeFrom(store, merged.tree, resolved.edits);
+        edits = await pickFiles(store, mergedTree, selected);
+      }
+    } else if (decision === 'rejected' && !review.gated) {
+      // Three-way revert onto the current tip: undo exactly this commit, keep everything since.
+      const parent = commit.parents[0] ? await repo.readCommit(commit.parents[0]) : undefined;
+      const parentTree = parent?.tree ?? (await emptyTree(store));
+      const revert = await mergeTreesWithBase(repo, { commit: commit.oid, tree: commit.tree }, tip.tree, parentTree);
+      const resolved = await resolveConflicts(store, revert.conflicts, { ours: branch, theirs: `revert of ${id}` });
+      const revertTree = await editTreeFrom(store, revert.tree, resolved.edits);
+      edits = await pickFiles(store, revertTree, selected);
+      for (const file of selected) reverted.add(file);
+    }
+    const meta: CommitMeta = {
+      op: decision === 'approved' ? 'review-approve' : 'review-reject',
+      review: id,
+      files: selected,
+      summary: review.subject,
+    };
+    return {
+      write: {
+        edits,
+        tree,
+        extraParents,
+        allowEmpty: true,
+        subject: `review: ${decision === 'approved' ? 'approve' : 'reject'} ${id} — ${review.subject}`,
+        meta,
+        alsoUpdate: remaining.length === 0 ? [{ ref, newOid: undefined, oldOid: reviewOid }] : [],
+      },
+      result: id,
+    };
+  });
+  return {
+    decision,
+    taskId: id,
+    files: selected.map((f) => ({ path: f, reverted: reverted.has(f) })),
+    totalCount: selected.length,
+    commit: outcome.commit,
+    remaining,
+  };
+}
+
+/** Accepts a full id, a unique prefix of one, or the reviewed commit's id. */
+async function findReviewId(store: ContextStore, raw: string): Promise<string> {
+  const wanted = raw.trim().toLowerCase();
+  if (!/^[0-9a-f]{4,64}$/.test(wanted))
+    throw new BrvError('invalid-review-id', `"${raw}" is not a review id (hex, as brv review pending lists them).`);
+  const ids = (await store.repo.listRefs(REVIEW_PREFIX)).map((r) => r.ref.slice(REVIEW_PREFIX.length));
+  const matches = ids.filter((id) => id.startsWith(wanted) || wanted.startsWith(id));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) throw new BrvError('ambiguous-review-id', `"${raw}" matches several reviews: ${matches.join(', ')}.`);
+  throw new BrvError('review-not-found', `No open review ${raw}. List them with brv review pending.`);
+}
+
+async function loadReview(store: ContextStore, branch: string, id: string, oid: string): Promise<PendingReview | undefined> {
+  const { repo } = store;
+  const commit = await repo.readCommit(oid);
+  if (!commit) return undefined;
+  const { subject, meta } = parseCommitMessage(commit.message);
+  const tip = await repo.resolve(branchRef(branch));
+  const onBranch = tip !== undefined && (await repo.isAncestor(oid, tip));
+  const gated = meta.gate === 'held' && !onBranch;
+  const decided = tip && onBranch ? await decidedFiles(store, oid, tip, id) : new Set<string>();
+  const details = {
+    ...(meta.impact ? { impact: meta.impact } : {}),
+    ...(meta.reason ? { reason: meta.reason } : {}),
+    ...(meta.summary ? { summary: meta.summary } : {}),
+    ...(meta.previousSummary ? { previousSummary: meta.previousSummary } : {}),
+  };
+  let operations: ReviewOperation[];
+  if (meta.conflicts?.length) {
+    // A merge: the topics that kept two versions (or survived a modify/delete), changed or not.
+    operations = meta.conflicts.map((path) => ({ path, filePath: `${path}.html`, type: 'MERGE', ...details }));
+  } else {
+    const parentTree = commit.parents[0] ? (await repo.readCommit(commit.parents[0]))?.tree : undefined;
+    const changes = await repo.diffTrees(parentTree ?? (await emptyTree(store)), commit.tree);
+    operations = changes
+      .filter((c) => topicPathFromBlobPath(c.path) !== undefined)
+      .map((c) => ({
+        path: topicPathFromBlobPath(c.path)!,
+        filePath: c.path,
+        type: c.status === 'D' ? 'DELETE' : (meta.type ?? STATUS_TYPE[c.status]!),
+        ...details,
+      }));
+  }
+  operations = operations.filter((o) => !decided.has(o.filePath));
+  return { taskId: id, commit: oid, subject, gated, onBranch, operations };
+}
+
+/** Files of review `id` already decided by partial decisions recorded after the reviewed commit. */
+async function decidedFiles(store: ContextStore, reviewed: string, tip: string, id: string): Promise<Set<string>> {
+  const { stdout } = await store.repo.git(['log', '--format=%B%x1e', `--grep=^Brv-Review: ${id}$`, `${reviewed}..${tip}`, '--']);
+  const decided = new Set<string>();
+  for (const body of stdout.split('\x1e')) {
+    const { meta } = parseCommitMessage(body.trim());
+    if (meta.review === id) for (const file of meta.files ?? []) decided.add(file);
+  }
+  return decided;
+}
+
+function toFilePath(file: string): string {
+  const trimmed = file.replace(/^\/+/, '');
+  const normalized = normalizeTopicPath(trimmed);
+  if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+  return topicBlobPath(normalized.path);
+}
+
+async function pickFiles(store: ContextStore, tree: string, files: readonly string[]): Promise<TreeEdit[]> {
+  const edits: TreeEdit[] = [];
+  for (const file of files) {
+    const object = await store.repo.readObject(`${tree}:${file}`);
+    edits.push(object?.type === 'blob' ? { path: file, blob: object.oid } : { path: file, remove: true });
+  }
+  return edits;
+}
+
+async function editTreeFrom(store: ContextStore, tree: string, edits: TreeEdit[]): Promise<string> {
+  if (edits.length === 0) return tree;
+  const { editTree } = await import('../store/tree-edit.js');
+  return (await editTree(store.repo, tree, edits)) ?? (await emptyTree(store));
+}
+
+async function emptyTree(store: ContextStore): Promise<string> {
+  return store.repo.writeTree([]);
+}
+
+export type { CommitInfo };
+export { reviewId };

@@ -1,0 +1,85 @@
+import type { CommitInfo } from '../git/repository.js';
+import type { ContextStore } from '../store/context-store.js';
+import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
+import { topicPathFromBlobPath } from '../topic/path.js';
+
+export interface TopicChange {
+  status: 'added' | 'removed' | 'changed';
+  path: string;
+  filePath: string;
+  /** A unified diff of the topic rendered as markdown (what an agent reads), for changed topics. */
+  diff?: string;
+}
+
+export interface DiffResult {
+  from: string | undefined;
+  to: string;
+  changes: TopicChange[];
+}
+
+export interface ShowResult {
+  commit: string;
+  parents: string[];
+  author: string;
+  time: string;
+  subject: string;
+  meta: Partial<CommitMeta>;
+  changes: TopicChange[];
+}
+
+const STATUS: Record<string, TopicChange['status']> = { A: 'added', D: 'removed', M: 'changed' };
+
+/**
+ * Topic-level differences between two brv commits (added, removed, changed topics), with a readable
+ * diff of each changed topic's rendered markdown when `patch` is set.
+ */
+export async function diffCommits(
+  store: ContextStore,
+  from: CommitInfo | undefined,
+  to: CommitInfo,
+  options: { patch?: boolean; paths?: readonly string[] } = {},
+): Promise<DiffResult> {
+  const { repo } = store;
+  const fromTree = from?.tree ?? (await repo.writeTree([]));
+  const raw = await repo.diffTrees(fromTree, to.tree);
+  const changes: TopicChange[] = [];
+  for (const change of raw) {
+    const topicPath = topicPathFromBlobPath(change.path);
+    if (!topicPath) continue;
+    if (options.paths && !options.paths.some((p) => topicPath === p || topicPath.startsWith(`${p}/`))) continue;
+    const entry: TopicChange = { status: STATUS[change.status]!, path: topicPath, filePath: change.path };
+    if (options.patch)
+      entry.diff = await topicPatch(
+        store,
+        change.path,
+        change.status === 'A' ? undefined : change.oldOid,
+        change.status === 'D' ? undefined : change.newOid,
+      );
+    changes.push(entry);
+  }
+  return { from: from?.oid, to: to.oid, changes };
+}
+
+export async function showCommit(store: ContextStore, commit: CommitInfo, options: { patch?: boolean } = {}): Promise<ShowResult> {
+  const { stdout } = await store.repo.git(['show', '-s', '--format=%an <%ae>%x1f%aI', commit.oid]);
+  const [author, time] = stdout.trim().split('\x1f');
+  const parent = commit.parents[0] ? await store.repo.readCommit(commit.parents[0]) : undefined;
+  const { subject, meta } = parseCommitMessage(commit.message);
+  const { changes } = await diffCommits(store, parent, commit, options);
+  return { commit: commit.oid, parents: commit.parents, author: author ?? '', time: time ?? '', subject, meta, changes };
+}
+
+async function topicPatch(store: ContextStore, filePath: string, oldOid: string | undefined, newOid: string | undefined): Promise<string> {
+  const [{ renderStoredTopic }, { createTwoFilesPatch }] = await Promise.all([import('../topic/stored.js'), import('diff')]);
+  const render = async (oid: string | undefined) => {
+    if (!oid) return '';
+    const blob = await store.repo.readBlob(oid);
+    return blob ? renderStoredTopic(blob.toString('utf8')) : '';
+  };
+  const [before, after] = await Promise.all([render(oldOid), render(newOid)]);
+  const patch = createTwoFilesPatch(oldOid ? `a/${filePath}` : '/dev/null', newOid ? `b/${filePath}` : '/dev/null', before, after, '', '', {
+    context: 3,
+  });
+  // Drop the "====" banner line jsdiff puts first; keep the ---/+++ header and hunks.
+  return patch.replace(/^=+\n/, '');
+}

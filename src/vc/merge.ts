@@ -1,0 +1,98 @@
+import { BrvError } from '../errors.js';
+import { mergeCommits, type MergeConflict } from '../git/merge-tree.js';
+import type { ContextStore, OpenedReview } from '../store/context-store.js';
+import type { TreeEdit } from '../store/tree-edit.js';
+import { topicPathFromBlobPath } from '../topic/path.js';
+
+export interface MergeResult {
+  status: 'up-to-date' | 'fast-forward' | 'merged';
+  /** The branch tip after the merge. */
+  commit: string;
+  /** Topics git could not merge line by line and brv merged section by section. */
+  merged: string[];
+  /** Topics where both sides changed the same section: both versions are kept, marked, for review. */
+  conflicts: string[];
+  review?: OpenedReview;
+}
+
+/**
+ * Merges a commit into a brv branch: fast-forward when possible, otherwise `git merge-tree` and, for
+ * each topic git could not merge, a section-level three-way merge. Never fails because of content
+ * and never loses an edit: a modify/delete keeps the modified topic; true conflicts keep both
+ * versions inside the topic and open a review. The branch moves by compare-and-swap.
+ */
+export async function mergeIntoBranch(
+  store: ContextStore,
+  branch: string,
+  theirs: string,
+  options: { subject: string; theirsLabel: string; agent?: string },
+): Promise<MergeResult> {
+  const { repo } = store;
+  await repo.requireModernGit();
+  const outcome = await store.commit<Omit<MergeResult, 'commit' | 'review'>>(branch, async (snapshot) => {
+    const tip = snapshot.commit;
+    if (!tip) return { moveTo: theirs, result: { status: 'fast-forward', merged: [], conflicts: [] } };
+    if (tip.oid === theirs || (await repo.isAncestor(theirs, tip.oid)))
+      return { stop: { status: 'up-to-date', merged: [], conflicts: [] } };
+    if (await repo.isAncestor(tip.oid, theirs)) return { moveTo: theirs, result: { status: 'fast-forward', merged: [], conflicts: [] } };
+
+    const result = await mergeCommits(repo, tip.oid, theirs);
+    const { edits, merged, conflicts } = await resolveConflicts(store, result.conflicts, { ours: branch, theirs: options.theirsLabel });
+    return {
+      write: {
+        tree: result.tree,
+        edits,
+        extraParents: [theirs],
+        subject: options.subject,
+        meta: { op: 'merge', type: 'MERGE', conflicts, agent: options.agent },
+      },
+      result: { status: 'merged', merged, conflicts },
+    };
+  });
+  const commit = outcome.commit ?? outcome.snapshot.commit?.oid;
+  if (!commit) throw new BrvError('merge-failed', 'The merge produced no commit.');
+  return { ...outcome.result, commit, ...(outcome.review ? { review: outcome.review } : {}) };
+}
+
+export interface Resolution {
+  edits: TreeEdit[];
+  /** Topics merged section by section without a true conflict. */
+  merged: string[];
+  /** Topics that keep both versions (or a modify/delete), for a reviewer. */
+  conflicts: string[];
+}
+
+/** Turns every path `git merge-tree` left conflicted into a tree edit (see resolveConflict). */
+export async function resolveConflicts(
+  store: ContextStore,
+  conflicts: readonly MergeConflict[],
+  labels: { ours: string; theirs: string },
+): Promise<Resolution> {
+  const edits: TreeEdit[] = [];
+  const merged: string[] = [];
+  const conflicted: string[] = [];
+  for (const conflict of conflicts) {
+    const resolution = await resolveConflict(store, conflict, labels);
+    edits.push(resolution.blob ? { path: conflict.path, blob: resolution.blob } : { path: conflict.path, remove: true });
+    const name = topicPathFromBlobPath(conflict.path) ?? conflict.path;
+    (resolution.conflicted ? conflicted : merged).push(name);
+  }
+  return { edits, merged, conflicts: conflicted };
+}
+
+async function resolveConflict(
+  store: ContextStore,
+  conflict: MergeConflict,
+  labels: { ours: string; theirs: string },
+): Promise<{ blob: string | undefined; conflicted: boolean }> {
+  const { repo } = store;
+  const { base, ours, theirs } = conflict;
+  // Modify/delete: knowledge is never dropped, the modified side wins (and a reviewer is told).
+  if (!ours || !theirs) return { blob: ours ?? theirs, conflicted: base !== undefined };
+  if (topicPathFromBlobPath(conflict.path) === undefined) return { blob: ours, conflicted: true };
+  const read = async (oid: string | undefined) => (oid ? (await repo.readBlob(oid))?.toString('utf8') : undefined);
+  const [baseHtml, oursHtml, theirsHtml] = await Promise.all([read(base), read(ours), read(theirs)]);
+  const { mergeTopicHtml } = await import('../topic/merge.js');
+  const result = mergeTopicHtml(baseHtml, oursHtml ?? '', theirsHtml ?? '', labels, topicPathFromBlobPath(conflict.path));
+  return { blob: await repo.writeBlob(result.html), conflicted: result.conflicted };
+}

@@ -1,0 +1,140 @@
+import test from 'ava';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { brv, brvJson, git, showTopic, tempDir } from '../helpers/repo.js';
+import { brvRefs, put, twoClones } from '../helpers/knowledge.js';
+
+const rule = (text: string, id = 'r1') => `<bv-rule id="${id}">${text}</bv-rule>`;
+
+async function setupShared(remoteUrl?: (bare: string) => string) {
+  const env = await twoClones(remoteUrl);
+  t_ok(await brvJson(env.a, ['init', '--track', 'origin']));
+  await put(env.a, 'security/auth', rule('Use RS256.'));
+  t_ok(await brvJson(env.a, ['vc', 'push', '-u']));
+  t_ok(await brvJson(env.root, ['vc', 'clone', env.url, 'b']));
+  return env;
+}
+
+function t_ok(run: Awaited<ReturnType<typeof brvJson>>) {
+  if (run.exitCode !== 0 || !run.json?.success) throw new Error(`brv failed (${run.exitCode}): ${run.stdout} ${run.stderr}`);
+  return run.json.data;
+}
+
+test('push, clone and sync through a bare remote: knowledge travels, code push/pull unchanged', async (t) => {
+  const { a, b, bare } = await setupShared();
+  t.is(await showTopic(b, 'security/auth.html'), await showTopic(a, 'security/auth.html'));
+  t.deepEqual(
+    await brvRefs(bare),
+    (await brvRefs(a)).filter((r) => r.includes('refs/brv/heads/')),
+  );
+  // Each clone learns something different; sync twice and both have everything.
+  await put(a, 'api/errors', rule('Return problem+json.'));
+  await put(b, 'db/migrations', rule('Never edit an applied migration.'));
+  const syncA = t_ok(await brvJson(a, ['sync']));
+  t.is(syncA.push.refs[0].status, 'ok');
+  const syncB = t_ok(await brvJson(b, ['sync']));
+  t.is(syncB.merge.status, 'merged');
+  t_ok(await brvJson(a, ['sync']));
+  for (const clone of [a, b]) {
+    const ls = t_ok(await brvJson(clone, ['ls']));
+    t.deepEqual(ls.topics.sort(), ['api/errors', 'db/migrations', 'security/auth']);
+  }
+  t.is(await git(a, 'rev-parse', 'refs/brv/heads/main'), await git(b, 'rev-parse', 'refs/brv/heads/main'));
+  // A plain git push pushes code only; a plain git fetch (init --track) brings knowledge.
+  await writeFile(path.join(a, 'code.txt'), 'x\n');
+  await git(a, 'add', '.');
+  await git(a, 'commit', '-q', '-m', 'more code');
+  await put(a, 'api/errors', rule('Return problem+json with a type URI.'));
+  const before = await brvRefs(bare);
+  await git(a, 'push', '-q', 'origin', 'main');
+  t.deepEqual(await brvRefs(bare), before, 'git push did not push brv refs');
+  t_ok(await brvJson(a, ['vc', 'push']));
+  await git(b, 'fetch', '-q', 'origin');
+  t.is(await git(b, 'rev-parse', 'refs/brv/remotes/origin/heads/main'), await git(a, 'rev-parse', 'refs/brv/heads/main'));
+  await git(b, 'pull', '-q', '--ff-only', 'origin', 'main');
+  t.is(await git(b, 'rev-parse', 'HEAD'), await git(a, 'rev-parse', 'HEAD'));
+  t.is(await git(b, 'status', '--porcelain'), '');
+  await git(bare, 'fsck', '--strict');
+});
+
+test('vc push refuses a non-fast-forward with a typed error; pull then push succeeds', async (t) => {
+  const { a, b } = await setupShared();
+  await put(a, 'x/one', rule('one'));
+  t_ok(await brvJson(a, ['vc', 'push']));
+  await put(b, 'x/two', rule('two'));
+  const refused = await brvJson(b, ['vc', 'push']);
+  t.is(refused.exitCode, 1);
+  t.is(refused.json?.data.error.kind, 'non-fast-forward');
+  const pull = t_ok(await brvJson(b, ['vc', 'pull']));
+  t.is(pull.merge.status, 'merged');
+  t_ok(await brvJson(b, ['vc', 'push']));
+  const status = t_ok(await brvJson(b, ['vc', 'status']));
+  t.like(status, { branch: 'main', remote: 'origin', ahead: 0, behind: 0 });
+});
+
+test('concurrent syncs from two clones: every topic lands, history stays connected', async (t) => {
+  const { a, b, bare } = await setupShared();
+  const rounds = 4;
+  const work = async (clone: string, name: string) => {
+    for (let i = 0; i < rounds; i++) {
+      await put(clone, `${name}/t${i}`, rule(`${name} fact ${i}`));
+      t_ok(await brvJson(clone, ['sync']));
+    }
+  };
+  await Promise.all([work(a, 'alpha'), work(b, 'beta')]);
+  t_ok(await brvJson(a, ['sync']));
+  t_ok(await brvJson(b, ['sync']));
+  const topics = t_ok(await brvJson(b, ['ls'])).topics as string[];
+  for (let i = 0; i < rounds; i++) t.true(topics.includes(`alpha/t${i}`) && topics.includes(`beta/t${i}`), `round ${i}`);
+  t.is(await git(a, 'rev-parse', 'refs/brv/heads/main'), await git(bare, 'rev-parse', 'refs/brv/heads/main'));
+  await git(bare, 'fsck', '--strict');
+});
+
+test('file:// URLs and ssh transport (through GIT_SSH_COMMAND) work, because git does the transport', async (t) => {
+  const fileEnv = await setupShared((bare) => `file://${bare}`);
+  t.truthy(await showTopic(fileEnv.b, 'security/auth.html'));
+
+  const bin = await tempDir('brv-ssh-');
+  const fakeSsh = path.join(bin, 'ssh');
+  // A stand-in for ssh: run the remote command locally (git passes host, then the command).
+  await writeFile(fakeSsh, '#!/bin/sh\nshift\nexec sh -c "$*"\n');
+  await chmod(fakeSsh, 0o755);
+  const env = { GIT_SSH_COMMAND: fakeSsh, GIT_SSH_VARIANT: 'simple' };
+  const root = await tempDir('brv-sshrepo-');
+  await git(root, 'init', '-q', '--bare', '-b', 'main', 'remote.git');
+  await git(root, 'init', '-q', '-b', 'main', 'a');
+  const a = path.join(root, 'a');
+  await writeFile(path.join(a, 'f'), 'x');
+  await git(a, 'add', '.');
+  await git(a, 'commit', '-q', '-m', 'c');
+  await git(a, 'remote', 'add', 'origin', `example.com:${path.join(root, 'remote.git')}`);
+  t.is((await brvJson(a, ['init'], { env })).exitCode, 0);
+  await put(a, 'ops/deploy', rule('Deploy on Tuesdays.'));
+  t.is((await brvJson(a, ['vc', 'push', '-u'], { env })).exitCode, 0);
+  const clone = await brvJson(root, ['vc', 'clone', `example.com:${path.join(root, 'remote.git')}`, 'b'], { env });
+  t.is(clone.exitCode, 0, clone.stdout + clone.stderr);
+  t.deepEqual(clone.json?.data.branches, ['main']);
+  t.truthy(await showTopic(path.join(root, 'b'), 'ops/deploy.html'));
+});
+
+test('unreachable remotes and missing remotes are typed errors', async (t) => {
+  const { a } = await twoClones();
+  t_ok(await brvJson(a, ['init']));
+  const none = await brvJson(a, ['vc', 'push', 'nowhere']);
+  t.is(none.json?.data.error.kind, 'no-remote');
+  t_ok(await brvJson(a, ['vc', 'remote', 'add', 'broken', '/does/not/exist.git']));
+  const unreachable = await brvJson(a, ['vc', 'fetch', 'broken']);
+  t.is(unreachable.exitCode, 1);
+  t.is(unreachable.json?.data.error.kind, 'remote-unreachable');
+  const dup = await brvJson(a, ['vc', 'remote', 'add', 'broken', '/x']);
+  t.is(dup.json?.data.error.kind, 'remote-exists');
+  const list = t_ok(await brvJson(a, ['vc', 'remote']));
+  t.deepEqual(
+    list.remotes.map((r: { name: string }) => r.name),
+    ['origin', 'broken'],
+  );
+  t_ok(await brvJson(a, ['vc', 'remote', 'set-url', 'broken', '/elsewhere.git']));
+  t_ok(await brvJson(a, ['vc', 'remote', 'remove', 'broken']));
+  const usage = await brv(a, ['vc', 'remote', 'add']);
+  t.is(usage.exitCode, 2);
+});
