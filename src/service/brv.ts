@@ -464,7 +464,8 @@ export class Brv {
   async sync(remote?: string) {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.repo, this.branch, remote);
-    return sync.syncBranch(this.store, this.branch, name, process.env.BRV_AGENT);
+    const result = await sync.syncBranch(this.store, this.branch, name, process.env.BRV_AGENT);
+    return { ...result, sources: await this.sourceRefresh() };
   }
 
   /** For git hooks: merge whatever `git fetch`/`git pull` brought into brv's remote-tracking refs. */
@@ -488,6 +489,67 @@ export class Brv {
   async reject(id: string, files: string[] = []) {
     const { rejectReview } = await import('../review/review.js');
     return rejectReview(this.store, this.branch, id, files);
+  }
+
+  /**
+   * `git worktree add` plus this worktree's brv branch for it (the current one unless named; a new
+   * brv branch from the current tip with `createBrvBranch`).
+   */
+  async worktreeAdd(dir: string, options: { gitBranch?: string; commitish?: string; brvBranch?: string; createBrvBranch?: boolean } = {}) {
+    const { addWorktree } = await import('../git/worktree.js');
+    const { setCurrentBranch } = await import('../store/layout.js');
+    const brvBranch = options.brvBranch ?? this.branch;
+    validateBranchName(brvBranch);
+    if (options.createBrvBranch) await this.createBranch(brvBranch);
+    else if (options.brvBranch && !(await this.repo.resolve(branchRef(brvBranch)))) {
+      throw new BrvError('branch-not-found', `No brv branch named ${brvBranch}. Pass --create-brv-branch to start it here.`);
+    }
+    const worktree = await addWorktree(this.repo, path.resolve(dir), options);
+    await setCurrentBranch(worktree.gitDir, brvBranch);
+    return { path: worktree.path, gitBranch: worktree.gitBranch, brvBranch };
+  }
+
+  async worktreeRemove(dir: string, options: { force?: boolean } = {}) {
+    const { removeWorktree } = await import('../git/worktree.js');
+    await removeWorktree(this.repo, path.resolve(dir), options);
+    return { path: path.resolve(dir) };
+  }
+
+  /** Every worktree of the repository with the brv branch each one works on. */
+  async worktrees() {
+    const { listWorktrees } = await import('../git/worktree.js');
+    const here = this.repo.location.gitDir;
+    const list = await listWorktrees(this.repo);
+    return Promise.all(
+      list.map(async (w) => ({
+        path: w.path,
+        gitBranch: w.gitBranch,
+        bare: w.bare,
+        brvBranch: w.gitDir ? await currentBranch(w.gitDir).catch(() => DEFAULT_BRANCH) : DEFAULT_BRANCH,
+        current: w.gitDir === here,
+      })),
+    );
+  }
+
+  async sources() {
+    const { listSources } = await import('../source/sources.js');
+    return listSources(this.repo);
+  }
+
+  /** Reads another repository's knowledge (fetched into refs/brv/sources/<alias>/); never writes to it. */
+  async sourceAdd(location: string, options: { alias?: string; branch?: string; cwd: string }) {
+    const { addSource } = await import('../source/sources.js');
+    return addSource(this.repo, location, options);
+  }
+
+  async sourceRemove(aliasOrLocation: string) {
+    const { removeSource } = await import('../source/sources.js');
+    return removeSource(this.repo, aliasOrLocation);
+  }
+
+  async sourceRefresh() {
+    const { refreshSources } = await import('../source/sources.js');
+    return refreshSources(this.repo);
   }
 
   async gitConfig(key: 'user.name' | 'user.email', value?: string) {

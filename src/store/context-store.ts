@@ -222,7 +222,12 @@ export class ContextStore {
       }
       const updates: RefUpdate[] = 'write' in decision ? [...(decision.write.alsoUpdate ?? [])] : [];
       if (!review?.gated) updates.push({ ref: snapshot.ref, newOid: commit, oldOid: base?.oid });
-      if (review) updates.push({ ref: review.ref, newOid: commit, oldOid: undefined });
+      if (review) {
+        // The same change made twice (same parent, tree, message and second) is the same commit,
+        // so its review may already be open: keep it rather than fail the compare-and-swap.
+        const open = (await this.repo.readObject(review.ref))?.oid;
+        updates.push({ ref: review.ref, newOid: commit, oldOid: open === commit ? commit : undefined });
+      }
       const subject = 'moveTo' in decision ? `fast-forward to ${commit.slice(0, 10)}` : decision.write.subject;
       try {
         await this.repo.updateRefs(updates, `brv ${'moveTo' in decision ? 'merge' : decision.write.meta.op}: ${subject}`);

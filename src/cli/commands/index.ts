@@ -12,6 +12,8 @@ import { statusCommand } from './status.js';
 import { reviewCommand } from './review.js';
 import { vcCommand } from './vc.js';
 import { syncCommand } from './vc-remote.js';
+import { worktreeCommand } from './worktree.js';
+import { sourceCommand } from './source.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -28,4 +30,6 @@ export const commands = [
   syncCommand,
   reviewCommand,
   hooksCommand,
+  worktreeCommand,
+  sourceCommand,
 ] as unknown as CommandModule[];

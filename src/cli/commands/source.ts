@@ -1,0 +1,79 @@
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText, shortOid } from '../output.js';
+
+interface AddOptions extends GlobalOptions {
+  location: string;
+  alias?: string;
+  branch?: string;
+}
+
+const addCommand: CommandModule<GlobalOptions, AddOptions> = {
+  command: 'add <location>',
+  describe: "Read another repository's knowledge too (queries include it as origin: shared); it is never written to",
+  builder: (y) =>
+    y
+      .positional('location', { type: 'string', demandOption: true, describe: 'A path to another repository, or any URL git can fetch' })
+      .option('alias', { type: 'string', requiresArg: true, describe: 'Name for it (default: the last path segment)' })
+      .option('branch', { type: 'string', requiresArg: true, describe: 'Its brv branch to read (default: main)' }),
+  handler: (argv) =>
+    withBrv('source add', argv, async (brv) => {
+      const source = await brv.sourceAdd(argv.location, { alias: argv.alias, branch: argv.branch, cwd: argv.C ?? process.cwd() });
+      if (argv.format === 'json') return printJson('source add', true, source);
+      printText(`Added knowledge source ${source.alias} (${source.url}, ${shortOid(source.commit)}). brv sync refreshes it.`);
+    }),
+};
+
+interface RemoveOptions extends GlobalOptions {
+  source: string;
+}
+
+const removeCommand: CommandModule<GlobalOptions, RemoveOptions> = {
+  command: 'remove <source>',
+  describe: 'Stop reading a knowledge source (by alias or location)',
+  builder: (y) => y.positional('source', { type: 'string', demandOption: true, describe: 'Alias or location' }),
+  handler: (argv) =>
+    withBrv('source remove', argv, async (brv) => {
+      const source = await brv.sourceRemove(argv.source);
+      if (argv.format === 'json') return printJson('source remove', true, source);
+      printText(`Removed knowledge source ${source.alias}.`);
+    }),
+};
+
+const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'list',
+  describe: 'Knowledge sources and the tip fetched from each',
+  handler: (argv) =>
+    withBrv('source list', argv, async (brv) => {
+      const sources = await brv.sources();
+      if (argv.format === 'json') return printJson('source list', true, { sources });
+      if (sources.length === 0) return printText('No knowledge sources. Add one with brv source add <path-or-url>.');
+      printText(sources.map((s) => `${s.alias}\t${s.url}\t${s.branch}\t${shortOid(s.commit)}`).join('\n'));
+    }),
+};
+
+const refreshCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'refresh',
+  describe: 'Fetch every knowledge source again (brv sync does this too)',
+  handler: (argv) =>
+    withBrv('source refresh', argv, async (brv) => {
+      const results = await brv.sourceRefresh();
+      if (argv.format === 'json') return printJson('source refresh', true, { sources: results });
+      printText(
+        results.map((r) => `${r.alias}\t${r.error ? `failed: ${r.error}` : shortOid(r.commit)}`).join('\n') || 'No knowledge sources.',
+      );
+    }),
+};
+
+export const sourceCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'source <command>',
+  describe: "Other repositories' knowledge, read-only: add, list, remove, refresh",
+  builder: (y) =>
+    y
+      .command(addCommand)
+      .command(listCommand)
+      .command(removeCommand)
+      .command(refreshCommand)
+      .demandCommand(1, 'Name a source command: add, list, remove or refresh.'),
+  handler: () => {},
+};
