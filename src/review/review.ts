@@ -141,7 +141,10 @@ async function decide(
       const resolved = await resolveConflicts(store, revert.conflicts, { ours: branch, theirs: `revert of ${id}` });
       const revertTree = await editTreeFrom(store, revert.tree, resolved.edits);
       edits = await pickFiles(store, revertTree, selected);
-      for (const file of selected) reverted.add(file);
+      for (const edit of edits) {
+        const current = (await repo.readObject(`${tip.tree}:${edit.path}`))?.oid;
+        if (('remove' in edit ? undefined : edit.blob) !== current) reverted.add(edit.path);
+      }
     }
     const meta: CommitMeta = {
       op: decision === 'approved' ? 'review-approve' : 'review-reject',

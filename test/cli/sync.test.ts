@@ -138,3 +138,35 @@ test('unreachable remotes and missing remotes are typed errors', async (t) => {
   const usage = await brv(a, ['vc', 'remote', 'add']);
   t.is(usage.exitCode, 2);
 });
+
+test('reviews travel with sync: opened in one clone, decided in the other, closed in both', async (t) => {
+  const { a, b, bare } = await setupShared();
+  const high = await put(a, 'ops/prod', rule('Deploys need two approvals.'), { meta: { impact: 'high', reason: 'policy' } });
+  t.truthy(high.review);
+  t_ok(await brvJson(a, ['sync']));
+  t.true((await brvRefs(bare)).some((r) => r.endsWith(`refs/brv/review/${high.review.id}`)));
+  const fetched = t_ok(await brvJson(b, ['vc', 'fetch']));
+  t.deepEqual(fetched.reviews.opened, [high.review.id]);
+  t_ok(await brvJson(b, ['vc', 'pull']));
+  const pending = t_ok(await brvJson(b, ['review', 'pending']));
+  t.is(pending.tasks[0].taskId, high.review.id);
+  t_ok(await brvJson(b, ['review', 'approve', high.review.id]));
+  t_ok(await brvJson(b, ['sync']));
+  t.false((await brvRefs(bare)).some((r) => r.includes('refs/brv/review/')));
+  const closed = t_ok(await brvJson(a, ['sync']));
+  t.deepEqual(closed.fetch.reviews.closed, [high.review.id]);
+  t.is(t_ok(await brvJson(a, ['review', 'pending'])).pendingCount, 0);
+});
+
+test('a brv branch that exists only on the remote can be checked out and synced', async (t) => {
+  const { a, b } = await setupShared();
+  t_ok(await brvJson(a, ['vc', 'checkout', '-b', 'design']));
+  await put(a, 'design/tokens', rule('Spacing is a multiple of 4px.'));
+  t_ok(await brvJson(a, ['vc', 'push', '-u']));
+  t_ok(await brvJson(b, ['vc', 'fetch']));
+  const all = t_ok(await brvJson(b, ['vc', 'branch', '-a']));
+  t.true(all.branches.some((br: { branch: string }) => br.branch === 'origin/design'));
+  t_ok(await brvJson(b, ['vc', 'checkout', 'design']));
+  t.deepEqual(t_ok(await brvJson(b, ['ls'])).topics, ['design/tokens', 'security/auth']);
+  t.is(await git(b, 'rev-parse', 'refs/brv/heads/design'), await git(a, 'rev-parse', 'refs/brv/heads/design'));
+});
