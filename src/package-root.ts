@@ -27,3 +27,12 @@ export function brvPackageRoot(): string {
     dir = parent;
   }
 }
+
+/** brv's own version, from its package.json. */
+export function brvVersion(): string {
+  try {
+    return String((JSON.parse(readFileSync(path.join(brvPackageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? '0.0.0');
+  } catch {
+    return '0.0.0';
+  }
+}

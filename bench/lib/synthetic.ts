@@ -211,3 +211,16 @@ export async function writeSyntheticTopics(dir: string, count: number): Promise<
     await writeFile(file, topic.html);
   }
 }
+
+/** Questions an agent might ask of a synthetic tree of `size` topics: each about one real topic. */
+export function syntheticQuestions(size: number, count: number): string[] {
+  const rand = prng(size);
+  return Array.from({ length: count }, () => {
+    const topic = syntheticTopic(Math.floor(rand() * size));
+    const words = topic.title
+      .replace(/[()0-9]/g, ' ')
+      .split(/\s+/)
+      .filter((w) => w.length > 2);
+    return `how do we handle ${words.slice(0, 3).join(' ')}`;
+  });
+}

@@ -26,6 +26,8 @@ export interface CurateEnvelope {
   /** On done: true when the submitted topic was identical to the stored one. */
   unchanged?: boolean;
   warnings?: string[];
+  /** On done: a high-impact change opened this review (gated: it waits for approval, not yet on the branch). */
+  review?: { id: string; gated: boolean };
 }
 
 export function failed(kind: string, message: string, sessionId?: string): CurateEnvelope {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -236,6 +237,21 @@ export class GitRepository {
       }
     }
     return changes;
+  }
+
+  /**
+   * Whether any ref under `prefix` may exist, answered from the ref files alone (no process): a
+   * loose ref directory, or a mention in packed-refs. False means there are certainly none.
+   */
+  async refsMayExist(prefix: string): Promise<boolean> {
+    const { commonDir } = this.location;
+    if (existsSync(path.join(commonDir, 'reftable'))) return true; // refs not in files: ask git
+    if (existsSync(path.join(commonDir, ...prefix.split('/').filter(Boolean)))) return true;
+    try {
+      return (await readFile(path.join(commonDir, 'packed-refs'), 'utf8')).includes(` ${prefix}`);
+    } catch {
+      return false;
+    }
   }
 
   /** Whether `ancestor` is reachable from `descendant` (equal counts as reachable). */

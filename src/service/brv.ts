@@ -2,7 +2,8 @@ import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
-import type { QueryOptions, QueryResult } from '../query/query-topics.js';
+import type { QueryOptions } from '../query/query-topics.js';
+import type { TreeIndexStore } from '../query/tree-index.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, tipRevisions, type Snapshot } from '../store/context-store.js';
@@ -55,9 +56,11 @@ export class Brv {
   readonly store: ContextStore;
   readonly sessions: SessionStore;
 
+  private indexStore: Promise<TreeIndexStore> | undefined;
+
   private constructor(
     readonly repo: GitRepository,
-    readonly branch: string,
+    public branch: string,
   ) {
     this.store = new ContextStore(repo);
     this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
@@ -235,21 +238,92 @@ export class Brv {
     return { prefix: folder, commit: snapshot.commit?.oid, topics };
   }
 
-  /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
-  async query(question: string, options: QueryOptions & { at?: string } = {}): Promise<QueryResult> {
+  /**
+   * Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). Knowledge
+   * sources (`brv source add`) are searched too, their results marked `origin: shared`; `--at`
+   * reads this repository's history only.
+   */
+  async query(question: string, options: QueryOptions & { at?: string } = {}) {
     const [{ queryTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
-    return queryTopics(await this.indexes(), snapshot, question, options);
+    const indexes = await this.indexes();
+    const local = await queryTopics(indexes, snapshot, question, options);
+    const sources = options.at ? [] : await this.sourceSnapshots();
+    if (sources.length === 0) return local;
+    const { federateQuery } = await import('../query/federate.js');
+    const shared = await Promise.all(
+      sources.map(async (s) => ({
+        alias: s.alias,
+        commit: s.snapshot.commit?.oid,
+        result: await queryTopics(indexes, s.snapshot, question, options),
+      })),
+    );
+    return federateQuery(local, shared, Math.min(options.limit ?? 10, 50));
   }
 
-  /** Paths, titles, scores and excerpts for a question. */
+  /** Paths, titles, scores and excerpts for a question (knowledge sources included, as for query). */
   async search(question: string, options: QueryOptions & { at?: string } = {}) {
     const [{ searchTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
-    return searchTopics(await this.indexes(), snapshot, question, options);
+    const indexes = await this.indexes();
+    const local = await searchTopics(indexes, snapshot, question, options);
+    const sources = options.at ? [] : await this.sourceSnapshots();
+    if (sources.length === 0) return local;
+    const { federateSearch } = await import('../query/federate.js');
+    const shared = await Promise.all(
+      sources.map(async (s) => ({
+        alias: s.alias,
+        commit: s.snapshot.commit?.oid,
+        result: await searchTopics(indexes, s.snapshot, question, options),
+      })),
+    );
+    return federateSearch(local, shared, Math.min(options.limit ?? 10, 50));
   }
 
-  private async indexes() {
-    const { TreeIndexStore } = await import('../query/tree-index.js');
-    return new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index'));
+  /** Snapshots of every fetched knowledge source; costs no process when there are none. */
+  private async sourceSnapshots(): Promise<Array<{ alias: string; snapshot: Snapshot }>> {
+    if (!(await this.repo.refsMayExist('refs/brv/sources/'))) return [];
+    const snapshots = [];
+    for (const { ref, oid } of await this.repo.listRefs('refs/brv/sources/')) {
+      const commit = await this.repo.readCommit(oid);
+      const match = /^refs\/brv\/sources\/([^/]+)\/(.+)$/.exec(ref);
+      if (!commit || !match) continue;
+      snapshots.push({ alias: match[1]!, snapshot: { branch: match[2]!, ref, commit: { oid: commit.oid, tree: commit.tree } } });
+    }
+    return snapshots;
+  }
+
+  /** Re-reads this worktree's brv branch (a long-lived server must see `brv vc checkout` from elsewhere). */
+  async refreshBranch(): Promise<string> {
+    this.branch = await currentBranch(this.repo.location.gitDir);
+    return this.branch;
+  }
+
+  /** One index store per Brv; the last few opened indexes stay in memory (a tree's index never changes). */
+  private indexes(): Promise<TreeIndexStore> {
+    this.indexStore ??= import('../query/tree-index.js').then(({ TreeIndexStore }) => {
+      const store = new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index'));
+      const open = store.open.bind(store);
+      const warm = new Map<string | undefined, ReturnType<typeof open>>();
+      store.open = (tree) => {
+        let index = warm.get(tree);
+        if (!index) {
+          index = open(tree);
+          index.catch(() => warm.delete(tree));
+          warm.set(tree, index);
+          if (warm.size > 4) warm.delete(warm.keys().next().value);
+        }
+        return index;
+      };
+      return store;
+    });
+    return this.indexStore;
+  }
+
+  /** The one-shot write behind MCP's brv-curate: the same validator and writer as `brv curate`. */
+  async curateHtml(html: string, meta: unknown, overwrite: boolean) {
+    const [{ writeTopic }, { parseMeta }] = await Promise.all([import('../curate/write-topic.js'), import('../curate/envelope.js')]);
+    const parsed = parseMeta(meta);
+    if (!parsed.ok) return { ok: false as const, errors: [{ kind: 'invalid-response-format', message: parsed.message }] };
+    return writeTopic(this.store, html, parsed.meta, { branch: this.branch, overwrite, agent: process.env.BRV_AGENT ?? 'mcp' });
   }
 
   async history(limit: number, options: { all?: boolean; path?: string } = {}): Promise<HistoryEntry[]> {

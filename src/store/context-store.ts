@@ -82,7 +82,8 @@ export class ContextStore {
   /** Read from git config once per process, and only when a commit could open a review. */
   policy(): Promise<ReviewPolicy> {
     this.reviewPolicy ??= this.repo.configList('^brv\\.review\\.').then((entries) => {
-      const value = (key: string) => entries.find((e) => e.key === key)?.value;
+      // git lists system, then global, then repository values: the last one wins, as for git itself.
+      const value = (key: string) => entries.filter((e) => e.key === key).at(-1)?.value;
       return { enabled: !isFalse(value('brv.review.enabled')), gate: isTrue(value('brv.review.gate')) };
     });
     return this.reviewPolicy;

@@ -57,11 +57,27 @@ test('source add/list/refresh/remove: another repository read-only, refreshed wh
   t.is(notBrv.json?.data.error.kind, 'not-a-brv-source');
   t.is((await ok(repo, ['source', 'list'])).sources.length, 1);
 
+  await put(repo, 'local/logging', rule('Local services log to stderr.'));
+  const query = await ok(repo, ['query', 'how do we log']);
+  const origins = query.matchedDocs.map((d: { topicPath: string; origin: string; source?: string }) => [d.topicPath, d.origin, d.source]);
+  t.deepEqual(origins.sort(), [
+    ['local/logging', 'local', undefined],
+    ['platform/logging', 'shared', 'platform'],
+  ]);
+  t.is(query.metadata.sources[0].alias, 'platform');
+  const search = await ok(repo, ['search', 'JSON lines']);
+  t.like(search.results[0], { topicPath: 'platform/logging', origin: 'shared', source: 'platform' });
+  const past = await ok(repo, ['query', 'how do we log', '--at', 'main']);
+  t.true(
+    past.matchedDocs.every((d: { origin?: string }) => d.origin === undefined),
+    '--at reads local history only',
+  );
   await put(other, 'platform/metrics', rule('Prometheus only.'));
   const refreshed = await ok(repo, ['source', 'refresh']);
   t.is(refreshed.sources[0].commit, await refTip(other));
   // Writes never touch a source: local curates land on the local branch only.
   await put(repo, 'local/thing', rule('local'));
+  t.regex(JSON.stringify((await ok(repo, ['query', 'Prometheus'])).matchedDocs), /platform\/metrics/);
   t.is(await refTip(repo, 'refs/brv/sources/platform/main'), await refTip(other));
   await ok(repo, ['source', 'remove', 'platform']);
   t.is(await refTip(repo, 'refs/brv/sources/platform/main'), undefined);

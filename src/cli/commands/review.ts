@@ -75,7 +75,8 @@ export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
   handler: (argv) =>
     withBrv('review', argv, async (brv) => {
       if (argv.enable || argv.disable) {
-        await brv.repo.configSet('brv.review.enabled', argv.enable ? 'true' : 'false');
+        const { setSetting } = await import('../../settings/settings.js');
+        await setSetting(brv.repo, 'review.enabled', argv.enable ? 'true' : 'false');
         if (argv.format === 'json') return printJson('review', true, { enabled: Boolean(argv.enable) });
         return printText(`Reviews ${argv.enable ? 'enabled' : 'disabled'} for this repository.`);
       }

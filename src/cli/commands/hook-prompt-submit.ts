@@ -1,0 +1,30 @@
+import type { CommandModule } from 'yargs';
+import type { GlobalOptions } from '../context.js';
+import { printJson } from '../output.js';
+
+/**
+ * Claude Code's UserPromptSubmit hook: whatever it prints is appended to the user's prompt, so it
+ * prints the short "query first, curate after" guide (templates/prompt-hook.md). It runs before every
+ * prompt, so it starts no git and reads one file; and it must never get in the user's way: any
+ * failure (no template, no repository, a closed stdout) prints nothing and exits 0.
+ */
+export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'hook-prompt-submit',
+  describe: false, // run by the Claude Code hook, not by people
+  handler: async (argv) => {
+    let text = '';
+    try {
+      const { readTemplate } = await import('../../templates/templates.js');
+      text = await readTemplate('prompt-hook.md');
+    } catch {
+      text = '';
+    }
+    try {
+      if (argv.format === 'json') printJson('hook-prompt-submit', true, { text });
+      else if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    } catch {
+      // stdout closed by the caller: nothing to report to anyone
+    }
+    process.exitCode = 0;
+  },
+};

@@ -1,0 +1,113 @@
+import type { Argv, CommandModule } from 'yargs';
+import type { GitRepository } from '../../git/repository.js';
+import type { SettingState } from '../../settings/settings.js';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
+
+interface SettingsOptions extends GlobalOptions {
+  global?: boolean;
+  command?: string;
+}
+
+interface KeyOptions extends SettingsOptions {
+  key: string;
+}
+
+interface SetOptions extends KeyOptions {
+  value: string;
+}
+
+const where = (global: boolean | undefined) => (global ? 'your global git config' : "this repository's git config");
+
+function sourceText(state: SettingState): string {
+  const origin = state.source === 'default' ? 'default' : `${state.source}, default ${String(state.default)}`;
+  return state.invalid !== undefined ? `${origin}; stored value "${state.invalid}" is not valid and is ignored` : origin;
+}
+
+const listCommand: CommandModule<GlobalOptions, SettingsOptions> = {
+  command: 'list',
+  describe: 'Every setting, its value and where the value comes from (default, repository or global)',
+  handler: (argv) => withBrv('settings list', argv, (brv) => printList(brv.repo, argv, 'settings list')),
+};
+
+async function printList(repo: GitRepository, argv: SettingsOptions, command: string): Promise<void> {
+  const { listSettings } = await import('../../settings/settings.js');
+  const { describeType, findSetting } = await import('../../settings/registry.js');
+  const settings = await listSettings(repo, { global: argv.global });
+  if (argv.format === 'json') return printJson(command, true, { settings });
+  const lines: string[] = [];
+  for (const state of settings) {
+    lines.push(`${state.key} = ${String(state.value)}  (${sourceText(state)})`);
+    lines.push(`    ${state.description}; ${describeType(findSetting(state.key)!)}.`);
+  }
+  lines.push('', 'Change one with brv settings set <key> <value> [--global]; undo with brv settings reset <key> [--global].');
+  printText(lines.join('\n'));
+}
+
+const getCommand: CommandModule<GlobalOptions, KeyOptions> = {
+  command: 'get <key>',
+  describe: 'One setting: its value and where it comes from',
+  builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
+  handler: (argv) =>
+    withBrv('settings get', argv, async (brv) => {
+      const { getSetting } = await import('../../settings/settings.js');
+      const state = await getSetting(brv.repo, argv.key, { global: argv.global });
+      if (argv.format === 'json') return printJson('settings get', true, { key: state.key, value: state.value, source: state.source });
+      printText(`${state.key} = ${String(state.value)}  (${sourceText(state)})`);
+    }),
+};
+
+const setCommand: CommandModule<GlobalOptions, SetOptions> = {
+  command: 'set <key> <value>',
+  describe: "Set a setting in this repository's git config (brv.<key>), or the global one with --global",
+  builder: (y) =>
+    y
+      .positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' })
+      .positional('value', { type: 'string', demandOption: true, describe: 'Checked against the setting’s type' })
+      .example('$0 settings set review.gate true', 'Hold high-impact changes until approved')
+      .example('$0 settings set hooks.preCommit block --global', 'Refuse such commits in every repository'),
+  handler: (argv) =>
+    withBrv('settings set', argv, async (brv) => {
+      const { setSetting } = await import('../../settings/settings.js');
+      const result = await setSetting(brv.repo, argv.key, String(argv.value), { global: argv.global });
+      if (argv.format === 'json') return printJson('settings set', true, result);
+      printText(`Set ${result.key} = ${String(result.value)} in ${where(argv.global)} (brv.${result.key}).`);
+    }),
+};
+
+const resetCommand: CommandModule<GlobalOptions, KeyOptions> = {
+  command: 'reset <key>',
+  describe: "Remove a setting from this repository's git config (or the global one with --global)",
+  builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
+  handler: (argv) =>
+    withBrv('settings reset', argv, async (brv) => {
+      const { getSetting, resetSetting } = await import('../../settings/settings.js');
+      const result = await resetSetting(brv.repo, argv.key, { global: argv.global });
+      if (argv.format === 'json') return printJson('settings reset', true, result);
+      const now = await getSetting(brv.repo, result.key, { global: argv.global });
+      printText(`Reset ${result.key} in ${where(argv.global)}; it is now ${String(now.value)} (${sourceText(now)}).`);
+    }),
+};
+
+export const settingsCommand: CommandModule<GlobalOptions, SettingsOptions> = {
+  command: 'settings [command]',
+  describe: 'Settings (git config brv.*): list, get <key>, set <key> <value>, reset <key>',
+  builder: (y: Argv<GlobalOptions>) =>
+    y
+      .command(listCommand)
+      .command(getCommand as never)
+      .command(setCommand as never)
+      .command(resetCommand as never)
+      .option('global', { type: 'boolean', describe: "Your global git config (every repository's default), not this repository's" })
+      .epilog(
+        'Settings are git config keys under brv.* (git config brv.review.gate true works too); a repository value overrides a global one. ' +
+          'Unknown keys and invalid values are refused.',
+      ),
+  handler: (argv) => {
+    if (argv.command !== undefined) {
+      const message = `Unknown settings command "${argv.command}": use list, get <key>, set <key> <value> or reset <key>.`;
+      return printError('settings', argv.format, 'usage', `${message}${argv.format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE);
+    }
+    return withBrv('settings', argv, (brv) => printList(brv.repo, argv, 'settings'));
+  },
+};

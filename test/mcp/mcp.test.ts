@@ -1,0 +1,122 @@
+import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import path from 'node:path';
+import { CLI, ENV, brvJson, git, makeRepo, refTip, showTopic } from '../helpers/repo.js';
+import { put } from '../helpers/knowledge.js';
+
+async function connect(t: import('ava').ExecutionContext, cwd: string) {
+  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd, env: ENV, stderr: 'pipe' });
+  const client = new Client({ name: 'brv-test', version: '1.0.0' });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return client;
+}
+
+function textOf(result: any): string {
+  return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
+}
+
+const topic = (p: string, rule: string) => `<bv-topic path="${p}" title="${p}"><bv-rule severity="must">${rule}</bv-rule></bv-topic>`;
+
+test('tools: ByteRover names and schemas plus search/read/list, all annotated, names valid', async (t) => {
+  const repo = await makeRepo();
+  const client = await connect(t, repo);
+  const { tools } = await client.listTools();
+  t.deepEqual(tools.map((tool) => tool.name).sort(), ['brv-curate', 'brv-list', 'brv-query', 'brv-read', 'brv-search']);
+  for (const tool of tools) {
+    t.regex(tool.name, /^[a-zA-Z0-9_-]{1,64}$/);
+    t.is(typeof tool.annotations?.readOnlyHint, 'boolean', `${tool.name} readOnlyHint`);
+    t.is(typeof tool.annotations?.destructiveHint, 'boolean', `${tool.name} destructiveHint`);
+    t.is(typeof tool.annotations?.idempotentHint, 'boolean', `${tool.name} idempotentHint`);
+    t.false((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties ?? true, `${tool.name} is strict`);
+  }
+  const curate = tools.find((tool) => tool.name === 'brv-curate')!;
+  t.deepEqual(Object.keys(curate.inputSchema.properties ?? {}).sort(), ['confirmOverwrite', 'cwd', 'html', 'meta']);
+  t.deepEqual(curate.inputSchema.required, ['html']);
+  t.regex(curate.description ?? '', /bv-rule/);
+  const query = tools.find((tool) => tool.name === 'brv-query')!;
+  t.deepEqual(Object.keys(query.inputSchema.properties ?? {}).sort(), ['cwd', 'limit', 'query']);
+  t.true(query.annotations?.readOnlyHint);
+  t.false(curate.annotations?.readOnlyHint);
+});
+
+test('curate then query through a real client; changes by other processes are seen on the next call', async (t) => {
+  const repo = await makeRepo();
+  const client = await connect(t, repo);
+  const written = await client.callTool({
+    name: 'brv-curate',
+    arguments: { html: topic('security/jwt', 'Sign JWTs with RS256.'), meta: { impact: 'low' } },
+  });
+  t.falsy(written.isError, textOf(written));
+  t.regex(textOf(written), /✓ Wrote topic to security\/jwt\.html/);
+  t.regex((await showTopic(repo, 'security/jwt.html'))!, /RS256/);
+
+  const found = await client.callTool({ name: 'brv-query', arguments: { query: 'how are JWTs signed', limit: 5 } });
+  t.regex(textOf(found), /## security\/jwt[\s\S]*RS256[\s\S]*_Matched 1 of 1 topic/);
+  const none = await client.callTool({ name: 'brv-query', arguments: { query: 'kubernetes autoscaling' } });
+  t.falsy(none.isError);
+  t.regex(textOf(none), /No topics matched/);
+
+  // Another process curates, then git moves the ref from outside: both are visible next call.
+  await put(repo, 'ops/deploy', '<bv-rule id="r1">Deploy on Tuesdays.</bv-rule>');
+  t.regex(textOf(await client.callTool({ name: 'brv-query', arguments: { query: 'when do we deploy' } })), /Tuesdays/);
+  const before = await refTip(repo);
+  await git(repo, 'update-ref', 'refs/brv/heads/main', `${before}~1`, before!);
+  t.notRegex(textOf(await client.callTool({ name: 'brv-list', arguments: {} })), /ops\/deploy/);
+  await git(repo, 'update-ref', 'refs/brv/heads/main', before!);
+  t.regex(textOf(await client.callTool({ name: 'brv-list', arguments: { prefix: 'ops/' } })), /ops\/deploy/);
+  t.regex(textOf(await client.callTool({ name: 'brv-read', arguments: { path: 'ops/deploy' } })), /Deploy on Tuesdays/);
+  t.regex(textOf(await client.callTool({ name: 'brv-search', arguments: { query: 'deploy' } })), /ops\/deploy/);
+
+  const exists = await client.callTool({ name: 'brv-curate', arguments: { html: topic('security/jwt', 'Use ES256.') } });
+  t.true(exists.isError);
+  t.regex(textOf(exists), /✗ path-exists[\s\S]*RS256[\s\S]*Topic vocabulary/);
+  const replaced = await client.callTool({
+    name: 'brv-curate',
+    arguments: { html: topic('security/jwt', 'Use ES256.'), confirmOverwrite: true },
+  });
+  t.regex(textOf(replaced), /✓ Replaced topic at security\/jwt\.html/);
+  const high = await client.callTool({
+    name: 'brv-curate',
+    arguments: { html: topic('security/keys', 'Rotate monthly.'), meta: { impact: 'high' } },
+  });
+  t.regex(textOf(high), /review [0-9a-f]{12} opened/);
+  // The CLI sees what MCP wrote.
+  t.deepEqual((await brvJson(repo, ['ls'])).json?.data.topics, ['ops/deploy', 'security/jwt', 'security/keys']);
+});
+
+test('hostile and malformed arguments: typed errors, nothing written, nothing outside the repository', async (t) => {
+  const repo = await makeRepo();
+  const other = await makeRepo();
+  const client = await connect(t, repo);
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+  const tip = await refTip(repo);
+
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['brv-curate', { html: topic('a/b', 'x'), files: ['x'] }, /unrecognized|Unrecognized|invalid/i],
+    ['brv-curate', { html: 42 }, /invalid|expected string/i],
+    ['brv-curate', { html: '' }, /too_small|at least|invalid/i],
+    ['brv-curate', { html: 'x'.repeat(1024 * 1024 + 1) }, /too_big|at most|invalid/i],
+    ['brv-curate', { html: '<bv-topic path="../../etc/passwd" title="x"></bv-topic>' }, /unsafe-path/],
+    ['brv-curate', { html: '<bv-topic path="a/b" title="x"><script>alert(1)</script></bv-topic>' }, /unsafe-html/],
+    ['brv-curate', { html: topic('a/b', 'x'), meta: { impact: 'extreme' } }, /invalid/i],
+    ['brv-curate', { html: topic('a/b', 'x'), cwd: other }, /outside-repository/],
+    ['brv-curate', { html: topic('a/b', 'x'), cwd: 'relative/dir' }, /invalid-cwd/],
+    ['brv-query', { query: 'x'.repeat(5000) }, /too_big|at most|invalid/i],
+    ['brv-query', { query: 'jwt', limit: 1000 }, /too_big|less than or equal|invalid/i],
+    ['brv-read', { path: '../../etc/passwd' }, /unsafe-path/],
+    ['brv-read', { path: '/etc/passwd' }, /unsafe-path/],
+    ['brv-list', { prefix: '../..' }, /unsafe-path/],
+    ['brv-read', { path: 'a/b', cwd: path.join(other, 'src') }, /outside-repository/],
+  ];
+  for (const [name, args, expected] of cases) {
+    const result = await call(name, args);
+    t.true(result.isError, `${name} ${JSON.stringify(args).slice(0, 80)} is an error`);
+    t.regex(textOf(result), expected, `${name} ${JSON.stringify(args).slice(0, 80)}`);
+  }
+  t.is(await refTip(repo), tip, 'nothing was written');
+  t.is(await refTip(other), undefined, 'the other repository was not touched');
+  // The server is still healthy after all that.
+  t.falsy((await call('brv-list', {})).isError);
+});
