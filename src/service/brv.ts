@@ -4,6 +4,8 @@ import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
 import type { QueryOptions } from '../query/query-topics.js';
 import type { TreeIndexStore } from '../query/tree-index.js';
+// Small and pure: merging with knowledge sources costs no extra module load on the query path.
+import { federateQuery, federateSearch } from '../query/federate.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, tipRevisions, type Snapshot } from '../store/context-store.js';
@@ -244,38 +246,30 @@ export class Brv {
    * reads this repository's history only.
    */
   async query(question: string, options: QueryOptions & { at?: string } = {}) {
-    const [{ queryTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
-    const indexes = await this.indexes();
-    const local = await queryTopics(indexes, snapshot, question, options);
-    const sources = options.at ? [] : await this.sourceSnapshots();
-    if (sources.length === 0) return local;
-    const { federateQuery } = await import('../query/federate.js');
-    const shared = await Promise.all(
-      sources.map(async (s) => ({
-        alias: s.alias,
-        commit: s.snapshot.commit?.oid,
-        result: await queryTopics(indexes, s.snapshot, question, options),
-      })),
-    );
-    return federateQuery(local, shared, Math.min(options.limit ?? 10, 50));
+    const { queryTopics } = await import('../query/query-topics.js');
+    return this.federated(options, (indexes, snapshot) => queryTopics(indexes, snapshot, question, options), federateQuery);
   }
 
   /** Paths, titles, scores and excerpts for a question (knowledge sources included, as for query). */
   async search(question: string, options: QueryOptions & { at?: string } = {}) {
-    const [{ searchTopics }, snapshot] = await Promise.all([import('../query/query-topics.js'), this.snapshotFor(options.at)]);
-    const indexes = await this.indexes();
-    const local = await searchTopics(indexes, snapshot, question, options);
+    const { searchTopics } = await import('../query/query-topics.js');
+    return this.federated(options, (indexes, snapshot) => searchTopics(indexes, snapshot, question, options), federateSearch);
+  }
+
+  /** Runs a retrieval on this repository's snapshot and, unless `at` is set, on every knowledge source. */
+  private async federated<R, F>(
+    options: { at?: string; limit?: number },
+    retrieve: (indexes: TreeIndexStore, snapshot: Snapshot) => Promise<R>,
+    merge: (local: R, shared: Array<{ alias: string; commit: string | undefined; result: R }>, limit: number) => F,
+  ): Promise<R | F> {
+    const [indexes, snapshot] = await Promise.all([this.indexes(), this.snapshotFor(options.at)]);
+    const local = await retrieve(indexes, snapshot);
     const sources = options.at ? [] : await this.sourceSnapshots();
     if (sources.length === 0) return local;
-    const { federateSearch } = await import('../query/federate.js');
     const shared = await Promise.all(
-      sources.map(async (s) => ({
-        alias: s.alias,
-        commit: s.snapshot.commit?.oid,
-        result: await searchTopics(indexes, s.snapshot, question, options),
-      })),
+      sources.map(async (s) => ({ alias: s.alias, commit: s.snapshot.commit?.oid, result: await retrieve(indexes, s.snapshot) })),
     );
-    return federateSearch(local, shared, Math.min(options.limit ?? 10, 50));
+    return merge(local, shared, Math.min(options.limit ?? 10, 50));
   }
 
   /** Snapshots of every fetched knowledge source; costs no process when there are none. */
