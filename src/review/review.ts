@@ -150,7 +150,6 @@ async function decide(
       op: decision === 'approved' ? 'review-approve' : 'review-reject',
       review: id,
       files: selected,
-      summary: review.subject,
     };
     return {
       write: {

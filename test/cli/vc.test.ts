@@ -145,7 +145,10 @@ test('review: high impact and deletions open reviews; approve closes; reject rev
   t.deepEqual(rejected.files, [{ path: 'k/risky.html', reverted: true }]);
   t.deepEqual((await ok(repo, ['ls'])).topics, ['k/base', 'k/later']);
   t.is(await refTip(repo, `refs/brv/review/${id}`), undefined);
-  t.regex(await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main'), /Brv-Op: review-reject\nBrv-Review: /);
+  const decision = await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main');
+  t.regex(decision, /^Brv-Op: review-reject$/m);
+  t.regex(decision, new RegExp(`^Brv-Review: ${id}$`, 'm'));
+  t.regex(decision, /^Brv-Files: k\/risky\.html$/m);
 
   await ok(repo, ['rm', 'k/base']);
   pending = await ok(repo, ['review', 'pending']);

@@ -1,4 +1,5 @@
 import type { CommandModule } from 'yargs';
+import { connectorsCommand } from './connectors.js';
 import { curateCommand } from './curate.js';
 import { hooksCommand } from './hooks.js';
 import { importCommand } from './import.js';
@@ -14,6 +15,9 @@ import { vcCommand } from './vc.js';
 import { syncCommand } from './vc-remote.js';
 import { worktreeCommand } from './worktree.js';
 import { sourceCommand } from './source.js';
+import { settingsCommand } from './settings.js';
+import { hookPromptSubmitCommand } from './hook-prompt-submit.js';
+import { mcpCommand } from './mcp.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -30,6 +34,10 @@ export const commands = [
   syncCommand,
   reviewCommand,
   hooksCommand,
+  connectorsCommand,
   worktreeCommand,
   sourceCommand,
+  settingsCommand,
+  hookPromptSubmitCommand,
+  mcpCommand,
 ] as unknown as CommandModule[];
