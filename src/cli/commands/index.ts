@@ -18,6 +18,7 @@ import { sourceCommand } from './source.js';
 import { settingsCommand } from './settings.js';
 import { hookPromptSubmitCommand } from './hook-prompt-submit.js';
 import { mcpCommand } from './mcp.js';
+import { doctorCommand } from './doctor.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -40,4 +41,5 @@ export const commands = [
   settingsCommand,
   hookPromptSubmitCommand,
   mcpCommand,
+  doctorCommand,
 ] as unknown as CommandModule[];

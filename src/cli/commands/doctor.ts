@@ -1,0 +1,40 @@
+import type { CommandModule } from 'yargs';
+import type { GlobalOptions } from '../context.js';
+import { EXIT_FAILURE, printJson, printText } from '../output.js';
+
+const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
+
+export const doctorCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'doctor',
+  describe: 'Check git, the repository, the brv branch, hooks, agent connectors, the search index and sync; each problem with its fix',
+  handler: async (argv) => {
+    const [{ Brv }, { diagnose, checkGit }, { isBrvError }] = await Promise.all([
+      import('../../service/brv.js'),
+      import('../../doctor/doctor.js'),
+      import('../../errors.js'),
+    ]);
+    let report;
+    let brv;
+    try {
+      brv = await Brv.open(argv.C ?? process.cwd());
+      report = await diagnose(brv);
+    } catch (error) {
+      const message = isBrvError(error) ? error.message : String((error as Error)?.message ?? error);
+      report = {
+        ok: false,
+        checks: [await checkGit(), { name: 'repository', status: 'fail' as const, message, fix: 'cd into your project, or git init' }],
+      };
+    } finally {
+      brv?.close();
+    }
+    if (argv.format === 'json') printJson('doctor', report.ok, report);
+    else {
+      const lines = report.checks.map(
+        (c) => `${MARK[c.status]} ${c.name.padEnd(13)} ${c.message}${c.fix ? `\n  ${''.padEnd(13)} fix: ${c.fix}` : ''}`,
+      );
+      lines.push('', report.ok ? 'brv is ready.' : 'brv needs attention: see the fixes above.');
+      printText(lines.join('\n'));
+    }
+    if (!report.ok) process.exitCode = EXIT_FAILURE;
+  },
+};

@@ -1,0 +1,183 @@
+import { BrvError, isBrvError } from '../errors.js';
+import { checkGitVersion } from '../git/version.js';
+import type { Brv } from '../service/brv.js';
+import { branchRef } from '../store/layout.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  /** What to run or change when the status is not ok. */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: Check[];
+}
+
+const ok = (name: string, message: string): Check => ({ name, status: 'ok', message });
+const warn = (name: string, message: string, fix: string): Check => ({ name, status: 'warn', message, fix });
+const fail = (name: string, message: string, fix: string): Check => ({ name, status: 'fail', message, fix });
+
+/** Runs one check; a check that throws is reported as failed, never aborts the others. */
+async function guarded(name: string, check: () => Promise<Check | Check[]>): Promise<Check[]> {
+  try {
+    const result = await check();
+    return Array.isArray(result) ? result : [result];
+  } catch (error) {
+    const message = isBrvError(error) ? `${error.message} [${error.kind}]` : String((error as Error)?.message ?? error);
+    return [fail(name, message, 'See the message; run the named command with --format json for details.')];
+  }
+}
+
+/** git itself, outside any repository: the one check that can run anywhere. */
+export async function checkGit(): Promise<Check> {
+  try {
+    return ok('git', `git ${await checkGitVersion()}`);
+  } catch (error) {
+    if (error instanceof BrvError) return fail('git', error.message, 'Install git 2.38 or newer (https://git-scm.com/downloads).');
+    throw error;
+  }
+}
+
+/**
+ * Everything brv depends on in one repository, each with the fix when it is not right: git, the
+ * brv branch and its data format, the author identity, hooks, agent connectors, the search index,
+ * remotes and sync, reviews and curate sessions.
+ */
+export async function diagnose(brv: Brv): Promise<DoctorReport> {
+  const checks: Check[] = [await checkGit()];
+  const { repo } = brv;
+  const location = repo.location;
+  checks.push(ok('repository', `${location.workTree ?? location.gitDir}${location.bare ? ' (bare)' : ''}, brv branch ${brv.branch}`));
+
+  checks.push(
+    ...(await guarded('context tree', async () => {
+      const status = await brv.status();
+      if (!status.initialized) return fail('context tree', `brv branch ${brv.branch} does not exist yet.`, 'brv init');
+      return ok(
+        'context tree',
+        `${status.topics} topic(s) on ${branchRef(brv.branch)} at ${status.tip!.slice(0, 10)}, data format ${status.format}`,
+      );
+    })),
+  );
+
+  checks.push(
+    ...(await guarded('identity', async () => {
+      const [name, email] = await Promise.all([repo.configGet('user.name'), repo.configGet('user.email')]);
+      if (name && email) return ok('identity', `brv commits are authored by ${name} <${email}>`);
+      return warn(
+        'identity',
+        'git user.name / user.email are not set: brv commits are signed "brv <brv@localhost>".',
+        'brv vc config user.name "Your Name" && brv vc config user.email you@example.com',
+      );
+    })),
+  );
+
+  if (!location.bare) {
+    checks.push(
+      ...(await guarded('hooks', async () => {
+        const { repositoryHooksStatus } = await import('../hooks/repository-hooks.js');
+        const report = await repositoryHooksStatus(repo);
+        const states = report.hooks.map((h) => `${h.name}: ${h.state}`).join(', ');
+        if (report.hooks.every((h) => h.state === 'installed')) {
+          return report.brvOnPath
+            ? ok('hooks', states)
+            : warn(
+                'hooks',
+                `${states}; but brv is not on PATH, so they do nothing`,
+                'npm install -g brv (or npm link in the brv checkout)',
+              );
+        }
+        if (report.hooks.some((h) => h.state === 'outdated')) return warn('hooks', states, 'brv hooks install');
+        return warn(
+          'hooks',
+          `${states} (optional: they merge knowledge after git pull and flag stale topics on commit)`,
+          'brv hooks install',
+        );
+      })),
+    );
+
+    checks.push(
+      ...(await guarded('connectors', async () => {
+        const { connectorStatus, projectScope } = await import('../connectors/connectors.js');
+        const entries = await connectorStatus([projectScope(location)]);
+        if (entries.length === 0) {
+          return warn(
+            'connectors',
+            'No coding agent is connected to brv in this project.',
+            'brv connectors install claude-code (see brv connectors list)',
+          );
+        }
+        const broken = entries.filter((e) => e.state !== 'installed');
+        const names = [...new Set(entries.map((e) => `${e.name} (${e.type})`))].join(', ');
+        if (broken.length > 0) {
+          const agents = [...new Set(broken.map((e) => e.agent))];
+          return warn(
+            'connectors',
+            `${names}; needing attention: ${broken.map((e) => `${e.name} ${e.type} ${e.state}`).join(', ')}`,
+            agents.map((a) => `brv connectors install ${a}`).join(' && '),
+          );
+        }
+        return ok('connectors', names);
+      })),
+    );
+  }
+
+  checks.push(
+    ...(await guarded('search index', async () => {
+      const snapshot = await brv.store.snapshot(brv.branch);
+      if (!snapshot.commit) return ok('search index', 'nothing to index yet');
+      const start = performance.now();
+      const result = await brv.search('brv doctor index check', { limit: 1 });
+      const index = (result as { index: { build: string; tree: string | undefined } }).index;
+      const ms = Math.round(performance.now() - start);
+      return ok(
+        'search index',
+        `index for tree ${index.tree?.slice(0, 10)} ${index.build === 'cached' ? 'ready' : `built (${index.build})`} in ${ms} ms`,
+      );
+    })),
+  );
+
+  checks.push(
+    ...(await guarded('sync', async () => {
+      const status = await brv.vcStatus();
+      if (!status.remote) {
+        return warn('sync', 'No git remote: knowledge stays in this clone.', 'brv vc remote add origin <url> && brv vc push -u');
+      }
+      const tracked = (await repo.configGetAll(`remote.${status.remote}.fetch`)).some((r) => r.startsWith('+refs/brv/heads/'));
+      const lines = [];
+      lines.push(
+        status.tracking ? `${status.ahead} to push, ${status.behind} to pull (${status.remote})` : `not yet pushed to ${status.remote}`,
+      );
+      if (!tracked) lines.push(`plain git fetch does not bring knowledge`);
+      if (status.ahead > 0 || status.behind > 0 || !status.tracking) return warn('sync', lines.join('; '), 'brv sync');
+      if (!tracked) return warn('sync', lines.join('; '), `brv init --track ${status.remote}`);
+      return ok('sync', lines.join('; '));
+    })),
+  );
+
+  checks.push(
+    ...(await guarded('reviews', async () => {
+      const reviews = await brv.reviews();
+      if (reviews.tasks.length === 0) return ok('reviews', 'no changes awaiting review');
+      return warn(
+        'reviews',
+        `${reviews.tasks.length} review(s), ${reviews.pendingCount} change(s) awaiting a decision`,
+        'brv review pending',
+      );
+    })),
+  );
+
+  checks.push(
+    ...(await guarded('sessions', async () => {
+      const open = await brv.sessions.prune();
+      return ok('sessions', `${open} open curate session(s) (expired ones pruned)`);
+    })),
+  );
+
+  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
