@@ -162,7 +162,8 @@ export const AGENTS: readonly AgentDefinition[] = [
     id: 'claude-code',
     name: 'Claude Code',
     aliases: ['claude'],
-    defaultType: 'skill',
+    // MCP by default: `brv connectors install claude-code` alone gives the agent brv's tools.
+    defaultType: 'mcp',
     rules: { project: shared('CLAUDE.md'), global: shared('.claude/CLAUDE.md') },
     mcp: { project: json('.mcp.json', MCP_SERVERS, STDIO_TYPED), global: json('.claude.json', MCP_SERVERS, STDIO_TYPED) },
     skill: skills('.claude/skills', '.claude/skills'),

@@ -1,8 +1,9 @@
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI, ENV, brvJson, git, makeRepo, refTip, showTopic } from '../helpers/repo.js';
+import { CLI, ENV, brvJson, git, makeRepo, refTip, showTopic, tempDir } from '../helpers/repo.js';
 import { put } from '../helpers/knowledge.js';
 
 async function connect(t: import('ava').ExecutionContext, cwd: string) {
@@ -119,4 +120,30 @@ test('hostile and malformed arguments: typed errors, nothing written, nothing ou
   t.is(await refTip(other), undefined, 'the other repository was not touched');
   // The server is still healthy after all that.
   t.falsy((await call('brv-list', {})).isError);
+});
+
+test('brv connectors install claude-code, then the MCP server it configured curates and queries', async (t) => {
+  const repo = await makeRepo();
+  const install = await brvJson(repo, ['connectors', 'install', 'claude-code']);
+  t.is(install.exitCode, 0, install.stdout + install.stderr);
+  const config = JSON.parse(await readFile(path.join(repo, '.mcp.json'), 'utf8'));
+  const server = config.mcpServers.brv as { command: string; args: string[]; type: string };
+  t.like(server, { type: 'stdio', command: 'brv', args: ['mcp'] });
+  // Start the server exactly as Claude Code would: the configured command, found on PATH.
+  const bin = await tempDir('brv-bin-');
+  await writeFile(path.join(bin, 'brv'), `#!/bin/sh\nexec node ${JSON.stringify(CLI)} "$@"\n`);
+  await chmod(path.join(bin, 'brv'), 0o755);
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    cwd: repo,
+    env: { ...ENV, PATH: `${bin}:${ENV.PATH}` },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'claude-code-like', version: '1.0.0' });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  const written = await client.callTool({ name: 'brv-curate', arguments: { html: topic('build/ci', 'CI runs npm ci then npm test.') } });
+  t.falsy(written.isError, textOf(written));
+  t.regex(textOf(await client.callTool({ name: 'brv-query', arguments: { query: 'what does CI run' } })), /npm ci then npm test/);
 });
