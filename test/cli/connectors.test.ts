@@ -69,7 +69,7 @@ test('install, re-install, status and uninstall through the CLI; the work tree g
   await writeFile(path.join(repo, '.cursor/mcp.json'), cursorMcp);
   const before = await tree(repo);
 
-  const skill = await brvJson(path.join(repo, 'src'), ['connectors', 'install', 'Claude'], { env });
+  const skill = await brvJson(path.join(repo, 'src'), ['connectors', 'install', 'Claude', '--type', 'skill'], { env });
   t.is(skill.exitCode, 0, skill.stderr);
   t.like(skill.json, {
     command: 'connectors install',
