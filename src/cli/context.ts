@@ -9,13 +9,21 @@ export interface GlobalOptions {
 /**
  * Opens the repository the user is in, runs one command against it and always closes it.
  * Typed library errors become the JSON error envelope (or a one-line message) and exit code 1.
+ * `preload` imports code the command will need; it starts once git discovery is running, so that
+ * loading overlaps the git process instead of delaying its start.
  */
-export async function withBrv(command: string, argv: GlobalOptions, run: (brv: Brv) => Promise<void>): Promise<void> {
-  const { Brv } = await import('../service/brv.js');
-  const { isBrvError } = await import('../errors.js');
+export async function withBrv(
+  command: string,
+  argv: GlobalOptions,
+  run: (brv: Brv) => Promise<void>,
+  preload?: () => Promise<unknown>,
+): Promise<void> {
+  const [{ Brv }, { isBrvError }] = await Promise.all([import('../service/brv.js'), import('../errors.js')]);
   let brv: Brv | undefined;
   try {
-    brv = await Brv.open(argv.C ?? process.cwd());
+    const opening = Brv.open(argv.C ?? process.cwd());
+    preload?.().catch(() => {});
+    brv = await opening;
     await run(brv);
   } catch (error) {
     if (isBrvError(error)) printError(command, argv.format, error.kind, error.message, EXIT_FAILURE);

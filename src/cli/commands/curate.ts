@@ -3,6 +3,7 @@ import type { CurateEnvelope } from '../../curate/envelope.js';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, printJson, printText, shortOid } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
+import type { OptionTable } from '../options.js';
 
 interface CurateOptions extends GlobalOptions {
   intent?: string;
@@ -22,6 +23,21 @@ const REMOVED_FLAGS: Record<string, string> = {
   timeout: 'There is no LLM call inside brv, so there is nothing to time out.',
 };
 
+/** Declared once for yargs (help, validation) and the fast path (`../fast-args.ts`). */
+export const CURATE_OPTIONS = {
+  session: { type: 'string', describe: 'Continue this curate session' },
+  response: { type: 'string', describe: 'The agent\'s reply: JSON {"html": "<bv-topic …>", "meta": {…}}' },
+  'response-file': { type: 'string', describe: 'Read the reply from this regular file instead' },
+  'delete-response-file': { type: 'boolean', describe: 'Delete --response-file after it was processed' },
+  overwrite: { type: 'boolean', describe: 'Replace an existing topic at the same path' },
+  'html-file': { type: 'string', describe: 'One-shot: write this <bv-topic> file directly (no session)' },
+  meta: { type: 'string', describe: 'One-shot: meta JSON, e.g. \'{"impact":"low","reason":"…"}\'' },
+  folder: { alias: 'd', hidden: true },
+  files: { alias: 'f', hidden: true },
+  detach: { hidden: true },
+  timeout: { hidden: true },
+} as const satisfies OptionTable;
+
 export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
   command: 'curate [intent]',
   describe: "Record knowledge as a topic: start a session with an intent, then continue it with the agent's HTML",
@@ -29,51 +45,44 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
     y
       .command(curateViewCommand)
       .positional('intent', { type: 'string', describe: 'What to record (starts a session and returns a prompt for your LLM)' })
-      .option('session', { type: 'string', describe: 'Continue this curate session' })
-      .option('response', { type: 'string', describe: 'The agent\'s reply: JSON {"html": "<bv-topic …>", "meta": {…}}' })
-      .option('response-file', { type: 'string', describe: 'Read the reply from this regular file instead' })
-      .option('delete-response-file', { type: 'boolean', describe: 'Delete --response-file after it was processed' })
-      .option('overwrite', { type: 'boolean', describe: 'Replace an existing topic at the same path' })
-      .option('html-file', { type: 'string', describe: 'One-shot: write this <bv-topic> file directly (no session)' })
-      .option('meta', { type: 'string', describe: 'One-shot: meta JSON, e.g. \'{"impact":"low","reason":"…"}\'' })
-      .option('folder', { alias: 'd', hidden: true })
-      .option('files', { alias: 'f', hidden: true })
-      .option('detach', { hidden: true })
-      .option('timeout', { hidden: true })
+      .options(CURATE_OPTIONS)
       .example('$0 curate "JWTs are signed with RS256; keys rotate monthly" --format json', 'Start a session')
       .example('$0 curate --session <id> --response-file reply.json --delete-response-file --format json', 'Continue it')
       .example('$0 curate --html-file topic.html --meta \'{"impact":"low"}\'', 'One-shot write from a file'),
-  handler: (argv) => {
-    // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
-    import('../../curate/protocol.js').catch(() => {});
-    return withBrv('curate', argv, async (brv) => {
-      const removed = Object.keys(REMOVED_FLAGS).find((flag) => (argv as Record<string, unknown>)[flag] !== undefined);
-      let envelope: CurateEnvelope;
-      if (removed) {
-        envelope = {
-          ok: false,
-          status: 'failed',
-          errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }],
-        };
-      } else {
-        envelope = await brv.curate({
-          intent: argv.intent,
-          session: argv.session,
-          response: argv.response,
-          responseFile: argv['response-file'],
-          deleteResponseFile: argv['delete-response-file'],
-          overwrite: argv.overwrite,
-          htmlFile: argv['html-file'],
-          meta: argv.meta,
-        });
-      }
-      // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
-      // scripts, so it reports failure through the exit code as well.
-      if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
-      if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
-      printText(renderEnvelope(envelope));
-    });
-  },
+  handler: (argv) =>
+    withBrv(
+      'curate',
+      argv,
+      async (brv) => {
+        const removed = Object.keys(REMOVED_FLAGS).find((flag) => (argv as Record<string, unknown>)[flag] !== undefined);
+        let envelope: CurateEnvelope;
+        if (removed) {
+          envelope = {
+            ok: false,
+            status: 'failed',
+            errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }],
+          };
+        } else {
+          envelope = await brv.curate({
+            intent: argv.intent,
+            session: argv.session,
+            response: argv.response,
+            responseFile: argv['response-file'],
+            deleteResponseFile: argv['delete-response-file'],
+            overwrite: argv.overwrite,
+            htmlFile: argv['html-file'],
+            meta: argv.meta,
+          });
+        }
+        // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
+        // scripts, so it reports failure through the exit code as well.
+        if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
+        if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
+        printText(renderEnvelope(envelope));
+      },
+      // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
+      () => import('../../curate/protocol.js'),
+    ),
 };
 
 function renderEnvelope(envelope: CurateEnvelope): string {

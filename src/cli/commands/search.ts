@@ -7,17 +7,23 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'search <question..>',
   describe: 'Find topics: paths, titles, scores and excerpts (use read to see one)',
   builder: (y) => retrievalOptions(y, 'Words to look for'),
-  handler: (argv) => {
-    // Load the search engine while git discovers the repository (the service imports it lazily).
-    import('../../query/query-topics.js').catch(() => {});
-    return withBrv('search', argv, async (brv) => {
-      const { question, options } = retrievalRequest(argv);
-      const result = await brv.search(question, options);
-      if (argv.format === 'json') return printJson('search', true, result);
-      if (result.results.length === 0) return printText('No topics match.');
-      printText(
-        result.results.map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${r.topicPath}\n   ${r.excerpt}`).join('\n'),
-      );
-    });
-  },
+  handler: (argv) =>
+    withBrv(
+      'search',
+      argv,
+      async (brv) => {
+        const { question, options } = retrievalRequest(argv);
+        const result = await brv.search(question, options);
+        if (argv.format === 'json') return printJson('search', true, result);
+        if (result.results.length === 0) return printText('No topics match.');
+        printText(
+          result.results
+            .map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${r.topicPath}\n   ${r.excerpt}`)
+            .join('\n'),
+        );
+      },
+      // Load the search engine and index reader while git discovers the repository (the service
+      // imports them lazily).
+      () => Promise.all([import('../../query/query-topics.js'), import('../../query/tree-index.js')]),
+    ),
 };

@@ -1,0 +1,168 @@
+import test from 'ava';
+import type { CommandModule } from 'yargs';
+import { commands } from '../../src/cli/commands/index.js';
+import { fastParse } from '../../src/cli/fast-args.js';
+import { createParser } from '../../src/cli/parser.js';
+
+/** What yargs hands the command's handler for `args` (undefined: a usage error, help or version). */
+async function yargsArgv(args: string[]): Promise<Record<string, unknown> | undefined> {
+  let seen: Record<string, unknown> | undefined;
+  const recording = commands.map((c) => ({ ...c, handler: (argv: Record<string, unknown>) => void (seen = argv) })) as CommandModule[];
+  let failed = false;
+  const parser = createParser(args, 'brv', recording, () => (failed = true)).exitProcess(false);
+  try {
+    await parser.parseAsync();
+  } catch {
+    failed = true;
+  }
+  return failed ? undefined : seen;
+}
+
+// The command lines agents send: all of them must take the fast path.
+const AGENT_LINES = [
+  ['query', 'how are JWTs signed', '--format', 'json'],
+  ['query', 'how', 'are', 'tokens', 'signed'],
+  ['query', 'deploy canary', '--limit', '5', '--scope', 'ops/', '--format=json'],
+  ['query', 'x', '--since', '2026-01-01', '--until', '2026-02-01', '--at', 'main~2', '-C', '/tmp'],
+  ['search', 'problem json', '--format', 'json', '--limit=3'],
+  ['curate', 'JWTs are signed with RS256', '--format', 'json'],
+  ['curate', '--session', 'abc', '--response', '{"html":"<bv-topic></bv-topic>"}', '--format', 'json'],
+  ['curate', '--session', 'abc', '--response-file', 'reply.json', '--delete-response-file', '--overwrite', '--format', 'json'],
+  ['curate', '--html-file', 'topic.html', '--meta', '{"impact":"low"}'],
+  ['hook-prompt-submit'],
+  ['hook-prompt-submit', '--format', 'json'],
+];
+
+test('the fast path takes the agent command lines and reads them exactly as yargs does', async (t) => {
+  for (const args of AGENT_LINES) {
+    const fast = fastParse(args, 'brv');
+    t.truthy(fast, args.join(' '));
+    t.deepEqual(fast?.argv, await yargsArgv(args), args.join(' '));
+  }
+});
+
+test('anything the fast path cannot read exactly as yargs does goes to yargs', (t) => {
+  for (const args of [
+    ['query'],
+    ['query', '--help'],
+    ['query', 'x', '-h'],
+    ['query', 'help'],
+    ['query', 'x', '--version'],
+    ['query', 'x', '--bogus'],
+    ['query', 'x', '--format', 'yaml'],
+    ['query', 'x', '--limit', 'abc'],
+    ['query', 'x', '--limit', '0x10'],
+    ['query', 'x', '--kind', 'rule'],
+    ['query', 'x', '--scope', 'a', '--scope', 'b'],
+    ['query', 'x', '--', '--scope'],
+    ['query', '-'],
+    ['query', 'x', '-C/tmp'],
+    ['query', 'x', '--no-limit'],
+    ['curate', 'view'],
+    ['curate', 'how'],
+    ['curate', 'vie'],
+    ['curate', 'a', 'b'],
+    ['curate', '--overwrite', 'false'],
+    ['curate', '--folder', 'x'],
+    ['curate', '-d', 'x'],
+    ['curate', '--responseFile', 'x'],
+    ['status'],
+    ['hook-prompt-submit', 'extra'],
+    ['--format', 'json', 'query', 'x'],
+  ])
+    t.is(fastParse(args, 'brv'), undefined, args.join(' '));
+});
+
+/** Deterministic pseudo-random command lines from the tokens that trip parsers up. */
+function* commandLines(count: number): Generator<string[]> {
+  const words = [
+    'how',
+    'tokens',
+    '007',
+    '1e3',
+    '0x10',
+    '-1',
+    '5.5',
+    '',
+    '  ',
+    'a b',
+    'true',
+    'false',
+    'TRUE',
+    'help',
+    'view',
+    '-',
+    '--',
+    '-x',
+  ];
+  const flags = [
+    '--format',
+    'json',
+    'text',
+    'yaml',
+    '--format=json',
+    '--format=',
+    '--limit',
+    '5',
+    '0',
+    '--limit=7',
+    '--limit=',
+    '99999999999',
+    '--scope',
+    'security/',
+    '--scope=',
+    '--scope=-x',
+    '--at',
+    'main~2',
+    '--since',
+    '2026-01-01',
+    '--until',
+    '--kind',
+    'rule',
+    '-C',
+    '.',
+    '--C',
+    '-C.',
+    '--bogus',
+    '--no-limit',
+    '--session',
+    'abc',
+    '--response',
+    '{"html":"x"}',
+    '--response=--x',
+    '--response-file',
+    'r.json',
+    '--delete-response-file',
+    '--overwrite',
+    '--html-file',
+    '--meta',
+    '--intent',
+    '--folder',
+    '-d',
+    '--version',
+    '-h',
+  ];
+  let state = 7; // mulberry32
+  const next = (n: number) => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(state ^ (state >>> 15), state | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return Math.floor((((x ^ (x >>> 14)) >>> 0) / 2 ** 32) * n);
+  };
+  for (let i = 0; i < count; i++) {
+    const line = [['query', 'search', 'curate', 'hook-prompt-submit'][next(4)]!];
+    for (let k = next(7); k > 0; k--) line.push(next(2) ? words[next(words.length)]! : flags[next(flags.length)]!);
+    yield line;
+  }
+}
+
+test('on generated command lines, every one the fast path takes gets the argv yargs would give', async (t) => {
+  let taken = 0;
+  for (const args of commandLines(3000)) {
+    const fast = fastParse(args, 'brv');
+    if (!fast) continue;
+    taken++;
+    t.deepEqual(fast.argv, await yargsArgv(args), JSON.stringify(args));
+  }
+  t.true(taken > 200, `only ${taken} lines took the fast path`);
+});
