@@ -1,7 +1,8 @@
 /**
  * bench/query: `brv query` end to end (process start to exit) on synthetic trees, the first query
- * after one curate, index build from scratch, index size and peak memory; in-process query time.
- * Usage: npm run bench:query [-- --sizes 100,1000,10000,100000 --runs 40]
+ * after one curate (several rounds), index build from scratch (right after the import, then again
+ * with the per-blob cache warm and cold), index size and peak memory; in-process query time.
+ * Usage: npm run bench:query [-- --sizes 100,1000,10000,100000 --runs 40 --curates 7]
  * Prints a table and writes bench/results/query.json.
  */
 import { execa } from 'execa';
@@ -15,6 +16,8 @@ import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report
 const cli = CLI;
 const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '40'));
+/** Rounds of one curate then one query: the first query after a curate is a single noisy sample otherwise. */
+const curates = Number(argValue('curates', '7'));
 const env = BENCH_ENV;
 
 /** Questions an agent might ask: a few words of a topic's title and summary, in a new order. */
@@ -30,13 +33,17 @@ function questions(size: number, count: number): string[] {
   });
 }
 
-/** Runs a command, returning wall time and the peak RSS that /usr/bin/time reports (KiB). */
-async function timed(args: string[], cwd: string): Promise<{ ms: number; stdout: string; maxRssMiB: number }> {
+/**
+ * Runs a command, returning wall time, and the peak RSS (KiB) and CPU time (user + system, the git
+ * processes it waited for included) that /usr/bin/time reports: CPU time says what a change costs
+ * even when other work on the machine makes wall times noisy.
+ */
+async function timed(args: string[], cwd: string): Promise<{ ms: number; cpuMs: number; stdout: string; maxRssMiB: number }> {
   const start = process.hrtime.bigint();
-  const result = await execa('/usr/bin/time', ['-f', '%M', 'node', cli, ...args], { cwd, env });
+  const result = await execa('/usr/bin/time', ['-f', '%M %U %S', 'node', cli, ...args], { cwd, env });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  const rss = Number(result.stderr.trim().split('\n').pop());
-  return { ms, stdout: result.stdout, maxRssMiB: Math.round(rss / 1024) };
+  const [rss, user, system] = result.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
+  return { ms, cpuMs: (user + system) * 1000, stdout: result.stdout, maxRssMiB: Math.round(rss / 1024) };
 }
 
 async function dirSize(dir: string): Promise<number> {
@@ -85,15 +92,42 @@ for (const size of sizes) {
   }
   brv.close();
 
-  // One curate, then the first query pays only an incremental index update.
-  const kickoff = JSON.parse((await execa('node', [cli, 'curate', 'bench', '--format', 'json'], { cwd: repo, env })).stdout).data.sessionId;
-  await execa(
-    'node',
-    [cli, 'curate', '--session', kickoff, '--response', JSON.stringify({ html: syntheticTopic(size + 1).html }), '--format', 'json'],
-    { cwd: repo, env },
-  );
-  const afterCurate = await timed(['query', asked[1]!, '--format', 'json'], repo);
-  const afterData = JSON.parse(afterCurate.stdout).data;
+  // The index rebuilt from scratch (as after a branch switch, a clone or an INDEX_VERSION bump): with
+  // the per-blob cache of extracted text warm, then with no cache (every topic parsed and rendered).
+  const brvDir = path.join(repo, '.git', 'brv');
+  const rebuild = async (dropCache: boolean) => {
+    await rm(path.join(brvDir, 'index'), { recursive: true, force: true });
+    if (dropCache) await rm(path.join(brvDir, 'cache'), { recursive: true, force: true });
+    const run = await timed(['query', asked[0]!, '--format', 'json'], repo);
+    const index = JSON.parse(run.stdout).data.metadata.index;
+    return { ms: Math.round(run.ms), indexBuildMs: index.buildMs, parsedTopics: index.parsedTopics, cachedTopics: index.cachedTopics };
+  };
+  const rebuildWarm = await rebuild(false);
+  const rebuildCold = await rebuild(true);
+
+  // Curate one topic, then the first query pays only an incremental index update; several rounds.
+  // Each round also times a plain query just before the curate: on a noisy machine the difference
+  // within a round says more than two percentiles taken minutes apart.
+  const afterCurate: number[] = [];
+  const overPlain: number[] = [];
+  const overPlainCpu: number[] = [];
+  const continuation: number[] = [];
+  const continuationCpu: number[] = [];
+  let afterData;
+  for (let round = 0; round < curates; round++) {
+    const plain = await timed(['query', asked[(round + 2) % asked.length]!, '--format', 'json'], repo);
+    const kickoff = JSON.parse((await execa('node', [cli, 'curate', 'bench', '--format', 'json'], { cwd: repo, env })).stdout).data
+      .sessionId;
+    const html = syntheticTopic(size + 1 + round).html;
+    const continued = await timed(['curate', '--session', kickoff, '--response', JSON.stringify({ html }), '--format', 'json'], repo);
+    continuation.push(continued.ms);
+    continuationCpu.push(continued.cpuMs);
+    const run = await timed(['query', asked[(round + 1) % asked.length]!, '--format', 'json'], repo);
+    afterCurate.push(run.ms);
+    overPlain.push(run.ms - plain.ms);
+    overPlainCpu.push(run.cpuMs - plain.cpuMs);
+    afterData = JSON.parse(run.stdout).data;
+  }
 
   const row = {
     topics: size,
@@ -103,16 +137,26 @@ for (const size of sizes) {
     queryEndToEnd: percentiles(e2e),
     queryMaxRssMiB: maxRss,
     inProcessMs: percentiles(inProcess),
+    rebuildWarmCache: rebuildWarm,
+    rebuildColdCache: rebuildCold,
     firstAfterCurate: {
-      ms: Math.round(afterCurate.ms),
+      ...percentiles(afterCurate),
+      overQueryP50: Math.round(percentiles(afterCurate).p50 - percentiles(e2e).p50),
+      /** Per round: the first query after the curate minus a plain query just before it. */
+      overPlainQuery: percentiles(overPlain),
+      overPlainQueryCpu: percentiles(overPlainCpu),
       build: afterData.metadata.index.build,
       indexBuildMs: afterData.metadata.index.buildMs,
+      parsedTopics: afterData.metadata.index.parsedTopics,
+      cachedTopics: afterData.metadata.index.cachedTopics,
     },
+    curateContinuation: percentiles(continuation),
+    curateContinuationCpu: percentiles(continuationCpu),
     nodeFloor: percentiles(floor),
   };
   results.push(row);
   console.log(
-    `${String(size).padStart(7)} topics | import ${row.importMs} ms | full build ${row.fullBuild.indexBuildMs} ms (rss ${row.fullBuild.maxRssMiB} MiB) | index ${(indexBytes / 2 ** 20).toFixed(1)} MiB | query p50 ${row.queryEndToEnd.p50} p95 ${row.queryEndToEnd.p95} ms (floor ${row.nodeFloor.p50}) | in-process p50 ${row.inProcessMs.p50} ms | after curate ${row.firstAfterCurate.ms} ms (${row.firstAfterCurate.build})`,
+    `${String(size).padStart(7)} topics | import ${row.importMs} ms | full build after import ${row.fullBuild.indexBuildMs} ms (rss ${row.fullBuild.maxRssMiB} MiB) | rebuild: cache warm ${rebuildWarm.indexBuildMs} ms (parsed ${rebuildWarm.parsedTopics}), cold ${rebuildCold.indexBuildMs} ms (parsed ${rebuildCold.parsedTopics}) | index ${(indexBytes / 2 ** 20).toFixed(1)} MiB | query p50 ${row.queryEndToEnd.p50} p95 ${row.queryEndToEnd.p95} ms (floor ${row.nodeFloor.p50}) | in-process p50 ${row.inProcessMs.p50} ms | first query after a curate p50 ${row.firstAfterCurate.p50} ms (${row.firstAfterCurate.overQueryP50} over p50, ${row.firstAfterCurate.overPlainQuery.p50} over the plain query of its round, CPU +${row.firstAfterCurate.overPlainQueryCpu.p50}; ${row.firstAfterCurate.build}, parsed ${row.firstAfterCurate.parsedTopics}) | continuation p50 ${row.curateContinuation.p50} ms, CPU ${row.curateContinuationCpu.p50} ms`,
   );
   await rm(work, { recursive: true, force: true });
 }

@@ -176,5 +176,6 @@ function doneEnvelope(result: Extract<WriteResult, { ok: true }>): CurateEnvelop
     ...(result.commit ? { commit: result.commit } : {}),
     ...(result.unchanged ? { unchanged: true } : {}),
     ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
+    ...(result.review ? { review: { id: result.review.id, gated: result.review.gated } } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { ContextStore } from '../store/context-store.js';
+import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { oneLine } from '../store/trailers.js';
 import { topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
@@ -13,7 +13,17 @@ export interface WriteOptions {
 }
 
 export type WriteResult =
-  | { ok: true; filePath: string; topicPath: string; type: string; commit: string | undefined; unchanged: boolean; warnings: string[] }
+  | {
+      ok: true;
+      filePath: string;
+      topicPath: string;
+      type: string;
+      commit: string | undefined;
+      unchanged: boolean;
+      warnings: string[];
+      /** The review this change opened (high impact): see ContextStore.commit. */
+      review?: OpenedReview;
+    }
   | { ok: false; errors: CurateError[] };
 
 /**
@@ -35,6 +45,9 @@ export async function writeTopic(
   // Start the blob write now: its process start overlaps the reads below.
   const blob = store.repo.writeBlob(topic.canonicalHtml);
   blob.catch(() => {});
+  // The search index's entry for the new blob, made while the commit's git processes run, so the next
+  // query indexes this topic without loading the HTML code. Optional: a failure here fails nothing.
+  const cached = cacheTopic(store, blob, topic.canonicalHtml);
 
   const outcome = await store.commit<WriteResult>(options.branch, async (snapshot) => {
     const existing = await store.readFile(snapshot, filePath);
@@ -95,6 +108,26 @@ export async function writeTopic(
       result: { ok: true, filePath, topicPath: topic.path, type, commit: undefined, unchanged: false, warnings },
     };
   });
-  if (outcome.result.ok && outcome.commit) return { ...outcome.result, commit: outcome.commit };
+  await cached;
+  if (outcome.result.ok && outcome.commit) {
+    return { ...outcome.result, commit: outcome.commit, ...(outcome.review ? { review: outcome.review } : {}) };
+  }
   return outcome.result;
+}
+
+/** Stores the per-blob index cache entry of a topic being written (see src/query/doc-cache.ts); never throws. */
+async function cacheTopic(store: ContextStore, blob: Promise<string>, html: string): Promise<void> {
+  try {
+    // Loaded here, not with the protocol: its ~100 KiB of markdown code would lengthen every curate's start.
+    const [{ cacheBlobDocuments }, oid] = await Promise.all([
+      import('../query/document.js').finally(() => performance.mark('curate: index cache code loaded')),
+      blob,
+    ]);
+    // Yield once, so the commit's next git round trip starts before the parse and render run.
+    await new Promise((resolve) => setImmediate(resolve));
+    cacheBlobDocuments(store.repo.location.commonDir, [{ oid, html }]);
+  } catch {
+    // The next query parses the topic instead.
+  }
+  performance.mark('curate: index cache entry stored');
 }

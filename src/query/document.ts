@@ -1,7 +1,9 @@
 import type { Element } from 'hast';
 import { attributesOf, elementsIn, flatText, splitList } from '../topic/hast.js';
+import { renderTopicMarkdown } from '../topic/render.js';
+import { readStoredTopic } from '../topic/stored.js';
 import { topicText } from '../topic/text.js';
-
+import { DocCache, documentAt, type BlobDocument, type CachedBlob } from './doc-cache.js';
 import type { FieldName } from './fields.js';
 
 export { FIELD_COUNT, FIELDS, type FieldName } from './fields.js';
@@ -32,6 +34,37 @@ function isIdentifier(text: string): boolean {
 }
 
 export function documentFromTopic(path: string, root: Element): IndexDocument {
+  const { title, fields, dates, kinds } = documentAt(path, '', { ...extractDocument(root), markdown: '' });
+  return { path, title, fields, dates, kinds };
+}
+
+/** What the index needs of a topic blob, wherever it sits: fields and facts (all but the path) and rendered markdown. */
+export function blobDocument(html: string): CachedBlob {
+  const topic = readStoredTopic(html);
+  return topic ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) } : null;
+}
+
+/**
+ * Stores the cache entries of blobs just written (curate, import), so the query that indexes them
+ * loads no HTML code. `html` must be the blob's exact bytes: entries are parsed from what is stored.
+ * Blobs already cached are skipped; failures are the caller's to ignore (the cache is optional).
+ */
+export function cacheBlobDocuments(commonDir: string, blobs: ReadonlyArray<{ oid: string; html: string }>): void {
+  const cache = DocCache.forRepository(commonDir);
+  const entries = new Map<string, CachedBlob>();
+  for (const { oid, html } of blobs) {
+    if (entries.has(oid) || cache.has(oid)) continue;
+    entries.set(oid, blobDocument(html));
+    if (entries.size >= 500) {
+      // In batches: an import of 100,000 topics never holds all their text twice.
+      cache.write(entries);
+      entries.clear();
+    }
+  }
+  cache.write(entries);
+}
+
+function extractDocument(root: Element): Omit<BlobDocument, 'markdown'> {
   const text = topicText(root);
   const related = splitList(attributesOf(root).get('related')).map((ref) => ref.replace(/^@/, '').replace(/\.html$/, ''));
   const key: string[] = [];
@@ -56,14 +89,9 @@ export function documentFromTopic(path: string, root: Element): IndexDocument {
   }
   kinds.delete('bv-topic');
   return {
-    path,
     title: text.title,
     fields: {
       title: text.title,
-      path: path
-        .split(/[/_-]+/)
-        .filter((s) => s !== '')
-        .join(' '),
       meta: [text.summary, ...text.tags, ...text.keywords, ...related, ...[...dates].sort().map(dateInWords)]
         .filter((s) => s !== '')
         .join(' \n '),

@@ -5,3 +5,11 @@
 export const FIELDS = ['title', 'path', 'meta', 'key', 'body'] as const;
 export type FieldName = (typeof FIELDS)[number];
 export const FIELD_COUNT = FIELDS.length;
+
+/** The `path` field's text: a topic path's segments as words (`security/jwt_keys` → `security jwt keys`). */
+export function pathFieldText(path: string): string {
+  return path
+    .split(/[/_-]+/)
+    .filter((s) => s !== '')
+    .join(' ');
+}

@@ -35,6 +35,9 @@ export interface IndexInfo {
   build: IndexBuild;
   buildMs: number;
   changedTopics: number;
+  /** Topics parsed from HTML to build the index (cache misses), and taken from the per-blob cache. */
+  parsedTopics: number;
+  cachedTopics: number;
 }
 
 export interface QueryResult {
@@ -102,6 +105,8 @@ async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question:
     build: index.build,
     buildMs: Math.round(index.buildMs * 10) / 10,
     changedTopics: index.changedTopics,
+    parsedTopics: index.parsedTopics,
+    cachedTopics: index.cachedTopics,
   };
   return { hits: result.hits, totalFound: result.totalFound, info, index };
 }

@@ -543,6 +543,12 @@ export class Segment {
     return { path, title, blob, fieldLengths, dates, kinds };
   }
 
+  /** The document's blob id (hex), as given to `buildSegment`. */
+  blob(doc: number): string {
+    const [start] = this.documentSpan(doc);
+    return this.text.toString('hex', start + 1, start + 1 + this.bytes[start]!);
+  }
+
   path(doc: number): string {
     const [start] = this.documentSpan(doc);
     return this.string({ pos: start + 1 + this.bytes[start]! });

@@ -1,0 +1,211 @@
+import test from 'ava';
+import { execa } from 'execa';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { syntheticTopic } from '../../bench/lib/synthetic.js';
+import { DOC_CACHE_VERSION, DocCache, documentAt, parseEntry, serializeEntry, type BlobDocument } from '../../src/query/doc-cache.js';
+import { blobDocument, documentFromTopic } from '../../src/query/document.js';
+import { queryTopics } from '../../src/query/query-topics.js';
+import { TreeIndexStore } from '../../src/query/tree-index.js';
+import { Brv } from '../../src/service/brv.js';
+import { readStoredTopic } from '../../src/topic/stored.js';
+import { renderTopicMarkdown } from '../../src/topic/render.js';
+import { validateTopicHtml } from '../../src/topic/validate.js';
+import { ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
+import { fixture } from '../topic/fixtures.js';
+
+const BLOB = 'a'.repeat(40);
+
+/** Canonical topic HTML, as curate stores it. */
+function canonical(html: string): string {
+  const result = validateTopicHtml(html);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.topic.canonicalHtml;
+}
+
+/** A fixed corpus (new fixtures must not change the fingerprint below): the valid fixtures of today, and synthetic topics. */
+const FIXTURES = ['fenced-and-messy', 'full-vocabulary', 'minimal', 'stamped', 'tables-pre-diagram', 'unicode'];
+const corpus = () => [
+  ...FIXTURES.map((name) => canonical(fixture('valid', `${name}.html`))),
+  ...Array.from({ length: 40 }, (_, i) => canonical(syntheticTopic(i).html)),
+];
+
+test('an entry round-trips; a damaged, foreign or other-version entry reads as a miss', (t) => {
+  const doc = blobDocument(canonical(fixture('valid', 'full-vocabulary.html')))!;
+  const text = serializeEntry(BLOB, doc);
+  t.deepEqual(parseEntry(text, BLOB), JSON.parse(JSON.stringify(doc)));
+  t.is(parseEntry(serializeEntry(BLOB, null), BLOB), null, 'a blob that is not a topic is remembered as such');
+  t.is(parseEntry(text, 'b'.repeat(40)), undefined, 'an entry for another blob');
+  t.is(parseEntry(text.slice(0, -5), BLOB), undefined, 'truncated');
+  t.is(parseEntry(text.replace('"markdown":"#', '"markdown":"!'), BLOB), undefined, 'changed body');
+  t.is(parseEntry(text.replace(`brv-doc ${DOC_CACHE_VERSION} `, `brv-doc ${DOC_CACHE_VERSION + 1} `), BLOB), undefined, 'another version');
+  t.is(parseEntry('', BLOB), undefined);
+  t.is(parseEntry('garbage\n{}', BLOB), undefined);
+  // A well-formed file whose shape is wrong (digest recomputed) is a miss too.
+  const body = JSON.stringify({ blob: BLOB, doc: { title: 1 } });
+  t.is(parseEntry(`brv-doc ${DOC_CACHE_VERSION} ${createHash('sha1').update(body).digest('hex')}\n${body}`, BLOB), undefined);
+});
+
+test('a cached entry gives exactly the document and markdown that parsing the blob gives', (t) => {
+  for (const html of corpus()) {
+    const root = readStoredTopic(html)!.root;
+    const entry = parseEntry(serializeEntry(BLOB, blobDocument(html)), BLOB) as BlobDocument;
+    for (const at of ['security/auth', 'x/y_z-w']) t.deepEqual(documentAt(at, BLOB, entry), { ...documentFromTopic(at, root), blob: BLOB });
+    t.is(entry.markdown, renderTopicMarkdown(root));
+  }
+  t.is(blobDocument('<p>not a topic</p>'), null);
+});
+
+/**
+ * Entries are keyed by DOC_CACHE_VERSION, not by the code that made them: when extraction or
+ * rendering changes what an entry holds, the version must change or old entries would be served.
+ */
+test('DOC_CACHE_VERSION is bumped whenever extraction or rendering output changes', (t) => {
+  const hash = createHash('sha256');
+  for (const html of corpus()) hash.update(serializeEntry(BLOB, blobDocument(html)));
+  const fingerprint = `${DOC_CACHE_VERSION}:${hash.digest('hex').slice(0, 16)}`;
+  t.is(
+    fingerprint,
+    '1:7e0d5c70c74b2fd0',
+    'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/query/doc-cache.ts, then record the new fingerprint here.',
+  );
+});
+
+/** A repository of imported topics (the import also writes their cache entries). */
+async function importedRepo(count: number) {
+  const repo = await makeRepo();
+  const dir = await tempDir();
+  for (let i = 0; i < count; i++) {
+    const topic = syntheticTopic(i);
+    await mkdir(path.join(dir, path.dirname(topic.path)), { recursive: true });
+    await writeFile(path.join(dir, `${topic.path}.html`), topic.html);
+  }
+  const brv = await Brv.open(repo);
+  const imported = await brv.importFolder(dir);
+  if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
+  return { repo, brv, commonDir: path.join(repo, '.git') };
+}
+
+const QUESTIONS = ['token rotation', 'postgres replica timeout', 'webhook retries', 'kafka consumer lag', 'billing invoice'];
+
+async function answers(indexes: TreeIndexStore, brv: Brv) {
+  const snapshot = await brv.store.snapshot(brv.branch);
+  const results = [];
+  for (const question of QUESTIONS) {
+    const result = await queryTopics(indexes, snapshot, question, { limit: 50 });
+    results.push({ question, totalFound: result.metadata.totalFound, docs: result.matchedDocs });
+  }
+  return results;
+}
+
+test('a full build reads the cache import wrote, parses nothing, and answers exactly as a build that parses everything', async (t) => {
+  const { brv, commonDir } = await importedRepo(60);
+  try {
+    const cache = DocCache.forRepository(commonDir);
+    const warm = new TreeIndexStore(brv.repo, path.join(commonDir, 'brv', 'index'), cache);
+    const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
+    const built = await warm.open(tree);
+    t.like(built, { build: 'full', parsedTopics: 0, cachedTopics: 60 });
+    // A store with an empty cache parses every topic (and fills that cache).
+    const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
+    const cold = new TreeIndexStore(brv.repo, path.join(await tempDir(), 'index'), coldCache);
+    t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0 });
+    t.deepEqual(await answers(warm, brv), await answers(cold, brv));
+    // The cache the cold build wrote holds the same bytes as the one import wrote.
+    const blob = built.stack.segments[0]!.blob(7);
+    t.is(await readFile(coldCache.file(blob), 'utf8'), await readFile(cache.file(blob), 'utf8'));
+  } finally {
+    brv.close();
+  }
+});
+
+test('a damaged or missing entry is parsed again and rewritten; a rebuild after that parses nothing', async (t) => {
+  const { brv, commonDir } = await importedRepo(12);
+  try {
+    const cache = DocCache.forRepository(commonDir);
+    const indexRoot = path.join(commonDir, 'brv', 'index');
+    const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
+    const first = await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree);
+    const expected = await answers(new TreeIndexStore(brv.repo, indexRoot, cache), brv);
+    const [damaged, missing] = [first.stack.segments[0]!.blob(2), first.stack.segments[0]!.blob(5)];
+    const text = await readFile(cache.file(damaged), 'utf8');
+    await writeFile(cache.file(damaged), text.replace(/"body":"./, '"body":"X'));
+    await rm(cache.file(missing));
+    await rm(indexRoot, { recursive: true });
+    const rebuilt = new TreeIndexStore(brv.repo, indexRoot, cache);
+    t.like(await rebuilt.open(tree), { build: 'full', parsedTopics: 2, cachedTopics: 10 });
+    t.deepEqual(await answers(rebuilt, brv), expected);
+    t.is(await readFile(cache.file(damaged), 'utf8'), text, 'the damaged entry is rewritten');
+    await rm(indexRoot, { recursive: true });
+    t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 12 });
+  } finally {
+    brv.close();
+  }
+});
+
+test('a blob that is not a topic is cached as such and not parsed again', async (t) => {
+  const repo = await makeRepo();
+  // Written by plain git, as anything can move a brv ref.
+  const run = (args: string[], input?: string) =>
+    execa('git', args, { cwd: repo, env: { ...ENV, GIT_INDEX_FILE: path.join(repo, '.git', 'junk-index') }, extendEnv: false, input }).then(
+      (r) => r.stdout.trim(),
+    );
+  const oid = await run(['hash-object', '-w', '--stdin'], '<p>hello, not a topic</p>');
+  await run(['update-index', '--add', '--cacheinfo', `100644,${oid},misc/junk.html`]);
+  const commit = await run(['commit-tree', await run(['write-tree']), '-m', 'junk']);
+  await git(repo, 'update-ref', 'refs/brv/heads/main', commit);
+  const brv = await Brv.open(repo);
+  try {
+    const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
+    const cache = DocCache.forRepository(path.join(repo, '.git'));
+    const indexRoot = path.join(repo, '.git', 'brv', 'index');
+    t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 1, cachedTopics: 0 });
+    t.is(cache.read([oid])[0], null);
+    await rm(indexRoot, { recursive: true });
+    t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 1 });
+  } finally {
+    brv.close();
+  }
+});
+
+test('the sweep keeps entries indexed segments use and fresh ones; it drops old unused entries, temp files and other versions', async (t) => {
+  const { brv, commonDir } = await importedRepo(8);
+  try {
+    const cache = DocCache.forRepository(commonDir);
+    const indexes = new TreeIndexStore(brv.repo, path.join(commonDir, 'brv', 'index'), cache);
+    await indexes.open((await brv.store.snapshot(brv.branch)).commit!.tree);
+    const unused = new Map([
+      ['b'.repeat(40), null],
+      ['c'.repeat(40), null],
+    ]);
+    cache.write(unused);
+    const old = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    await utimes(cache.file('b'.repeat(40)), old, old);
+    const temp = `${cache.file('d'.repeat(40))}.123.abc.tmp`;
+    await mkdir(path.dirname(temp), { recursive: true });
+    await writeFile(temp, 'partial');
+    await utimes(temp, old, old);
+    const otherVersion = path.join(cache.root, `v${DOC_CACHE_VERSION + 7}`);
+    await mkdir(otherVersion, { recursive: true });
+    // Every entry is older than the grace period here except the fresh unused one.
+    for (const prefix of await readdir(cache.dir)) {
+      if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
+      for (const name of await readdir(path.join(cache.dir, prefix))) {
+        if (prefix + name !== 'c'.repeat(40)) await utimes(path.join(cache.dir, prefix, name), old, old);
+      }
+    }
+    t.is(await indexes.sweepDocCache(), undefined, 'the open above swept already: not due again for a day');
+    const swept = await indexes.sweepDocCache({ force: true });
+    t.deepEqual(swept, { kept: 9, removed: 2 });
+    t.false(cache.has('b'.repeat(40)));
+    t.true(cache.has('c'.repeat(40)));
+    await t.throwsAsync(stat(temp));
+    await t.throwsAsync(stat(otherVersion));
+    // Everything the index uses is still there: a rebuild parses nothing.
+    await rm(path.join(commonDir, 'brv', 'index'), { recursive: true });
+    t.like(await indexes.open((await brv.store.snapshot(brv.branch)).commit!.tree), { parsedTopics: 0, cachedTopics: 8 });
+  } finally {
+    brv.close();
+  }
+});
