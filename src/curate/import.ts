@@ -9,7 +9,7 @@ import { readInputFile } from './response-file.js';
 
 export interface ImportProblem {
   file: string;
-  errors: Array<Pick<TopicError, 'kind' | 'message'>>;
+  errors: Array<{ kind: string; message: string }>;
 }
 
 export interface ImportResult {
@@ -71,6 +71,20 @@ export async function importTopics(
     }
     topics.set(blobPath, { file, html: validation.topic.canonicalHtml });
   }
+  return commitImport(store, branch, topics, problems, options);
+}
+
+/**
+ * Records read and validated topics (blob path → canonical HTML) as ONE commit. With problems and
+ * no `skipInvalid`, or a topic that would replace another without `overwrite`, nothing is written.
+ */
+export async function commitImport(
+  store: ContextStore,
+  branch: string,
+  topics: ReadonlyMap<string, { file: string; html: string }>,
+  problems: ImportProblem[],
+  options: { overwrite: boolean; skipInvalid?: boolean; source?: string },
+): Promise<ImportResult> {
   const empty = { added: [], updated: [], unchanged: 0, commit: undefined };
   if (problems.length > 0 && !options.skipInvalid) return { ok: false, ...empty, problems };
   if (topics.size === 0) return { ok: problems.length === 0, ...empty, problems };
@@ -118,5 +132,18 @@ export async function importTopics(
       result: { ok: true, added, updated, unchanged, commit: undefined, problems: [...skipped, ...conflicts] },
     };
   });
+  if (outcome.result.ok) {
+    // The search index's per-blob entries (src/query/doc-cache.ts), so the first query after an
+    // import builds its index without parsing HTML. Optional: a failure here fails nothing.
+    try {
+      const { cacheBlobDocuments } = await import('../query/document.js');
+      cacheBlobDocuments(
+        store.repo.location.commonDir,
+        blobPaths.map((p, i) => ({ oid: oids[i]!, html: topics.get(p)!.html })),
+      );
+    } catch {
+      // The first query parses the topics instead.
+    }
+  }
   return { ...outcome.result, commit: outcome.commit };
 }

@@ -138,20 +138,29 @@ export class Brv {
     return runCurate({ store: this.store, sessions: this.sessions, branch: this.branch, agent: process.env.BRV_AGENT }, request);
   }
 
-  /** Imports a folder of `<bv-topic>` files (e.g. a ByteRover `.brv/context-tree`) as one commit. */
+  /**
+   * Imports a ByteRover context tree (a project, its `.brv/`, or the tree itself) as one commit: HTML
+   * topics as they are, legacy Markdown topics converted, generated files skipped, with a report.
+   */
   async importFolder(dir: string, options: { overwrite?: boolean; skipInvalid?: boolean } = {}) {
-    const { findTopicFiles, importTopics } = await import('../curate/import.js');
-    let files: string[];
-    try {
-      files = await findTopicFiles(dir);
-    } catch (error) {
-      throw new BrvError('import-read-error', `Cannot read ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
-    }
-    return importTopics(this.store, this.branch, files, {
+    const [{ planByteRoverImport }, { commitImport }] = await Promise.all([
+      import('../curate/byterover-tree.js'),
+      import('../curate/import.js'),
+    ]);
+    const plan = await planByteRoverImport(dir);
+    const result = await commitImport(this.store, this.branch, plan.topics, plan.problems, {
       overwrite: options.overwrite ?? false,
       skipInvalid: options.skipInvalid ?? false,
-      source: dir,
+      source: plan.root,
     });
+    return { ...result, source: plan.root, imported: plan.imported, converted: plan.converted, skipped: plan.skipped };
+  }
+
+  /** Writes the context tree (or the tree `at` a revision) as files in ByteRover's layout under `dir`. */
+  async exportTo(dir: string, options: { force?: boolean; at?: string } = {}) {
+    const { exportTree, readTopicBlobs } = await import('../curate/export.js');
+    const snapshot = await this.snapshotFor(options.at);
+    return { ...(await exportTree(await readTopicBlobs(this.store, snapshot), dir, { force: options.force })), commit: snapshot.commit?.oid };
   }
 
   /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */

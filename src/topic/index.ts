@@ -30,3 +30,4 @@ export { renderTopicMarkdown } from './render.js';
 export { topicText, type ElementText, type TopicText } from './text.js';
 export { TOPIC_SCHEMA } from './safety.js';
 export { mergeTopicHtml, type TopicMergeConflict, type TopicMergeLabels, type TopicMergeResult } from './merge.js';
+export { convertLegacyMarkdown, type LegacyMarkdownErrorKind, type LegacyMarkdownResult } from './legacy-markdown.js';

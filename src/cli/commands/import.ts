@@ -11,10 +11,14 @@ interface ImportOptions extends GlobalOptions {
 
 export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
   command: 'import <dir>',
-  describe: 'Import a folder of <bv-topic> HTML files (e.g. a ByteRover .brv/context-tree) as one commit',
+  describe: 'Import a ByteRover context tree (HTML topics, legacy Markdown converted) or a folder of <bv-topic> files, as one commit',
   builder: (y) =>
     y
-      .positional('dir', { type: 'string', demandOption: true, describe: 'Folder to scan for *.html topics (recursively)' })
+      .positional('dir', {
+        type: 'string',
+        demandOption: true,
+        describe: 'A ByteRover project, its .brv/ or .brv/context-tree, or any folder of topics (scanned recursively)',
+      })
       .option('overwrite', { type: 'boolean', default: false, describe: 'Replace existing topics whose content differs' })
       .option('skip-invalid', {
         type: 'boolean',
@@ -38,6 +42,8 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
       }
       for (const problem of result.problems)
         for (const error of problem.errors) note(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
+      for (const topic of result.converted) note(`converted from Markdown: ${topic.relative} → ${topic.path}`);
+      if (result.skipped.length > 0) note(`${result.skipped.length} file(s) not topics (generated indexes, archives, other files): see --format json`);
       printText(
         result.commit
           ? `Imported ${result.added.length} new and ${result.updated.length} updated topics (${result.unchanged} unchanged) in commit ${shortOid(result.commit)}.`

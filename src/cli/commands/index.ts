@@ -3,6 +3,7 @@ import { connectorsCommand } from './connectors.js';
 import { curateCommand } from './curate.js';
 import { hooksCommand } from './hooks.js';
 import { importCommand } from './import.js';
+import { exportCommand } from './export.js';
 import { initCommand } from './init.js';
 import { lsCommand } from './ls.js';
 import { queryCommand } from './query.js';
@@ -31,6 +32,7 @@ export const commands = [
   lsCommand,
   rmCommand,
   importCommand,
+  exportCommand,
   vcCommand,
   syncCommand,
   reviewCommand,

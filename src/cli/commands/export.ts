@@ -1,0 +1,35 @@
+import path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText } from '../output.js';
+
+interface ExportOptions extends GlobalOptions {
+  dir: string;
+  force: boolean;
+  at?: string;
+}
+
+export const exportCommand: CommandModule<GlobalOptions, ExportOptions> = {
+  command: 'export <dir>',
+  describe: "Write the topics as files in ByteRover's layout (<dir>/.brv/context-tree/<path>.html)",
+  builder: (y) =>
+    y
+      .positional('dir', {
+        type: 'string',
+        demandOption: true,
+        describe: 'Project folder to write .brv/context-tree/ into (created if missing)',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'Replace an existing non-empty .brv/context-tree (its hidden entries, such as .git/, are kept)',
+      })
+      .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
+  handler: (argv) =>
+    withBrv('export', argv, async (brv) => {
+      const result = await brv.exportTo(path.resolve(argv.C ?? process.cwd(), argv.dir), { force: argv.force, at: argv.at });
+      if (argv.format === 'json') return printJson('export', true, result);
+      const count = `${result.topics.length} topic${result.topics.length === 1 ? '' : 's'}`;
+      printText(`Exported ${count} to ${result.directory}${result.replaced ? ' (replaced the previous tree)' : ''}.`);
+    }),
+};

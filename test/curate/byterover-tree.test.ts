@@ -1,0 +1,207 @@
+import test from 'ava';
+import { execa } from 'execa';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  isDerivedFile,
+  planByteRoverImport,
+  readByteRoverTopic,
+  resolveContextTree,
+  scanByteRoverTree,
+} from '../../src/curate/byterover-tree.js';
+import { isBrvError } from '../../src/errors.js';
+import { MAX_TOPIC_BYTES } from '../../src/topic/validate.js';
+import { tempDir } from '../helpers/repo.js';
+
+const PROJECT = fileURLToPath(new URL('../../fixtures/byterover/', import.meta.url)).replace(/\/$/, '');
+const TREE = path.join(PROJECT, '.brv', 'context-tree');
+const BAD = fileURLToPath(new URL('../../fixtures/byterover-bad/', import.meta.url)).replace(/\/$/, '');
+
+async function tree(files: Record<string, string | Uint8Array>): Promise<string> {
+  const dir = await tempDir('brv-byterover-');
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), content);
+  }
+  return dir;
+}
+
+const topic = (p: string) => `<bv-topic path="${p}" title="${p}"><bv-rule>A rule.</bv-rule></bv-topic>`;
+
+test('scan of a ByteRover project: topics, and every other file skipped with its reason', async (t) => {
+  const scan = await scanByteRoverTree(PROJECT);
+  t.is(scan.root, TREE);
+  t.deepEqual(
+    scan.topics.map((e) => [e.relative, e.format]),
+    [
+      ['api/errors.html', 'html'],
+      ['architecture/index.html', 'html'],
+      ['auth/context.md', 'markdown'],
+      ['auth/jwt/token_refresh.md', 'markdown'],
+      ['database/postgres/connection_pool.md', 'markdown'],
+      ['database/postgres/migrations.md', 'markdown'],
+      ['security/auth.html', 'html'],
+      ['security/cookies.html', 'html'],
+    ],
+  );
+  t.deepEqual(
+    scan.skipped.map((s) => [s.relative, s.reason]),
+    [
+      ['.snapshot.json', 'hidden'],
+      ['.trash/', 'hidden'],
+      ['_archived/', 'archived'],
+      ['_index.md', 'derived'],
+      ['_manifest.json', 'derived'],
+      ['auth/jwt/token_refresh.abstract.md', 'derived'],
+      ['auth/jwt/token_refresh.overview.md', 'derived'],
+      ['index.html', 'derived'],
+      ['notes/todo.txt', 'not-a-topic'],
+      ['notes/whiteboard.png', 'not-a-topic'],
+      ['security/_index.md', 'derived'],
+    ],
+  );
+  t.deepEqual(scan.problems, []);
+  for (const entry of [...scan.topics, ...scan.skipped]) t.true(entry.file.startsWith(`${TREE}${path.sep}`), entry.file);
+  for (const skipped of scan.skipped) t.true(skipped.message.length > 20);
+});
+
+test('the project, its .brv folder and the context-tree folder itself all name the same tree', async (t) => {
+  t.is(await resolveContextTree(PROJECT), TREE);
+  t.is(await resolveContextTree(path.join(PROJECT, '.brv')), TREE);
+  t.is(await resolveContextTree(TREE), TREE);
+  t.is(await resolveContextTree(BAD), BAD);
+  const fromTree = await scanByteRoverTree(TREE);
+  t.deepEqual(
+    fromTree.topics.map((e) => e.relative),
+    (await scanByteRoverTree(PROJECT)).topics.map((e) => e.relative),
+  );
+});
+
+test('derived files follow ByteRover: index.html only at the root, the others anywhere', (t) => {
+  for (const derived of [
+    'index.html',
+    '_index.html',
+    '_index.md',
+    'a/_index.md',
+    '_manifest.json',
+    'a/b/_manifest.json',
+    'x.abstract.md',
+    'a/x.overview.md',
+  ]) {
+    t.true(isDerivedFile(derived), derived);
+  }
+  for (const topicFile of ['architecture/index.html', 'a/_index.html', 'index.md', 'a/abstract.md', 'overview.html', 'a/manifest.json']) {
+    t.false(isDerivedFile(topicFile), topicFile);
+  }
+});
+
+test('symlinks, special files, nested _archived and oversized topics', async (t) => {
+  const outside = await tree({ 'secret.html': topic('stolen/secret'), 'dir/x.html': topic('stolen/x') });
+  const dir = await tree({
+    'a/ok.html': topic('a/ok'),
+    'a/_archived/old.md': '---\ntitle: Old\n---\nOld.',
+    'big/huge.md': `---\ntitle: Huge\n---\n${'x'.repeat(MAX_TOPIC_BYTES)}`,
+    'a/README': 'not a topic',
+    'a/page.HTML': 'upper-case extension: not a topic',
+  });
+  await symlink(path.join(outside, 'secret.html'), path.join(dir, 'a', 'link.html'));
+  await symlink(path.join(outside, 'dir'), path.join(dir, 'linked-dir'));
+  const fifo = await execa('mkfifo', [path.join(dir, 'a', 'pipe.md')], { reject: false });
+  const scan = await scanByteRoverTree(dir);
+  t.deepEqual(
+    scan.topics.map((e) => e.relative),
+    ['a/ok.html'],
+  );
+  t.deepEqual(
+    scan.skipped.map((s) => [s.relative, s.reason]),
+    [
+      ['a/README', 'not-a-topic'],
+      ['a/_archived/', 'archived'],
+      ['a/link.html', 'symlink'],
+      ['a/page.HTML', 'not-a-topic'],
+      ...(fifo.exitCode === 0 ? [['a/pipe.md', 'not-regular-file']] : []),
+      ['linked-dir', 'symlink'],
+    ],
+  );
+  t.deepEqual(
+    scan.problems.map((p) => [path.relative(dir, p.file), p.errors[0]?.kind]),
+    [['big/huge.md', 'too-large']],
+  );
+});
+
+test('missing folders and files are typed errors', async (t) => {
+  const missing = await t.throwsAsync(scanByteRoverTree('/nonexistent/byterover'));
+  t.true(isBrvError(missing) && missing.kind === 'import-read-error');
+  const file = await t.throwsAsync(scanByteRoverTree(path.join(TREE, 'security', 'auth.html')));
+  t.true(isBrvError(file) && file.kind === 'import-read-error');
+});
+
+test('an HTML topic is read canonically, without its stamped attributes', async (t) => {
+  const read = await readByteRoverTopic({
+    file: path.join(TREE, 'security/cookies.html'),
+    relative: 'security/cookies.html',
+    format: 'html',
+  });
+  if (!read.ok) return t.fail(JSON.stringify(read.errors));
+  t.is(read.path, 'security/cookies');
+  t.is(read.blobPath, 'security/cookies.html');
+  t.false(/createdat|updatedat|2026-05-03/.test(read.html));
+  t.true(read.html.startsWith('<bv-topic path="security/cookies" title="Session cookies"'));
+  t.deepEqual(read.notes, ['Dropped the stamped createdat, updatedat: brv keeps history in git.']);
+});
+
+test('an HTML topic whose path attribute differs from its file location says so', async (t) => {
+  const dir = await tree({ 'x/y.html': topic('other/place') });
+  const read = await readByteRoverTopic({ file: path.join(dir, 'x/y.html'), relative: 'x/y.html', format: 'html' });
+  t.true(read.ok && read.path === 'other/place' && read.notes.some((n) => n.includes('imported as other/place')));
+});
+
+test('planning the bad tree: a typed error per file, nothing else is hidden', async (t) => {
+  const plan = await planByteRoverImport(BAD);
+  t.deepEqual(
+    plan.problems.map((p) => [path.relative(BAD, p.file), [...new Set(p.errors.map((e) => e.kind))]]),
+    [
+      ['binary/blob.md', ['invalid-encoding']],
+      ['binary/latin1.html', ['invalid-encoding']],
+      ['broken/frontmatter.md', ['invalid-frontmatter']],
+      ['broken/not_a_mapping.md', ['invalid-frontmatter']],
+      ['broken/unclosed.md', ['invalid-frontmatter']],
+      ['unsafe/onclick.html', ['unsafe-html']],
+      ['unsafe/script.html', ['unsafe-html']],
+      ['weird/has space.md', ['unsafe-path']],
+    ],
+  );
+  t.deepEqual([...plan.topics.keys()], ['ok/fine.html', 'unsafe/raw_script.html']);
+  t.deepEqual(
+    plan.converted.map((c) => c.path),
+    ['ok/fine', 'unsafe/raw_script'],
+  );
+  t.deepEqual(plan.imported, []);
+  t.false(plan.topics.get('unsafe/raw_script.html')!.html.includes('<script'));
+});
+
+test('planning the good tree: HTML imported as is, Markdown converted, all valid', async (t) => {
+  const plan = await planByteRoverImport(PROJECT);
+  t.deepEqual(plan.problems, []);
+  t.deepEqual(
+    plan.imported.map((i) => i.path),
+    ['api/errors', 'architecture/index', 'security/auth', 'security/cookies'],
+  );
+  t.deepEqual(
+    plan.converted.map((c) => c.path),
+    ['auth/context', 'auth/jwt/token_refresh', 'database/postgres/connection_pool', 'database/postgres/migrations'],
+  );
+  t.is(plan.topics.size, 8);
+  t.is(plan.skipped.length, 11);
+});
+
+test('a Markdown and an HTML topic with the same path: the second is a duplicate-path problem', async (t) => {
+  const dir = await tree({ 'a/b.html': topic('a/b'), 'a/b.md': '---\ntitle: B\n---\nText.' });
+  const plan = await planByteRoverImport(dir);
+  t.deepEqual([...plan.topics.keys()], ['a/b.html']);
+  t.deepEqual(
+    plan.problems.map((p) => [path.relative(dir, p.file), p.errors[0]?.kind]),
+    [['a/b.md', 'duplicate-path']],
+  );
+});
