@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Brv } from '../src/service/brv.js';
-import { prng, syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
+import { syntheticQuestions, syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
 import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report.js';
 
 const cli = CLI;
@@ -21,17 +21,6 @@ const curates = Number(argValue('curates', '7'));
 const env = BENCH_ENV;
 
 /** Questions an agent might ask: a few words of a topic's title and summary, in a new order. */
-function questions(size: number, count: number): string[] {
-  const rand = prng(size);
-  return Array.from({ length: count }, () => {
-    const topic = syntheticTopic(Math.floor(rand() * size));
-    const words = topic.title
-      .replace(/[()0-9]/g, ' ')
-      .split(/\s+/)
-      .filter((w) => w.length > 2);
-    return `how do we handle ${words.slice(0, 3).join(' ')}`;
-  });
-}
 
 /**
  * Runs a command, returning wall time, and the peak RSS (KiB) and CPU time (user + system, the git
@@ -64,7 +53,7 @@ for (const size of sizes) {
   await writeSyntheticTopics(topics, size);
   const imported = await timed(['import', topics, '--format', 'json'], repo);
   console.error(`${size}: imported in ${Math.round(imported.ms)} ms`);
-  const asked = questions(size, runs);
+  const asked = syntheticQuestions(size, runs);
 
   const first = await timed(['query', asked[0]!, '--format', 'json'], repo);
   const firstData = JSON.parse(first.stdout).data;
