@@ -83,3 +83,19 @@ test('source add/list/refresh/remove: another repository read-only, refreshed wh
   t.is(await refTip(repo, 'refs/brv/sources/platform/main'), undefined);
   t.is(await git(repo, 'config', '--get-regexp', '^brvsource\\.').catch(() => ''), '');
 });
+
+test('brv sync refreshes knowledge sources', async (t) => {
+  const other = await makeRepo();
+  await ok(other, ['init']);
+  await put(other, 'platform/logging', rule('Log as JSON lines.'));
+  const repo = await makeRepo();
+  const bare = await tempDir('brv-remote-');
+  await git(bare, 'init', '-q', '--bare');
+  await git(repo, 'remote', 'add', 'origin', bare);
+  await ok(repo, ['init']);
+  await ok(repo, ['source', 'add', other, '--alias', 'platform']);
+  await put(other, 'platform/metrics', rule('Prometheus only.'));
+  const synced = await ok(repo, ['sync']);
+  t.deepEqual(synced.sources, [{ alias: 'platform', commit: await refTip(other) }]);
+  t.regex(JSON.stringify((await ok(repo, ['query', 'Prometheus'])).matchedDocs), /platform\/metrics/);
+});
