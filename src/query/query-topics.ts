@@ -1,5 +1,7 @@
 import { BrvError } from '../errors.js';
 import type { Snapshot } from '../store/context-store.js';
+import { analyze } from './analyze.js';
+import { bestPassageCoverage } from './passages.js';
 import { search, type SearchHit } from './search.js';
 import { liveView } from './stack.js';
 import type { IndexBuild, TreeIndex, TreeIndexStore } from './tree-index.js';
@@ -129,6 +131,18 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
   return hits.map((hit, i) => ({ hit, markdown: locations[i]!.segment >= 0 ? texts[next++]! : '' }));
 }
 
+/** Candidates re-ranked by passage evidence; LoCoMo sessions: MRR 0.817 → 0.834 at weight 1 (bench/README.md). */
+const PASSAGE_POOL = 20;
+const PASSAGE_WEIGHT = 1;
+
+function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(rendered: T[], question: string): T[] {
+  const terms = new Set(analyze(question));
+  return rendered
+    .map((r, order) => ({ r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * bestPassageCoverage(r.markdown, terms)) }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .map(({ r, score }) => ({ ...r, hit: { ...r.hit, score } }));
+}
+
 /** `brv query`: ranked topics rendered for an agent, in ByteRover's tool-mode JSON shape. */
 export async function queryTopics(
   indexes: TreeIndexStore,
@@ -138,9 +152,12 @@ export async function queryTopics(
 ): Promise<QueryResult> {
   const start = performance.now();
   const text = checkQuestion(question);
-  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options);
+  const limit = clampLimit(options.limit, 10);
+  // Re-rank a few more candidates than asked for by their best passage (see passages.ts).
+  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
   performance.mark('query: searched');
-  const matchedDocs: MatchedDoc[] = (await renderedHits(indexes, index, hits)).map(({ hit, markdown }) => ({
+  const rendered = rerankByPassage(await renderedHits(indexes, index, hits), text).slice(0, limit);
+  const matchedDocs: MatchedDoc[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
@@ -170,8 +187,10 @@ export async function queryTopics(
 /** `brv search`: paths, titles, scores and a short excerpt around the matched words. */
 export async function searchTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
   const text = checkQuestion(question);
-  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, clampLimit(options.limit, 10), options);
-  const results: SearchResultItem[] = (await renderedHits(indexes, index, hits)).map(({ hit, markdown }) => ({
+  const limit = clampLimit(options.limit, 10);
+  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
+  const rendered = rerankByPassage(await renderedHits(indexes, index, hits), text).slice(0, limit);
+  const results: SearchResultItem[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
