@@ -27,3 +27,9 @@ export function note(message: string): void {
 export function shortOid(oid: string | undefined): string {
   return oid ? oid.slice(0, 10) : '-';
 }
+
+/** Results from a knowledge source (`brv source add`) are marked with its alias. */
+export function originLabel(item: object): string {
+  const source = (item as { source?: string }).source;
+  return source ? `[${source}] ` : '';
+}

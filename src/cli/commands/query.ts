@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { printJson, printText } from '../output.js';
+import { originLabel, printJson, printText } from '../output.js';
 
 export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'query <question..>',
@@ -24,7 +24,7 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         const blocks = result.matchedDocs.map(
           // The header line names the topic, so the rendered title line is not repeated under it.
           (doc, i) =>
-            `## ${i + 1}. ${doc.title} — ${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
+            `## ${i + 1}. ${doc.title} — ${originLabel(doc)}${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
         );
         printText(
           `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`,

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { printJson, printText } from '../output.js';
+import { originLabel, printJson, printText } from '../output.js';
 
 export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'search <question..>',
@@ -18,7 +18,7 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         if (result.results.length === 0) return printText('No topics match.');
         printText(
           result.results
-            .map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${r.topicPath}\n   ${r.excerpt}`)
+            .map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${originLabel(r)}${r.topicPath}\n   ${r.excerpt}`)
             .join('\n'),
         );
       },
