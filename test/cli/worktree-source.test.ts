@@ -1,7 +1,7 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { brvJson, git, makeRepo, refTip, tempDir } from '../helpers/repo.js';
+import { brv, brvJson, git, makeRepo, refTip, tempDir } from '../helpers/repo.js';
 import { put } from '../helpers/knowledge.js';
 
 const rule = (text: string) => `<bv-rule id="r1">${text}</bv-rule>`;
@@ -65,6 +65,7 @@ test('source add/list/refresh/remove: another repository read-only, refreshed wh
     ['platform/logging', 'shared', 'platform'],
   ]);
   t.is(query.metadata.sources[0].alias, 'platform');
+  t.regex((await brv(repo, ['query', 'how do we log'])).stdout, /\[platform\] platform\/logging/);
   const search = await ok(repo, ['search', 'JSON lines']);
   t.like(search.results[0], { topicPath: 'platform/logging', origin: 'shared', source: 'platform' });
   const past = await ok(repo, ['query', 'how do we log', '--at', 'main']);
