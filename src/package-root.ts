@@ -23,7 +23,8 @@ export function brvPackageRoot(): string {
       }
     }
     const parent = path.dirname(dir);
-    if (parent === dir) throw new BrvError('package-files-missing', 'Cannot find the brv package directory (hooks/, templates/). Reinstall brv.');
+    if (parent === dir)
+      throw new BrvError('package-files-missing', 'Cannot find the brv package directory (hooks/, templates/). Reinstall brv.');
     dir = parent;
   }
 }
@@ -31,7 +32,9 @@ export function brvPackageRoot(): string {
 /** brv's own version, from its package.json. */
 export function brvVersion(): string {
   try {
-    return String((JSON.parse(readFileSync(path.join(brvPackageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? '0.0.0');
+    return String(
+      (JSON.parse(readFileSync(path.join(brvPackageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? '0.0.0',
+    );
   } catch {
     return '0.0.0';
   }

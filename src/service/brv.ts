@@ -160,7 +160,10 @@ export class Brv {
   async exportTo(dir: string, options: { force?: boolean; at?: string } = {}) {
     const { exportTree, readTopicBlobs } = await import('../curate/export.js');
     const snapshot = await this.snapshotFor(options.at);
-    return { ...(await exportTree(await readTopicBlobs(this.store, snapshot), dir, { force: options.force })), commit: snapshot.commit?.oid };
+    return {
+      ...(await exportTree(await readTopicBlobs(this.store, snapshot), dir, { force: options.force })),
+      commit: snapshot.commit?.oid,
+    };
   }
 
   /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */

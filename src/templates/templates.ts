@@ -25,6 +25,9 @@ export async function readTemplate(name: TemplateName): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new BrvError('package-files-missing', `Cannot read brv's template ${file} (${(error as NodeJS.ErrnoException).code}). Reinstall brv.`);
+    throw new BrvError(
+      'package-files-missing',
+      `Cannot read brv's template ${file} (${(error as NodeJS.ErrnoException).code}). Reinstall brv.`,
+    );
   }
 }

@@ -43,7 +43,8 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
       for (const problem of result.problems)
         for (const error of problem.errors) note(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
       for (const topic of result.converted) note(`converted from Markdown: ${topic.relative} → ${topic.path}`);
-      if (result.skipped.length > 0) note(`${result.skipped.length} file(s) not topics (generated indexes, archives, other files): see --format json`);
+      if (result.skipped.length > 0)
+        note(`${result.skipped.length} file(s) not topics (generated indexes, archives, other files): see --format json`);
       printText(
         result.commit
           ? `Imported ${result.added.length} new and ${result.updated.length} updated topics (${result.unchanged} unchanged) in commit ${shortOid(result.commit)}.`
