@@ -553,6 +553,8 @@ export class Brv {
     const sync = await import('../sync/sync.js');
     const remote = await sync.resolveRemote(this.repo, this.branch).catch(() => undefined);
     if (!remote) return undefined;
+    // Reviews a plain `git fetch` brought (or that vanished from the remote) are mirrored too.
+    await sync.mirrorReviews(this.store, remote, await sync.seenReviews(this.store, remote));
     return sync.integrateRemote(this.store, this.branch, remote, process.env.BRV_AGENT);
   }
 

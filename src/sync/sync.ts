@@ -1,8 +1,18 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { fetchRefspecs as fetchGitRefspecs, listRemotes, pushRefspecs, requireRemote, type PushedRef } from '../git/remote.js';
 import type { GitRepository } from '../git/repository.js';
 import type { ContextStore } from '../store/context-store.js';
-import { branchRef, BRANCH_PREFIX, fetchRefspecs, remoteBranchRef, remoteReviewPrefix, REVIEW_PREFIX } from '../store/layout.js';
+import {
+  branchRef,
+  BRANCH_PREFIX,
+  fetchRefspecs,
+  localStateDir,
+  remoteBranchRef,
+  remoteReviewPrefix,
+  REVIEW_PREFIX,
+} from '../store/layout.js';
 import { mergeIntoBranch, type MergeResult } from '../vc/merge.js';
 
 export interface FetchResult {
@@ -53,38 +63,77 @@ export async function resolveRemote(repo: GitRepository, branch: string, explici
 
 /**
  * Fetches a remote's brv branches and reviews into `refs/brv/remotes/<remote>/…` (never into local
- * branches), then mirrors review decisions: a review a teammate opened appears locally, one a
- * teammate decided (gone from the remote since our last fetch) disappears locally.
+ * branches), then mirrors review decisions (see mirrorReviews).
  */
 export async function fetchRemote(store: ContextStore, remote: string): Promise<FetchResult> {
   const { repo } = store;
-  const trackedBefore = new Set(await reviewIds(repo, remoteReviewPrefix(remote)));
+  const seen = await seenReviews(store, remote);
   await fetchGitRefspecs(repo, remote, fetchRefspecs(remote));
-  const trackedAfter = await repo.listRefs(remoteReviewPrefix(remote));
+  const reviews = await mirrorReviews(store, remote, seen);
+  const prefix = `refs/brv/remotes/${remote}/heads/`;
+  const branches = (await repo.listRefs(prefix)).map((r) => ({ branch: r.ref.slice(prefix.length), commit: r.oid }));
+  return { remote, branches, reviews };
+}
+
+/**
+ * Makes local reviews follow the remote's: a review that appeared on the remote since brv last
+ * looked (a teammate opened it) is opened here; one that disappeared (a teammate decided it) is
+ * closed here. "Since brv last looked" is remembered in local state, so reviews fetched by a plain
+ * `git fetch` (with `brv init --track`) are mirrored too, by the next brv fetch or the git hooks.
+ * `before` comes from seenReviews.
+ */
+export async function mirrorReviews(
+  store: ContextStore,
+  remote: string,
+  before: ReadonlySet<string>,
+): Promise<{ opened: string[]; closed: string[] }> {
+  const { repo } = store;
+  const tracked = await repo.listRefs(remoteReviewPrefix(remote));
   const local = new Map((await repo.listRefs(REVIEW_PREFIX)).map((r) => [r.ref.slice(REVIEW_PREFIX.length), r.oid]));
   const updates = [];
   const opened: string[] = [];
   const closed: string[] = [];
-  const afterIds = new Set<string>();
-  for (const { ref, oid } of trackedAfter) {
+  const now = new Set<string>();
+  for (const { ref, oid } of tracked) {
     const id = ref.slice(remoteReviewPrefix(remote).length);
-    afterIds.add(id);
-    if (!trackedBefore.has(id) && !local.has(id)) {
+    now.add(id);
+    if (!before.has(id) && !local.has(id)) {
       updates.push({ ref: `${REVIEW_PREFIX}${id}`, newOid: oid, oldOid: undefined });
       opened.push(id);
     }
   }
-  for (const id of trackedBefore) {
+  for (const id of before) {
     const oid = local.get(id);
-    if (!afterIds.has(id) && oid) {
+    if (!now.has(id) && oid) {
       updates.push({ ref: `${REVIEW_PREFIX}${id}`, newOid: undefined, oldOid: oid });
       closed.push(id);
     }
   }
   if (updates.length > 0) await repo.updateRefs(updates, `brv fetch ${remote}: reviews`);
-  const prefix = `refs/brv/remotes/${remote}/heads/`;
-  const branches = (await repo.listRefs(prefix)).map((r) => ({ branch: r.ref.slice(prefix.length), commit: r.oid }));
-  return { remote, branches, reviews: { opened, closed } };
+  await writeSeenReviews(store, remote, now);
+  return { opened, closed };
+}
+
+function seenReviewsFile(store: ContextStore, remote: string): string {
+  return localStateDir(store.repo.location.commonDir, 'sync', `${remote}.reviews`);
+}
+
+/** The remote's reviews as brv last saw them (see mirrorReviews). */
+export async function seenReviews(store: ContextStore, remote: string): Promise<Set<string>> {
+  try {
+    return new Set((await readFile(seenReviewsFile(store, remote), 'utf8')).split('\n').filter(Boolean));
+  } catch {
+    // No record yet: what the remote-tracking refs hold now is what brv last saw.
+    return new Set(await reviewIds(store.repo, remoteReviewPrefix(remote)));
+  }
+}
+
+async function writeSeenReviews(store: ContextStore, remote: string, ids: ReadonlySet<string>): Promise<void> {
+  const file = seenReviewsFile(store, remote);
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, [...ids].sort().join('\n') + '\n');
+  await rename(temp, file);
 }
 
 /** Merges the remote-tracking copy of `branch` (if any) into the local branch. */
@@ -104,8 +153,9 @@ export async function integrateRemote(
 }
 
 /**
- * Pushes the branch and the review refs, never forced. Reviews decided here (gone locally, still on
- * the remote as of the last fetch) are deleted there.
+ * Pushes the branch and the review refs, never forced. Only reviews opened here since brv last saw
+ * the remote are pushed (so a review a teammate already decided is not brought back), and reviews
+ * decided here (seen on the remote, gone locally) are deleted there.
  */
 export async function pushBranch(
   store: ContextStore,
@@ -117,36 +167,44 @@ export async function pushBranch(
   if (!(await repo.resolve(branchRef(branch)))) {
     throw new BrvError('not-initialized', `brv branch ${branch} has no commits to push. Run brv init or curate first.`);
   }
-  const local = new Set(await reviewIds(repo, REVIEW_PREFIX));
-  const tracked = await reviewIds(repo, remoteReviewPrefix(remote));
+  const local = new Map((await repo.listRefs(REVIEW_PREFIX)).map((r) => [r.ref.slice(REVIEW_PREFIX.length), r.oid]));
+  const seen = await seenReviews(store, remote);
+  const opened = [...local.keys()].filter((id) => !seen.has(id));
+  const decided = [...seen].filter((id) => !local.has(id));
   const refspecs = [`${branchRef(branch)}:${branchRef(branch)}`];
-  for (const id of local) refspecs.push(`${REVIEW_PREFIX}${id}:${REVIEW_PREFIX}${id}`);
-  for (const id of tracked) if (!local.has(id)) refspecs.push(`:${REVIEW_PREFIX}${id}`);
+  for (const id of opened) refspecs.push(`${REVIEW_PREFIX}${id}:${REVIEW_PREFIX}${id}`);
+  for (const id of decided) refspecs.push(`:${REVIEW_PREFIX}${id}`);
   const refs = await pushRefspecs(repo, remote, refspecs);
   const rejected = refs.find((r) => r.ref === branchRef(branch) && r.status === 'rejected');
   if (!rejected) {
     // Keep our view of the remote current without another fetch.
-    const tip = await repo.resolve(branchRef(branch));
-    const updates = [{ ref: remoteBranchRef(remote, branch), newOid: tip, oldOid: await repo.resolve(remoteBranchRef(remote, branch)) }];
-    for (const id of local)
+    const tracking = (ref: string) => repo.resolve(ref);
+    const updates = [
+      {
+        ref: remoteBranchRef(remote, branch),
+        newOid: await repo.resolve(branchRef(branch)),
+        oldOid: await tracking(remoteBranchRef(remote, branch)),
+      },
+    ];
+    for (const id of opened)
       updates.push({
         ref: `${remoteReviewPrefix(remote)}${id}`,
-        newOid: await repo.resolve(`${REVIEW_PREFIX}${id}`),
-        oldOid: await repo.resolve(`${remoteReviewPrefix(remote)}${id}`),
+        newOid: local.get(id),
+        oldOid: await tracking(`${remoteReviewPrefix(remote)}${id}`),
       });
-    for (const id of tracked)
-      if (!local.has(id))
-        updates.push({
-          ref: `${remoteReviewPrefix(remote)}${id}`,
-          newOid: undefined,
-          oldOid: await repo.resolve(`${remoteReviewPrefix(remote)}${id}`),
-        });
+    for (const id of decided)
+      updates.push({
+        ref: `${remoteReviewPrefix(remote)}${id}`,
+        newOid: undefined,
+        oldOid: await tracking(`${remoteReviewPrefix(remote)}${id}`),
+      });
     await repo
       .updateRefs(
         updates.filter((u) => u.newOid !== u.oldOid),
         `brv push ${remote}`,
       )
       .catch(() => {});
+    await writeSeenReviews(store, remote, new Set([...[...seen].filter((id) => !decided.includes(id)), ...opened]));
   }
   let upstreamSet = false;
   if (options.setUpstream && !rejected) {

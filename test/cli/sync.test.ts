@@ -153,8 +153,18 @@ test('reviews travel with sync: opened in one clone, decided in the other, close
   t_ok(await brvJson(b, ['review', 'approve', high.review.id]));
   t_ok(await brvJson(b, ['sync']));
   t.false((await brvRefs(bare)).some((r) => r.includes('refs/brv/review/')));
-  const closed = t_ok(await brvJson(a, ['sync']));
-  t.deepEqual(closed.fetch.reviews.closed, [high.review.id]);
+  // A plain `git fetch --prune` (A ran init --track) moves A's remote-tracking refs behind brv's back.
+  // Merging and pushing from there must not bring the decided review back to the remote ...
+  await git(a, 'fetch', '-q', '--prune', 'origin');
+  t_ok(await brvJson(a, ['vc', 'merge', 'origin/main']));
+  t_ok(await brvJson(a, ['vc', 'push']));
+  t.false(
+    (await brvRefs(bare)).some((r) => r.includes('refs/brv/review/')),
+    'not resurrected',
+  );
+  // ... and brv still knows the review was on the remote when it last looked, so it closes it here.
+  const closed = t_ok(await brvJson(a, ['vc', 'fetch']));
+  t.deepEqual(closed.reviews.closed, [high.review.id]);
   t.is(t_ok(await brvJson(a, ['review', 'pending'])).pendingCount, 0);
 });
 
