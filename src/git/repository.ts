@@ -269,8 +269,8 @@ export class GitRepository {
 
   /** Resolves a revision to an object id, or undefined when it names nothing. */
   async resolve(revision: string): Promise<string | undefined> {
-    const { stdout, exitCode } = await this.git(['rev-parse', '--verify', '--quiet', '--end-of-options', revision], { okExitCodes: [1] });
-    return exitCode === 0 ? stdout.trim() : undefined;
+    // Through the long-lived reader: sync and review resolve many refs, a process each would add up.
+    return (await this.readObject(revision))?.oid;
   }
 
   /** Every value of a multi-valued key (e.g. remote.origin.fetch). */
