@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
@@ -85,11 +86,15 @@ async function analyzer() {
  * blob contributes is kept in the per-blob cache (doc-cache.ts, written by curate and import too), so
  * building an index parses only blobs that cache has never seen.
  */
+const WARM_INDEXES = 4;
+
 export class TreeIndexStore {
   private readonly dir: string;
   private readonly manifests: string;
   private readonly segments: string;
   private readonly docs: DocCache;
+  /** Indexes opened by this store, by tree (a tree's index never changes): a long-lived process (MCP) reuses them. */
+  private readonly warm = new Map<string, Promise<TreeIndex>>();
 
   constructor(
     private readonly repo: GitRepository,
@@ -103,6 +108,25 @@ export class TreeIndexStore {
   }
 
   async open(tree: string | undefined): Promise<TreeIndex> {
+    if (!tree) return this.load(tree);
+    let opened = this.warm.get(tree);
+    // Another process may have pruned (or someone deleted) the files a warm index reads its texts from.
+    if (opened && !existsSync(this.manifestFile(tree))) {
+      this.warm.delete(tree);
+      opened = undefined;
+    }
+    if (opened) {
+      const index = await opened;
+      return { ...index, build: 'cached', buildMs: 0, changedTopics: 0, parsedTopics: 0, cachedTopics: 0 };
+    }
+    opened = this.load(tree);
+    this.warm.set(tree, opened);
+    opened.catch(() => this.warm.delete(tree));
+    if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
+    return opened;
+  }
+
+  private async load(tree: string | undefined): Promise<TreeIndex> {
     const start = performance.now();
     const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0 };
     if (!tree) return { tree, stack: { segments: [], deleted: new Set() }, files: [], build: 'empty', buildMs: 0, ...none };

@@ -303,24 +303,11 @@ export class Brv {
     return this.branch;
   }
 
-  /** One index store per Brv; the last few opened indexes stay in memory (a tree's index never changes). */
+  /** One index store per Brv: it keeps the last indexes it opened (a long-lived server queries warm). */
   private indexes(): Promise<TreeIndexStore> {
-    this.indexStore ??= import('../query/tree-index.js').then(({ TreeIndexStore }) => {
-      const store = new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index'));
-      const open = store.open.bind(store);
-      const warm = new Map<string | undefined, ReturnType<typeof open>>();
-      store.open = (tree) => {
-        let index = warm.get(tree);
-        if (!index) {
-          index = open(tree);
-          index.catch(() => warm.delete(tree));
-          warm.set(tree, index);
-          if (warm.size > 4) warm.delete(warm.keys().next().value);
-        }
-        return index;
-      };
-      return store;
-    });
+    this.indexStore ??= import('../query/tree-index.js').then(
+      ({ TreeIndexStore }) => new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index')),
+    );
     return this.indexStore;
   }
 
