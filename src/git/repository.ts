@@ -50,6 +50,7 @@ export class GitRepository {
   private reader: ObjectReader | undefined;
   private treeWriter: TreeWriter | undefined;
   private versionCheck: Promise<string> | undefined;
+  private emptyTreeOid: Promise<string> | undefined;
 
   private constructor(location: RepositoryLocation) {
     this.location = location;
@@ -143,6 +144,12 @@ export class GitRepository {
   requireModernGit(): Promise<string> {
     this.versionCheck ??= checkGitVersion();
     return this.versionCheck;
+  }
+
+  /** The empty tree (the "before" of a root commit), written once per repository. */
+  emptyTree(): Promise<string> {
+    this.emptyTreeOid ??= this.writeTree([]);
+    return this.emptyTreeOid;
   }
 
   writeTree(entries: readonly TreeEntry[]): Promise<string> {

@@ -1,7 +1,6 @@
 import { BrvError } from '../errors.js';
 import { mergeCommits, mergeTreesWithBase } from '../git/merge-tree.js';
-import type { CommitInfo } from '../git/repository.js';
-import { reviewId, type ContextStore } from '../store/context-store.js';
+import type { ContextStore } from '../store/context-store.js';
 import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
 import type { TreeEdit } from '../store/tree-edit.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
@@ -136,7 +135,7 @@ async function decide(
     } else if (decision === 'rejected' && !review.gated) {
       // Three-way revert onto the current tip: undo exactly this commit, keep everything since.
       const parent = commit.parents[0] ? await repo.readCommit(commit.parents[0]) : undefined;
-      const parentTree = parent?.tree ?? (await emptyTree(store));
+      const parentTree = parent?.tree ?? (await store.repo.emptyTree());
       const revert = await mergeTreesWithBase(repo, { commit: commit.oid, tree: commit.tree }, tip.tree, parentTree);
       const resolved = await resolveConflicts(store, revert.conflicts, { ours: branch, theirs: `revert of ${id}` });
       const revertTree = await editTreeFrom(store, revert.tree, resolved.edits);
@@ -207,7 +206,7 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
     operations = meta.conflicts.map((path) => ({ path, filePath: `${path}.html`, type: 'MERGE', ...details }));
   } else {
     const parentTree = commit.parents[0] ? (await repo.readCommit(commit.parents[0]))?.tree : undefined;
-    const changes = await repo.diffTrees(parentTree ?? (await emptyTree(store)), commit.tree);
+    const changes = await repo.diffTrees(parentTree ?? (await store.repo.emptyTree()), commit.tree);
     operations = changes
       .filter((c) => topicPathFromBlobPath(c.path) !== undefined)
       .map((c) => ({
@@ -251,12 +250,5 @@ async function pickFiles(store: ContextStore, tree: string, files: readonly stri
 async function editTreeFrom(store: ContextStore, tree: string, edits: TreeEdit[]): Promise<string> {
   if (edits.length === 0) return tree;
   const { editTree } = await import('../store/tree-edit.js');
-  return (await editTree(store.repo, tree, edits)) ?? (await emptyTree(store));
+  return (await editTree(store.repo, tree, edits)) ?? (await store.repo.emptyTree());
 }
-
-async function emptyTree(store: ContextStore): Promise<string> {
-  return store.repo.writeTree([]);
-}
-
-export type { CommitInfo };
-export { reviewId };

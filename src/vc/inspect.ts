@@ -40,7 +40,7 @@ export async function diffCommits(
   options: { patch?: boolean; paths?: readonly string[] } = {},
 ): Promise<DiffResult> {
   const { repo } = store;
-  const fromTree = from?.tree ?? (await repo.writeTree([]));
+  const fromTree = from?.tree ?? (await repo.emptyTree());
   const raw = await repo.diffTrees(fromTree, to.tree);
   const changes: TopicChange[] = [];
   for (const change of raw) {
