@@ -414,6 +414,7 @@ export class Brv {
   }
 
   async deleteBranch(name: string, options: { force?: boolean } = {}) {
+    validateBranchName(name);
     if (name === this.branch)
       throw new BrvError('branch-in-use', `brv branch ${name} is checked out here. Check out another branch first.`);
     const tip = await this.repo.resolve(branchRef(name));
@@ -452,6 +453,8 @@ export class Brv {
   async merge(source: string) {
     const { mergeIntoBranch } = await import('../vc/merge.js');
     const { remoteBranchRef } = await import('../store/layout.js');
+    // "<branch>" or "<remote>/<branch>": both are valid branch names, so one check covers them.
+    validateBranchName(source);
     let theirs = await this.repo.resolve(branchRef(source));
     if (!theirs && source.includes('/')) {
       const slash = source.indexOf('/');

@@ -54,6 +54,16 @@ test('branches: create, switch per worktree, list, delete only when merged', asy
   t.is(bad.json?.data.error.kind, 'branch-not-found');
   const invalid = await brvJson(repo, ['vc', 'checkout', '-b', '../x']);
   t.is(invalid.json?.data.error.kind, 'invalid-branch-name');
+  const tipBefore = await refTip(repo);
+  for (const args of [
+    ['vc', 'merge', '../../heads/main'],
+    ['vc', 'merge', 'x/../main'],
+    ['vc', 'branch', '-d', 'a..b'],
+  ]) {
+    const run = await brvJson(repo, args);
+    t.is(run.json?.data.error.kind, 'invalid-branch-name', args.join(' '));
+  }
+  t.is(await refTip(repo), tipBefore, 'nothing written');
 });
 
 test('merge matrix: disjoint edits, overlap, add/add, modify/delete — nothing lost, every topic valid', async (t) => {
