@@ -18,18 +18,28 @@ export async function withBrv(
   run: (brv: Brv) => Promise<void>,
   preload?: () => Promise<unknown>,
 ): Promise<void> {
-  const [{ Brv }, { isBrvError }] = await Promise.all([import('../service/brv.js'), import('../errors.js')]);
+  const { Brv } = await import('../service/brv.js');
   let brv: Brv | undefined;
   try {
-    const opening = Brv.open(argv.C ?? process.cwd());
-    preload?.().catch(() => {});
-    brv = await opening;
-    await run(brv);
+    await reportingErrors(command, argv, async () => {
+      const opening = Brv.open(argv.C ?? process.cwd());
+      preload?.().catch(() => {});
+      brv = await opening;
+      await run(brv);
+    });
+  } finally {
+    brv?.close();
+  }
+}
+
+/** Runs a command; typed library errors become the JSON error envelope (or one line) and exit code 1. */
+export async function reportingErrors(command: string, argv: GlobalOptions, run: () => Promise<void>): Promise<void> {
+  const { isBrvError } = await import('../errors.js');
+  try {
+    await run();
   } catch (error) {
     if (isBrvError(error)) printError(command, argv.format, error.kind, error.message, EXIT_FAILURE);
     else
       printError(command, argv.format, 'internal-error', `Unexpected failure: ${(error as Error)?.stack ?? String(error)}`, EXIT_FAILURE);
-  } finally {
-    brv?.close();
   }
 }

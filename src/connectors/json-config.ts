@@ -70,10 +70,6 @@ function skipTrivia(text: string, offset: number): number {
   return i;
 }
 
-function hasComment(text: string): boolean {
-  return /\/\/|\/\*/.test(text);
-}
-
 interface Style {
   unit: string;
   eol: string;

@@ -2,8 +2,8 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { ConnectorType } from '../../connectors/agents.js';
 import type { ConnectorScope, FileChange, InstallResult, StatusEntry, UninstallResult } from '../../connectors/connectors.js';
-import { withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, printError, printJson, printText } from '../output.js';
+import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
+import { printJson, printText } from '../output.js';
 
 const TYPES = ['rules', 'mcp', 'skill', 'hook'] as const;
 
@@ -21,21 +21,10 @@ interface StatusOptions extends GlobalOptions {
 const connectors = () => import('../../connectors/connectors.js');
 
 /** Runs a command that needs no repository, with the same error envelope as withBrv. */
-async function withoutRepository(command: string, argv: GlobalOptions, run: () => Promise<void>): Promise<void> {
-  const { isBrvError } = await import('../../errors.js');
-  try {
-    await run();
-  } catch (error) {
-    if (isBrvError(error)) printError(command, argv.format, error.kind, error.message, EXIT_FAILURE);
-    else
-      printError(command, argv.format, 'internal-error', `Unexpected failure: ${(error as Error)?.stack ?? String(error)}`, EXIT_FAILURE);
-  }
-}
-
 /** The project scope (this repository's work tree), or the home directory with --global (no repository needed). */
 async function inScope(command: string, argv: AgentOptions, run: (scope: ConnectorScope) => Promise<void>): Promise<void> {
   if (argv.global) {
-    return withoutRepository(command, argv, async () => run((await connectors()).globalScope()));
+    return reportingErrors(command, argv, async () => run((await connectors()).globalScope()));
   }
   return withBrv(command, argv, async (brv) => run((await connectors()).projectScope(brv.repo.location)));
 }
@@ -71,7 +60,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   command: ['list', '$0'],
   describe: 'Every agent brv connects to, its connector types (default marked *) and the files each one writes',
   handler: (argv) =>
-    withoutRepository('connectors list', argv, async () => {
+    reportingErrors('connectors list', argv, async () => {
       const agents = (await connectors()).listAgents();
       if (argv.format === 'json') return printJson('connectors list', true, { agents });
       const lines: string[] = [];
@@ -228,7 +217,7 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
           'repository only the user-wide installs are shown.',
       ),
   handler: (argv) =>
-    withoutRepository('connectors status', argv, async () => {
+    reportingErrors('connectors status', argv, async () => {
       const api = await connectors();
       const scopes: ConnectorScope[] = [];
       if (!argv.global) {

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { describeMerge } from './vc-branch.js';
 
@@ -126,18 +126,17 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
     y
       .positional('url', { type: 'string', demandOption: true, describe: 'Any URL git can clone (ssh, https, file://, a path)' })
       .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' }),
-  handler: async (argv) => {
-    const { Brv } = await import('../../service/brv.js');
-    const { isBrvError } = await import('../../errors.js');
-    const dir =
-      argv.dir ??
-      argv.url
-        .replace(/\/+$/, '')
-        .replace(/\.git$/, '')
-        .split(/[/:]/)
-        .pop() ??
-      'repository';
-    try {
+  handler: (argv) =>
+    reportingErrors('vc clone', argv, async () => {
+      const { Brv } = await import('../../service/brv.js');
+      const dir =
+        argv.dir ??
+        argv.url
+          .replace(/\/+$/, '')
+          .replace(/\.git$/, '')
+          .split(/[/:]/)
+          .pop() ??
+        'repository';
       if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
       const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd());
       if (argv.format === 'json') return printJson('vc clone', true, result);
@@ -145,8 +144,5 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
         `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
           ` A plain git fetch now brings knowledge too.`,
       );
-    } catch (error) {
-      printError('vc clone', argv.format, isBrvError(error) ? error.kind : 'internal-error', (error as Error).message);
-    }
-  },
+    }),
 };
