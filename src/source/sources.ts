@@ -51,6 +51,7 @@ export async function addSource(
   location: string,
   options: { alias?: string; branch?: string; cwd: string },
 ): Promise<Source> {
+  if (options.alias !== undefined) validateAlias(options.alias);
   const url = await canonicalLocation(location, options.cwd);
   const self = [repo.location.workTree, repo.location.gitDir, repo.location.commonDir].filter(Boolean) as string[];
   const selfReal = await Promise.all(self.map((p) => realpath(p).catch(() => p)));

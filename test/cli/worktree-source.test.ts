@@ -55,6 +55,16 @@ test('source add/list/refresh/remove: another repository read-only, refreshed wh
   const plain = await makeRepo();
   const notBrv = await brvJson(repo, ['source', 'add', plain]);
   t.is(notBrv.json?.data.error.kind, 'not-a-brv-source');
+  // Option-like and transport-helper locations never reach git as options or commands.
+  const marker = path.join(repo, 'pwned');
+  for (const location of [`--upload-pack=touch ${marker}`, `ext::sh -c touch% ${marker}`]) {
+    const hostile = await brvJson(repo, ['source', 'add', location, '--alias', 'x']);
+    t.not(hostile.exitCode, 0, location);
+    t.false(hostile.json?.success, location);
+  }
+  t.false(existsSync(marker));
+  const badAlias = await brvJson(repo, ['source', 'add', other, '--alias', '../x']);
+  t.is(badAlias.json?.data.error.kind, 'invalid-alias');
   t.is((await ok(repo, ['source', 'list'])).sources.length, 1);
 
   await put(repo, 'local/logging', rule('Local services log to stderr.'));
