@@ -41,7 +41,7 @@ export function documentFromTopic(path: string, root: Element): IndexDocument {
 /** What the index needs of a topic blob, wherever it sits: fields and facts (all but the path) and rendered markdown. */
 export function blobDocument(html: string): CachedBlob {
   const topic = readStoredTopic(html);
-  return topic ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) } : null;
+  return topic.ok ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) } : null;
 }
 
 /**

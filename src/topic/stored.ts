@@ -1,28 +1,60 @@
-import type { Element } from 'hast';
-import { attributesOf, elementsIn } from './hast.js';
+import type { Element, Root, RootContent } from 'hast';
+import { attributesOf, nestingDepth } from './hast.js';
 import { parseTopicHtml } from './parse.js';
 import { renderTopicMarkdown } from './render.js';
+import { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES } from './validate.js';
+
+/** Blobs above this are never parsed (a topic written by brv is at most MAX_TOPIC_BYTES). */
+export const MAX_STORED_TOPIC_BYTES = MAX_TOPIC_BYTES;
 
 export interface StoredTopic {
   readonly root: Element;
   readonly title: string;
 }
 
-/**
- * Reads a topic blob from the tree for display or indexing. Blobs written by brv are canonical and
- * valid, but refs can be moved by plain git, so this never trusts them: it only parses (no scripts
- * run, and markdown rendering emits text), and returns undefined when there is no <bv-topic>.
- */
-export function readStoredTopic(html: string): StoredTopic | undefined {
-  const tree = parseTopicHtml(html);
-  for (const element of elementsIn(tree)) {
-    if (element.tagName === 'bv-topic') return { root: element, title: (attributesOf(element).get('title') ?? '').trim() };
+/** Why a blob in the tree cannot be read as a topic. */
+export type StoredTopicProblem = 'too-large' | 'too-deep' | 'not-a-topic';
+
+export type StoredTopicRead =
+  ({ readonly ok: true } & StoredTopic) | { readonly ok: false; readonly problem: StoredTopicProblem; readonly message: string };
+
+function firstTopic(root: Root): Element | undefined {
+  const stack: RootContent[] = [...root.children].reverse();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type !== 'element') continue;
+    if (next.tagName === 'bv-topic') return next;
+    for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
   }
   return undefined;
 }
 
-/** Markdown for agents; a blob that is not a topic renders as a notice instead of its raw bytes. */
+/**
+ * Reads a topic blob from the tree for display or indexing. Refs can be moved by plain git (a
+ * teammate's push, a knowledge source, plumbing), so nothing here trusts the blob: size and depth are
+ * bounded before any recursive walk, and a blob that fails is reported with its problem, never thrown.
+ */
+export function readStoredTopic(html: string): StoredTopicRead {
+  // UTF-8 never has fewer bytes than UTF-16 code units: a long string is refused without encoding it.
+  const bytes = html.length > MAX_STORED_TOPIC_BYTES ? html.length : Buffer.byteLength(html);
+  if (bytes > MAX_STORED_TOPIC_BYTES) {
+    return { ok: false, problem: 'too-large', message: `The blob is ${bytes} bytes; topics are at most ${MAX_STORED_TOPIC_BYTES} bytes.` };
+  }
+  let tree;
+  try {
+    tree = parseTopicHtml(html);
+  } catch {
+    tree = undefined; // the parser recurses per level: only absurd nesting gets here
+  }
+  if (tree === undefined || nestingDepth(tree) > MAX_NESTING_DEPTH) {
+    return { ok: false, problem: 'too-deep', message: `Elements are nested more than ${MAX_NESTING_DEPTH} levels deep.` };
+  }
+  const root = firstTopic(tree);
+  if (!root) return { ok: false, problem: 'not-a-topic', message: 'The blob is not a <bv-topic> document.' };
+  return { ok: true, root, title: (attributesOf(root).get('title') ?? '').trim() };
+}
+
+/** Markdown for agents; a blob that cannot be read renders as a notice instead of its raw bytes. */
 export function renderStoredTopic(html: string): string {
   const topic = readStoredTopic(html);
-  return topic ? renderTopicMarkdown(topic.root) : '_This file is not a <bv-topic> document._\n';
+  return topic.ok ? renderTopicMarkdown(topic.root) : `_This file cannot be shown as a topic: ${topic.message}_\n`;
 }
