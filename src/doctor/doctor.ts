@@ -173,6 +173,15 @@ export async function diagnose(brv: Brv): Promise<DoctorReport> {
   );
 
   checks.push(
+    ...(await guarded('local state', async () => {
+      const { localStateProblems } = await import('./local-state.js');
+      const problems = await localStateProblems(location.commonDir, location.gitDir);
+      if (problems.length === 0) return ok('local state', 'caches, sessions and sync state are ordinary files');
+      return problems.map((p) => fail('local state', `${p.file} ${p.problem}`, p.fix));
+    })),
+  );
+
+  checks.push(
     ...(await guarded('sessions', async () => {
       const open = await brv.sessions.prune();
       return ok('sessions', `${open} open curate session(s) (expired ones pruned)`);

@@ -1,5 +1,8 @@
 import test from 'ava';
-import { brv, brvJson, makeRepo, tempDir } from '../helpers/repo.js';
+import { execa } from 'execa';
+import { mkdir, rm, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; message: string; fix?: string };
 const byName = (checks: Check[]) => Object.fromEntries(checks.map((c) => [c.name, c]));
@@ -37,4 +40,29 @@ test('doctor outside a repository still checks git and says what to do', async (
   t.like(checks['git'], { status: 'ok' });
   t.like(checks['repository'], { status: 'fail' });
   t.regex(checks['repository']!.fix!, /git init/);
+});
+
+test('doctor names special files planted in local state, with the fix, and does not hang on them', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  t.is((await brvJson(repo, ['init'])).exitCode, 0);
+  const state = path.join(repo, '.git', 'brv');
+  await mkdir(path.join(state, 'tmp'), { recursive: true });
+  await execa('mkfifo', [path.join(state, 'tmp', 'planted')]);
+  await mkdir(path.join(state, 'sync'), { recursive: true });
+  await symlink('/dev/zero', path.join(state, 'sync', 'zero'));
+  const run = await brvJson(repo, ['doctor'], { timeout: 30_000 });
+  t.is(run.exitCode, 1, run.stdout);
+  const problems = (run.json!.data.checks as Check[]).filter((c) => c.name === 'local state');
+  t.deepEqual(
+    problems.map((c) => c.status),
+    ['fail', 'fail'],
+  );
+  t.true(problems.some((c) => /planted is a FIFO/.test(c.message) && /^rm /.test(c.fix!)));
+  t.true(problems.some((c) => /zero is a symbolic link/.test(c.message)));
+
+  await rm(path.join(state, 'tmp', 'planted'));
+  await rm(path.join(state, 'sync', 'zero'));
+  const fixed = byName((await brvJson(repo, ['doctor'])).json!.data.checks);
+  t.like(fixed['local state'], { status: 'ok' });
 });

@@ -75,7 +75,7 @@ export interface BrvRun {
 export async function brv(
   cwd: string,
   args: string[],
-  options: { env?: Record<string, string>; unset?: string[]; input?: string } = {},
+  options: { env?: Record<string, string>; unset?: string[]; input?: string; timeout?: number } = {},
 ): Promise<BrvRun> {
   const env: Record<string, string> = { ...ENV, ...options.env };
   for (const key of options.unset ?? []) delete env[key];
@@ -86,6 +86,7 @@ export async function brv(
     reject: false,
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : 'pipe',
+    ...(options.timeout ? { timeout: options.timeout } : {}),
   });
   let json;
   if (args.includes('json')) {
@@ -101,7 +102,7 @@ export async function brv(
 export async function brvJson(
   cwd: string,
   args: string[],
-  options: { env?: Record<string, string>; unset?: string[] } = {},
+  options: { env?: Record<string, string>; unset?: string[]; timeout?: number } = {},
 ): Promise<BrvRun> {
   return brv(cwd, [...args, '--format', 'json'], options);
 }
