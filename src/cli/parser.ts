@@ -8,6 +8,19 @@ declare const BRV_VERSION: string | undefined;
 
 class UsageFailure extends Error {}
 
+/** A command line our own checks refuse (yargs hands it to the fail handler like its own). */
+class ArgumentCheckError extends Error {}
+
+/** yargs reads `--limit abc` as NaN and runs the command anyway: a number option must hold a number. */
+function numbersAreNumbers(argv: Record<string, unknown>, options: { number?: string[] }): true | Error {
+  for (const key of options.number ?? []) {
+    const values = Array.isArray(argv[key]) ? (argv[key] as unknown[]) : [argv[key]];
+    if (values.some((value) => value !== undefined && !(typeof value === 'number' && Number.isFinite(value))))
+      return new ArgumentCheckError(`${key.length === 1 ? '-' : '--'}${key} needs a number.`);
+  }
+  return true;
+}
+
 /**
  * yargs reports a command line it cannot read in two ways: validation failures (unknown options,
  * missing positionals, bad choices) as a message, and parser errors (an option that requires a value
@@ -15,7 +28,7 @@ class UsageFailure extends Error {}
  * Both are usage errors. Any other error handed to the fail handler is a command's own failure.
  */
 function isUsageError(error: Error | null | undefined): boolean {
-  return !error || error.name === 'YError';
+  return !error || error.name === 'YError' || error instanceof ArgumentCheckError;
 }
 
 /** yargs' messages, made to say what to do where they do not. */
@@ -45,6 +58,7 @@ export function createParser(
     .command(list as CommandModule[])
     .demandCommand(1, 'Name a command.')
     .strict()
+    .check(numbersAreNumbers as never, true)
     .recommendCommands()
     .help()
     .alias('help', 'h');
@@ -58,7 +72,11 @@ export function createParser(
         .getInternalMethods()
         .getContext().commands;
       const command = words.length ? words.join(' ') : commandWord(args);
-      reportUsage(command, requestedFormat(args), explain(message || error?.message || 'Invalid command line.'));
+      reportUsage(
+        command,
+        requestedFormat(args),
+        explain((error instanceof ArgumentCheckError ? error.message : message) || error?.message || 'Invalid command line.'),
+      );
       // Stop yargs here: without this it would still run the command's handler.
       throw new UsageFailure(message);
     });

@@ -37,6 +37,8 @@ const CASES: Array<[string[], number]> = [
   [['settings', 'set'], USAGE],
   [['connectors', 'install'], USAGE],
   [['search', '--limit', 'x', '--scope'], USAGE],
+  [['search', 'x', '--limit', 'abc'], USAGE],
+  [['vc', 'log', '--limit=Infinity'], USAGE],
   // --format garbage.
   [['status', '--format', 'xml'], USAGE],
   [['status', '--format'], USAGE],
