@@ -33,7 +33,10 @@ export async function serveStdio(options: StdioServeOptions): Promise<StdioSessi
   await server.connect(transport);
   const finished = ended.then(async () => {
     await calls.settled(options.graceMs ?? 3000);
-    await pool.close();
+    // Closing waits for repositories still opening; a git that hangs there must not keep us alive.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([pool.close(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
   });
   return { finished, stop: () => void transport.close() };
 }

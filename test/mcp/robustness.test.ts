@@ -186,9 +186,11 @@ test('a client that goes away during a curate: the server and all its git childr
         params: { name: 'brv-curate', arguments: { html: topic(`trial/t${trial}`, `Rule ${trial}.`), confirmOverwrite: true } },
       });
       await new Promise((resolve) => setTimeout(resolve, trial * 15));
-      // Half the trials close stdin; the other half vanish as a killed client does (every pipe closed).
-      if (trial % 2 === 0) server.child.stdin.end();
-      else for (const stream of [server.child.stdin, server.child.stdout, server.child.stderr]) stream.destroy();
+      // The client closes stdin, or vanishes as a killed client does (every pipe closed), or the
+      // server is sent SIGTERM.
+      if (trial % 3 === 0) server.child.stdin.end();
+      else if (trial % 3 === 1) for (const stream of [server.child.stdin, server.child.stdout, server.child.stderr]) stream.destroy();
+      else server.child.kill('SIGTERM');
       const exit = await Promise.race([server.exited(), new Promise((resolve) => setTimeout(() => resolve('timeout'), 6000))]);
       t.not(exit, 'timeout', `trial ${trial}: the server exited`);
       clearInterval(watch);
