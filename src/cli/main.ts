@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { fastParse } from './fast-args.js';
-import { EXIT_FAILURE, commandWord, printInternalError, requestedFormat } from './output.js';
+import { isBrvError } from '../errors.js';
+import { EXIT_FAILURE, commandWord, printError, printInternalError, requestedFormat } from './output.js';
 
 // BRV_TRACE=1 prints where a command spent its time (performance marks set across the library).
 if (process.env.BRV_TRACE) {
@@ -33,15 +34,18 @@ if (commandWord(args) !== 'mcp')
 
 /**
  * Whatever escapes a command (a bug, an event emitter's error, an unhandled rejection) is reported as
- * one line, `internal-error` in the JSON envelope under --format json, exit code 1; the stack only
- * with BRV_DEBUG or BRV_TRACE. `brv mcp` speaks JSON-RPC on stdout, so its failures go to stderr.
+ * one line, `internal-error` (or a BrvError's own kind) in the JSON envelope under --format json,
+ * exit code 1; the stack only with BRV_DEBUG or BRV_TRACE. `brv mcp` speaks JSON-RPC on stdout, so its failures go to stderr.
  */
 let crashed = false;
 function reportUncaught(error: unknown): void {
   if (crashed) return;
   crashed = true;
   const command = commandWord(args);
-  printInternalError(command, command === 'mcp' ? 'text' : requestedFormat(args), error);
+  const format = command === 'mcp' ? 'text' : requestedFormat(args);
+  // A typed failure a command did not report itself keeps its kind.
+  if (isBrvError(error)) printError(command, format, error.kind, error.message, EXIT_FAILURE);
+  else printInternalError(command, format, error);
   process.exit(EXIT_FAILURE);
 }
 process.on('uncaughtException', reportUncaught);
