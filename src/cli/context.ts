@@ -1,5 +1,5 @@
 import type { Brv } from '../service/brv.js';
-import { EXIT_FAILURE, printError, type OutputFormat } from './output.js';
+import { EXIT_FAILURE, printError, printInternalError, type OutputFormat } from './output.js';
 
 export interface GlobalOptions {
   format: OutputFormat;
@@ -32,14 +32,13 @@ export async function withBrv(
   }
 }
 
-/** Runs a command; typed library errors become the JSON error envelope (or one line) and exit code 1. */
+/** Runs a command; typed library errors become the JSON error envelope (or one line) and exit code 1, anything else `internal-error`. */
 export async function reportingErrors(command: string, argv: GlobalOptions, run: () => Promise<void>): Promise<void> {
   const { isBrvError } = await import('../errors.js');
   try {
     await run();
   } catch (error) {
     if (isBrvError(error)) printError(command, argv.format, error.kind, error.message, EXIT_FAILURE);
-    else
-      printError(command, argv.format, 'internal-error', `Unexpected failure: ${(error as Error)?.stack ?? String(error)}`, EXIT_FAILURE);
+    else printInternalError(command, argv.format, error);
   }
 }

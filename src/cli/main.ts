@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { fastParse } from './fast-args.js';
+import { isBrvError } from '../errors.js';
+import { EXIT_FAILURE, commandWord, printError, printInternalError, requestedFormat } from './output.js';
 
 // BRV_TRACE=1 prints where a command spent its time (performance marks set across the library).
 if (process.env.BRV_TRACE) {
@@ -23,10 +25,30 @@ async function main(): Promise<void> {
   return runParser(args, scriptName);
 }
 
-// No top-level await: the build emits a script (see scripts/build.mjs). A failure here is a bug;
-// rethrown outside the promise it ends the process with its stack and exit code 1.
-main().catch((error: unknown) =>
-  setImmediate(() => {
-    throw error;
-  }),
-);
+// A reader that went away (`brv ls | head -1`) is not an error: stop writing, keep the exit code.
+// (The MCP server handles its stdout itself: a client going away ends its session cleanly.)
+if (commandWord(args) !== 'mcp')
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    process.exit(error.code === 'EPIPE' ? (process.exitCode ?? 0) : EXIT_FAILURE);
+  });
+
+/**
+ * Whatever escapes a command (a bug, an event emitter's error, an unhandled rejection) is reported as
+ * one line, `internal-error` (or a BrvError's own kind) in the JSON envelope under --format json,
+ * exit code 1; the stack only with BRV_DEBUG or BRV_TRACE. `brv mcp` speaks JSON-RPC on stdout, so its failures go to stderr.
+ */
+let crashed = false;
+function reportUncaught(error: unknown): void {
+  if (crashed) return;
+  crashed = true;
+  const command = commandWord(args);
+  const format = command === 'mcp' ? 'text' : requestedFormat(args);
+  // A typed failure a command did not report itself keeps its kind.
+  if (isBrvError(error)) printError(command, format, error.kind, error.message, EXIT_FAILURE);
+  else printInternalError(command, format, error);
+  process.exit(EXIT_FAILURE);
+}
+process.on('uncaughtException', reportUncaught);
+
+// No top-level await: the build emits a script (see scripts/build.mjs).
+main().catch(reportUncaught);

@@ -22,6 +22,7 @@ export const GLOBAL_OPTIONS = {
     choices: ['text', 'json'],
     default: 'text',
     describe: 'Output format (json: one line, for agents and scripts)',
+    requiresArg: true,
   },
   C: { type: 'string', describe: 'Run as if brv was started in this directory', requiresArg: true },
 } as const satisfies OptionTable;

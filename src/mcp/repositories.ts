@@ -13,10 +13,12 @@ import { Brv } from '../service/brv.js';
 export class RepositoryPool {
   private readonly open = new Map<string, Promise<Brv>>();
   private home: Promise<{ commonDir: string; gitDir: string } | undefined> | undefined;
+  private closed = false;
 
   constructor(private readonly launchDir: string) {}
 
   async resolve(cwd: string | undefined): Promise<Brv> {
+    if (this.closed) throw new BrvError('server-closing', 'This brv MCP server is shutting down: reconnect and call again.');
     const home = await this.homeRepository();
     if (cwd === undefined) {
       if (!home)
@@ -34,9 +36,12 @@ export class RepositoryPool {
     return this.brvFor(location.gitDir, cwd);
   }
 
-  close(): void {
-    for (const brv of this.open.values()) brv.then((b) => b.close()).catch(() => {});
+  /** Closes every repository (their long-lived git processes), including ones still opening; none opens after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const opening = [...this.open.values()];
     this.open.clear();
+    await Promise.all(opening.map((brv) => brv.then((b) => b.close()).catch(() => {})));
   }
 
   private homeRepository(): Promise<{ commonDir: string; gitDir: string } | undefined> {
@@ -55,6 +60,11 @@ export class RepositoryPool {
       brv.catch(() => this.open.delete(gitDir));
     }
     const ready = await brv;
+    if (this.closed) {
+      // Opened while the pool was closing: close() may have missed it.
+      ready.close();
+      throw new BrvError('server-closing', 'This brv MCP server is shutting down: reconnect and call again.');
+    }
     await ready.refreshBranch();
     return ready;
   }

@@ -44,8 +44,10 @@ export interface ServerOptions {
  * strict (unknown fields are refused) and bounded; every failure is a tool result with `isError`
  * and the error's kind, never a crash of the server.
  */
-export function createMcpServer(options: ServerOptions): { server: McpServer; pool: RepositoryPool } {
+export function createMcpServer(options: ServerOptions): { server: McpServer; pool: RepositoryPool; calls: CallTracker } {
   const pool = new RepositoryPool(options.launchDir);
+  const calls = new CallTracker();
+  const run = (cwd: string | undefined, call: (brv: Brv) => Promise<CallToolResult>) => calls.track(runCall(pool, cwd, call));
   const server = new McpServer(
     { name: 'brv', version: options.version },
     options.instructions ? { instructions: options.instructions } : {},
@@ -68,7 +70,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       annotations: { title: 'brv query', ...READ_ONLY },
     },
     (args) =>
-      run(pool, args.cwd, async (brv) => {
+      run(args.cwd, async (brv) => {
         const result = await brv.query(args.query, { limit: args.limit ?? 10 });
         if (result.matchedDocs.length === 0) return text(`No topics matched "${args.query}" in this project's context tree.`);
         const body = result.matchedDocs.map(
@@ -103,7 +105,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       annotations: { title: 'brv curate', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) =>
-      run(pool, args.cwd, async (brv) => {
+      run(args.cwd, async (brv) => {
         const result = await brv.curateHtml(args.html, args.meta, args.confirmOverwrite ?? false);
         if (result.ok) {
           const verb = result.unchanged
@@ -144,7 +146,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       annotations: { title: 'brv search', ...READ_ONLY },
     },
     (args) =>
-      run(pool, args.cwd, async (brv) => {
+      run(args.cwd, async (brv) => {
         const result = await brv.search(args.query, { limit: args.limit ?? 10, scope: args.scope });
         if (result.results.length === 0) return text(`No topics matched "${args.query}".`);
         return text(result.results.map((r) => `- ${r.topicPath} — ${r.title} (score ${r.score})\n  ${r.excerpt}`).join('\n'));
@@ -164,7 +166,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
         .strict(),
       annotations: { title: 'brv read', ...READ_ONLY },
     },
-    (args) => run(pool, args.cwd, async (brv) => text((await brv.read(args.path)).content)),
+    (args) => run(args.cwd, async (brv) => text((await brv.read(args.path)).content)),
   );
 
   server.registerTool(
@@ -181,7 +183,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       annotations: { title: 'brv list', ...READ_ONLY },
     },
     (args) =>
-      run(pool, args.cwd, async (brv) => {
+      run(args.cwd, async (brv) => {
         const result = await brv.list(args.prefix);
         return text(
           result.topics.length ? result.topics.join('\n') : result.prefix ? `No topics under ${result.prefix}.` : 'No topics yet.',
@@ -189,7 +191,31 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       }),
   );
 
-  return { server, pool };
+  return { server, pool, calls };
+}
+
+/** The tool calls still running, so that a server whose client went away can let them finish first. */
+export class CallTracker {
+  private readonly running = new Set<Promise<unknown>>();
+
+  track<T>(call: Promise<T>): Promise<T> {
+    this.running.add(call);
+    const done = () => this.running.delete(call);
+    call.then(done, done);
+    return call;
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Resolves when every call running now has settled, or after `timeoutMs`, whichever is first. */
+  async settled(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.running]), timeout]);
+    clearTimeout(timer);
+  }
 }
 
 function text(value: string): CallToolResult {
@@ -197,7 +223,11 @@ function text(value: string): CallToolResult {
 }
 
 /** Runs one tool call against its repository; a typed failure becomes an error result naming its kind. */
-async function run(pool: RepositoryPool, cwd: string | undefined, call: (brv: Brv) => Promise<CallToolResult>): Promise<CallToolResult> {
+async function runCall(
+  pool: RepositoryPool,
+  cwd: string | undefined,
+  call: (brv: Brv) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   try {
     return await call(await pool.resolve(cwd));
   } catch (error) {
