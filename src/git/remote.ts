@@ -44,10 +44,14 @@ export async function requireRemote(repo: GitRepository, name: string): Promise<
   return remote;
 }
 
-/** Fetches exactly these refspecs (nothing else: no tags, no default refspecs) and prunes what they map. */
+/**
+ * Fetches exactly these refspecs (nothing else: no tags, no default refspecs, and — `--refmap=` —
+ * no opportunistic update of the remote-tracking refs the remote's configured refspecs map to) and
+ * prunes what they map.
+ */
 export async function fetchRefspecs(repo: GitRepository, remote: string, refspecs: readonly string[]): Promise<void> {
   try {
-    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--quiet', '--', remote, ...refspecs]);
+    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--refmap=', '--quiet', '--', remote, ...refspecs]);
   } catch (error) {
     throw classifyTransportError(error, remote);
   }

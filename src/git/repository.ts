@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
-import { ObjectReader, type GitObject } from './object-reader.js';
+import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
 import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
 import { parseTree, type TreeEntry } from './tree.js';
 import { TreeWriter } from './tree-writer.js';
@@ -80,6 +80,23 @@ export class GitRepository {
   readObject(name: string): Promise<GitObject | undefined> {
     this.reader ??= new ObjectReader(this.location.gitDir);
     return this.reader.read(name);
+  }
+
+  /**
+   * Type and size of many objects in one `git cat-file --batch-check` (no contents read), in the
+   * order asked; undefined for a name that resolves to nothing.
+   */
+  async objectInfo(names: readonly string[]): Promise<Array<{ oid: string; type: ObjectType; size: number } | undefined>> {
+    if (names.length === 0) return [];
+    if (names.some((n) => /[\n\r]/.test(n))) throw new BrvError('invalid-object-name', 'Object names cannot contain newlines.');
+    const { stdout } = await this.git(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], {
+      input: names.map((n) => `${n}\n`).join(''),
+    });
+    const lines = stdout.split('\n');
+    return names.map((_, i) => {
+      const match = /^([0-9a-f]+) (blob|tree|commit|tag) (\d+)$/.exec(lines[i] ?? '');
+      return match ? { oid: match[1]!, type: match[2] as ObjectType, size: Number(match[3]) } : undefined;
+    });
   }
 
   async readBlob(name: string): Promise<Buffer | undefined> {

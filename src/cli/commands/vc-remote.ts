@@ -58,6 +58,7 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
       if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
       if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
       if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
+      for (const refused of result.refused) note(`Refused ${refused.ref}: ${refused.message}`);
       printText(lines.join('\n'));
     }),
 };
@@ -140,6 +141,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
       const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd());
       if (argv.format === 'json') return printJson('vc clone', true, result);
+      for (const refused of result.refused) note(`Refused ${refused.ref}: ${refused.message}`);
       printText(
         `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
           ` A plain git fetch now brings knowledge too.`,
