@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
+import { validateRemoteUrl } from '../git/remote.js';
 import type { GitRepository } from '../git/repository.js';
 import { branchRef, DEFAULT_BRANCH, sourceRef } from '../store/layout.js';
 
@@ -115,6 +116,7 @@ export async function refreshSources(repo: GitRepository): Promise<Array<{ alias
 }
 
 async function canonicalLocation(location: string, cwd: string): Promise<string> {
+  validateRemoteUrl(location);
   // URLs (scheme:// or scp-like host:path) go to git as they are; paths become absolute and real.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) || /^[^/\\]+:/.test(location)) return location;
   const absolute = path.resolve(cwd, location);
