@@ -160,7 +160,10 @@ export async function fetchStaged(
     });
     return refused;
   } finally {
-    const leftovers = await repo.listRefs(staging).catch(() => []);
+    // Ours, and those of brv processes that were killed before they could clean up.
+    const leftovers = (await repo.listRefs(INCOMING_PREFIX).catch(() => [])).filter(
+      (r) => r.ref.startsWith(staging) || !processAlive(Number(/^(\d+)-/.exec(r.ref.slice(INCOMING_PREFIX.length))?.[1])),
+    );
     if (leftovers.length > 0) {
       await repo
         .updateRefs(
@@ -169,6 +172,16 @@ export async function fetchStaged(
         )
         .catch(() => {});
     }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -24,7 +24,9 @@ async function shared() {
 test('four concurrent brv sync in one clone, repeated: all succeed, nothing is lost', async (t) => {
   const { root, a, b, bare } = await shared();
   t.teardown(() => cleanup(root));
-  const rounds = 4;
+  // Left behind by a brv that was killed mid-fetch: cleaned up by the next fetch.
+  await git(a, 'update-ref', 'refs/brv/incoming/2147483646-dead/0/main', (await refTip(a))!);
+  const rounds = 3;
   for (let i = 0; i < rounds; i++) {
     await put(b, `beta/t${i}`, rule(`beta ${i}`));
     ok(await brvJson(b, ['sync']));
