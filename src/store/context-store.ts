@@ -321,7 +321,13 @@ export async function checkForeignTips(
       );
       continue;
     }
-    const version = format.type === 'blob' && format.size <= 64 ? (await repo.readBlob(format.oid))?.toString('utf8').trim() : undefined;
+    // brv's own "1\n" needs no read; anything else is read only when small enough to be a version.
+    const version =
+      format.oid === knownFormatBlob(repo.location.objectFormat)
+        ? FORMAT_VERSION
+        : format.type === 'blob' && format.size <= 64
+          ? (await repo.readBlob(format.oid))?.toString('utf8').trim()
+          : undefined;
     if (!version || !/^\d{1,9}(\.\d{1,9})*$/.test(version) || version.split('.')[0] !== FORMAT_VERSION.split('.')[0]) {
       const shown = version && /^[\x20-\x7e]{1,20}$/.test(version) ? `brv data format ${version}` : `an unreadable ${FORMAT_PATH}`;
       problems.set(

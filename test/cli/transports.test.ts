@@ -110,6 +110,9 @@ test('a hostile URL already in .git/config is refused by git itself (GIT_ALLOW_P
   const refresh = await brvJson(a, ['source', 'refresh'], { env });
   t.regex(JSON.stringify(refresh.json?.data), /not allow/);
   t.false(existsSync(marker));
-  // The user's own remote (a path, i.e. the file transport) keeps working.
+  // The user's own remote (a path, i.e. the file transport) keeps working…
   t.true((await brvJson(a, ['vc', 'push', 'origin'])).json?.success);
+  // …unless the user narrowed the transports themselves: brv keeps the narrower list.
+  const narrowed = await brvJson(a, ['vc', 'push', 'origin'], { env: { GIT_ALLOW_PROTOCOL: 'ssh' } });
+  t.is(narrowed.json?.data.error.kind, 'unsupported-transport', narrowed.stdout);
 });
