@@ -81,7 +81,16 @@ async function refusedEverywhere(t: ExecutionContext, env: Awaited<ReturnType<ty
   t.is(await refTip(b, 'refs/brv/remotes/origin/heads/main'), tip);
   const merge = await brvJson(b, ['vc', 'merge', 'origin/main']);
   t.is(merge.json?.data.error.kind, expected, `${name}: vc merge`);
-  if (all) t.is((await brv(b, ['hooks', 'run', 'post-merge'])).exitCode, 0, 'a hook never fails git');
+  if (all) {
+    for (const hook of [
+      ['post-merge', '0'],
+      ['post-checkout', good!, good!, '1'],
+    ]) {
+      const run = await brv(b, ['hooks', 'run', ...hook]);
+      t.is(run.exitCode, 0, 'a hook never fails git');
+      t.regex(run.stdout + run.stderr, /format 99/, hook[0]);
+    }
+  }
   t.is(await refTip(b), good, `${name}: merge and hook left main alone`);
   // Every command keeps working in b.
   t.is(ok(await brvJson(b, ['ls'])).topics.length, 1, name);
