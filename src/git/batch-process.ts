@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BrvError } from '../errors.js';
-import { gitEnvironment, spawnFailure } from './run.js';
+import { gitEnvironment, spawnFailure, trackGitProcess, untrackGitProcess } from './run.js';
 
 /**
  * A long-lived git process fed requests on stdin, answering in order on stdout
@@ -15,6 +15,7 @@ export abstract class BatchProcess<T> {
 
   constructor(gitDir: string, args: readonly string[]) {
     this.child = spawn('git', [`--git-dir=${gitDir}`, ...args], { env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
+    trackGitProcess(this.child);
     this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     this.child.stdin!.on('error', (error: Error) => this.fail(error));
@@ -44,6 +45,8 @@ export abstract class BatchProcess<T> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // git exits on EOF; nothing left to stop at exit.
+    untrackGitProcess(this.child);
     this.child.stdin!.end();
     this.child.unref();
     for (const stream of [this.child.stdout, this.child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();

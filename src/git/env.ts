@@ -25,6 +25,13 @@ export function cleanGitEnvironment(base: NodeJS.ProcessEnv = process.env): Reco
     if (value !== undefined && !LEAKING_GIT_VARIABLES.includes(key)) env[key] = value;
   }
   env.GIT_TERMINAL_PROMPT ??= '0';
+  // Transports: only these, whatever the URL or the configuration says (overrides protocol.*.allow),
+  // so a remote URL like ext::<command>, fd::<n> or <helper>::… already in .git/config is refused by
+  // git itself. Keep in sync with ALLOWED_PROTOCOLS in remote.ts.
+  // A narrower list the user set is kept (the intersection); a wider one is not.
+  const allowed = ['file', 'git', 'http', 'https', 'ssh'];
+  const user = base.GIT_ALLOW_PROTOCOL?.split(':');
+  env.GIT_ALLOW_PROTOCOL = (user ? allowed.filter((p) => user.includes(p)) : allowed).join(':');
   env.GIT_OPTIONAL_LOCKS = '0';
   env.GIT_PAGER = 'cat';
   return env;

@@ -15,6 +15,67 @@ export function validateRemoteName(name: string): string {
   return name;
 }
 
+/**
+ * The transports brv lets git use (GIT_ALLOW_PROTOCOL in every git child brv runs, see env.ts):
+ * no `ext::` (runs a command), no `fd::`, no other remote helper (`<helper>::…`, `<helper>://…`
+ * runs `git-remote-<helper>` from PATH).
+ */
+export const ALLOWED_PROTOCOLS = ['file', 'git', 'http', 'https', 'ssh'] as const;
+const SCHEMES = new Set<string>([...ALLOWED_PROTOCOLS, 'git+ssh', 'ssh+git']);
+
+/**
+ * A remote URL (or path) from an agent or a user, checked before git sees it: a local path, an
+ * scp-like `[user@]host:path`, or `scheme://…` with an allowed scheme. Transport helpers
+ * (`ext::…`, `fd::…`, `<helper>::…`), other schemes, option-like values (`-…`, a host or user that
+ * starts with `-`) and control characters are refused with `unsupported-transport` / `invalid-url`.
+ */
+export function validateRemoteUrl(url: string): string {
+  if (url.length === 0 || url.length > 4096 || /[\0-\x1f\x7f]/.test(url)) {
+    throw new BrvError('invalid-url', 'A remote URL must be one line of printable text. Give an ssh, https, git or file URL, or a path.');
+  }
+  if (url.startsWith('-')) {
+    throw new BrvError('invalid-url', `"${url}" looks like an option, not a URL. Give an ssh, https, git or file URL, or a path.`);
+  }
+  const helper = /^([A-Za-z0-9][A-Za-z0-9+.-]*)::/.exec(url);
+  if (helper) {
+    throw new BrvError(
+      'unsupported-transport',
+      `${helper[1]}:: URLs (git remote helpers) are not allowed: brv only uses ${ALLOWED_PROTOCOLS.join(', ')}. Give an ssh, https, git or file URL, or a path.`,
+    );
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
+  if (scheme) {
+    if (!SCHEMES.has(scheme[1]!.toLowerCase())) {
+      throw new BrvError(
+        'unsupported-transport',
+        `${scheme[1]}:// URLs are not allowed: brv only uses ${ALLOWED_PROTOCOLS.join(', ')}. Give an ssh, https, git or file URL, or a path.`,
+      );
+    }
+    // ssh://-oProxyCommand=…, ssh://user@-host/…: git refuses most of these, brv refuses them all.
+    const authority = url.slice(scheme[0].length).split('/')[0] ?? '';
+    if (/(^|@)-/.test(authority) || /^-/.test(decodeURIComponentSafe(authority))) {
+      throw new BrvError('invalid-url', `"${url}" has a host or user that looks like an option.`);
+    }
+    return url;
+  }
+  // scp-like [user@]host:path (a colon before any slash), as git reads it.
+  const colon = url.indexOf(':');
+  const slash = url.indexOf('/');
+  if (colon > 0 && (slash < 0 || colon < slash)) {
+    const authority = url.slice(0, colon);
+    if (/(^|@)-/.test(authority)) throw new BrvError('invalid-url', `"${url}" has a host or user that looks like an option.`);
+  }
+  return url;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 export async function listRemotes(repo: GitRepository): Promise<Remote[]> {
   const entries = await repo.configList('^remote\\..*\\.url$');
   return entries.map(({ key, value }) => ({ name: key.slice('remote.'.length, -'.url'.length), url: value }));
@@ -22,6 +83,7 @@ export async function listRemotes(repo: GitRepository): Promise<Remote[]> {
 
 export async function addRemote(repo: GitRepository, name: string, url: string): Promise<void> {
   validateRemoteName(name);
+  validateRemoteUrl(url);
   if ((await listRemotes(repo)).some((r) => r.name === name)) {
     throw new BrvError('remote-exists', `A remote named ${name} already exists. Change its URL with brv vc remote set-url ${name} <url>.`);
   }
@@ -29,6 +91,7 @@ export async function addRemote(repo: GitRepository, name: string, url: string):
 }
 
 export async function setRemoteUrl(repo: GitRepository, name: string, url: string): Promise<void> {
+  validateRemoteUrl(url);
   await requireRemote(repo, name);
   await repo.git(['remote', 'set-url', '--', name, url]);
 }
@@ -44,10 +107,14 @@ export async function requireRemote(repo: GitRepository, name: string): Promise<
   return remote;
 }
 
-/** Fetches exactly these refspecs (nothing else: no tags, no default refspecs) and prunes what they map. */
+/**
+ * Fetches exactly these refspecs (nothing else: no tags, no default refspecs, and — `--refmap=` —
+ * no opportunistic update of the remote-tracking refs the remote's configured refspecs map to) and
+ * prunes what they map.
+ */
 export async function fetchRefspecs(repo: GitRepository, remote: string, refspecs: readonly string[]): Promise<void> {
   try {
-    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--quiet', '--', remote, ...refspecs]);
+    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--refmap=', '--quiet', '--', remote, ...refspecs]);
   } catch (error) {
     throw classifyTransportError(error, remote);
   }
@@ -91,6 +158,13 @@ export async function pushRefspecs(repo: GitRepository, remote: string, refspecs
 function classifyTransportError(error: unknown, remote: string): unknown {
   if (!(error instanceof GitCommandError)) return error;
   const stderr = error.stderr;
+  const transport = /transport '([^']*)' not allowed/.exec(stderr);
+  if (transport) {
+    return new BrvError(
+      'unsupported-transport',
+      `The remote ${remote} uses the ${transport[1]} transport, which brv does not allow (only ${ALLOWED_PROTOCOLS.join(', ')}). Point it at an ssh, https, git or file URL: git remote set-url ${remote} <url>.`,
+    );
+  }
   if (/Authentication failed|could not read Username|Permission denied|403/i.test(stderr)) {
     return new BrvError(
       'auth-failed',
@@ -115,6 +189,7 @@ function lastLine(text: string): string {
 /** `git clone` into `dir` (any URL git accepts: ssh, https with the user's credential helpers, a path). */
 export async function cloneRepository(url: string, dir: string, cwd: string): Promise<void> {
   const { runGit } = await import('./run.js');
+  validateRemoteUrl(url);
   try {
     await runGit(['clone', '--quiet', '--', url, dir], { cwd });
   } catch (error) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
-import { ObjectReader, type GitObject } from './object-reader.js';
+import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
 import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
 import { parseTree, type TreeEntry } from './tree.js';
 import { TreeWriter } from './tree-writer.js';
@@ -80,6 +80,23 @@ export class GitRepository {
   readObject(name: string): Promise<GitObject | undefined> {
     this.reader ??= new ObjectReader(this.location.gitDir);
     return this.reader.read(name);
+  }
+
+  /**
+   * Type and size of many objects in one `git cat-file --batch-check` (no contents read), in the
+   * order asked; undefined for a name that resolves to nothing.
+   */
+  async objectInfo(names: readonly string[]): Promise<Array<{ oid: string; type: ObjectType; size: number } | undefined>> {
+    if (names.length === 0) return [];
+    if (names.some((n) => /[\n\r]/.test(n))) throw new BrvError('invalid-object-name', 'Object names cannot contain newlines.');
+    const { stdout } = await this.git(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], {
+      input: names.map((n) => `${n}\n`).join(''),
+    });
+    const lines = stdout.split('\n');
+    return names.map((_, i) => {
+      const match = /^([0-9a-f]+) (blob|tree|commit|tag) (\d+)$/.exec(lines[i] ?? '');
+      return match ? { oid: match[1]!, type: match[2] as ObjectType, size: Number(match[3]) } : undefined;
+    });
   }
 
   async readBlob(name: string): Promise<Buffer | undefined> {
@@ -282,23 +299,29 @@ export class GitRepository {
 
   /** Every value of a multi-valued key (e.g. remote.origin.fetch). */
   async configGetAll(key: string): Promise<string[]> {
-    const { stdout, exitCode } = await this.git(['config', '--get-all', key], { okExitCodes: [1] });
+    const { stdout, exitCode } = await this.git(['config', '--get-all', '--', configKey(key)], { okExitCodes: [1] });
     return exitCode === 0 ? stdout.split('\n').filter(Boolean) : [];
   }
 
   async configSet(key: string, value: string, options: { global?: boolean; add?: boolean } = {}): Promise<void> {
-    await this.git(['config', ...(options.global ? ['--global'] : []), ...(options.add ? ['--add'] : []), key, value]);
+    await this.git(['config', ...(options.global ? ['--global'] : []), ...(options.add ? ['--add'] : []), '--', configKey(key), value]);
   }
 
   async configUnset(key: string, options: { global?: boolean; valuePattern?: string } = {}): Promise<void> {
-    const args = ['config', ...(options.global ? ['--global'] : []), options.valuePattern ? '--unset-all' : '--unset', key];
+    const args = [
+      'config',
+      ...(options.global ? ['--global'] : []),
+      options.valuePattern ? '--unset-all' : '--unset',
+      '--',
+      configKey(key),
+    ];
     if (options.valuePattern) args.push(options.valuePattern);
     await this.git(args, { okExitCodes: [5] });
   }
 
   /** Every `brv.*` (or other prefix) setting visible here, lower-cased keys as git reports them. */
   async configList(pattern: string, options: { global?: boolean } = {}): Promise<Array<{ key: string; value: string }>> {
-    const { stdout } = await this.git(['config', ...(options.global ? ['--global'] : []), '-z', '--get-regexp', pattern], {
+    const { stdout } = await this.git(['config', ...(options.global ? ['--global'] : []), '-z', '--get-regexp', '--', pattern], {
       okExitCodes: [1],
     });
     return stdout
@@ -311,7 +334,7 @@ export class GitRepository {
   }
 
   async configGet(key: string): Promise<string | undefined> {
-    const { stdout, exitCode } = await this.git(['config', '--get', key], { okExitCodes: [1] });
+    const { stdout, exitCode } = await this.git(['config', '--get', '--', configKey(key)], { okExitCodes: [1] });
     return exitCode === 0 ? stdout.trim() : undefined;
   }
 
@@ -321,6 +344,14 @@ export class GitRepository {
     this.reader = undefined;
     this.treeWriter = undefined;
   }
+}
+
+/** A config key as `section.name` (or `section.sub.name`): never something git could read as an option. */
+function configKey(key: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]*\.[^\0\n]+$/.test(key) || key.length > 1024) {
+    throw new BrvError('invalid-config-key', `"${key}" is not a git config key (section.name).`);
+  }
+  return key;
 }
 
 export function parseCommit(oid: string, data: Buffer): CommitInfo {

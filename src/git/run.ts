@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { BrvError } from '../errors.js';
 import { cleanGitEnvironment } from './env.js';
 
@@ -48,6 +49,7 @@ export function runGitBuffer(args: readonly string[], options: GitRunOptions = {
       env: gitEnvironment(options.env),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    trackGitProcess(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
@@ -91,4 +93,94 @@ export class GitCommandError extends BrvError {
     this.exitCode = exitCode;
     this.stderr = stderr;
   }
+}
+
+/** Every git process brv started that has not exited (or, for batch processes, been closed). */
+const running = new Set<ChildProcess>();
+
+/** Registers a git child so terminateGitProcesses can stop it (and what it started). */
+export function trackGitProcess(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  child.once('error', () => running.delete(child));
+}
+
+/** A child brv no longer needs to stop at exit (a batch process whose input is closed: it ends by itself). */
+export function untrackGitProcess(child: ChildProcess): void {
+  running.delete(child);
+}
+
+/**
+ * Stops every git process this brv process started that is still running, and every process
+ * those started (ssh, remote helpers: git does not stop its transport when it is killed), with
+ * `signal`. For front ends: call it when brv is told to stop (SIGTERM, SIGINT, SIGHUP), when its
+ * parent goes away, or at exit. The library installs no signal handlers itself. Synchronous, so
+ * it can run in an `exit` handler. Returns how many processes were signalled.
+ */
+export function terminateGitProcesses(signal: NodeJS.Signals = 'SIGTERM'): number {
+  const roots = [...running].map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
+  running.clear();
+  if (roots.length === 0) return 0;
+  const pids = withDescendants(roots);
+  // Deepest first, so a transport is gone before git can notice and start anything else.
+  for (const pid of pids.reverse()) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+  return pids.length;
+}
+
+/** `roots` and all their descendants, parents before children (best effort: Linux /proc, else ps). */
+function withDescendants(roots: readonly number[]): number[] {
+  let children: Map<number, number[]>;
+  try {
+    children = processChildren();
+  } catch {
+    return [...roots];
+  }
+  const seen = new Set<number>();
+  const order: number[] = [];
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    order.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return order;
+}
+
+function processChildren(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  const add = (pid: number, ppid: number) => {
+    if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return;
+    const list = children.get(ppid);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
+  };
+  if (process.platform === 'linux') {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // "<pid> (<comm>) <state> <ppid> …": comm may hold spaces and parentheses, so split after the last ")".
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        add(Number(entry), Number(fields[1]));
+      } catch {
+        // Exited meanwhile.
+      }
+    }
+    return children;
+  }
+  if (process.platform === 'win32') return children;
+  const ps = spawnSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8', timeout: 2000 });
+  for (const line of (ps.stdout ?? '').split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid !== undefined && ppid !== undefined) add(pid, ppid);
+  }
+  return children;
 }

@@ -19,6 +19,11 @@ export async function addWorktree(
   dir: string,
   options: { gitBranch?: string; commitish?: string } = {},
 ): Promise<Worktree> {
+  for (const value of [options.gitBranch, options.commitish]) {
+    if (value !== undefined && (value === '' || value.startsWith('-') || /[\0\n]/.test(value))) {
+      throw new BrvError('invalid-revision', `"${value}" is not a branch or commit name.`);
+    }
+  }
   const args = ['worktree', 'add', '--quiet'];
   if (options.gitBranch) args.push('-b', options.gitBranch);
   args.push('--', dir);

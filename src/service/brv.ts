@@ -93,7 +93,12 @@ export class Brv {
       await sync.trackRemote(brv.repo, 'origin');
       const fetched = await sync.fetchRemote(brv.store, 'origin');
       const branches = await sync.createMissingBranches(brv.repo, 'origin');
-      return { directory: brv.repo.location.workTree ?? brv.repo.location.gitDir, branches, reviews: fetched.reviews.opened };
+      return {
+        directory: brv.repo.location.workTree ?? brv.repo.location.gitDir,
+        branches,
+        reviews: fetched.reviews.opened,
+        refused: fetched.refused,
+      };
     } finally {
       brv.close();
     }
@@ -375,7 +380,8 @@ export class Brv {
     const snapshot = await this.store.snapshot(this.branch);
     const remote = await resolveRemote(this.repo, this.branch).catch(() => undefined);
     const tracking = remote ? remoteBranchRef(remote, this.branch) : undefined;
-    const trackingTip = tracking ? await this.repo.resolve(tracking) : undefined;
+    // A plain `git fetch` can point the tracking ref at anything (even a blob): only a commit counts.
+    const trackingTip = tracking ? await this.repo.resolve(`${tracking}^{commit}`) : undefined;
     const counts = snapshot.commit && trackingTip ? await this.repo.aheadBehind(snapshot.commit.oid, trackingTip) : undefined;
     const reviews = await listReviews(this.store, this.branch);
     return {
@@ -510,7 +516,7 @@ export class Brv {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.repo, this.branch, remote);
     const fetch = await sync.fetchRemote(this.store, name);
-    const merge = await sync.integrateRemote(this.store, this.branch, name, process.env.BRV_AGENT);
+    const merge = await sync.integrateRemote(this.store, this.branch, name, process.env.BRV_AGENT, fetch);
     if (!merge && !(await this.repo.resolve(branchRef(this.branch)))) {
       throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${this.branch}.`);
     }

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
-import { fetchRefspecs as fetchGitRefspecs } from '../git/remote.js';
+import { validateRemoteUrl } from '../git/remote.js';
 import type { GitRepository } from '../git/repository.js';
 import { branchRef, DEFAULT_BRANCH, sourceRef } from '../store/layout.js';
 
@@ -81,10 +81,18 @@ export async function removeSource(repo: GitRepository, aliasOrLocation: string)
   return source;
 }
 
-/** Fetches one source's brv branch into refs/brv/sources/<alias>/<branch> (forced: it is a mirror). */
+/**
+ * Fetches one source's brv branch into refs/brv/sources/<alias>/<branch> (forced: it is a mirror).
+ * The fetched tip is checked first: one that is not a brv commit this brv reads is refused and the
+ * source ref keeps its old value.
+ */
 export async function fetchSource(repo: GitRepository, source: Source): Promise<void> {
   try {
-    await fetchGitRefspecs(repo, source.url, [`+${branchRef(source.branch)}:${sourceRef(source.alias, source.branch)}`]);
+    const { fetchStaged } = await import('../sync/sync.js');
+    const refused = await fetchStaged(repo, source.url, [branchRef(source.branch)], () => sourceRef(source.alias, source.branch), {
+      exact: true,
+    });
+    if (refused[0]) throw new BrvError(refused[0].kind, `Knowledge source ${source.alias}: ${refused[0].message}`);
   } catch (error) {
     if (error instanceof BrvError && /couldn't find remote ref/i.test(error.message)) {
       throw new BrvError('not-a-brv-source', `${source.url} has no brv knowledge on branch ${source.branch} (run brv init there first).`);
@@ -108,6 +116,7 @@ export async function refreshSources(repo: GitRepository): Promise<Array<{ alias
 }
 
 async function canonicalLocation(location: string, cwd: string): Promise<string> {
+  validateRemoteUrl(location);
   // URLs (scheme:// or scp-like host:path) go to git as they are; paths become absolute and real.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) || /^[^/\\]+:/.test(location)) return location;
   const absolute = path.resolve(cwd, location);

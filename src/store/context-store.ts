@@ -147,6 +147,8 @@ export class ContextStore {
   /** A new brv branch at `commit`; fails if it exists. */
   async createBranch(name: string, commit: string): Promise<void> {
     validateBranchName(name);
+    // The start may be a remote-tracking tip nobody validated (a checkout of a remote-only branch).
+    await this.requireForeignTip(`The start of brv branch ${name}`, commit);
     try {
       await this.repo.updateRefs([{ ref: branchRef(name), newOid: commit, oldOid: undefined }], `brv branch: create ${name}`);
     } catch (error) {
@@ -247,6 +249,17 @@ export class ContextStore {
     }
   }
 
+  /** See checkForeignTips. */
+  checkForeignTips(tips: ReadonlyArray<{ label: string; oid: string }>): Promise<Map<string, BrvError>> {
+    return checkForeignTips(this.repo, tips);
+  }
+
+  /** Throws the problem of a commit that came from elsewhere (see checkForeignTips). */
+  async requireForeignTip(label: string, oid: string): Promise<void> {
+    const problem = (await checkForeignTips(this.repo, [{ label, oid }])).get(oid);
+    if (problem) throw problem;
+  }
+
   private async reviewFor(meta: CommitMeta): Promise<{ gated: boolean } | undefined> {
     const high = meta.impact === 'high';
     const wanted = high || meta.type === 'DELETE' || (meta.conflicts?.length ?? 0) > 0;
@@ -268,6 +281,65 @@ export class ContextStore {
       );
     }
   }
+}
+
+/**
+ * Checks commits that came from elsewhere (a remote, a knowledge source, a plain `git fetch`)
+ * before any local ref points at them: each must be a commit whose tree holds a `.brv/format`
+ * blob this brv reads. Returns the problem for each tip that fails (the others are fine); nothing
+ * is trusted about the objects, so sizes are checked before anything is read.
+ */
+export async function checkForeignTips(
+  repo: GitRepository,
+  tips: ReadonlyArray<{ label: string; oid: string }>,
+): Promise<Map<string, BrvError>> {
+  const problems = new Map<string, BrvError>();
+  if (tips.length === 0) return problems;
+  const names = tips.flatMap((t) => [t.oid, `${t.oid}:${FORMAT_PATH}`]);
+  const infos = await repo.objectInfo(names);
+  for (const [i, tip] of tips.entries()) {
+    const commit = infos[2 * i];
+    const format = infos[2 * i + 1];
+    const short = tip.oid.slice(0, 10);
+    if (!commit || commit.type !== 'commit') {
+      problems.set(
+        tip.oid,
+        new BrvError(
+          'not-a-brv-commit',
+          `${tip.label} (${short}) is ${commit ? `a ${commit.type}` : 'missing'}, not a brv commit. Nothing was changed here; ask whoever pushed it to put a brv commit back (brv vc push from a clone that has one).`,
+        ),
+      );
+      continue;
+    }
+    if (!format) {
+      problems.set(
+        tip.oid,
+        new BrvError(
+          'not-a-brv-commit',
+          `${tip.label} (${short}) is not a brv commit: its tree has no ${FORMAT_PATH}. Nothing was changed here; ask whoever pushed it to push a brv commit instead.`,
+        ),
+      );
+      continue;
+    }
+    // brv's own "1\n" needs no read; anything else is read only when small enough to be a version.
+    const version =
+      format.oid === knownFormatBlob(repo.location.objectFormat)
+        ? FORMAT_VERSION
+        : format.type === 'blob' && format.size <= 64
+          ? (await repo.readBlob(format.oid))?.toString('utf8').trim()
+          : undefined;
+    if (!version || !/^\d{1,9}(\.\d{1,9})*$/.test(version) || version.split('.')[0] !== FORMAT_VERSION.split('.')[0]) {
+      const shown = version && /^[\x20-\x7e]{1,20}$/.test(version) ? `brv data format ${version}` : `an unreadable ${FORMAT_PATH}`;
+      problems.set(
+        tip.oid,
+        new BrvError(
+          'unsupported-format',
+          `${tip.label} (${short}) uses ${shown}; this brv reads format ${FORMAT_VERSION}. Nothing was changed here: upgrade brv if that format is newer, otherwise ask whoever pushed it to fix that branch.`,
+        ),
+      );
+    }
+  }
+  return problems;
 }
 
 /** The blob id of `.brv/format` as brv writes it ("1\n"), so a tip at this format needs no read. */

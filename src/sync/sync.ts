@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError } from '../errors.js';
 import { fetchRefspecs as fetchGitRefspecs, listRemotes, pushRefspecs, requireRemote, type PushedRef } from '../git/remote.js';
-import type { GitRepository } from '../git/repository.js';
-import type { ContextStore } from '../store/context-store.js';
+import { RefMovedError, type GitRepository, type RefUpdate } from '../git/repository.js';
+import { checkForeignTips, type ContextStore } from '../store/context-store.js';
 import {
   branchRef,
   BRANCH_PREFIX,
@@ -20,6 +22,19 @@ export interface FetchResult {
   /** Remote brv branches now known, with their tips. */
   branches: Array<{ branch: string; commit: string }>;
   reviews: { opened: string[]; closed: string[] };
+  /**
+   * Remote tips brv refused (not a brv commit, or a data format this brv does not read): their
+   * remote-tracking refs did not move, and nothing local points at them.
+   */
+  refused: RefusedTip[];
+}
+
+export interface RefusedTip {
+  /** The ref on the remote, e.g. refs/brv/heads/main. */
+  ref: string;
+  commit: string;
+  kind: string;
+  message: string;
 }
 
 export interface PushResult {
@@ -38,7 +53,7 @@ export interface SyncResult {
   attempts: number;
 }
 
-const MAX_SYNC_ATTEMPTS = 5;
+const MAX_SYNC_ATTEMPTS = 8;
 
 /** The git config key naming the remote a brv branch syncs with (set by push -u). */
 export function upstreamKey(branch: string): string {
@@ -64,15 +79,125 @@ export async function resolveRemote(repo: GitRepository, branch: string, explici
 /**
  * Fetches a remote's brv branches and reviews into `refs/brv/remotes/<remote>/…` (never into local
  * branches), then mirrors review decisions (see mirrorReviews).
+ *
+ * git fetches into a namespace of this process's own (see fetchStaged), so concurrent fetches in
+ * one clone never fight over ref locks, and every fetched tip is checked before a remote-tracking
+ * ref moves to it: a tip that is not a brv commit or uses a data format this brv does not read is
+ * refused (reported in `refused`), its remote-tracking ref keeps its old value.
  */
 export async function fetchRemote(store: ContextStore, remote: string): Promise<FetchResult> {
   const { repo } = store;
   const seen = await seenReviews(store, remote);
-  await fetchGitRefspecs(repo, remote, fetchRefspecs(remote));
+  const trackingPrefix = `refs/brv/remotes/${remote}/`;
+  const refused = await fetchStaged(repo, remote, [BRANCH_PREFIX, REVIEW_PREFIX], (remoteRef) =>
+    remoteRef.startsWith(BRANCH_PREFIX)
+      ? `${trackingPrefix}heads/${remoteRef.slice(BRANCH_PREFIX.length)}`
+      : `${trackingPrefix}review/${remoteRef.slice(REVIEW_PREFIX.length)}`,
+  );
   const reviews = await mirrorReviews(store, remote, seen);
   const prefix = `refs/brv/remotes/${remote}/heads/`;
   const branches = (await repo.listRefs(prefix)).map((r) => ({ branch: r.ref.slice(prefix.length), commit: r.oid }));
-  return { remote, branches, reviews };
+  return { remote, branches, reviews, refused };
+}
+
+const INCOMING_PREFIX = 'refs/brv/incoming/';
+const MAX_REF_ATTEMPTS = 20;
+
+/**
+ * Fetches every ref under `remotePrefixes` from `remote` (a remote name or a URL) into a namespace
+ * of this process's own, checks each fetched tip (checkForeignTips), then moves the local refs
+ * `localRef(remoteRef)` to the accepted tips in one compare-and-swap transaction (retried when a
+ * concurrent fetch moved them first) and deletes local refs whose remote ref is gone. Refused tips
+ * move nothing. The staging namespace is removed whatever happens.
+ */
+export async function fetchStaged(
+  repo: GitRepository,
+  remote: string,
+  remotePrefixes: readonly string[],
+  localRef: (remoteRef: string) => string,
+  options: { exact?: boolean } = {},
+): Promise<RefusedTip[]> {
+  const staging = `${INCOMING_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}/`;
+  // refs/brv/heads/* -> <staging>0/*, refs/brv/review/* -> <staging>1/* (an exact ref maps to <staging>0).
+  const refspecs = remotePrefixes.map((p, i) => (options.exact ? `+${p}:${staging}${i}` : `+${p}*:${staging}${i}/*`));
+  try {
+    await fetchGitRefspecs(repo, remote, refspecs);
+    const staged = (await repo.listRefs(staging)).map(({ ref, oid }) => {
+      const rest = ref.slice(staging.length);
+      const slash = rest.indexOf('/');
+      const index = Number(slash < 0 ? rest : rest.slice(0, slash));
+      const remoteRef = options.exact ? remotePrefixes[index]! : `${remotePrefixes[index]!}${rest.slice(slash + 1)}`;
+      return { remoteRef, local: localRef(remoteRef), oid };
+    });
+    const problems = await checkForeignTips(
+      repo,
+      [...new Set(staged.map((s) => s.oid))].map((oid) => ({
+        label: staged.filter((s) => s.oid === oid).map((s) => `${s.remoteRef} on ${remote}`)[0]!,
+        oid,
+      })),
+    );
+    const refused = staged
+      .filter((s) => problems.has(s.oid))
+      .map((s) => ({ ref: s.remoteRef, commit: s.oid, kind: problems.get(s.oid)!.kind, message: problems.get(s.oid)!.message }));
+    const wanted = new Map(staged.filter((s) => !problems.has(s.oid)).map((s) => [s.local, s.oid]));
+    const refusedLocal = new Set(staged.filter((s) => problems.has(s.oid)).map((s) => s.local));
+    await withRefRetries(async () => {
+      const current = new Map<string, string>();
+      const localPrefixes = options.exact ? [] : remotePrefixes.map((p) => localRef(p));
+      for (const prefix of localPrefixes) for (const { ref, oid } of await repo.listRefs(prefix)) current.set(ref, oid);
+      if (options.exact) {
+        for (const p of remotePrefixes) {
+          const oid = await repo.resolve(localRef(p));
+          if (oid) current.set(localRef(p), oid);
+        }
+      }
+      const updates: RefUpdate[] = [];
+      for (const [ref, oid] of wanted) if (current.get(ref) !== oid) updates.push({ ref, newOid: oid, oldOid: current.get(ref) });
+      // Gone from the remote (as --prune would): gone here too. A refused ref keeps its old value.
+      for (const [ref, oid] of current)
+        if (!wanted.has(ref) && !refusedLocal.has(ref)) updates.push({ ref, newOid: undefined, oldOid: oid });
+      if (updates.length > 0) await repo.updateRefs(updates, `brv fetch ${remote}`);
+    });
+    return refused;
+  } finally {
+    // Ours, and those of brv processes that were killed before they could clean up.
+    const leftovers = (await repo.listRefs(INCOMING_PREFIX).catch(() => [])).filter(
+      (r) => r.ref.startsWith(staging) || !processAlive(Number(/^(\d+)-/.exec(r.ref.slice(INCOMING_PREFIX.length))?.[1])),
+    );
+    if (leftovers.length > 0) {
+      await repo
+        .updateRefs(
+          leftovers.map((r) => ({ ref: r.ref, newOid: undefined, oldOid: r.oid })),
+          'brv fetch: staging done',
+        )
+        .catch(() => {});
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs a read-compute-write step on refs again when another process moved them first (a lost
+ * compare-and-swap or a ref lock held by a concurrent brv), with a growing, jittered pause.
+ */
+export async function withRefRetries<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof RefMovedError) || attempt >= MAX_REF_ATTEMPTS) throw error;
+      await sleep(Math.min(200, 10 * attempt) + Math.random() * 25 * Math.min(attempt, 6));
+    }
+  }
 }
 
 /**
@@ -89,6 +214,20 @@ export async function mirrorReviews(
 ): Promise<{ opened: string[]; closed: string[] }> {
   const { repo } = store;
   const tracked = await repo.listRefs(remoteReviewPrefix(remote));
+  const now = new Set(tracked.map(({ ref }) => ref.slice(remoteReviewPrefix(remote).length)));
+  // A concurrent brv in this clone may open or close the same reviews first: re-read and retry.
+  const { opened, closed } = await withRefRetries(() => mirrorReviewsOnce(store, remote, before, tracked));
+  await writeSeenReviews(store, remote, now);
+  return { opened, closed };
+}
+
+async function mirrorReviewsOnce(
+  store: ContextStore,
+  remote: string,
+  before: ReadonlySet<string>,
+  tracked: ReadonlyArray<{ ref: string; oid: string }>,
+): Promise<{ opened: string[]; closed: string[] }> {
+  const { repo } = store;
   const local = new Map((await repo.listRefs(REVIEW_PREFIX)).map((r) => [r.ref.slice(REVIEW_PREFIX.length), r.oid]));
   const updates = [];
   const opened: string[] = [];
@@ -110,7 +249,6 @@ export async function mirrorReviews(
     }
   }
   if (updates.length > 0) await repo.updateRefs(updates, `brv fetch ${remote}: reviews`);
-  await writeSeenReviews(store, remote, now);
   return { opened, closed };
 }
 
@@ -136,13 +274,21 @@ async function writeSeenReviews(store: ContextStore, remote: string, ids: Readon
   await rename(temp, file);
 }
 
-/** Merges the remote-tracking copy of `branch` (if any) into the local branch. */
+/**
+ * Merges the remote-tracking copy of `branch` (if any) into the local branch. With the result of
+ * the fetch just made, a refused remote tip for this branch is an error (the branch does not move)
+ * rather than a silent "up to date"; mergeIntoBranch checks the tip itself in any case (a plain
+ * `git fetch` with `brv init --track` moves remote-tracking refs without brv).
+ */
 export async function integrateRemote(
   store: ContextStore,
   branch: string,
   remote: string,
   agent?: string,
+  fetched?: FetchResult,
 ): Promise<MergeResult | undefined> {
+  const refused = fetched?.refused.find((r) => r.ref === branchRef(branch));
+  if (refused) throw new BrvError(refused.kind, refused.message, { remote, branch, commit: refused.commit });
   const theirs = await store.repo.resolve(remoteBranchRef(remote, branch));
   if (!theirs) return undefined;
   return mergeIntoBranch(store, branch, theirs, {
@@ -219,7 +365,7 @@ export async function syncBranch(store: ContextStore, branch: string, remote: st
   let merge: MergeResult | undefined;
   for (let attempt = 1; ; attempt++) {
     const fetch = await fetchRemote(store, remote);
-    merge = (await integrateRemote(store, branch, remote, agent)) ?? merge;
+    merge = (await integrateRemote(store, branch, remote, agent, fetch)) ?? merge;
     const hasLocal = await store.repo.resolve(branchRef(branch));
     const push: PushResult = hasLocal ? await pushBranch(store, branch, remote) : { remote, branch, refs: [], upstreamSet: false };
     const rejected = push.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected');
@@ -230,6 +376,9 @@ export async function syncBranch(store: ContextStore, branch: string, remote: st
         `The remote ${remote} kept moving: gave up after ${attempt} fetch-merge-push rounds. Run brv sync again.`,
       );
     }
+    // Someone pushed (or holds the remote ref's lock) in between: back off a little, jittered, so
+    // concurrent syncs do not keep colliding in lock-step.
+    await sleep(Math.min(400, 40 * attempt) + Math.random() * 60 * attempt);
   }
 }
 
@@ -246,20 +395,30 @@ export async function trackRemote(repo: GitRepository, remote: string): Promise<
   return added;
 }
 
-/** After a clone or a first fetch: local brv branches for remote ones that have no local copy yet. */
+/**
+ * After a clone or a first fetch: local brv branches for remote ones that have no local copy yet.
+ * A remote tip that is not a brv commit this brv reads gets no local branch.
+ */
 export async function createMissingBranches(repo: GitRepository, remote: string): Promise<string[]> {
   const prefix = `refs/brv/remotes/${remote}/heads/`;
-  const local = new Set((await repo.listRefs(BRANCH_PREFIX)).map((r) => r.ref));
-  const created: string[] = [];
-  const updates = [];
-  for (const { ref, oid } of await repo.listRefs(prefix)) {
-    const branch = ref.slice(prefix.length);
-    if (local.has(branchRef(branch))) continue;
-    updates.push({ ref: branchRef(branch), newOid: oid, oldOid: undefined });
-    created.push(branch);
-  }
-  if (updates.length > 0) await repo.updateRefs(updates, `brv clone: branches from ${remote}`);
-  return created;
+  return withRefRetries(async () => {
+    const local = new Set((await repo.listRefs(BRANCH_PREFIX)).map((r) => r.ref));
+    const candidates = (await repo.listRefs(prefix)).filter(({ ref }) => !local.has(branchRef(ref.slice(prefix.length))));
+    const problems = await checkForeignTips(
+      repo,
+      candidates.map(({ ref, oid }) => ({ label: ref, oid })),
+    );
+    const created: string[] = [];
+    const updates = [];
+    for (const { ref, oid } of candidates) {
+      if (problems.has(oid)) continue;
+      const branch = ref.slice(prefix.length);
+      updates.push({ ref: branchRef(branch), newOid: oid, oldOid: undefined });
+      created.push(branch);
+    }
+    if (updates.length > 0) await repo.updateRefs(updates, `brv clone: branches from ${remote}`);
+    return created;
+  });
 }
 
 async function reviewIds(repo: GitRepository, prefix: string): Promise<string[]> {

@@ -29,6 +29,9 @@ export async function mergeIntoBranch(
 ): Promise<MergeResult> {
   const { repo } = store;
   await repo.requireModernGit();
+  // Their side may come from anywhere (a remote-tracking ref a plain `git fetch` moved): refuse a
+  // commit this brv cannot read before the branch moves to it or merges it.
+  await store.requireForeignTip(options.theirsLabel, theirs);
   const outcome = await store.commit<Omit<MergeResult, 'commit' | 'review'>>(branch, async (snapshot) => {
     const tip = snapshot.commit;
     if (!tip) return { moveTo: theirs, result: { status: 'fast-forward', merged: [], conflicts: [] } };

@@ -1,4 +1,5 @@
 import type { CommandModule } from 'yargs';
+import { stoppingGit } from '../stop-git-with-brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText, shortOid } from '../output.js';
 
@@ -16,12 +17,13 @@ const addCommand: CommandModule<GlobalOptions, AddOptions> = {
       .positional('location', { type: 'string', demandOption: true, describe: 'A path to another repository, or any URL git can fetch' })
       .option('alias', { type: 'string', requiresArg: true, describe: 'Name for it (default: the last path segment)' })
       .option('branch', { type: 'string', requiresArg: true, describe: 'Its brv branch to read (default: main)' }),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('source add', argv, async (brv) => {
       const source = await brv.sourceAdd(argv.location, { alias: argv.alias, branch: argv.branch, cwd: argv.C ?? process.cwd() });
       if (argv.format === 'json') return printJson('source add', true, source);
       printText(`Added knowledge source ${source.alias} (${source.url}, ${shortOid(source.commit)}). brv sync refreshes it.`);
     }),
+  ),
 };
 
 interface RemoveOptions extends GlobalOptions {
@@ -55,7 +57,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
 const refreshCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   command: 'refresh',
   describe: 'Fetch every knowledge source again (brv sync does this too)',
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('source refresh', argv, async (brv) => {
       const results = await brv.sourceRefresh();
       if (argv.format === 'json') return printJson('source refresh', true, { sources: results });
@@ -63,6 +65,7 @@ const refreshCommand: CommandModule<GlobalOptions, GlobalOptions> = {
         results.map((r) => `${r.alias}\t${r.error ? `failed: ${r.error}` : shortOid(r.commit)}`).join('\n') || 'No knowledge sources.',
       );
     }),
+  ),
 };
 
 export const sourceCommand: CommandModule<GlobalOptions, GlobalOptions> = {

@@ -1,4 +1,5 @@
 import type { CommandModule } from 'yargs';
+import { stoppingGit } from '../stop-git-with-brv.js';
 import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { describeMerge } from './vc-branch.js';
@@ -50,7 +51,7 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
   command: 'fetch [remote]',
   describe: "Fetch a remote's brv branches and reviews into refs/brv/remotes/<remote>/ (nothing local changes)",
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {
       const result = await brv.fetch(argv.remote);
       if (argv.format === 'json') return printJson('vc fetch', true, result);
@@ -58,20 +59,23 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
       if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
       if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
       if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
+      for (const refused of result.refused) note(`Refused ${refused.ref}: ${refused.message}`);
       printText(lines.join('\n'));
     }),
+  ),
 };
 
 export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
   command: 'pull [remote]',
   describe: 'Fetch, then merge the remote copy of the current brv branch into it',
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
       const result = await brv.pull(argv.remote);
       if (argv.format === 'json') return printJson('vc pull', true, result);
       printText(describeMerge(`${result.remote}/${result.branch}`, result.merge));
     }),
+  ),
 };
 
 interface PushOptions extends RemoteArg {
@@ -85,7 +89,7 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
     y
       .positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' })
       .option('u', { alias: 'set-upstream', type: 'boolean', default: false, describe: 'Remember this remote for the branch' }),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('vc push', argv, async (brv) => {
       const result = await brv.push(argv.remote, { setUpstream: argv.u });
       if (argv.format === 'json') return printJson('vc push', true, result);
@@ -95,13 +99,14 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
           (result.upstreamSet ? ` Upstream set to ${result.remote}.` : ''),
       );
     }),
+  ),
 };
 
 export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
   command: 'sync [remote]',
   describe: 'Fetch, merge and push the current brv branch and reviews in one step (retries if the remote moves)',
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
       const result = await brv.sync(argv.remote);
@@ -112,6 +117,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
       lines.push(pushed?.status === 'ok' ? `Pushed to ${result.remote}.` : `Nothing to push to ${result.remote}.`);
       printText(lines.join('\n'));
     }),
+  ),
 };
 
 interface CloneOptions extends GlobalOptions {
@@ -126,7 +132,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
     y
       .positional('url', { type: 'string', demandOption: true, describe: 'Any URL git can clone (ssh, https, file://, a path)' })
       .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' }),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     reportingErrors('vc clone', argv, async () => {
       const { Brv } = await import('../../service/brv.js');
       const dir =
@@ -140,9 +146,11 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
       const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd());
       if (argv.format === 'json') return printJson('vc clone', true, result);
+      for (const refused of result.refused) note(`Refused ${refused.ref}: ${refused.message}`);
       printText(
         `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
           ` A plain git fetch now brings knowledge too.`,
       );
     }),
+  ),
 };

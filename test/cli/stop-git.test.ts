@@ -1,0 +1,90 @@
+import test from 'ava';
+import { execa } from 'execa';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { brvJson, cleanup, CLI, ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
+
+/** Alive and not a zombie (an orphan nobody reaps still answers kill 0). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (condition()) return true;
+    await sleep(50);
+  }
+  return condition();
+}
+
+/** A repository whose origin is reached through an ssh that never answers (it records its pid, then sleeps). */
+async function hangingRemote() {
+  const repo = await makeRepo();
+  const bin = await tempDir('brv-hang-');
+  const pidFile = path.join(bin, 'ssh.pid');
+  const ssh = path.join(bin, 'ssh');
+  await writeFile(ssh, `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 60\n`);
+  await chmod(ssh, 0o755);
+  await git(repo, 'remote', 'add', 'origin', 'example.com:/srv/project.git');
+  await brvJson(repo, ['init']);
+  const env = { ...ENV, GIT_SSH_COMMAND: ssh, GIT_SSH_VARIANT: 'simple' };
+  return { repo, bin, pidFile, env };
+}
+
+async function sshAndGit(pidFile: string): Promise<{ ssh: number; git: number }> {
+  t_true(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 8000), 'ssh started');
+  const ssh = Number((await readFile(pidFile, 'utf8')).trim());
+  return { ssh, git: parentOf(ssh) };
+}
+
+function t_true(value: boolean, message: string) {
+  if (!value) throw new Error(message);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  test(`${signal} to brv sync stops its git fetch and the ssh under it within 2 s`, async (t) => {
+    const { repo, bin, pidFile, env } = await hangingRemote();
+    t.teardown(() => cleanup(repo, bin));
+    const run = execa('node', [CLI, 'sync', '--format', 'json'], { cwd: repo, env, extendEnv: false, reject: false });
+    const { ssh, git: gitPid } = await sshAndGit(pidFile);
+    t.true(alive(ssh) && alive(gitPid));
+    t.regex(readFileSync(`/proc/${gitPid}/cmdline`, 'utf8'), /fetch/);
+    run.kill(signal);
+    t.true(await waitFor(() => !alive(ssh) && !alive(gitPid), 2000), 'git and ssh are gone');
+    const result = await run;
+    t.true(result.exitCode !== 0 || result.signal !== undefined);
+  });
+}
+
+test('when the parent of brv sync goes away, brv stops its git children and exits', async (t) => {
+  const { repo, bin, pidFile, env } = await hangingRemote();
+  t.teardown(() => cleanup(repo, bin));
+  const brvPidFile = path.join(bin, 'brv.pid');
+  // A parent shell that starts brv and is then killed outright, as a crashed agent harness would be.
+  const parent = execa('sh', ['-c', `node '${CLI}' sync --format json & echo $! > '${brvPidFile}'; wait`], {
+    cwd: repo,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdio: 'ignore',
+  });
+  const { ssh, git: gitPid } = await sshAndGit(pidFile);
+  const brvPid = Number((await readFile(brvPidFile, 'utf8')).trim());
+  t.true(alive(brvPid));
+  parent.kill('SIGKILL');
+  t.true(await waitFor(() => !alive(ssh) && !alive(gitPid) && !alive(brvPid), 2500), 'brv, git and ssh are gone');
+  await parent;
+});

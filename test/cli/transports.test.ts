@@ -1,0 +1,118 @@
+import test from 'ava';
+import { existsSync } from 'node:fs';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { BrvError } from '../../src/errors.js';
+import { validateRemoteUrl } from '../../src/git/remote.js';
+import { put, twoClones } from '../helpers/knowledge.js';
+import { brvJson, cleanup, ENV, git, tempDir } from '../helpers/repo.js';
+
+const rule = (text: string) => `<bv-rule id="r1">${text}</bv-rule>`;
+
+/** A directory with a `git-remote-evil` helper that leaves a marker when git runs it. */
+async function evilHelper(marker: string): Promise<Record<string, string>> {
+  const bin = await tempDir('brv-evil-bin-');
+  const helper = path.join(bin, 'git-remote-evil');
+  await writeFile(helper, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
+  await chmod(helper, 0o755);
+  return { PATH: `${bin}:${ENV.PATH}` };
+}
+
+function hostileUrls(marker: string): string[] {
+  return [
+    `ext::sh -c touch% ${marker}`,
+    'fd::0',
+    'fd::3,4',
+    'evil::x',
+    'evil://host/x',
+    `--upload-pack=touch ${marker}`,
+    `-oProxyCommand=touch ${marker}`,
+    `ssh://-oProxyCommand=touch%20${marker}/x`,
+    `git@-oProxyCommand=touch:x`,
+    'https://example.com/x\nfetch = +refs/*:refs/*',
+  ];
+}
+
+test('agent-supplied URLs with other transports or option-like parts are refused with a typed error, and run nothing', async (t) => {
+  const { root, a } = await twoClones();
+  t.teardown(() => cleanup(root));
+  await brvJson(a, ['init']);
+  const marker = path.join(root, 'pwned');
+  const env = await evilHelper(marker);
+  for (const url of hostileUrls(marker)) {
+    const runs = [
+      await brvJson(a, ['vc', 'remote', 'add', 'x', url], { env }),
+      await brvJson(a, ['vc', 'remote', 'set-url', 'origin', url], { env }),
+      await brvJson(root, ['vc', 'clone', url, 'c'], { env }),
+      await brvJson(a, ['source', 'add', url, '--alias', 'x'], { env }),
+    ];
+    for (const [i, run] of runs.entries()) {
+      // An option-like value may already stop at the argument parser (a usage error): git never sees it.
+      const kinds = url.startsWith('-') ? ['invalid-url', 'usage'] : ['unsupported-transport', 'invalid-url'];
+      t.not(run.exitCode, 0, `${i} ${url}: ${run.stdout} ${run.stderr}`);
+      t.true(kinds.includes(run.json?.data.error.kind), `${i} ${url}: ${run.stdout}`);
+    }
+  }
+  t.false(existsSync(marker));
+  t.false(existsSync(path.join(root, 'c')));
+  t.deepEqual(
+    (await brvJson(a, ['vc', 'remote'])).json?.data.remotes.map((r: { name: string; url: string }) => r.name),
+    ['origin'],
+  );
+  t.not((await git(a, 'remote', 'get-url', 'origin')).trim(), 'evil::x');
+});
+
+test('validateRemoteUrl: allowed transports pass, helpers, other schemes and option-like parts are refused', (t) => {
+  for (const url of [
+    '/srv/git/project.git',
+    'relative/dir',
+    './-dir',
+    'file:///srv/git/project.git',
+    'ssh://git@example.com:2222/team/project.git',
+    'git+ssh://example.com/p.git',
+    'git@github.com:team/project.git',
+    'https://github.com/team/project.git',
+    'http://example.com/p',
+    'git://example.com/p.git',
+  ])
+    t.is(validateRemoteUrl(url), url);
+  for (const url of hostileUrls('/tmp/x')) {
+    const error = t.throws(() => validateRemoteUrl(url), undefined, url);
+    t.true(['unsupported-transport', 'invalid-url'].includes((error as BrvError).kind), url);
+  }
+});
+
+test('a hostile URL already in .git/config is refused by git itself (GIT_ALLOW_PROTOCOL), even where config allows it', async (t) => {
+  const { root, a } = await twoClones();
+  t.teardown(() => cleanup(root));
+  await brvJson(a, ['init']);
+  await put(a, 'x/y', rule('y'));
+  const marker = path.join(root, 'pwned');
+  const env = await evilHelper(marker);
+  // Configuration written behind brv's back, and a policy that would let git run any transport.
+  await git(a, 'config', 'protocol.allow', 'always');
+  await git(a, 'config', 'remote.ext.url', `ext::sh -c touch% ${marker}`);
+  await git(a, 'config', 'remote.evil.url', 'evil::x');
+  await git(a, 'config', 'remote.evil2.url', 'evil://host/x');
+  await git(a, 'config', 'remote.fd.url', 'fd::7');
+  await git(a, 'config', 'brvsource.ev.url', 'evil::x');
+  for (const remote of ['ext', 'evil', 'evil2', 'fd']) {
+    for (const args of [
+      ['vc', 'fetch', remote],
+      ['vc', 'push', remote],
+      ['sync', remote],
+    ]) {
+      const run = await brvJson(a, args, { env });
+      t.is(run.exitCode, 1, `${args.join(' ')}: ${run.stdout}`);
+      t.is(run.json?.data.error.kind, 'unsupported-transport', `${args.join(' ')}: ${run.stdout}`);
+    }
+  }
+  const refresh = await brvJson(a, ['source', 'refresh'], { env });
+  t.regex(JSON.stringify(refresh.json?.data), /not allow/);
+  t.false(existsSync(marker));
+  // The user's own remote (a path, i.e. the file transport) keeps working…
+  t.true((await brvJson(a, ['vc', 'push', 'origin'])).json?.success);
+  // …unless the user narrowed the transports themselves: brv keeps the narrower list.
+  const narrowed = await brvJson(a, ['vc', 'push', 'origin'], { env: { GIT_ALLOW_PROTOCOL: 'ssh' } });
+  t.is(narrowed.json?.data.error.kind, 'unsupported-transport', narrowed.stdout);
+});
