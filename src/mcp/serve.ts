@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { terminateGitProcesses } from '../git/run.js';
 import { createMcpServer, type ServerOptions } from './server.js';
 import { BoundedStdioTransport } from './stdio.js';
 
@@ -37,6 +38,8 @@ export async function serveStdio(options: StdioServeOptions): Promise<StdioSessi
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([pool.close(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
     clearTimeout(timer);
+    // An abandoned call may still have a git child (and its transport) running: stop them too.
+    terminateGitProcesses();
   });
   return { finished, stop: () => void transport.close() };
 }
