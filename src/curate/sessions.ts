@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { BrvError } from '../errors.js';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 
 export type SessionStep = 'awaiting-generate' | 'awaiting-correct';
 
@@ -15,6 +17,8 @@ export interface CurateSession {
 }
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+/** A session holds the intent and the last response (each bounded well below this). */
+const MAX_SESSION_BYTES = 16 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 export function isSessionId(id: string): boolean {
@@ -60,16 +64,28 @@ export class SessionStore {
     return session;
   }
 
-  /** The session, or undefined when the id is malformed, unknown, corrupt or expired. */
+  /**
+   * The session, or undefined when the id is malformed, unknown or expired. A damaged session file
+   * (not a regular file, truncated, not a session) is removed and reported as `corrupt-local-state`:
+   * the conversation cannot go on, a new `brv curate` starts afresh.
+   */
   async load(id: string): Promise<CurateSession | undefined> {
     if (!isSessionId(id)) return undefined;
+    const file = this.file(id);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await readFile(this.file(id), 'utf8'));
-    } catch {
-      return undefined;
+      const bytes = await readLocalFile(file, MAX_SESSION_BYTES, 'start a new session with brv curate "<intent>"');
+      if (bytes === undefined) return undefined;
+      parsed = JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      await this.discard(file);
+      if (error instanceof BrvError) throw error;
+      throw damaged(file, 'is not valid JSON');
     }
-    if (!isSession(parsed) || parsed.id.toLowerCase() !== id.toLowerCase()) return undefined;
+    if (!isSession(parsed) || parsed.id.toLowerCase() !== id.toLowerCase()) {
+      await this.discard(file);
+      throw damaged(file, 'is not a curate session');
+    }
     if (this.now() - parsed.createdAt > SESSION_TTL_MS) {
       await this.remove(id);
       return undefined;
@@ -78,14 +94,17 @@ export class SessionStore {
   }
 
   async save(session: CurateSession): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const temp = path.join(this.dir, `.${session.id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-    await writeFile(temp, JSON.stringify(session), { mode: 0o600 });
-    await rename(temp, this.file(session.id));
+    // Whatever damaged thing is in the way (a file for the sessions folder) held no live session.
+    await writeLocalFile(this.file(session.id), JSON.stringify(session), { mode: 0o600, repair: path.dirname(this.dir) });
   }
 
   async remove(id: string): Promise<void> {
-    if (isSessionId(id)) await rm(this.file(id), { force: true });
+    if (isSessionId(id)) await this.discard(this.file(id));
+  }
+
+  /** Removes a session file, or whatever damaged thing stands in its place; never fails. */
+  private async discard(file: string): Promise<void> {
+    await rm(file, { force: true, recursive: true }).catch(() => {});
   }
 
   /** Deletes expired sessions and stray temp files; returns how many live sessions remain. */
@@ -100,10 +119,10 @@ export class SessionStore {
     const cutoff = this.now() - SESSION_TTL_MS;
     for (const name of names) {
       const file = path.join(this.dir, name);
-      const info = await stat(file).catch(() => undefined);
+      const info = await lstat(file).catch(() => undefined);
       if (!info) continue;
-      if (info.mtimeMs < cutoff) await rm(file, { force: true });
-      else if (name.endsWith('.json')) live++;
+      if (info.mtimeMs < cutoff) await this.discard(file);
+      else if (name.endsWith('.json') && info.isFile()) live++;
     }
     return live;
   }
@@ -111,4 +130,14 @@ export class SessionStore {
   private file(id: string): string {
     return path.join(this.dir, `${id.toLowerCase()}.json`);
   }
+}
+
+function damaged(file: string, why: string): BrvError {
+  return new BrvError(
+    'corrupt-local-state',
+    `The curate session file ${file} ${why}; it was removed. Start a new session with brv curate "<intent>".`,
+    {
+      file,
+    },
+  );
 }
