@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 
 export type SessionStep = 'awaiting-generate' | 'awaiting-correct';
@@ -65,26 +64,24 @@ export class SessionStore {
   }
 
   /**
-   * The session, or undefined when the id is malformed, unknown or expired. A damaged session file
-   * (not a regular file, truncated, not a session) is removed and reported as `corrupt-local-state`:
-   * the conversation cannot go on, a new `brv curate` starts afresh.
+   * The session, or undefined when the id is malformed, unknown, expired or damaged (not a regular
+   * file, truncated, not a session: removed, the conversation cannot go on, a new `brv curate` starts afresh).
    */
   async load(id: string): Promise<CurateSession | undefined> {
     if (!isSessionId(id)) return undefined;
     const file = this.file(id);
     let parsed: unknown;
     try {
-      const bytes = await readLocalFile(file, MAX_SESSION_BYTES, 'start a new session with brv curate "<intent>"');
+      const bytes = await readLocalFile(file, MAX_SESSION_BYTES);
       if (bytes === undefined) return undefined;
       parsed = JSON.parse(bytes.toString('utf8'));
-    } catch (error) {
+    } catch {
       await this.discard(file);
-      if (error instanceof BrvError) throw error;
-      throw damaged(file, 'is not valid JSON');
+      return undefined;
     }
     if (!isSession(parsed) || parsed.id.toLowerCase() !== id.toLowerCase()) {
       await this.discard(file);
-      throw damaged(file, 'is not a curate session');
+      return undefined;
     }
     if (this.now() - parsed.createdAt > SESSION_TTL_MS) {
       await this.remove(id);
@@ -130,14 +127,4 @@ export class SessionStore {
   private file(id: string): string {
     return path.join(this.dir, `${id.toLowerCase()}.json`);
   }
-}
-
-function damaged(file: string, why: string): BrvError {
-  return new BrvError(
-    'corrupt-local-state',
-    `The curate session file ${file} ${why}; it was removed. Start a new session with brv curate "<intent>".`,
-    {
-      file,
-    },
-  );
 }
