@@ -613,7 +613,8 @@ export class Brv {
         path: w.path,
         gitBranch: w.gitBranch,
         bare: w.bare,
-        brvBranch: w.gitDir ? await currentBranch(w.gitDir).catch(() => DEFAULT_BRANCH) : DEFAULT_BRANCH,
+        // null when that worktree's brv/HEAD is damaged: never shown as some other branch
+        brvBranch: w.gitDir ? await currentBranch(w.gitDir).catch(() => null) : DEFAULT_BRANCH,
         current: w.gitDir === here,
       })),
     );

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { execa } from 'execa';
 import { chmod, copyFile, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI, ENV, ROOT, cleanup, git, makeRepo, refTip, reply, tempDir } from '../helpers/repo.js';
+import { CLI, ENV, ROOT, cleanup, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
 import { twoClones } from '../helpers/knowledge.js';
 
 // Every local state file brv keeps (DESIGN.md §2.8), damaged every way a crash, a full disk or a
@@ -152,6 +152,23 @@ test('brv/HEAD: every damage is a corrupt-local-state error naming brv vc checko
   await rm(head);
   t.like((await run(t, repo, ['vc', 'status', '--format', 'json'])).json, { success: true, data: { branch: 'main' } });
   await cleanup(repo, path.dirname(path.dirname(head)));
+});
+
+test("another worktree's damaged brv/HEAD is listed as unreadable, never as main; only that worktree is stopped", async (t) => {
+  const repo = await makeRepo();
+  const worktree = await makeWorktree(repo, 'side');
+  t.is((await curateOneShot(t, repo, 'notes/first')).json?.data.status, 'done');
+  t.true((await run(t, worktree, ['vc', 'checkout', '-b', 'side-notes', '--format', 'json'])).json?.success);
+  await writeFile(path.join(repo, '.git', 'worktrees', 'side', 'brv', 'HEAD'), 'side-no');
+  const list = await run(t, repo, ['worktree', 'list', '--format', 'json']);
+  t.deepEqual(
+    list.json?.data.worktrees.map((w: any) => w.brvBranch),
+    ['main', null],
+  );
+  t.regex((await run(t, repo, ['worktree', 'list'])).stdout, /brv: \(unreadable brv\/HEAD: run brv vc checkout <branch> there\)/);
+  t.is((await run(t, worktree, ['ls', '--format', 'json'])).json?.data.error?.kind, 'corrupt-local-state');
+  t.true((await run(t, repo, ['ls', '--format', 'json'])).json?.success);
+  await cleanup(repo, path.dirname(worktree));
 });
 
 test('curate session file: a damaged session is unknown-session (it cannot go on), a new kickoff works, nothing hangs', async (t) => {
