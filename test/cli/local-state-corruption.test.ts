@@ -154,6 +154,45 @@ test('brv/HEAD: every damage is a corrupt-local-state error naming brv vc checko
   await cleanup(repo, path.dirname(path.dirname(head)));
 });
 
+test('mode 000 as an unprivileged user: brv/HEAD is a typed error that checkout repairs, a session is unknown-session', async (t) => {
+  // As root, mode 000 reads fine: where setpriv exists, brv runs as an unprivileged user instead.
+  const SETPRIV = AS_ROOT ? (await execa('sh', ['-c', 'command -v setpriv'], { reject: false })).stdout.trim() : '';
+  if (AS_ROOT && !SETPRIV) return t.pass('root without setpriv: mode 000 cannot be tried here');
+  const repo = await makeRepo();
+  const home = await tempDir('brv-home-');
+  const config = path.join(home, '.gitconfig');
+  await writeFile(config, '[safe]\n\tdirectory = *\n');
+  const env = { ...ENV, HOME: home, GIT_CONFIG_GLOBAL: config, BRV_CODE_CACHE: '0' };
+  t.is((await curateOneShot(t, repo, 'notes/first')).json?.data.status, 'done');
+  const start = await run(t, repo, ['curate', 'record something', '--format', 'json']);
+  const session = path.join(repo, '.git', 'brv', 'sessions', `${start.json.data.sessionId}.json`);
+  await execa('chmod', ['-R', 'a+rwX', repo, home]);
+  const head = path.join(repo, '.git', 'brv', 'HEAD');
+  await writeFile(head, 'main\n');
+  await chmod(head, 0);
+  await chmod(session, 0);
+  const as = async (args: string[]) => {
+    const cli = AS_ROOT ? [SETPRIV, '--reuid=65534', '--regid=65534', '--clear-groups', 'node', CLI] : ['node', CLI];
+    const result = await execa(cli[0]!, [...cli.slice(1), ...args, '--format', 'json'], {
+      cwd: repo,
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout: DEADLINE_MS,
+    });
+    t.false(/\n\s+at .+:\d+:\d+/.test(result.stdout + result.stderr), result.stderr);
+    return JSON.parse(result.stdout);
+  };
+  const ls = await as(['ls']);
+  t.is(ls.data.error?.kind, 'corrupt-local-state');
+  t.regex(ls.data.error?.message, /cannot be read \(EACCES\); set this worktree's brv branch again with brv vc checkout <branch>/);
+  t.like(await as(['vc', 'checkout', 'main']), { success: true, data: { branch: 'main', previous: null } });
+  t.deepEqual((await as(['ls'])).data.topics, ['notes/first']);
+  const next = await as(['curate', '--session', start.json.data.sessionId, '--response', reply('notes/x')]);
+  t.is(next.data.errors?.[0]?.kind, 'unknown-session');
+  await cleanup(repo, home);
+});
+
 test("another worktree's damaged brv/HEAD is listed as unreadable, never as main; only that worktree is stopped", async (t) => {
   const repo = await makeRepo();
   const worktree = await makeWorktree(repo, 'side');
