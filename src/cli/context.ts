@@ -17,12 +17,13 @@ export async function withBrv(
   argv: GlobalOptions,
   run: (brv: Brv) => Promise<void>,
   preload?: () => Promise<unknown>,
+  open: { repairHead?: boolean } = {},
 ): Promise<void> {
   const { Brv } = await import('../service/brv.js');
   let brv: Brv | undefined;
   try {
     await reportingErrors(command, argv, async () => {
-      const opening = Brv.open(argv.C ?? process.cwd());
+      const opening = Brv.open(argv.C ?? process.cwd(), open);
       preload?.().catch(() => {});
       brv = await opening;
       await run(brv);

@@ -13,7 +13,21 @@
 // chunk's data carries a CRC-32 and is ignored when that does not match. A rejected or missing
 // chunk makes the run write a new pack at exit, to a temporary file renamed into place, so
 // concurrent first runs each write a whole file. BRV_CODE_CACHE=0 turns it off.
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
@@ -50,14 +64,40 @@ interface Entry {
   data: Buffer;
 }
 
+/** Packs are a few MB; anything far bigger is not one brv wrote. */
+const MAX_PACK_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A pack file's bytes, read the way brv reads its local state (store/local-file.ts, not imported so
+ * the launcher stays small): a symbolic link is not followed (it could point at /dev/zero), a FIFO
+ * never blocks, only a bounded regular file is read. Throws for anything else.
+ */
+function readPackFile(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_PACK_BYTES) throw new Error(`${file} is not a code cache`);
+    const bytes = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A pack: magic, the byte length of a JSON index {chunk: [offset, length, crc]} (uint32 LE both), the index, the data. */
 function readPack(): Map<string, Entry> {
   for (const dir of cacheDirs()) {
     let file: Buffer;
     try {
-      file = readFileSync(path.join(dir, packName));
+      file = readPackFile(path.join(dir, packName));
     } catch {
-      continue; // Not there (or unreadable): try the next place.
+      continue; // Not there (or not a pack file): try the next place; a run that misses writes a new one.
     }
     const entries = new Map<string, Entry>();
     try {
@@ -88,14 +128,23 @@ function writePack(entries: Map<string, Entry>): void {
   const bytes = Buffer.concat([header, json, ...[...entries.values()].map((e) => e.data)]);
   for (const dir of cacheDirs()) {
     const file = path.join(dir, packName);
-    const temporary = `${file}.${process.pid}.tmp`;
+    // Unique per write and created exclusively: a file or symbolic link planted at the name makes
+    // the write fail instead of going through it. The rename replaces whatever is at the pack's name.
+    const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+    let created = false;
     try {
       mkdirSync(dir, { recursive: true });
-      writeFileSync(temporary, bytes);
+      const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      created = true;
+      try {
+        for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
+      } finally {
+        closeSync(fd);
+      }
       renameSync(temporary, file);
     } catch {
-      remove(temporary);
-      continue; // Read-only or full: try the next place.
+      if (created) remove(temporary);
+      continue; // Read-only, full, or something else in the way: try the next place.
     }
     prune(dir);
     return;
@@ -109,7 +158,7 @@ function prune(dir: string): void {
     for (const entry of readdirSync(dir)) {
       if (entry === packName || !/\.(bin|tmp)$/.test(entry)) continue;
       const file = path.join(dir, entry);
-      if (statSync(file).mtimeMs < monthAgo) remove(file);
+      if (lstatSync(file).mtimeMs < monthAgo) remove(file);
     }
   } catch {
     // Another process pruned first.

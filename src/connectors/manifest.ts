@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import type { ConnectorType, Scope } from './agents.js';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+import { CONNECTOR_TYPES, type ConnectorType, type Scope } from './agents.js';
 import type { TextEdit } from './text.js';
 
 // What each install wrote, so uninstall removes exactly that: files brv created (deleted again),
@@ -39,10 +37,58 @@ export interface Manifest {
   installs: InstallRecord[];
 }
 
+/** Far more than any number of installs needs; a bigger file is not one brv wrote. */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+function isTextEdit(value: unknown): boolean {
+  const edit = value as TextEdit;
+  return typeof edit === 'object' && edit !== null && isCount(edit.offset) && isCount(edit.length) && isString(edit.text);
+}
+
+function isFileRecord(value: unknown): value is FileRecord {
+  const file = value as FileRecord;
+  return (
+    typeof file === 'object' &&
+    file !== null &&
+    isString(file.path) &&
+    typeof file.created === 'boolean' &&
+    isString(file.sha256) &&
+    isString(file.target) &&
+    (file.undo === undefined || isTextEdit(file.undo)) &&
+    (file.createdKey === undefined || (Array.isArray(file.createdKey) && file.createdKey.every(isString)))
+  );
+}
+
+function isInstallRecord(value: unknown): value is InstallRecord {
+  const record = value as InstallRecord;
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    isString(record.agent) &&
+    (CONNECTOR_TYPES as readonly string[]).includes(record.type) &&
+    (record.scope === 'project' || record.scope === 'global') &&
+    isString(record.root) &&
+    Array.isArray(record.files) &&
+    record.files.every(isFileRecord) &&
+    Array.isArray(record.dirs) &&
+    record.dirs.every(isString)
+  );
+}
+
+/**
+ * The manifest; an empty one when it is absent or unreadable (not a regular file, not JSON, not a
+ * manifest). Records of the wrong shape are dropped one by one: uninstall handles what they
+ * described by structure, as if it had no record.
+ */
 export async function loadManifest(file: string): Promise<Manifest> {
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<Manifest>;
-    if (parsed.version === 1 && Array.isArray(parsed.installs)) return { version: 1, installs: parsed.installs };
+    const bytes = await readLocalFile(file, MAX_MANIFEST_BYTES);
+    const parsed = bytes && (JSON.parse(bytes.toString('utf8')) as Partial<Manifest> | null);
+    if (parsed && parsed.version === 1 && Array.isArray(parsed.installs))
+      return { version: 1, installs: parsed.installs.filter(isInstallRecord) };
   } catch {
     // absent or unreadable: start afresh
   }
@@ -50,15 +96,7 @@ export async function loadManifest(file: string): Promise<Manifest> {
 }
 
 export async function saveManifest(file: string, manifest: Manifest): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  await writeLocalFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 export function sameInstall(

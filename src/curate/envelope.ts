@@ -106,7 +106,7 @@ export function parseResponseBody(body: string): ParsedResponse {
     return {
       ok: false,
       kind: 'invalid-response-format',
-      message: `The response is not valid JSON (${(error as Error).message}). Reply with {"html": "<bv-topic …>", "meta": {…}}.`,
+      message: `The response is not valid JSON (${jsonProblem(error, fence ? fence[1]! : body)}). Reply with {"html": "<bv-topic …>", "meta": {…}}.`,
     };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -127,4 +127,24 @@ export function parseResponseBody(body: string): ParsedResponse {
   const parsedMeta = parseMeta(meta);
   if (!parsedMeta.ok) return { ok: false, kind: 'invalid-response-format', message: parsedMeta.message };
   return { ok: true, html, meta: parsedMeta.meta };
+}
+
+/**
+ * Where a text stops being JSON, without quoting it: V8's messages quote the text ("Unexpected token
+ * 'r', "root:x:0:0"... is not valid JSON"), and the text may be any file an agent pointed at.
+ */
+export function jsonProblem(error: unknown, text: string): string {
+  const size = `${Buffer.byteLength(text, 'utf8')} bytes`;
+  const message = error instanceof Error ? error.message : '';
+  const start = text.search(/\S/);
+  if (start < 0) return `it is blank, ${size}`;
+  if (text[start] !== '{') return `it does not begin with "{", ${size}`;
+  const position = /position (\d+)/.exec(message);
+  if (/end of JSON input/i.test(message) || (position && Number(position[1]) >= text.trimEnd().length))
+    return `it ends before the JSON object is complete, ${size}`;
+  if (!position) return `a syntax error, ${size}`;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `a syntax error at line ${line}, column ${column}, ${size}`;
 }

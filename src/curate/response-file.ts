@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
 import { MAX_RESPONSE_BYTES } from './envelope.js';
 
@@ -33,8 +34,8 @@ export async function readInputFile(file: string, maxBytes = MAX_RESPONSE_BYTES,
   }
   let bytes: Buffer;
   try {
-    // O_NOFOLLOW-like safety: re-check after open that we read what we stat'ed.
-    const handle = await open(file, 'r');
+    // Swapped after the lstat? A link is not followed and a FIFO never blocks; then re-check that we read what we stat'ed.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const opened = await handle.stat();
       if (!opened.isFile() || opened.ino !== info.ino)

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 
 export type SessionStep = 'awaiting-generate' | 'awaiting-correct';
 
@@ -15,6 +16,8 @@ export interface CurateSession {
 }
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+/** A session holds the intent and the last response (each bounded well below this). */
+const MAX_SESSION_BYTES = 16 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 export function isSessionId(id: string): boolean {
@@ -60,16 +63,26 @@ export class SessionStore {
     return session;
   }
 
-  /** The session, or undefined when the id is malformed, unknown, corrupt or expired. */
+  /**
+   * The session, or undefined when the id is malformed, unknown, expired or damaged (not a regular
+   * file, truncated, not a session: removed, the conversation cannot go on, a new `brv curate` starts afresh).
+   */
   async load(id: string): Promise<CurateSession | undefined> {
     if (!isSessionId(id)) return undefined;
+    const file = this.file(id);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await readFile(this.file(id), 'utf8'));
+      const bytes = await readLocalFile(file, MAX_SESSION_BYTES);
+      if (bytes === undefined) return undefined;
+      parsed = JSON.parse(bytes.toString('utf8'));
     } catch {
+      await this.discard(file);
       return undefined;
     }
-    if (!isSession(parsed) || parsed.id.toLowerCase() !== id.toLowerCase()) return undefined;
+    if (!isSession(parsed) || parsed.id.toLowerCase() !== id.toLowerCase()) {
+      await this.discard(file);
+      return undefined;
+    }
     if (this.now() - parsed.createdAt > SESSION_TTL_MS) {
       await this.remove(id);
       return undefined;
@@ -78,14 +91,17 @@ export class SessionStore {
   }
 
   async save(session: CurateSession): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const temp = path.join(this.dir, `.${session.id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-    await writeFile(temp, JSON.stringify(session), { mode: 0o600 });
-    await rename(temp, this.file(session.id));
+    // Whatever damaged thing is in the way (a file for the sessions folder) held no live session.
+    await writeLocalFile(this.file(session.id), JSON.stringify(session), { mode: 0o600, repair: path.dirname(this.dir) });
   }
 
   async remove(id: string): Promise<void> {
-    if (isSessionId(id)) await rm(this.file(id), { force: true });
+    if (isSessionId(id)) await this.discard(this.file(id));
+  }
+
+  /** Removes a session file, or whatever damaged thing stands in its place; never fails. */
+  private async discard(file: string): Promise<void> {
+    await rm(file, { force: true, recursive: true }).catch(() => {});
   }
 
   /** Deletes expired sessions and stray temp files; returns how many live sessions remain. */
@@ -100,10 +116,10 @@ export class SessionStore {
     const cutoff = this.now() - SESSION_TTL_MS;
     for (const name of names) {
       const file = path.join(this.dir, name);
-      const info = await stat(file).catch(() => undefined);
+      const info = await lstat(file).catch(() => undefined);
       if (!info) continue;
-      if (info.mtimeMs < cutoff) await rm(file, { force: true });
-      else if (name.endsWith('.json')) live++;
+      if (info.mtimeMs < cutoff) await this.discard(file);
+      else if (name.endsWith('.json') && info.isFile()) live++;
     }
     return live;
   }

@@ -1,9 +1,10 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Element, Nodes, Root } from 'hast';
 import type { GitRepository } from '../git/repository.js';
 import type { ContextStore, Snapshot } from '../store/context-store.js';
 import { localStateDir } from '../store/layout.js';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 import { elementsIn, flatText } from '../topic/hast.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 
@@ -13,10 +14,16 @@ import { topicPathFromBlobPath } from '../topic/path.js';
 // is one, re-reading only the topics that changed).
 //
 // File: <git-common-dir>/brv/cache/cited/<tree-oid>
-//   # brv cited-files v1
+//   # brv cited-files v2
 //   <code path>\t<topic path>        one pair a line, sorted by code path then topic path
+//   # end <number of pairs>
+// The last line tells a complete file from a truncated one (the hook checks it with tail); a file
+// that is not complete, not a regular file or of another version is rebuilt.
 
-export const CITED_CACHE_HEADER = '# brv cited-files v1';
+export const CITED_CACHE_HEADER = '# brv cited-files v2';
+const CITED_CACHE_END = '# end';
+/** Far above what any tree cites; a bigger file is not one brv wrote, and is rebuilt. */
+const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 const KEEP_CACHE_FILES = 8;
 const READ_CHUNK = 256;
 const TREE_OID = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
@@ -126,17 +133,19 @@ export function bvFilesFragments(html: string): string {
 }
 
 export function serializeCitedCache(entries: readonly CitedEntry[]): string {
-  return `${CITED_CACHE_HEADER}\n${entries.map((e) => `${e.file}\t${e.topic}\n`).join('')}`;
+  return `${CITED_CACHE_HEADER}\n${entries.map((e) => `${e.file}\t${e.topic}\n`).join('')}${CITED_CACHE_END} ${entries.length}\n`;
 }
 
-/** Entries of a cache file, or undefined when it is not one this version wrote. */
+/** Entries of a cache file, or undefined when it is not a whole file this version wrote. */
 export function parseCitedCache(text: string): CitedEntry[] | undefined {
-  const lines = text.split('\n');
-  if (lines[0] !== CITED_CACHE_HEADER) return undefined;
+  if (!text.endsWith('\n')) return undefined;
+  const lines = text.slice(0, -1).split('\n');
+  if (lines[0] !== CITED_CACHE_HEADER || lines.at(-1) !== `${CITED_CACHE_END} ${lines.length - 2}`) return undefined;
   const entries: CitedEntry[] = [];
-  for (const line of lines.slice(1)) {
+  for (const line of lines.slice(1, -1)) {
     const tab = line.indexOf('\t');
-    if (tab > 0) entries.push({ file: line.slice(0, tab), topic: line.slice(tab + 1) });
+    if (tab <= 0) return undefined;
+    entries.push({ file: line.slice(0, tab), topic: line.slice(tab + 1) });
   }
   return entries;
 }
@@ -202,14 +211,17 @@ export async function ensureCitedCache(store: ContextStore, snapshot: Snapshot):
     entries = await citedEntriesOf(repo, await store.listBlobs(snapshot));
   }
   entries = sortEntries(entries);
-  await writeAtomic(file, serializeCitedCache(entries));
+  // A cache: when it cannot be written, the entries still answer this call.
+  await writeLocalFile(file, serializeCitedCache(entries), { repair: localStateDir(repo.location.commonDir) }).catch(() => {});
   await prune(path.dirname(file)).catch(() => {});
   return { file, tree, entries, source };
 }
 
+/** A cache file's entries; undefined when it is missing or damaged in any way (it is then rebuilt). */
 async function readCacheFile(file: string): Promise<CitedEntry[] | undefined> {
   try {
-    return parseCitedCache(await readFile(file, 'utf8'));
+    const bytes = await readLocalFile(file, MAX_CACHE_BYTES);
+    return bytes && parseCitedCache(bytes.toString('utf8'));
   } catch {
     return undefined;
   }
@@ -225,7 +237,7 @@ async function cacheFiles(dir: string): Promise<Array<{ name: string; mtime: num
   const dated = await Promise.all(
     names.map(async (name) => ({
       name,
-      mtime: await stat(path.join(dir, name)).then(
+      mtime: await lstat(path.join(dir, name)).then(
         (s) => s.mtimeMs,
         () => -1,
       ),
@@ -243,23 +255,16 @@ async function newestOtherCache(dir: string, tree: string): Promise<{ tree: stri
 
 /** Keeps the newest cache files; leaves young temp files alone (another process may be writing). */
 async function prune(dir: string): Promise<void> {
-  for (const { name } of (await cacheFiles(dir)).slice(KEEP_CACHE_FILES)) await rm(path.join(dir, name), { force: true });
+  for (const { name } of (await cacheFiles(dir)).slice(KEEP_CACHE_FILES)) await rm(path.join(dir, name), { force: true, recursive: true });
   const now = Date.now();
   for (const name of await readdir(dir)) {
     if (!name.endsWith('.tmp')) continue;
-    const mtime = await stat(path.join(dir, name)).then(
+    const mtime = await lstat(path.join(dir, name)).then(
       (s) => s.mtimeMs,
       () => 0,
     );
-    if (now - mtime > 600_000) await rm(path.join(dir, name), { force: true });
+    if (now - mtime > 600_000) await rm(path.join(dir, name), { force: true, recursive: true });
   }
-}
-
-async function writeAtomic(file: string, data: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
 }
 
 /**

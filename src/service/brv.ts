@@ -63,17 +63,30 @@ export class Brv {
   private constructor(
     readonly repo: GitRepository,
     public branch: string,
+    /** Why this worktree's brv/HEAD could not be read (opened with `repairHead`); `branch` is then only a placeholder. */
+    private readonly headProblem?: BrvError,
   ) {
     this.store = new ContextStore(repo);
     this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
   }
 
-  static async open(cwd: string): Promise<Brv> {
+  /**
+   * `repairHead`: a damaged brv/HEAD does not stop the opening (only `checkout`, which rewrites it, should
+   * pass it); every other command reports `corrupt-local-state` rather than act on a guessed branch.
+   */
+  static async open(cwd: string, options: { repairHead?: boolean } = {}): Promise<Brv> {
     // The default branch's tip is resolved by the discovery process itself (one git start fewer).
     const repo = await GitRepository.open(cwd, tipRevisions(DEFAULT_BRANCH));
     performance.mark('repository discovered');
     try {
-      return new Brv(repo, await currentBranch(repo.location.gitDir));
+      return await currentBranch(repo.location.gitDir).then(
+        (branch) => new Brv(repo, branch),
+        (error: unknown) => {
+          if (options.repairHead && error instanceof BrvError && error.kind === 'corrupt-local-state')
+            return new Brv(repo, DEFAULT_BRANCH, error);
+          throw error;
+        },
+      );
     } catch (error) {
       repo.close();
       throw error;
@@ -441,6 +454,8 @@ export class Brv {
     const { setCurrentBranch } = await import('../store/layout.js');
     validateBranchName(name);
     let created = false;
+    // -b starts the new branch at the current one's tip, which a damaged brv/HEAD no longer names.
+    if (options.create && this.headProblem) throw this.headProblem;
     if (options.create) {
       await this.createBranch(name);
       created = true;
@@ -452,7 +467,8 @@ export class Brv {
       created = true;
     }
     await setCurrentBranch(this.repo.location.gitDir, name);
-    return { branch: name, previous: this.branch, created, commit: await this.repo.resolve(branchRef(name)) };
+    const previous = this.headProblem ? null : this.branch;
+    return { branch: name, previous, created, commit: await this.repo.resolve(branchRef(name)) };
   }
 
   /** Merges another brv branch (local, or `<remote>/<branch>`) into the current one. */
@@ -603,7 +619,8 @@ export class Brv {
         path: w.path,
         gitBranch: w.gitBranch,
         bare: w.bare,
-        brvBranch: w.gitDir ? await currentBranch(w.gitDir).catch(() => DEFAULT_BRANCH) : DEFAULT_BRANCH,
+        // null when that worktree's brv/HEAD is damaged: never shown as some other branch
+        brvBranch: w.gitDir ? await currentBranch(w.gitDir).catch(() => null) : DEFAULT_BRANCH,
         current: w.gitDir === here,
       })),
     );

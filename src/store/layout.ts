@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
+import { readLocalFile, writeLocalFile } from './local-file.js';
 
 export const DEFAULT_BRANCH = 'main';
 export const FORMAT_PATH = '.brv/format';
@@ -62,23 +63,58 @@ export async function ensureLocalStateDir(commonDir: string, ...parts: string[])
   return dir;
 }
 
+/** How to repair this worktree's brv/HEAD: brv cannot rebuild it, only the user knows the branch. */
+const HEAD_FIX =
+  "set this worktree's brv branch again with brv vc checkout <branch> (git for-each-ref refs/brv/heads lists the branches), or delete the file to work on main";
+/** A branch name is at most 100 characters; anything much longer is not a file brv wrote. */
+const HEAD_MAX_BYTES = 256;
+
+function corruptHead(file: string, why: string): BrvError {
+  return new BrvError('corrupt-local-state', `${file} ${why}; ${HEAD_FIX}.`, { file });
+}
+
+/**
+ * The branch named by the bytes of a brv/HEAD file. brv always writes `<name>\n` (temp file and
+ * rename), so anything else (no final newline: truncated; more than one line, an invalid name,
+ * binary garbage, empty) is damage, never read as some other branch.
+ */
+export function parseHead(bytes: Uint8Array, file: string): string {
+  const text = Buffer.from(bytes).toString('latin1');
+  const match = /^([^\n]*)\n$/.exec(text);
+  if (!match) {
+    const why =
+      text === ''
+        ? 'is empty'
+        : text.includes('\n')
+          ? 'has more than one line'
+          : 'does not end with a newline (it is truncated or damaged)';
+    throw corruptHead(file, `${why}, so it names no brv branch`);
+  }
+  try {
+    return validateBranchName(match[1]!);
+  } catch {
+    throw corruptHead(file, 'does not hold a valid brv branch name');
+  }
+}
+
 /** The brv branch this worktree works on (`<git-dir>/brv/HEAD`), `main` when unset. */
 export async function currentBranch(gitDir: string): Promise<string> {
-  try {
-    const name = (await readFile(path.join(gitDir, 'brv', 'HEAD'), 'utf8')).trim();
-    return name ? validateBranchName(name) : DEFAULT_BRANCH;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_BRANCH;
-    throw error;
-  }
+  const dir = path.join(gitDir, 'brv');
+  const file = path.join(dir, 'HEAD');
+  const bytes = await readLocalFile(file, HEAD_MAX_BYTES, HEAD_FIX);
+  if (bytes !== undefined) return parseHead(bytes, file);
+  // Missing: unset, unless a file stands where the brv folder should be (then HEAD is lost, not unset).
+  const parent = await lstat(dir).catch(() => undefined);
+  if (parent && !parent.isDirectory()) throw corruptHead(dir, 'is not a directory');
+  return DEFAULT_BRANCH;
 }
 
 /** Switches this worktree's brv branch (written atomically; other worktrees keep theirs). */
 export async function setCurrentBranch(gitDir: string, name: string): Promise<void> {
   validateBranchName(name);
   const dir = path.join(gitDir, 'brv');
-  await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `HEAD.${process.pid}.tmp`);
-  await writeFile(temp, `${name}\n`);
-  await rename(temp, path.join(dir, 'HEAD'));
+  await writeLocalFile(path.join(dir, 'HEAD'), `${name}\n`, {
+    durable: true,
+    fix: `remove it, then run brv vc checkout ${name} again`,
+  });
 }

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
 import { BrvError } from '../errors.js';
 
 /**
@@ -11,35 +13,43 @@ const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 const MISSING = new Set(['ENOENT', 'ENOTDIR']);
 
-function unreadable(file: string, why: string): BrvError {
-  return new BrvError('corrupt-local-state', `${file} ${why}; brv rebuilds it if you delete it (or run brv doctor).`, { file });
+/** What to tell the user when a cache is damaged; authoritative state passes its own fix. */
+const REBUILD = 'brv rebuilds it if you delete it (or run brv doctor)';
+
+function unreadable(file: string, why: string, fix = REBUILD): BrvError {
+  return new BrvError('corrupt-local-state', `${file} ${why}; ${fix}.`, { file });
 }
 
-function refuse(file: string, error: NodeJS.ErrnoException): BrvError {
-  if (error.code === 'ELOOP') return unreadable(file, 'is a symbolic link, which brv does not follow in its local state');
-  if (error.code === 'EISDIR') return unreadable(file, 'is a directory');
-  return unreadable(file, `cannot be read (${error.code ?? error.message})`);
+function refuse(file: string, error: NodeJS.ErrnoException, fix?: string): BrvError {
+  if (error.code === 'ELOOP') return unreadable(file, 'is a symbolic link, which brv does not follow in its local state', fix);
+  if (error.code === 'EISDIR') return unreadable(file, 'is a directory', fix);
+  return unreadable(file, `cannot be read (${error.code ?? error.message})`, fix);
 }
 
-function checkStat(file: string, stat: { isFile(): boolean; size: number }, maxBytes: number): void {
-  if (!stat.isFile()) throw unreadable(file, 'is not a regular file');
-  if (stat.size > maxBytes) throw unreadable(file, `is ${stat.size} bytes, more than the ${maxBytes} expected`);
+function checkStat(file: string, stat: { isFile(): boolean; size: number }, maxBytes: number, fix?: string): void {
+  if (!stat.isFile()) throw unreadable(file, 'is not a regular file', fix);
+  if (stat.size > maxBytes) throw unreadable(file, `is ${stat.size} bytes, more than the ${maxBytes} expected`, fix);
 }
 
-/** The file's bytes; undefined when it does not exist; `corrupt-local-state` when it is not a bounded regular file. */
-export async function readLocalFile(file: string, maxBytes: number): Promise<Buffer | undefined> {
+/**
+ * The file's bytes; undefined when it does not exist; `corrupt-local-state` when it is not a bounded
+ * regular file. `fix` replaces the default advice (delete it, brv rebuilds it) for state brv cannot rebuild.
+ */
+export async function readLocalFile(file: string, maxBytes: number, fix?: string): Promise<Buffer | undefined> {
   let handle;
   try {
     handle = await open(file, FLAGS);
   } catch (error) {
     if (MISSING.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
-    throw refuse(file, error as NodeJS.ErrnoException);
+    throw refuse(file, error as NodeJS.ErrnoException, fix);
   }
   try {
-    checkStat(file, await handle.stat(), maxBytes);
-    return await handle.readFile();
+    checkStat(file, await handle.stat(), maxBytes, fix);
+    const bytes = await handle.readFile();
+    if (bytes.length > maxBytes) throw unreadable(file, `is more than the ${maxBytes} bytes expected`, fix);
+    return bytes;
   } catch (error) {
-    throw error instanceof BrvError ? error : refuse(file, error as NodeJS.ErrnoException);
+    throw error instanceof BrvError ? error : refuse(file, error as NodeJS.ErrnoException, fix);
   } finally {
     await handle.close();
   }
@@ -69,5 +79,115 @@ export function readLocalFileSync(file: string, maxBytes: number): Buffer | unde
     throw error instanceof BrvError ? error : refuse(file, error as NodeJS.ErrnoException);
   } finally {
     closeSync(fd);
+  }
+}
+
+export interface LocalWriteOptions {
+  /** File mode of a newly written file (0o666 minus the umask by default). */
+  mode?: number;
+  /** flush the data to disk before the rename (state brv cannot rebuild). */
+  durable?: boolean;
+  /**
+   * For caches, the local state folder they live in: whatever is in the way below it (a directory
+   * where the file goes, a file or link where a folder goes) is brv's own damaged state and is
+   * removed, once, before giving up. Nothing above this folder is ever touched.
+   */
+  repair?: string;
+  /** Advice for a damaged destination that brv does not repair itself. */
+  fix?: string;
+}
+
+const IN_THE_WAY = new Set(['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY']);
+
+function unwritable(file: string, error: NodeJS.ErrnoException, fix?: string): BrvError {
+  const code = error.code ?? error.message;
+  if (IN_THE_WAY.has(error.code ?? '')) {
+    return new BrvError(
+      'corrupt-local-state',
+      `Cannot write ${file} (${code}): something that is not brv's (a directory or a file) is in its place; ${fix ?? 'remove it and run the command again'}.`,
+      { file },
+    );
+  }
+  return new BrvError(
+    'local-state-unwritable',
+    `Cannot write ${file} (${code}). Check the permissions of ${path.dirname(file)} and the free disk space.`,
+    {
+      file,
+    },
+  );
+}
+
+/** Removes what stands where a folder of brv's local state should be (a file, a link), from `root` down to `dir`. */
+async function clearNonDirectories(root: string, dir: string): Promise<void> {
+  const relative = path.relative(root, dir);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return;
+  let current = root;
+  for (const part of ['', ...relative.split(path.sep).filter(Boolean)]) {
+    current = path.join(current, part);
+    const info = await lstat(current).catch(() => undefined);
+    if (!info) return;
+    if (!info.isDirectory()) {
+      await rm(current, { force: true });
+      return;
+    }
+  }
+}
+
+async function writeTemporary(file: string, data: string | Uint8Array, options: LocalWriteOptions): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    // Unique per write (not only per process), created exclusively: a planted file or symbolic link
+    // at the name makes open fail instead of being written through.
+    const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+    let handle;
+    try {
+      handle = await open(
+        temporary,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        options.mode ?? 0o666,
+      );
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 3) continue;
+      throw error;
+    }
+    try {
+      await handle.writeFile(data);
+      if (options.durable) await handle.datasync();
+    } catch (error) {
+      await handle.close().catch(() => {});
+      await unlink(temporary).catch(() => {});
+      throw error;
+    }
+    await handle.close();
+    return temporary;
+  }
+}
+
+/**
+ * Writes a local state file atomically: a uniquely named temporary file beside it, created with
+ * O_EXCL (never through a planted link), then renamed over the file, which replaces a symbolic link
+ * or FIFO there instead of following it. The temporary file is removed when anything fails. Errors
+ * are typed: `corrupt-local-state` when something is in the file's or its folder's place (removed
+ * and retried once with `repair`), `local-state-unwritable` otherwise.
+ */
+export async function writeLocalFile(file: string, data: string | Uint8Array, options: LocalWriteOptions = {}): Promise<void> {
+  const dir = path.dirname(file);
+  for (let attempt = 0; ; attempt++) {
+    let temporary: string | undefined;
+    try {
+      await mkdir(dir, { recursive: true });
+      temporary = await writeTemporary(file, data, options);
+      await rename(temporary, file);
+      return;
+    } catch (error) {
+      if (temporary) await unlink(temporary).catch(() => {});
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (options.repair && attempt === 0 && IN_THE_WAY.has(code)) {
+        // A file where a folder goes (mkdir: EEXIST/ENOTDIR), or a folder where the file goes (rename: EISDIR…).
+        if (temporary) await rm(file, { recursive: true, force: true }).catch(() => {});
+        else await clearNonDirectories(options.repair, dir).catch(() => {});
+        continue;
+      }
+      throw unwritable(temporary ? file : dir, error as NodeJS.ErrnoException, options.fix);
+    }
   }
 }

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError } from '../errors.js';
 import { fetchRefspecs as fetchGitRefspecs, listRemotes, pushRefspecs, requireRemote, type PushedRef } from '../git/remote.js';
@@ -15,6 +13,7 @@ import {
   remoteReviewPrefix,
   REVIEW_PREFIX,
 } from '../store/layout.js';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 import { mergeIntoBranch, type MergeResult } from '../vc/merge.js';
 
 export interface FetchResult {
@@ -256,22 +255,42 @@ function seenReviewsFile(store: ContextStore, remote: string): string {
   return localStateDir(store.repo.location.commonDir, 'sync', `${remote}.reviews`);
 }
 
+const SEEN_HEADER = '# brv seen-reviews v1';
+const MAX_SEEN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The ids of a seen-reviews file, or undefined when it is damaged. Written as a header, one id a line
+ * and `# end <count>`, so a truncated file is told from a complete one; files of earlier brv versions
+ * (ids only) are still read when every line is an id.
+ */
+export function parseSeenReviews(text: string): Set<string> | undefined {
+  if (!text.endsWith('\n')) return undefined;
+  if (text === '\n') return new Set(); // no reviews, as earlier versions wrote it
+  const lines = text.slice(0, -1).split('\n');
+  const isId = (line: string) => line !== '' && !line.startsWith('#') && !/[\u0000-\u0020\u007f\ufffd]/.test(line);
+  if (lines[0] !== SEEN_HEADER) return lines.every(isId) ? new Set(lines) : undefined;
+  const ids = lines.slice(1, -1);
+  return lines.at(-1) === `# end ${ids.length}` && ids.every(isId) ? new Set(ids) : undefined;
+}
+
 /** The remote's reviews as brv last saw them (see mirrorReviews). */
 export async function seenReviews(store: ContextStore, remote: string): Promise<Set<string>> {
   try {
-    return new Set((await readFile(seenReviewsFile(store, remote), 'utf8')).split('\n').filter(Boolean));
+    const bytes = await readLocalFile(seenReviewsFile(store, remote), MAX_SEEN_BYTES);
+    const seen = bytes && parseSeenReviews(bytes.toString('utf8'));
+    if (seen) return seen;
   } catch {
-    // No record yet: what the remote-tracking refs hold now is what brv last saw.
-    return new Set(await reviewIds(store.repo, remoteReviewPrefix(remote)));
+    // Not a regular file (a FIFO, a link, a directory): as damaged as unparseable content.
   }
+  // No record (or a damaged one, rewritten after this fetch): what the remote-tracking refs hold
+  // now is what brv last saw.
+  return new Set(await reviewIds(store.repo, remoteReviewPrefix(remote)));
 }
 
 async function writeSeenReviews(store: ContextStore, remote: string, ids: ReadonlySet<string>): Promise<void> {
-  const file = seenReviewsFile(store, remote);
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, [...ids].sort().join('\n') + '\n');
-  await rename(temp, file);
+  const sorted = [...ids].sort();
+  const text = [SEEN_HEADER, ...sorted, `# end ${sorted.length}`].join('\n') + '\n';
+  await writeLocalFile(seenReviewsFile(store, remote), text, { repair: localStateDir(store.repo.location.commonDir) });
 }
 
 /**

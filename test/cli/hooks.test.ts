@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { chmod, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CLI, ENV, brv, brvJson, git, makeRepo, refTip, tempDir } from '../helpers/repo.js';
 
@@ -13,13 +13,15 @@ interface Bin {
   starts(): Promise<string[]>;
 }
 
-async function brvOnPath(kind: 'spy' | 'broken' = 'spy'): Promise<Bin> {
+async function brvOnPath(kind: 'spy' | 'broken' | 'hung' = 'spy'): Promise<Bin> {
   const dir = await tempDir('brv-bin-');
   const log = path.join(dir, 'starts.log');
   const script =
     kind === 'spy'
       ? `#!/bin/sh\necho "$*" >> "${log}"\nexec node "${CLI}" "$@"\n`
-      : `#!/bin/sh\necho "$*" >> "${log}"\necho "brv: something broke" >&2\nexit 1\n`;
+      : kind === 'hung'
+        ? `#!/bin/sh\necho "$*" >> "${log}"\nexec sleep 120\n`
+        : `#!/bin/sh\necho "$*" >> "${log}"\necho "brv: something broke" >&2\nexit 1\n`;
   await writeFile(path.join(dir, 'brv'), script);
   await chmod(path.join(dir, 'brv'), 0o755);
   return {
@@ -203,7 +205,7 @@ test('pre-commit names the topics citing staged files, then answers from the cac
   t.deepEqual(await bin.starts(), ['hooks run pre-commit --cache-only']);
   const tree = await git(repo, 'rev-parse', 'refs/brv/heads/main^{tree}');
   const cache = await readFile(path.join(repo, '.git', 'brv', 'cache', 'cited', tree), 'utf8');
-  t.is(cache, '# brv cited-files v1\nREADME.md\tdocs/readme\nsrc/app.ts\tcode/app\n');
+  t.is(cache, '# brv cited-files v2\nREADME.md\tdocs/readme\nsrc/app.ts\tcode/app\n# end 2\n');
 
   // `git commit -a` commits from a temporary index: its staged files count
   await writeFile(path.join(repo, 'src/app.ts'), 'export const a = 2;\n');
@@ -275,6 +277,50 @@ test('BRV_SKIP_HOOKS=1 and a broken brv never fail or slow the git command', asy
   await git(repo, 'config', 'brv.hooks.preCommit', 'block');
   await writeFile(path.join(repo, 'src/app.ts'), 'export {};\n// blocked?\n');
   t.is((await run(repo, broken, ['commit', '-q', '-am', 'still fine'])).exitCode, 0);
+});
+
+test('a hung brv never holds git: each hook gives up after BRV_HOOK_TIMEOUT, with timeout(1) and without it', async (t) => {
+  const repo = await codeRepo();
+  await citeTopic(repo, 'code/app', ['src/app.ts']);
+  await brvJson(repo, ['hooks', 'install']);
+  await git(repo, 'update-ref', 'refs/brv/remotes/origin/heads/main', 'HEAD');
+  const hung = await brvOnPath('hung');
+  // A PATH without timeout(1) (as on macOS): only what the hooks and git need, and the hung brv.
+  const bare = await tempDir('brv-bare-path-');
+  for (const tool of ['git', 'awk', 'tr', 'sleep', 'sh']) {
+    const found = (await execa('sh', ['-c', `command -v ${tool}`])).stdout.trim();
+    await symlink(found, path.join(bare, tool));
+  }
+  await symlink(path.join(hung.env.PATH!.split(path.delimiter)[0]!, 'brv'), path.join(bare, 'brv'));
+  const limit = { BRV_HOOK_TIMEOUT: '1' };
+  for (const [label, extra] of [
+    ['timeout(1)', limit],
+    ['watchdog', { ...limit, PATH: bare }],
+  ] as const) {
+    const timed = async (args: string[]) => {
+      const started = Date.now();
+      const result = await execa('git', args, {
+        cwd: repo,
+        env: { ...hung.env, ...extra },
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+      });
+      t.false(result.timedOut, `${label}: git ${args.join(' ')} hung`);
+      t.is(result.exitCode, 0, `${label}: git ${args.join(' ')}: ${result.stderr}`);
+      t.true(Date.now() - started < 15_000, `${label}: git ${args.join(' ')} took ${Date.now() - started} ms`);
+      t.regex(result.stderr, /brv: gave up on brv after 1s; the git command goes on/, `${label}: git ${args.join(' ')}`);
+    };
+    await writeFile(path.join(repo, 'src/app.ts'), `// ${label}\n`);
+    await timed(['commit', '-q', '-am', `commit ${label}`]); // pre-commit builds the cited-files cache
+    await timed(['checkout', '-q', '-b', `side-${label.length}`]); // post-checkout integrates knowledge
+    await writeFile(path.join(repo, `side-${label.length}.txt`), 'x\n');
+    await git(repo, 'add', '.');
+    await git(repo, 'commit', '-q', '--no-verify', '-m', 'side');
+    await git(repo, 'checkout', '-q', 'main');
+    await timed(['merge', '-q', '--no-ff', '-m', 'merge', `side-${label.length}`]); // post-merge
+  }
+  t.is((await hung.starts()).length, 6);
 });
 
 test('post-checkout brings fetched knowledge into the brv branch, only for branch checkouts', async (t) => {

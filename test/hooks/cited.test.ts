@@ -69,6 +69,14 @@ test('staleTopics matches files and cited folders, in cache order, each topic on
   t.deepEqual(staleTopics(entries, ['src/app.tsx', 'libx/a']), []);
   t.deepEqual(parseCitedCache(serializeCitedCache(entries)), entries);
   t.is(parseCitedCache('# some other format\nsrc\ta'), undefined);
+  // a truncated file, one of the previous format, a line without a tab, a wrong count: rebuilt
+  const whole = serializeCitedCache(entries);
+  t.is(parseCitedCache(whole.slice(0, -1)), undefined);
+  t.is(parseCitedCache(whole.slice(0, whole.indexOf('# end'))), undefined);
+  t.is(parseCitedCache('# brv cited-files v1\nsrc\ta\n'), undefined);
+  t.is(parseCitedCache(`${CITED_CACHE_HEADER}\nno tab\n# end 1\n`), undefined);
+  t.is(parseCitedCache(`${CITED_CACHE_HEADER}\nsrc\ta\n# end 2\n`), undefined);
+  t.deepEqual(parseCitedCache(`${CITED_CACHE_HEADER}\n# end 0\n`), []);
 });
 
 async function writeTopic(brv: Brv, dir: string, topicPath: string, files: string[]): Promise<void> {
@@ -95,7 +103,7 @@ test('the cited-files cache is built per tree, then reused, then updated from th
   t.is(first.source, 'full');
   t.is(first.file, citedCacheFile(path.join(repo, '.git'), first.tree));
   t.is(first.tree, await git(repo, 'rev-parse', 'refs/brv/heads/main^{tree}'));
-  t.is(await readFile(first.file, 'utf8'), `${CITED_CACHE_HEADER}\nsrc/app.ts\tcode/app\nsrc/util\tcode/app\n`);
+  t.is(await readFile(first.file, 'utf8'), `${CITED_CACHE_HEADER}\nsrc/app.ts\tcode/app\nsrc/util\tcode/app\n# end 2\n`);
   t.is((await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!.source, 'cache');
 
   await writeTopic(brv, scratch, 'code/app', ['src/main.ts']);

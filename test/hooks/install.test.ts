@@ -1,5 +1,5 @@
 import test from 'ava';
-import { access, chmod, constants, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   BLOCK_END,
@@ -14,7 +14,7 @@ import {
   uninstallHook,
 } from '../../src/hooks/install.js';
 import { HOOK_NAMES, hookBody } from '../../src/hooks/scripts.js';
-import { tempDir } from '../helpers/repo.js';
+import { ROOT, tempDir } from '../helpers/repo.js';
 
 const executable = (file: string) =>
   access(file, constants.X_OK).then(
@@ -98,6 +98,29 @@ test('install creates, chains and updates shell hooks; status follows', async (t
   t.like(await uninstallHook(dir, 'pre-commit'), { action: 'deleted' });
   await t.throwsAsync(stat(created.path));
   t.like(await uninstallHook(dir, 'pre-commit'), { action: 'not-installed' });
+});
+
+test('every hook body brv has shipped (fixtures/hooks) is outdated, upgraded in place and removed exactly', async (t) => {
+  const shipped = path.join(ROOT, 'fixtures', 'hooks');
+  const versions = (await readdir(shipped, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  t.true(versions.length > 0);
+  for (const version of versions) {
+    for (const name of HOOK_NAMES) {
+      const old = await readFile(path.join(shipped, version, name), 'latin1');
+      const current = await hookBody(name);
+      t.not(old, current, `${version}/${name} is a body brv no longer writes`);
+      const dir = await tempDir();
+      const file = path.join(dir, name);
+      const mine = '#!/bin/sh\necho mine\n';
+      await writeFile(file, insertBlock(mine, renderBlock(old)), 'latin1');
+      t.like(await hookStatus(dir, name, current), { state: 'outdated' }, `${version}/${name}`);
+      t.like(await installHook(dir, name, current), { action: 'updated' }, `${version}/${name}`);
+      t.is(await readFile(file, 'latin1'), insertBlock(mine, renderBlock(current)), `${version}/${name}`);
+      await writeFile(file, insertBlock(mine, renderBlock(old)), 'latin1');
+      t.like(await uninstallHook(dir, name), { action: 'removed' }, `${version}/${name}`);
+      t.is(await readFile(file, 'latin1'), mine, `${version}/${name}`);
+    }
+  }
 });
 
 test('an existing shell hook keeps its bytes and its mode; uninstall restores it exactly', async (t) => {

@@ -55,13 +55,19 @@ export const vcCheckoutCommand: CommandModule<GlobalOptions, CheckoutOptions> = 
       .positional('branch', { type: 'string', demandOption: true, describe: 'A brv branch (or one only on a remote, to track it)' })
       .option('b', { type: 'boolean', default: false, describe: 'Create the branch at the current tip first' }),
   handler: (argv) =>
-    withBrv('vc checkout', argv, async (brv) => {
-      const result = await brv.checkout(argv.branch, { create: argv.b });
-      if (argv.format === 'json') return printJson('vc checkout', true, result);
-      printText(
-        `${result.created ? 'Created and switched' : 'Switched'} to brv branch ${result.branch}${result.commit ? ` (${shortOid(result.commit)})` : ''}.`,
-      );
-    }),
+    withBrv(
+      'vc checkout',
+      argv,
+      async (brv) => {
+        const result = await brv.checkout(argv.branch, { create: argv.b });
+        if (argv.format === 'json') return printJson('vc checkout', true, result);
+        printText(
+          `${result.created ? 'Created and switched' : 'Switched'} to brv branch ${result.branch}${result.commit ? ` (${shortOid(result.commit)})` : ''}.`,
+        );
+      },
+      undefined,
+      { repairHead: true }, // checkout is the fix for a damaged brv/HEAD
+    ),
 };
 
 interface MergeOptions extends GlobalOptions {

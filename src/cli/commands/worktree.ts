@@ -64,7 +64,10 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
       if (argv.format === 'json') return printJson('worktree list', true, { worktrees });
       printText(
         worktrees
-          .map((w) => `${w.current ? '*' : ' '} ${w.path}  git: ${w.bare ? '(bare)' : (w.gitBranch ?? '(detached)')}  brv: ${w.brvBranch}`)
+          .map(
+            (w) =>
+              `${w.current ? '*' : ' '} ${w.path}  git: ${w.bare ? '(bare)' : (w.gitBranch ?? '(detached)')}  brv: ${w.brvBranch ?? '(unreadable brv/HEAD: run brv vc checkout <branch> there)'}`,
+          )
           .join('\n'),
       );
     }),
