@@ -181,9 +181,13 @@ export class ContextStore {
 
   async pathKind(snapshot: Snapshot, path: string): Promise<'file' | 'folder' | 'none'> {
     if (!snapshot.commit) return 'none';
-    const object = await this.repo.readObject(`${snapshot.commit.tree}:${path}`);
-    if (!object) return 'none';
-    return object.type === 'tree' ? 'folder' : 'file';
+    // The entry in its parent tree: a blob is never loaded just to learn that it is one (it may be huge).
+    const slash = path.lastIndexOf('/');
+    const parent = await this.repo.readObject(slash < 0 ? snapshot.commit.tree : `${snapshot.commit.tree}:${path.slice(0, slash)}`);
+    if (!parent || parent.type !== 'tree') return 'none';
+    const entry = (await this.repo.readTree(parent.oid)).find((e) => e.name === path.slice(slash + 1));
+    if (!entry) return 'none';
+    return entry.type === 'tree' ? 'folder' : 'file';
   }
 
   /** Top-level folders of the tree (the domains agents are told to reuse). */

@@ -80,6 +80,13 @@ test('a huge topic blob is never read: a full build skips it from its size, quer
     'read did not load it',
   );
   t.regex((await brv.read('x/deep')).content, /cannot be shown as a topic/);
+  // And it can be removed without being loaded (rm asks what kind of entry the path is).
+  t.deepEqual((await brv.remove('x/huge')).removed, ['x/huge']);
+  t.false(
+    reads.some((name) => name.includes(bigOid) || name.endsWith(':x/huge.html')),
+    'rm did not load it',
+  );
+  t.is((await brv.query('tokens')).metadata.skippedTopics, 1);
 });
 
 test('incremental builds check sizes too: a huge blob that arrives after the first index is not read', async (t) => {
