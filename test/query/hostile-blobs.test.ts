@@ -169,6 +169,12 @@ test('a tree naming a path twice: the first entry is indexed, the second skipped
   );
   t.is(query.json!.data.metadata.skippedTopics, 1);
   t.is((await brvJson(repo, ['search', 'zebra'])).json!.data.skippedTopics, 1);
+  const doctor = await brvJson(repo, ['doctor']);
+  t.notRegex(doctor.stdout + doctor.stderr, /distinct paths/);
+  t.like(
+    doctor.json?.data.checks.find((c: { name: string }) => c.name === 'search index'),
+    { status: 'ok' },
+  );
   const brv = await Brv.open(repo);
   t.teardown(() => brv.close());
   t.like(await brv.skippedTopics(), [{ path: 'a/one.html', problem: 'duplicate-path' }]);
@@ -213,6 +219,12 @@ test('a 2,000-deep topic: query, search and skippedTopics answer without a Range
   const search = await brvJson(repo, ['search', 'tokens']);
   t.true(search.json?.success, search.stdout + search.stderr);
   t.is(search.json!.data.skippedTopics, 1);
+  const doctor = await brvJson(repo, ['doctor']);
+  t.notRegex(doctor.stdout + doctor.stderr, /RangeError|Maximum call stack/);
+  t.like(
+    doctor.json?.data.checks.find((c: { name: string }) => c.name === 'search index'),
+    { status: 'ok' },
+  );
   await put(repo, 'auth/refresh', '<bv-rule id="r1">Refresh tokens last a day.</bv-rule>');
   const after = await brvJson(repo, ['query', 'tokens']);
   t.like(after.json!.data.metadata, { skippedTopics: 1, index: { build: 'incremental' } });
