@@ -1,6 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
 import { BrvError } from '../errors.js';
 
 /**
@@ -12,6 +11,23 @@ import { BrvError } from '../errors.js';
  * damaged text in an answer.
  */
 const MAGIC = Buffer.from('BRVMD002');
+
+let CRC_TABLE: Uint32Array | undefined;
+
+/**
+ * CRC-32 (IEEE, as zlib computes it). In JavaScript rather than `node:zlib`: loading zlib costs a
+ * query process more (~1.4 ms, measured) than checking the twenty-odd entries a query reads.
+ */
+export function crc32(bytes: Uint8Array): number {
+  const table = (CRC_TABLE ??= Uint32Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  }));
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = table[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
 const HEAD = MAGIC.length + 4;
 
 /** Opened without following a symlink or blocking on a FIFO (local state is not trusted). */

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { chmod, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DOC_CACHE_VERSION } from '../../src/query/doc-cache.js';
-import { buildDocstore, docstoreLooksValid, readDocstoreEntries } from '../../src/query/docstore.js';
+import { buildDocstore, crc32, docstoreLooksValid, readDocstoreEntries } from '../../src/query/docstore.js';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import { INDEX_VERSION } from '../../src/query/tree-index.js';
 import { Brv } from '../../src/service/brv.js';
 import { plantTree } from '../helpers/plant.js';
@@ -193,6 +194,11 @@ test('damaged per-blob cache entries: blobs parsed again, same answers', async (
   await campaign(t, 'doc cache entry', (repo) => filesIn(path.join(repo, '.git', 'brv', 'cache', 'docs', `v${DOC_CACHE_VERSION}`), ''), {
     dropIndex: true,
   });
+});
+
+test("the docstore CRC-32 is zlib's", (t) => {
+  for (const text of ['', 'a', 'The quick brown fox', 'ünïcode — ✓', 'x'.repeat(10_000)])
+    t.is(crc32(Buffer.from(text)), zlibCrc32(Buffer.from(text)), text);
 });
 
 test('a docstore never returns damaged text: any flipped byte is index-corrupt or an invalid file', async (t) => {
