@@ -4,6 +4,7 @@ import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { ContextStore, Snapshot } from '../store/context-store.js';
 import { topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/stored.js';
 
 /**
  * `brv export <dir>`: the topics of a brv tree written as files in ByteRover's layout,
@@ -173,6 +174,13 @@ export async function exportTree(files: readonly ExportFile[], outDir: string, o
 /** The topic blobs of a snapshot (not `.brv/format` or other non-topic blobs), read from git. */
 export async function readTopicBlobs(store: ContextStore, snapshot: Snapshot): Promise<ExportFile[]> {
   const blobs = (await store.listBlobs(snapshot)).filter((blob) => topicPathFromBlobPath(blob.path) !== undefined);
+  // Refs can be moved by plain git: a huge blob is refused from its size, never loaded.
+  const huge = blobs.find((blob) => blob.size > MAX_STORED_TOPIC_BYTES);
+  if (huge)
+    throw new BrvError(
+      'too-large',
+      `${huge.path} is ${huge.size} bytes; topics are at most ${MAX_STORED_TOPIC_BYTES} bytes, so brv does not export it. It was not written by brv: remove it with brv rm, then export again.`,
+    );
   const contents = await Promise.all(blobs.map((blob) => store.repo.readBlob(blob.oid)));
   return blobs.map((blob, i) => {
     const content = contents[i];

@@ -17,6 +17,13 @@ export interface CommitInfo {
   message: string;
 }
 
+export interface TreeBlob {
+  path: string;
+  oid: string;
+  /** Bytes, from the object header. */
+  size: number;
+}
+
 export interface TreeChange {
   status: 'A' | 'M' | 'D';
   path: string;
@@ -231,19 +238,43 @@ export class GitRepository {
     return stdout.length === 0 ? [] : stdout.toString('utf8').split('\0').filter(Boolean);
   }
 
-  /** Every blob in a tree (recursive) with its oid. */
-  async listTreeBlobs(tree: string): Promise<Array<{ path: string; oid: string }>> {
+  /**
+   * Every blob in a tree (recursive) with its oid and size in bytes, in git's order. Sizes come from
+   * the object headers (`%(objectsize)`): a caller can refuse a huge blob without ever reading it.
+   * Gitlinks (submodule commits) are not blobs and are left out. A tree written with plumbing may
+   * name a path twice: both entries are listed, as git stores them.
+   */
+  async listTreeBlobs(tree: string): Promise<TreeBlob[]> {
     await this.requireModernGit();
-    const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objectname) %(path)', tree]);
+    const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objecttype) %(objectname) %(objectsize) %(path)', tree]);
     if (stdout.length === 0) return [];
-    return stdout
-      .toString('utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => {
-        const space = line.indexOf(' ');
-        return { oid: line.slice(0, space), path: line.slice(space + 1) };
-      });
+    const blobs: TreeBlob[] = [];
+    for (const line of stdout.toString('utf8').split('\0')) {
+      if (!line.startsWith('blob ')) continue;
+      const oidEnd = line.indexOf(' ', 5);
+      const sizeEnd = line.indexOf(' ', oidEnd + 1);
+      if (oidEnd < 0 || sizeEnd < 0) continue;
+      blobs.push({ oid: line.slice(5, oidEnd), size: Number(line.slice(oidEnd + 1, sizeEnd)), path: line.slice(sizeEnd + 1) });
+    }
+    return blobs;
+  }
+
+  /**
+   * The size in bytes of each blob named (oids or `<tree>:<path>` names), read from the object headers
+   * through one `git cat-file --batch-check`: the blobs themselves are never loaded. Names that are
+   * missing or not blobs are absent from the result.
+   */
+  async blobSizes(names: readonly string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    const wanted = [...new Set(names)];
+    if (wanted.length === 0) return sizes;
+    if (wanted.some((name) => /[\n\r]/.test(name))) throw new BrvError('invalid-object-name', 'Object names cannot contain newlines.');
+    const { stdout } = await this.git(['cat-file', '--batch-check=%(objecttype) %(objectsize)'], { input: `${wanted.join('\n')}\n` });
+    stdout.split('\n').forEach((line, i) => {
+      const match = /^blob (\d+)$/.exec(line);
+      if (match && i < wanted.length) sizes.set(wanted[i]!, Number(match[1]));
+    });
+    return sizes;
   }
 
   /** Blob-level differences between two trees (recursive, no rename detection). */

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { localStateDir } from '../store/layout.js';
+import { readLocalFileSync } from '../store/local-file.js';
+import type { StoredTopicProblem } from '../topic/stored.js';
 import type { SegmentInput } from './document.js';
 import { pathFieldText, type FieldName } from './fields.js';
 
@@ -29,8 +31,22 @@ export interface BlobDocument {
   readonly markdown: string;
 }
 
-/** What a blob holds for the index: a document, or `null` for a blob that is not a topic (never indexed). */
-export type CachedBlob = BlobDocument | null;
+/** A blob that is not indexed, and why (`readStoredTopic`'s verdict): remembered, so it is parsed once. */
+export interface BlobProblem {
+  readonly problem: StoredTopicProblem;
+  readonly message: string;
+}
+
+/** What a blob holds for the index: a document, or the problem that keeps it out of the index. */
+export type CachedBlob = BlobDocument | BlobProblem;
+
+export function isBlobProblem(entry: CachedBlob): entry is BlobProblem {
+  return 'problem' in entry;
+}
+
+const PROBLEMS: ReadonlySet<string> = new Set<StoredTopicProblem>(['too-large', 'too-deep', 'not-a-topic']);
+/** Entries hold a topic's (at most 256 KiB) text a few times over; anything far larger is not an entry. */
+const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 
 /** The index document of a blob at `topicPath`: the cached, path-independent part plus the path. */
 export function documentAt(topicPath: string, blob: string, doc: BlobDocument): SegmentInput {
@@ -87,17 +103,22 @@ export function parseEntry(text: string, blob: string): CachedBlob | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { blob: owner, doc } = value as { blob?: unknown; doc?: unknown };
+  const { blob: owner, doc, problem, message } = value as { blob?: unknown; doc?: unknown; problem?: unknown; message?: unknown };
   if (owner !== blob) return undefined;
-  if (doc === null) return null;
+  if (doc === null) {
+    if (typeof problem === 'string' && PROBLEMS.has(problem) && typeof message === 'string')
+      return { problem: problem as StoredTopicProblem, message };
+    return undefined;
+  }
   return isBlobDocument(doc) ? doc : undefined;
 }
 
 export function serializeEntry(blob: string, doc: CachedBlob): string {
-  const body = JSON.stringify({
-    blob,
-    doc: doc && { title: doc.title, fields: doc.fields, dates: doc.dates, kinds: doc.kinds, markdown: doc.markdown },
-  });
+  const body = JSON.stringify(
+    isBlobProblem(doc)
+      ? { blob, doc: null, problem: doc.problem, message: doc.message }
+      : { blob, doc: { title: doc.title, fields: doc.fields, dates: doc.dates, kinds: doc.kinds, markdown: doc.markdown } },
+  );
   return `${HEADER}${digest(body)}\n${body}`;
 }
 
@@ -131,13 +152,14 @@ export class DocCache {
    */
   read(blobs: readonly string[]): Array<CachedBlob | undefined> {
     return blobs.map((blob) => {
-      let text;
+      let bytes;
       try {
-        text = readFileSync(this.file(blob), 'utf8');
+        // Not followed if a symlink, never blocking on a FIFO, bounded: a damaged cache is a miss, never a hang.
+        bytes = readLocalFileSync(this.file(blob), MAX_ENTRY_BYTES);
       } catch {
         return undefined;
       }
-      return parseEntry(text, blob);
+      return bytes === undefined ? undefined : parseEntry(bytes.toString('utf8'), blob);
     });
   }
 

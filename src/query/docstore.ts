@@ -1,51 +1,110 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { BrvError } from '../errors.js';
 
 /**
  * Rendered markdown of a segment's documents, in the segment's document order, stored next to it:
- * `u32 count`, `count + 1` u32 offsets, then UTF-8 text. Rendering happens when the index is built
- * (the HTML toolchain is loaded then anyway), so a query reads a few byte ranges and never loads
- * the HTML parser or the markdown renderer.
+ * magic, `u32 count`, `count + 1` u32 offsets, `count` u32 CRC-32s (one per entry), then UTF-8 text.
+ * Rendering happens when the index is built (the HTML toolchain is loaded then anyway), so a query
+ * reads a few byte ranges and never loads the HTML parser or the markdown renderer. Every entry read
+ * is checked against its CRC: a damaged docstore is an `index-corrupt` error (brv rebuilds), never
+ * damaged text in an answer.
  */
-const MAGIC = Buffer.from('BRVMD001');
+const MAGIC = Buffer.from('BRVMD002');
+
+let CRC_TABLE: Uint32Array | undefined;
+
+/**
+ * CRC-32 (IEEE, as zlib computes it). In JavaScript rather than `node:zlib`: loading zlib costs a
+ * query process more (~1.4 ms, measured) than checking the twenty-odd entries a query reads.
+ */
+export function crc32(bytes: Uint8Array): number {
+  const table = (CRC_TABLE ??= Uint32Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  }));
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = table[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+const HEAD = MAGIC.length + 4;
+
+/** Opened without following a symlink or blocking on a FIFO (local state is not trusted). */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+function damaged(file: string, why: string): BrvError {
+  return new BrvError('index-corrupt', `The search index docstore ${file} is damaged (${why}); brv rebuilds the index.`);
+}
+
+function headerBytes(count: number): number {
+  return HEAD + (count + 1) * 4 + count * 4;
+}
+
+function header(bodies: readonly Buffer[]): Buffer {
+  const out = Buffer.alloc(headerBytes(bodies.length));
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(bodies.length, MAGIC.length);
+  const crcs = HEAD + (bodies.length + 1) * 4;
+  let offset = 0;
+  bodies.forEach((body, i) => {
+    out.writeUInt32LE(offset, HEAD + i * 4);
+    out.writeUInt32LE(crc32(body), crcs + i * 4);
+    offset += body.length;
+  });
+  out.writeUInt32LE(offset, HEAD + bodies.length * 4);
+  return out;
+}
 
 export function buildDocstore(texts: readonly string[]): Buffer {
   const bodies = texts.map((t) => Buffer.from(t, 'utf8'));
-  const header = Buffer.alloc(MAGIC.length + 4 + (bodies.length + 1) * 4);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(bodies.length, MAGIC.length);
-  let offset = 0;
-  bodies.forEach((body, i) => {
-    header.writeUInt32LE(offset, MAGIC.length + 4 + i * 4);
-    offset += body.length;
-  });
-  header.writeUInt32LE(offset, MAGIC.length + 4 + bodies.length * 4);
-  return Buffer.concat([header, ...bodies]);
+  return Buffer.concat([header(bodies), ...bodies]);
+}
+
+/** Opens a docstore file for reading: a regular file or an `index-corrupt` error (missing, special, a symlink). */
+function openDocstore(file: string): number {
+  let fd;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch (error) {
+    throw damaged(file, `cannot be opened: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw damaged(file, 'not a regular file');
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
 }
 
 /**
- * Reads entries of a docstore file by position, without loading the whole file. Synchronous on
- * purpose: a query reads about twenty small ranges, and a promise round trip per read cost more
- * (~8 ms per query, measured) than the reads themselves.
+ * Reads entries of a docstore file by position, without loading the whole file, each checked
+ * against its CRC. Synchronous on purpose: a query reads about twenty small ranges, and a promise
+ * round trip per read cost more (~8 ms per query, measured) than the reads themselves.
  */
 export function readDocstoreEntries(file: string, entries: readonly number[]): Map<number, string> {
   const result = new Map<number, string>();
   if (entries.length === 0) return result;
-  const fd = openSync(file, 'r');
+  const fd = openDocstore(file);
   try {
-    const head = Buffer.alloc(MAGIC.length + 4);
-    readSync(fd, head, 0, head.length, 0);
-    if (!head.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`${file} is not a brv docstore`);
+    const head = Buffer.alloc(HEAD);
+    if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.subarray(0, MAGIC.length).equals(MAGIC))
+      throw damaged(file, 'no docstore header');
     const count = head.readUInt32LE(MAGIC.length);
-    const dataStart = MAGIC.length + 4 + (count + 1) * 4;
+    const dataStart = headerBytes(count);
     const pair = Buffer.alloc(8);
+    const check = Buffer.alloc(4);
     for (const entry of new Set(entries)) {
-      if (entry < 0 || entry >= count) continue;
-      readSync(fd, pair, 0, 8, MAGIC.length + 4 + entry * 4);
+      if (entry < 0 || entry >= count) throw damaged(file, `no entry ${entry}`);
+      if (readSync(fd, pair, 0, 8, HEAD + entry * 4) !== 8) throw damaged(file, 'truncated offsets');
+      if (readSync(fd, check, 0, 4, HEAD + (count + 1) * 4 + entry * 4) !== 4) throw damaged(file, 'truncated checksums');
       const from = pair.readUInt32LE(0);
       const to = pair.readUInt32LE(4);
-      const text = Buffer.alloc(Math.max(0, to - from));
-      if (to > from) readSync(fd, text, 0, to - from, dataStart + from);
+      if (to < from || to - from > 1 << 30) throw damaged(file, `entry ${entry} has a bad range`);
+      const text = Buffer.alloc(to - from);
+      if (to > from && readSync(fd, text, 0, to - from, dataStart + from) !== to - from) throw damaged(file, `entry ${entry} is truncated`);
+      if (crc32(text) !== check.readUInt32LE(0)) throw damaged(file, `entry ${entry} does not match its checksum`);
       result.set(entry, text.toString('utf8'));
     }
   } finally {
@@ -54,17 +113,20 @@ export function readDocstoreEntries(file: string, entries: readonly number[]): M
   return result;
 }
 
-/** A cheap check when an index is opened: the file exists, has the magic, and is as long as its offsets say. */
-export function docstoreLooksValid(file: string): boolean {
+/**
+ * A cheap check when an index is opened: a regular file with the magic, `count` entries, and as long
+ * as its offsets say. Entries are checked against their CRCs as they are read.
+ */
+export function docstoreLooksValid(file: string, count: number): boolean {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    const head = Buffer.alloc(MAGIC.length + 4);
+    fd = openDocstore(file);
+    const head = Buffer.alloc(HEAD);
     if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.subarray(0, MAGIC.length).equals(MAGIC)) return false;
-    const count = head.readUInt32LE(MAGIC.length);
+    if (head.readUInt32LE(MAGIC.length) !== count) return false;
     const last = Buffer.alloc(4);
-    if (readSync(fd, last, 0, 4, MAGIC.length + 4 + count * 4) !== 4) return false;
-    return fstatSync(fd).size === MAGIC.length + 4 + (count + 1) * 4 + last.readUInt32LE(0);
+    if (readSync(fd, last, 0, 4, HEAD + count * 4) !== 4) return false;
+    return fstatSync(fd).size === headerBytes(count) + last.readUInt32LE(0);
   } catch {
     return false;
   } finally {
@@ -72,38 +134,51 @@ export function docstoreLooksValid(file: string): boolean {
   }
 }
 
-/** A docstore held in memory as bytes (never as JS strings), for merging into a new one. */
+/** A docstore held in memory as bytes (never as JS strings), for merging into a new one; entries are CRC-checked. */
 export class DocstoreBytes {
   readonly count: number;
   private readonly dataStart: number;
 
-  constructor(private readonly bytes: Buffer) {
-    if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('not a brv docstore');
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly name = 'in memory',
+  ) {
+    if (bytes.length < HEAD || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) throw damaged(name, 'no docstore header');
     this.count = bytes.readUInt32LE(MAGIC.length);
-    this.dataStart = MAGIC.length + 4 + (this.count + 1) * 4;
+    this.dataStart = headerBytes(this.count);
+    if (this.dataStart > bytes.length || this.dataStart + bytes.readUInt32LE(HEAD + this.count * 4) !== bytes.length)
+      throw damaged(name, 'its length does not match its offsets');
   }
 
   entry(i: number): Buffer {
-    const from = this.bytes.readUInt32LE(MAGIC.length + 4 + i * 4);
-    const to = this.bytes.readUInt32LE(MAGIC.length + 8 + i * 4);
-    return this.bytes.subarray(this.dataStart + from, this.dataStart + to);
+    if (i < 0 || i >= this.count) throw damaged(this.name, `no entry ${i}`);
+    const from = this.bytes.readUInt32LE(HEAD + i * 4);
+    const to = this.bytes.readUInt32LE(HEAD + 4 + i * 4);
+    if (to < from || this.dataStart + to > this.bytes.length) throw damaged(this.name, `entry ${i} has a bad range`);
+    const body = this.bytes.subarray(this.dataStart + from, this.dataStart + to);
+    if (crc32(body) !== this.bytes.readUInt32LE(HEAD + (this.count + 1) * 4 + i * 4))
+      throw damaged(this.name, `entry ${i} does not match its checksum`);
+    return body;
   }
 }
 
 /** Writes a docstore from byte entries, streaming (a 100,000-topic store is never concatenated). */
 export async function writeDocstoreFile(file: string, count: number, entry: (i: number) => Buffer): Promise<void> {
-  const header = Buffer.alloc(MAGIC.length + 4 + (count + 1) * 4);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(count, MAGIC.length);
+  const out = Buffer.alloc(headerBytes(count));
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(count, MAGIC.length);
+  const crcs = HEAD + (count + 1) * 4;
   let offset = 0;
   for (let i = 0; i < count; i++) {
-    header.writeUInt32LE(offset, MAGIC.length + 4 + i * 4);
-    offset += entry(i).length;
+    const body = entry(i);
+    out.writeUInt32LE(offset, HEAD + i * 4);
+    out.writeUInt32LE(crc32(body), crcs + i * 4);
+    offset += body.length;
   }
-  header.writeUInt32LE(offset, MAGIC.length + 4 + count * 4);
+  out.writeUInt32LE(offset, HEAD + count * 4);
   const handle = await open(file, 'w');
   try {
-    await handle.write(header);
+    await handle.write(out);
     const batch: Buffer[] = [];
     let size = 0;
     for (let i = 0; i < count; i++) {
@@ -120,4 +195,10 @@ export async function writeDocstoreFile(file: string, count: number, entry: (i: 
   } finally {
     await handle.close();
   }
+}
+
+/** A docstore in memory, from byte entries (when the index cannot be written, it is served from memory). */
+export function docstoreBytes(count: number, entry: (i: number) => Buffer): Buffer {
+  const bodies = Array.from({ length: count }, (_, i) => entry(i));
+  return Buffer.concat([header(bodies), ...bodies]);
 }

@@ -38,10 +38,15 @@ export function documentFromTopic(path: string, root: Element): IndexDocument {
   return { path, title, fields, dates, kinds };
 }
 
-/** What the index needs of a topic blob, wherever it sits: fields and facts (all but the path) and rendered markdown. */
+/**
+ * What the index needs of a topic blob, wherever it sits: fields and facts (all but the path) and
+ * rendered markdown; or, for a blob that is not a readable topic, the problem (never a throw).
+ */
 export function blobDocument(html: string): CachedBlob {
   const topic = readStoredTopic(html);
-  return topic.ok ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) } : null;
+  return topic.ok
+    ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) }
+    : { problem: topic.problem, message: topic.message };
 }
 
 /**

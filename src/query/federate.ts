@@ -31,12 +31,18 @@ export function federateQuery(local: QueryResult, shared: readonly SharedResult<
       ...local.metadata,
       topScore: docs[0]?.score ?? 0,
       totalFound: local.metadata.totalFound + shared.reduce((n, s) => n + s.result.metadata.totalFound, 0),
-      sources: shared.map((s) => ({ alias: s.alias, commit: s.commit, totalFound: s.result.metadata.totalFound })),
+      skippedTopics: local.metadata.skippedTopics + shared.reduce((n, s) => n + s.result.metadata.skippedTopics, 0),
+      sources: shared.map((s) => ({
+        alias: s.alias,
+        commit: s.commit,
+        totalFound: s.result.metadata.totalFound,
+        skippedTopics: s.result.metadata.skippedTopics,
+      })),
     },
   };
 }
 
-export function federateSearch<R extends { results: SearchResultItem[]; totalFound: number }>(
+export function federateSearch<R extends { results: SearchResultItem[]; totalFound: number; skippedTopics: number }>(
   local: R,
   shared: readonly SharedResult<R>[],
   limit: number,
@@ -50,7 +56,13 @@ export function federateSearch<R extends { results: SearchResultItem[]; totalFou
     ...local,
     results,
     totalFound: local.totalFound + shared.reduce((n, s) => n + s.result.totalFound, 0),
-    sources: shared.map((s) => ({ alias: s.alias, commit: s.commit, totalFound: s.result.totalFound })),
+    skippedTopics: local.skippedTopics + shared.reduce((n, s) => n + s.result.skippedTopics, 0),
+    sources: shared.map((s) => ({
+      alias: s.alias,
+      commit: s.commit,
+      totalFound: s.result.totalFound,
+      skippedTopics: s.result.skippedTopics,
+    })),
   };
 }
 

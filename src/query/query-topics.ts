@@ -40,6 +40,8 @@ export interface IndexInfo {
   /** Topics parsed from HTML to build the index (cache misses), and taken from the per-blob cache. */
   parsedTopics: number;
   cachedTopics: number;
+  /** Blobs at topic paths left out of the index (too large, too deep, not a topic, a path named twice): `skippedTopics()` lists them. */
+  skippedTopics: number;
 }
 
 export interface QueryResult {
@@ -54,6 +56,8 @@ export interface QueryResult {
     totalFound: number;
     /** No score cutoff is applied: every match up to `limit` is returned. */
     filtered: false;
+    /** Blobs at topic paths the index leaves out (see `IndexInfo.skippedTopics`). */
+    skippedTopics: number;
     commit: string | undefined;
     index: IndexInfo;
   };
@@ -96,12 +100,28 @@ function filters(options: QueryOptions) {
   return { kinds, since: options.since, until: options.until };
 }
 
-async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, options: QueryOptions) {
-  const scope = options.scope;
+/**
+ * Ranked hits and their rendered markdown. Every index file is checked as it is read; a damaged one
+ * (found only when its text is read) is answered by building the tree's index again, once.
+ */
+async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, options: QueryOptions) {
+  const tree = snapshot.commit?.tree;
   performance.mark('query: modules loaded');
-  const index = await indexes.open(snapshot.commit?.tree);
+  let index = await indexes.open(tree);
   performance.mark('query: index opened');
-  const result = search(index.stack, question, { limit, scope: scope?.replace(/\/+$/, '') || undefined, ...filters(options) });
+  const answer = async () => {
+    const result = search(index.stack, question, { limit, scope: options.scope?.replace(/\/+$/, '') || undefined, ...filters(options) });
+    performance.mark('query: searched');
+    return { hits: result.hits, totalFound: result.totalFound, rendered: await renderedHits(indexes, index, result.hits) };
+  };
+  let found;
+  try {
+    found = await answer();
+  } catch (error) {
+    if (!(error instanceof BrvError && error.kind === 'index-corrupt')) throw error;
+    index = await indexes.open(tree, { rebuild: true });
+    found = await answer();
+  }
   const info: IndexInfo = {
     tree: index.tree,
     build: index.build,
@@ -109,8 +129,9 @@ async function rankedHits(indexes: TreeIndexStore, snapshot: Snapshot, question:
     changedTopics: index.changedTopics,
     parsedTopics: index.parsedTopics,
     cachedTopics: index.cachedTopics,
+    skippedTopics: index.skipped.length,
   };
-  return { hits: result.hits, totalFound: result.totalFound, info, index };
+  return { ...found, info };
 }
 
 /** The pre-rendered markdown of each hit, read from the docstore of the segment that holds it live. */
@@ -154,9 +175,9 @@ export async function queryTopics(
   const text = checkQuestion(question);
   const limit = clampLimit(options.limit, 10);
   // Re-rank a few more candidates than asked for by their best passage (see passages.ts).
-  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
-  performance.mark('query: searched');
-  const rendered = rerankByPassage(await renderedHits(indexes, index, hits), text).slice(0, limit);
+  const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
+  const { totalFound, info } = found;
+  const rendered = rerankByPassage(found.rendered, text).slice(0, limit);
   const matchedDocs: MatchedDoc[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
@@ -178,6 +199,7 @@ export async function queryTopics(
       topScore: matchedDocs[0]?.score ?? 0,
       totalFound,
       filtered: false,
+      skippedTopics: info.skippedTopics,
       commit: snapshot.commit?.oid,
       index: info,
     },
@@ -188,8 +210,9 @@ export async function queryTopics(
 export async function searchTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
   const text = checkQuestion(question);
   const limit = clampLimit(options.limit, 10);
-  const { hits, totalFound, info, index } = await rankedHits(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
-  const rendered = rerankByPassage(await renderedHits(indexes, index, hits), text).slice(0, limit);
+  const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
+  const { totalFound, info } = found;
+  const rendered = rerankByPassage(found.rendered, text).slice(0, limit);
   const results: SearchResultItem[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
@@ -198,7 +221,7 @@ export async function searchTopics(indexes: TreeIndexStore, snapshot: Snapshot, 
     excerpt: excerpt(plainText(markdown), hit.matched.terms),
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
-  return { results, totalFound, commit: snapshot.commit?.oid, index: info };
+  return { results, totalFound, skippedTopics: info.skippedTopics, commit: snapshot.commit?.oid, index: info };
 }
 
 const EXCERPT_LENGTH = 160;

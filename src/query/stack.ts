@@ -88,7 +88,7 @@ export function compact(stack: SegmentStack): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // The on-disk manifest: `<git-common-dir>/brv/index/<tree-oid>.json` names segment files.
 
-export const STACK_MANIFEST_FORMAT = 1;
+export const STACK_MANIFEST_FORMAT = 2;
 
 export interface SegmentEntry {
   /** A file name next to the manifest, e.g. from `segmentFileName`. */
@@ -96,17 +96,57 @@ export interface SegmentEntry {
   readonly docs: number;
 }
 
+/** Why a blob at a topic path is not in the index: `readStoredTopic`'s problems, a path the tree names twice, or a blob missing from the repository. */
+export type SkipProblem = 'too-large' | 'too-deep' | 'not-a-topic' | 'duplicate-path' | 'missing';
+
+/** A blob at a topic path that the index left out, and why (`brv doctor` lists them). */
+export interface SkippedTopic {
+  /** The blob's path in the tree, e.g. `security/auth.html`. */
+  readonly path: string;
+  readonly problem: SkipProblem;
+  readonly message: string;
+}
+
+const SKIP_PROBLEMS: ReadonlySet<string> = new Set(['too-large', 'too-deep', 'not-a-topic', 'duplicate-path', 'missing']);
+
 export interface StackManifest {
   readonly format: typeof STACK_MANIFEST_FORMAT;
   /** Oldest first. */
   readonly segments: readonly SegmentEntry[];
   readonly deleted: readonly string[];
+  /** Blobs at topic paths of this tree that are not indexed, sorted by path. */
+  readonly skipped: readonly SkippedTopic[];
 }
 
-export const EMPTY_MANIFEST: StackManifest = { format: STACK_MANIFEST_FORMAT, segments: [], deleted: [] };
+export const EMPTY_MANIFEST: StackManifest = { format: STACK_MANIFEST_FORMAT, segments: [], deleted: [], skipped: [] };
 
+const MANIFEST_HEADER = 'brv-index-manifest ';
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The manifest as a file: a header line with the SHA-256 of the JSON body, then the body. A bit flip
+ * anywhere (a segment name, a deleted path) is caught when it is read, not served as a wrong answer.
+ */
 export function serializeStack(manifest: StackManifest): string {
-  return `${JSON.stringify({ format: manifest.format, segments: manifest.segments.map(({ file, docs }) => ({ file, docs })), deleted: [...manifest.deleted].sort() })}\n`;
+  const body = `${JSON.stringify({
+    format: manifest.format,
+    segments: manifest.segments.map(({ file, docs }) => ({ file, docs })),
+    deleted: [...manifest.deleted].sort(),
+    skipped: sortSkipped(manifest.skipped).map(({ path, problem, message }) => ({ path, problem, message })),
+  })}\n`;
+  return `${MANIFEST_HEADER}${sha256(body)}\n${body}`;
+}
+
+/** Skipped topics in path order (entries of one path keep their order), as manifests hold them. */
+export function sortSkipped(skipped: readonly SkippedTopic[]): SkippedTopic[] {
+  return [...skipped].sort(byPath);
+}
+
+function byPath(a: SkippedTopic, b: SkippedTopic): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
 const SAFE_FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
@@ -117,23 +157,37 @@ export function parseStackManifest(text: string): StackManifest {
       'index-corrupt',
       `The search index manifest is unreadable (${why}); delete it and brv rebuilds the index on the next query.`,
     );
+  const newline = text.indexOf('\n');
+  if (!text.startsWith(MANIFEST_HEADER) || newline < 0) throw bad('no manifest header');
+  const body = text.slice(newline + 1);
+  if (text.slice(MANIFEST_HEADER.length, newline) !== sha256(body)) throw bad('its checksum does not match');
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(body);
   } catch {
     throw bad('not JSON');
   }
   if (typeof value !== 'object' || value === null) throw bad('not an object');
-  const { format, segments, deleted } = value as Record<string, unknown>;
+  const { format, segments, deleted, skipped } = value as Record<string, unknown>;
   if (format !== STACK_MANIFEST_FORMAT) throw bad(`format ${String(format)}, this brv reads ${STACK_MANIFEST_FORMAT}`);
-  if (!Array.isArray(segments) || !Array.isArray(deleted)) throw bad('segments or deleted missing');
+  if (!Array.isArray(segments) || !Array.isArray(deleted) || !Array.isArray(skipped)) throw bad('segments, deleted or skipped missing');
   for (const entry of segments) {
     const { file, docs } = (entry ?? {}) as Record<string, unknown>;
     if (typeof file !== 'string' || !SAFE_FILE.test(file) || file.includes('..')) throw bad('a segment file name is unsafe');
     if (typeof docs !== 'number' || !Number.isInteger(docs) || docs < 0) throw bad('a segment document count is invalid');
   }
   if (!deleted.every((p) => typeof p === 'string')) throw bad('deleted paths must be strings');
-  return { format, segments: segments.map(({ file, docs }: SegmentEntry) => ({ file, docs })), deleted: [...(deleted as string[])] };
+  for (const entry of skipped) {
+    const { path, problem, message } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof path !== 'string' || typeof problem !== 'string' || !SKIP_PROBLEMS.has(problem) || typeof message !== 'string')
+      throw bad('a skipped topic is malformed');
+  }
+  return {
+    format,
+    segments: segments.map(({ file, docs }: SegmentEntry) => ({ file, docs })),
+    deleted: [...(deleted as string[])],
+    skipped: (skipped as SkippedTopic[]).map(({ path, problem, message }) => ({ path, problem, message })),
+  };
 }
 
 /** Opens the segments a manifest names; `load(file)` returns a segment file's bytes. */
@@ -216,10 +270,11 @@ export function applyIndexUpdate(previous: StackManifest, plan: IndexUpdatePlan,
     format: STACK_MANIFEST_FORMAT,
     segments: segment && plan.documents.length > 0 ? [...previous.segments, segment] : [...previous.segments],
     deleted: plan.deleted,
+    skipped: previous.skipped,
   };
 }
 
 /** The manifest of a freshly built or compacted single segment. */
-export function singleSegmentManifest(segment: SegmentEntry): StackManifest {
-  return { format: STACK_MANIFEST_FORMAT, segments: [segment], deleted: [] };
+export function singleSegmentManifest(segment: SegmentEntry, skipped: readonly SkippedTopic[] = []): StackManifest {
+  return { format: STACK_MANIFEST_FORMAT, segments: [segment], deleted: [], skipped: sortSkipped(skipped) };
 }

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
+import { readLocalFile } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
-import { DOC_CACHE_VERSION, DocCache, documentAt, type CachedBlob } from './doc-cache.js';
+import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
 import type { SegmentInput } from './document.js';
-import { buildDocstore, DocstoreBytes, docstoreLooksValid, readDocstoreEntries, writeDocstoreFile } from './docstore.js';
+import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreLooksValid, readDocstoreEntries, writeDocstoreFile } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import {
   applyIndexUpdate,
@@ -18,10 +19,14 @@ import {
   segmentFileName,
   serializeStack,
   singleSegmentManifest,
+  sortSkipped,
   type SegmentEntry,
   type SegmentStack,
+  type SkippedTopic,
   type StackManifest,
 } from './stack.js';
+
+export type { SkippedTopic, SkipProblem } from './stack.js';
 
 export type IndexBuild = 'cached' | 'incremental' | 'full' | 'empty';
 
@@ -30,6 +35,8 @@ export interface TreeIndex {
   stack: SegmentStack;
   /** Segment file names, parallel to `stack.segments` (their docstores sit next to them). */
   files: string[];
+  /** Blobs at topic paths left out of the index, and why (too large, too deep, not a topic, a path named twice). */
+  skipped: readonly SkippedTopic[];
   build: IndexBuild;
   buildMs: number;
   /** For incremental builds: how many topics were re-read. */
@@ -47,12 +54,25 @@ interface Counts {
 }
 
 /**
+ * Topic blobs larger than this are never read: `MAX_STORED_TOPIC_BYTES` of src/topic/stored.ts (a
+ * copy, so the query path loads no HTML code; test/query/tree-index.test.ts checks they agree).
+ */
+export const MAX_INDEXED_BLOB_BYTES = 256 * 1024;
+/** Bounds for reading index files (local state is not trusted: a symlink to /dev/zero must not be read forever). */
+const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
+const MAX_SEGMENT_BYTES = 2 ** 31 - 1;
+
+function isCorrupt(error: unknown): boolean {
+  return error instanceof BrvError && (error.kind === 'index-corrupt' || error.kind === 'corrupt-local-state');
+}
+
+/**
  * Bumped whenever analysis or the index format changes what an index holds: older indexes are then
  * simply not found (and pruned), never misread. A change to what is extracted from a topic or to its
  * rendering bumps `DOC_CACHE_VERSION` (doc-cache.ts) instead, which also names the index folder
  * (`v<INDEX_VERSION>.<DOC_CACHE_VERSION>`): indexes built from the old entries are dropped with them.
  */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 /** Above this many changed topics an incremental update is not worth it: rebuild from the tree. */
 const MAX_INCREMENTAL_CHANGES = 2000;
 /** Manifests kept; older ones (and segments only they use) are pruned. */
@@ -95,6 +115,13 @@ export class TreeIndexStore {
   private readonly docs: DocCache;
   /** Indexes opened by this store, by tree (a tree's index never changes): a long-lived process (MCP) reuses them. */
   private readonly warm = new Map<string, Promise<TreeIndex>>();
+  /**
+   * Segments (and their docstores) and manifests this process could not write: the index folder is
+   * read-only, full or in the way. They are served from memory, so queries still answer.
+   */
+  private readonly memory = new Map<string, { segment: Uint8Array; docstore: Buffer }>();
+  private readonly memoryManifests = new Map<string, StackManifest>();
+  private lastInMemory: string | undefined;
 
   constructor(
     private readonly repo: GitRepository,
@@ -107,11 +134,15 @@ export class TreeIndexStore {
     this.segments = path.join(this.dir, 'segments');
   }
 
-  async open(tree: string | undefined): Promise<TreeIndex> {
-    if (!tree) return this.load(tree);
-    let opened = this.warm.get(tree);
+  /**
+   * The index of `tree`: cached, built incrementally or from scratch. `rebuild` ignores what is on
+   * disk and builds from the tree (after a damaged file was found while answering).
+   */
+  async open(tree: string | undefined, options: { rebuild?: boolean } = {}): Promise<TreeIndex> {
+    if (!tree) return this.load(tree, false);
+    let opened = options.rebuild ? undefined : this.warm.get(tree);
     // Another process may have pruned (or someone deleted) the files a warm index reads its texts from.
-    if (opened && !existsSync(this.manifestFile(tree))) {
+    if (opened && !this.memoryManifests.has(tree) && !existsSync(this.manifestFile(tree))) {
       this.warm.delete(tree);
       opened = undefined;
     }
@@ -119,34 +150,56 @@ export class TreeIndexStore {
       const index = await opened;
       return { ...index, build: 'cached', buildMs: 0, changedTopics: 0, parsedTopics: 0, cachedTopics: 0 };
     }
-    opened = this.load(tree);
+    opened = this.load(tree, options.rebuild ?? false);
+    this.warm.delete(tree);
     this.warm.set(tree, opened);
     opened.catch(() => this.warm.delete(tree));
     if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
     return opened;
   }
 
-  private async load(tree: string | undefined): Promise<TreeIndex> {
+  /** The blobs at topic paths of `tree` that its index leaves out, with their problem (building the index if needed). */
+  async skippedTopics(tree: string | undefined): Promise<SkippedTopic[]> {
+    return [...(await this.open(tree)).skipped];
+  }
+
+  private async load(tree: string | undefined, rebuild: boolean): Promise<TreeIndex> {
     const start = performance.now();
     const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0 };
-    if (!tree) return { tree, stack: { segments: [], deleted: new Set() }, files: [], build: 'empty', buildMs: 0, ...none };
-    const cached = await this.readManifest(tree);
-    if (cached) {
-      try {
-        return { tree, ...(await this.openManifest(cached)), build: 'cached', buildMs: performance.now() - start, ...none };
-      } catch (error) {
-        if (!(error instanceof BrvError && error.kind === 'index-corrupt')) throw error;
+    if (!tree) return { tree, stack: { segments: [], deleted: new Set() }, files: [], skipped: [], build: 'empty', buildMs: 0, ...none };
+    if (!rebuild) {
+      const cached = await this.readManifest(tree);
+      if (cached) {
+        try {
+          const opened = await this.openManifest(cached);
+          return { tree, ...opened, skipped: cached.skipped, build: 'cached', buildMs: performance.now() - start, ...none };
+        } catch (error) {
+          if (!isCorrupt(error)) throw error;
+        }
       }
     }
     const counts = { parsed: 0, cached: 0 };
-    const incremental = await this.tryIncremental(tree, counts);
+    let incremental: { manifest: StackManifest; changed: number } | undefined;
+    let opened: { stack: SegmentStack; files: string[] } | undefined;
+    if (!rebuild) {
+      try {
+        const verified = new Map<string, Uint8Array>();
+        incremental = await this.tryIncremental(tree, counts, verified);
+        if (incremental) opened = await this.openManifest(incremental.manifest, verified);
+      } catch (error) {
+        if (!isCorrupt(error)) throw error;
+        incremental = undefined;
+      }
+    }
     const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
     performance.mark('index: segments written');
+    opened ??= await this.openManifest(manifest);
     await this.publish(tree, manifest);
     performance.mark('index: published');
     return {
       tree,
-      ...(await this.openManifest(manifest)),
+      ...opened,
+      skipped: manifest.skipped,
       build: incremental ? 'incremental' : 'full',
       buildMs: performance.now() - start,
       changedTopics: incremental?.changed ?? 0,
@@ -155,22 +208,38 @@ export class TreeIndexStore {
     };
   }
 
-  /** Rendered markdown for documents of an opened index: `(segment position, doc number)` pairs. */
+  /**
+   * Rendered markdown for documents of an opened index: `(segment position, doc number)` pairs. Each
+   * entry is checked against its checksum: a damaged docstore throws `index-corrupt` (open the index
+   * again with `rebuild`), it never returns damaged text.
+   */
   async rendered(index: TreeIndex, wanted: ReadonlyArray<{ segment: number; doc: number }>): Promise<string[]> {
     const bySegment = new Map<number, number[]>();
     for (const { segment, doc } of wanted) bySegment.set(segment, [...(bySegment.get(segment) ?? []), doc]);
     const texts = new Map<string, string>();
     for (const [segment, docs] of bySegment) {
-      for (const [doc, text] of readDocstoreEntries(this.docstoreFile(index.files[segment]!), docs)) texts.set(`${segment}:${doc}`, text);
+      const file = index.files[segment]!;
+      const inMemory = this.memory.get(file);
+      if (inMemory) {
+        const store = new DocstoreBytes(inMemory.docstore, file);
+        for (const doc of docs) texts.set(`${segment}:${doc}`, store.entry(doc).toString('utf8'));
+        continue;
+      }
+      for (const [doc, text] of readDocstoreEntries(this.docstoreFile(file), docs)) texts.set(`${segment}:${doc}`, text);
     }
     return wanted.map(({ segment, doc }) => texts.get(`${segment}:${doc}`) ?? '');
   }
 
-  private async tryIncremental(tree: string, counts: Counts): Promise<{ manifest: StackManifest; changed: number } | undefined> {
+  private async tryIncremental(
+    tree: string,
+    counts: Counts,
+    verified: Map<string, Uint8Array>,
+  ): Promise<{ manifest: StackManifest; changed: number } | undefined> {
     const previousTree = await this.lastIndexedTree();
     if (!previousTree || previousTree === tree) return undefined;
     const previous = await this.readManifest(previousTree);
-    if (!previous) return undefined;
+    // Which of two entries with one path comes first is only certain in a full listing: such trees are built from scratch.
+    if (!previous || previous.skipped.some((s) => s.problem === 'duplicate-path')) return undefined;
     let changes;
     try {
       changes = (await this.repo.diffTrees(previousTree, tree)).filter((c) => topicPathFromBlobPath(c.path) !== undefined);
@@ -179,27 +248,48 @@ export class TreeIndexStore {
     }
     performance.mark('index: changes listed');
     if (changes.length > MAX_INCREMENTAL_CHANGES) return undefined;
-    const { documents: upserted, rendered } = await this.readDocuments(
+    const changed = new Set(changes.map((c) => c.path));
+    if (changed.size !== changes.length) return undefined; // a path named twice
+    // The previous tree's segments, checked (and kept for the open that follows). A path "added"
+    // that was already live is a second entry of a path the tree names twice: build from scratch.
+    const before = await this.openManifest(previous, verified);
+    const live = liveView(before.stack);
+    const hasLive = (topicPath: string) =>
+      before.stack.segments.some((segment, s) => {
+        const doc = segment.findPath(topicPath);
+        return doc >= 0 && live.dead[s]?.[doc] !== 1;
+      });
+    if (changes.some((c) => c.status === 'A' && hasLive(topicPathFromBlobPath(c.path)!))) return undefined;
+    const {
+      documents: upserted,
+      rendered,
+      skipped,
+    } = await this.readDocuments(
       changes.filter((c) => c.status !== 'D').map((c) => ({ path: c.path, oid: c.newOid })),
       counts,
     );
-    const removed = changes.filter((c) => c.status === 'D').map((c) => topicPathFromBlobPath(c.path)!);
+    const indexed = new Set(upserted.map((d) => d.path));
+    // Deleted topics, and changed ones that are no longer readable topics: their old versions must go.
+    const removed = changes.map((c) => topicPathFromBlobPath(c.path)!).filter((p) => !indexed.has(p));
     const plan = planIndexUpdate(previous, { upserted, removed });
     let entry: SegmentEntry | undefined;
     if (plan.documents.length > 0) {
       const bytes = buildSegment(plan.documents);
       entry = await this.writeSegment({ bytes, docstore: byPath(bytes, rendered) });
     }
-    let manifest = applyIndexUpdate(previous, plan, entry);
-    if (plan.compact) manifest = await this.compact(manifest);
+    let manifest: StackManifest = {
+      ...applyIndexUpdate(previous, plan, entry),
+      skipped: sortSkipped([...previous.skipped.filter((s) => !changed.has(s.path)), ...skipped]),
+    };
+    if (plan.compact) manifest = await this.compact(manifest, verified);
     return { manifest, changed: changes.length };
   }
 
-  private async compact(manifest: StackManifest): Promise<StackManifest> {
-    const { stack, files } = await this.openManifest(manifest);
+  private async compact(manifest: StackManifest, verified: Map<string, Uint8Array>): Promise<StackManifest> {
+    const { stack, files } = await this.openManifest(manifest, verified);
     const view = liveView(stack);
     const bytes = compact(stack);
-    const sources = await Promise.all(files.map(async (file) => new DocstoreBytes(await readFile(this.docstoreFile(file)))));
+    const sources = await Promise.all(files.map((file) => this.docstoreBytes(file)));
     const merged = Segment.open(bytes);
     const docstore = (i: number) => {
       const target = merged.pathBytes(i);
@@ -209,18 +299,34 @@ export class TreeIndexStore {
       }
       return Buffer.alloc(0);
     };
-    return singleSegmentManifest(await this.writeSegment({ bytes, docstore }));
+    return singleSegmentManifest(await this.writeSegment({ bytes, docstore }), manifest.skipped);
+  }
+
+  /** A segment's whole docstore (for compaction): from memory, or read from disk (bounded, no special files). */
+  private async docstoreBytes(file: string): Promise<DocstoreBytes> {
+    const inMemory = this.memory.get(file);
+    if (inMemory) return new DocstoreBytes(inMemory.docstore, file);
+    let bytes;
+    try {
+      bytes = await readLocalFile(this.docstoreFile(file), MAX_SEGMENT_BYTES);
+    } catch {
+      bytes = undefined;
+    }
+    if (!bytes) throw new BrvError('index-corrupt', `The docstore of search index segment ${file} is missing or unreadable.`);
+    return new DocstoreBytes(bytes, this.docstoreFile(file));
   }
 
   private async buildFull(tree: string, counts: Counts): Promise<StackManifest> {
-    const blobs = (await this.repo.listTreeBlobs(tree)).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
+    const listed = (await this.repo.listTreeBlobs(tree)).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
+    const { blobs, skipped } = screenBlobs(listed);
     // Chunks bound memory at 100,000 topics: each chunk's text is analysed into a small segment and
     // a docstore of bytes; the segments are then merged without re-analysing anything.
     const parts: Array<{ segment: Segment; docstore: DocstoreBytes }> = [];
     for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
-      const { documents, rendered } = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts);
-      const bytes = buildSegment(documents);
-      const lookup = byPath(bytes, rendered);
+      const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts);
+      skipped.push(...read.skipped);
+      const bytes = buildSegment(read.documents);
+      const lookup = byPath(bytes, read.rendered);
       const segment = Segment.open(bytes);
       parts.push({
         segment,
@@ -229,7 +335,7 @@ export class TreeIndexStore {
     }
     if (parts.length === 1) {
       const [{ segment, docstore }] = parts as [(typeof parts)[0]];
-      return singleSegmentManifest(await this.writeSegment({ bytes: segment.bytes, docstore: (i) => docstore.entry(i) }));
+      return singleSegmentManifest(await this.writeSegment({ bytes: segment.bytes, docstore: (i) => docstore.entry(i) }), skipped);
     }
     const bytes = mergeSegments(parts.map(({ segment }) => ({ segment })));
     const merged = Segment.open(bytes);
@@ -241,36 +347,62 @@ export class TreeIndexStore {
       }
       return Buffer.alloc(0);
     };
-    return singleSegmentManifest(await this.writeSegment({ bytes, docstore }));
+    return singleSegmentManifest(await this.writeSegment({ bytes, docstore }), skipped);
   }
 
   /**
    * The index documents and rendered markdown of topic blobs: from the per-blob cache where it has
    * them, else read, parsed and rendered (and then cached, so the next build of any tree holding
-   * them parses nothing). Blobs that are not topics (written by plain git) are skipped.
+   * them parses nothing). Nothing in a blob is trusted: one larger than `MAX_INDEXED_BLOB_BYTES` is
+   * never read (its size comes from the tree listing or the object header), and one that is not a
+   * readable topic is skipped; both are returned in `skipped` with their problem.
    */
   private async readDocuments(
-    blobs: ReadonlyArray<{ path: string; oid: string }>,
+    blobs: ReadonlyArray<{ path: string; oid: string; size?: number }>,
     counts: Counts,
-  ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string> }> {
+  ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string>; skipped: SkippedTopic[] }> {
     const documents: SegmentInput[] = [];
     const rendered = new Map<string, string>();
-    if (blobs.length === 0) return { documents, rendered };
-    const entries = this.docs.read(blobs.map((b) => b.oid));
+    const skipped: SkippedTopic[] = [];
+    if (blobs.length === 0) return { documents, rendered, skipped };
+    const entries: Array<CachedBlob | undefined> = this.docs.read(blobs.map((b) => b.oid));
     performance.mark('index: cache read');
     counts.cached += entries.filter((e) => e !== undefined).length;
-    const missing = [...new Set(blobs.filter((_, i) => entries[i] === undefined).map((b) => b.oid))];
+    const missing = blobs.filter((_, i) => entries[i] === undefined);
     if (missing.length > 0) {
-      counts.parsed += missing.length;
-      const { blobDocument } = await analyzer();
-      const contents = await Promise.all(missing.map((oid) => this.repo.readBlob(oid)));
+      // Sizes first: a huge blob is refused from its header, never loaded.
+      const sizes = new Map<string, number | undefined>(missing.map((b) => [b.oid, b.size]));
+      const unknown = [...sizes].filter(([, size]) => size === undefined).map(([oid]) => oid);
+      if (unknown.length > 0) for (const [oid, size] of await this.repo.blobSizes(unknown)) sizes.set(oid, size);
+      const verdicts = new Map<string, CachedBlob | 'missing'>();
+      const toRead: string[] = [];
+      for (const [oid, size] of sizes) {
+        if (size === undefined) verdicts.set(oid, 'missing');
+        else if (size > MAX_INDEXED_BLOB_BYTES)
+          verdicts.set(oid, {
+            problem: 'too-large',
+            message: `The blob is ${size} bytes; topics are at most ${MAX_INDEXED_BLOB_BYTES} bytes, so it was not read.`,
+          });
+        else toRead.push(oid);
+      }
       const fresh = new Map<string, CachedBlob>();
-      missing.forEach((oid, i) => {
-        const html = contents[i]?.toString('utf8');
-        if (html !== undefined) fresh.set(oid, blobDocument(html));
-      });
+      if (toRead.length > 0) {
+        counts.parsed += toRead.length;
+        const { blobDocument } = await analyzer();
+        const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
+        toRead.forEach((oid, i) => {
+          const bytes = contents[i];
+          if (bytes === undefined) verdicts.set(oid, 'missing');
+          else fresh.set(oid, blobDocument(bytes.toString('utf8')));
+        });
+        for (const [oid, doc] of fresh) verdicts.set(oid, doc);
+      }
       blobs.forEach((blob, i) => {
-        if (entries[i] === undefined) entries[i] = fresh.get(blob.oid);
+        if (entries[i] !== undefined) return;
+        const verdict = verdicts.get(blob.oid);
+        if (verdict === 'missing' || verdict === undefined)
+          skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
+        else entries[i] = verdict;
       });
       try {
         this.docs.write(fresh);
@@ -281,67 +413,121 @@ export class TreeIndexStore {
     blobs.forEach((blob, i) => {
       const doc = entries[i];
       if (!doc) return;
+      if (isBlobProblem(doc)) {
+        skipped.push({ path: blob.path, problem: doc.problem, message: doc.message });
+        return;
+      }
       const topicPath = topicPathFromBlobPath(blob.path)!;
       documents.push(documentAt(topicPath, blob.oid, doc));
       rendered.set(topicPath, doc.markdown);
     });
-    return { documents, rendered };
+    return { documents, rendered, skipped };
   }
 
+  /**
+   * Writes a segment and its docstore under their content-addressed name. When the index folder
+   * cannot be written (read-only, full, a file in the way that is not brv's to remove), the segment
+   * is kept in memory instead: this process still answers, the next one tries to write again.
+   */
   private async writeSegment(built: Built): Promise<SegmentEntry> {
     const file = segmentFileName(built.bytes);
     const docCount = Segment.open(built.bytes).docCount;
-    await mkdir(this.segments, { recursive: true });
-    const docstore = this.docstoreFile(file);
-    const temp = `${docstore}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    await writeDocstoreFile(temp, docCount, built.docstore);
-    await rename(temp, docstore);
-    await writeAtomic(path.join(this.segments, file), built.bytes);
+    try {
+      await this.makeDir(this.segments);
+      const docstore = this.docstoreFile(file);
+      const temp = `${docstore}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+      try {
+        await writeDocstoreFile(temp, docCount, built.docstore);
+        await this.replace(temp, docstore);
+      } catch (error) {
+        await rm(temp, { force: true }).catch(() => {});
+        throw error;
+      }
+      await this.writeAtomic(path.join(this.segments, file), built.bytes);
+      this.memory.delete(file);
+    } catch (error) {
+      if (isCorrupt(error)) throw error; // a damaged docstore being compacted: not a write problem
+      this.memory.set(file, { segment: built.bytes, docstore: docstoreBytes(docCount, built.docstore) });
+    }
     return { file, docs: docCount };
   }
 
-  private async openManifest(manifest: StackManifest): Promise<{ stack: SegmentStack; files: string[] }> {
+  /**
+   * Opens the segments a manifest names, checking what their content-addressed names promise (the
+   * SHA-256 of their bytes) and that each docstore beside them is whole: a bit flip, truncation or
+   * anything that is not a regular file is `index-corrupt`, and the caller rebuilds.
+   */
+  private async openManifest(
+    manifest: StackManifest,
+    verified: Map<string, Uint8Array> = new Map(),
+  ): Promise<{ stack: SegmentStack; files: string[] }> {
     const files = new Map<string, Uint8Array>();
     await Promise.all(
-      manifest.segments.map(async ({ file }) => {
-        try {
-          files.set(file, await readFile(path.join(this.segments, file)));
-        } catch {
-          throw new BrvError('index-corrupt', `Search index segment ${file} is missing.`);
+      manifest.segments.map(async ({ file, docs }) => {
+        const known = this.memory.get(file)?.segment ?? verified.get(file);
+        if (known) {
+          files.set(file, known);
+          return;
         }
-        if (!docstoreLooksValid(this.docstoreFile(file)))
+        let bytes;
+        try {
+          bytes = await readLocalFile(path.join(this.segments, file), MAX_SEGMENT_BYTES);
+        } catch {
+          bytes = undefined;
+        }
+        if (!bytes) throw new BrvError('index-corrupt', `Search index segment ${file} is missing or unreadable.`);
+        if (segmentFileName(bytes) !== file)
+          throw new BrvError('index-corrupt', `Search index segment ${file} is damaged (its bytes do not match its name).`);
+        if (!docstoreLooksValid(this.docstoreFile(file), docs))
           throw new BrvError('index-corrupt', `The docstore of search index segment ${file} is damaged.`);
+        files.set(file, bytes);
+        verified.set(file, bytes);
       }),
     );
     return { stack: openStack(manifest, (file) => files.get(file)!), files: manifest.segments.map((s) => s.file) };
   }
 
   private async readManifest(tree: string): Promise<StackManifest | undefined> {
-    let text;
+    const inMemory = this.memoryManifests.get(tree);
+    if (inMemory) return inMemory;
+    let bytes;
     try {
-      text = await readFile(this.manifestFile(tree), 'utf8');
+      bytes = await readLocalFile(this.manifestFile(tree), MAX_MANIFEST_BYTES);
     } catch {
       return undefined;
     }
+    if (bytes === undefined) return undefined;
     try {
-      return parseStackManifest(text);
+      return parseStackManifest(bytes.toString('utf8'));
     } catch {
       return undefined;
     }
   }
 
   private async lastIndexedTree(): Promise<string | undefined> {
+    if (this.lastInMemory) return this.lastInMemory;
     try {
-      const tree = (await readFile(path.join(this.dir, 'last'), 'utf8')).trim();
-      return /^[0-9a-f]{40,64}$/.test(tree) ? tree : undefined;
+      const tree = (await readLocalFile(path.join(this.dir, 'last'), 1024))?.toString('utf8').trim();
+      return tree !== undefined && /^[0-9a-f]{40,64}$/.test(tree) ? tree : undefined;
     } catch {
       return undefined;
     }
   }
 
+  /** Records the manifest and the last indexed tree; when they cannot be written, this process keeps them in memory. */
   private async publish(tree: string, manifest: StackManifest): Promise<void> {
-    await writeAtomic(this.manifestFile(tree), serializeStack(manifest));
-    await writeAtomic(path.join(this.dir, 'last'), `${tree}\n`);
+    const written = manifest.segments.every((s) => !this.memory.has(s.file));
+    try {
+      if (!written) throw new Error('segments are in memory');
+      await this.writeAtomic(this.manifestFile(tree), serializeStack(manifest));
+      await this.writeAtomic(path.join(this.dir, 'last'), `${tree}\n`);
+      this.memoryManifests.delete(tree);
+      this.lastInMemory = undefined;
+    } catch {
+      this.memoryManifests.set(tree, manifest);
+      this.lastInMemory = tree;
+      return;
+    }
     await this.prune().catch(() => {});
   }
 
@@ -378,7 +564,9 @@ export class TreeIndexStore {
       if (!file.endsWith('.seg')) continue;
       let segment;
       try {
-        segment = Segment.open(await readFile(path.join(this.segments, file)));
+        const bytes = await readLocalFile(path.join(this.segments, file), MAX_SEGMENT_BYTES);
+        if (!bytes) continue;
+        segment = Segment.open(bytes);
       } catch {
         continue; // damaged or being replaced: its blobs are re-parsed if ever needed
       }
@@ -392,7 +580,7 @@ export class TreeIndexStore {
     if (names.length <= KEEP_MANIFESTS) return;
     const dated = await Promise.all(names.map(async (n) => ({ n, mtime: (await stat(path.join(this.manifests, n))).mtimeMs })));
     dated.sort((a, b) => b.mtime - a.mtime);
-    for (const { n } of dated.slice(KEEP_MANIFESTS)) await rm(path.join(this.manifests, n), { force: true });
+    for (const { n } of dated.slice(KEEP_MANIFESTS)) await rm(path.join(this.manifests, n), { recursive: true, force: true });
     const used = new Set<string>();
     for (const { n } of dated.slice(0, KEEP_MANIFESTS)) {
       const manifest = await this.readManifest(n.replace(/\.json$/, ''));
@@ -403,8 +591,57 @@ export class TreeIndexStore {
       // A temp file may belong to another process building right now: leave young ones alone.
       if (file.endsWith('.tmp') && now - (await stat(path.join(this.segments, file)).catch(() => ({ mtimeMs: 0 }))).mtimeMs < 600_000)
         continue;
-      if (!used.has(file.replace(/\.md$/, ''))) await rm(path.join(this.segments, file), { force: true });
+      if (!used.has(file.replace(/\.md$/, '')) && !this.memory.has(file.replace(/\.md$/, '')))
+        await rm(path.join(this.segments, file), { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Writes a file of this index whole (a temp file renamed over it). Whatever stands in the way
+   * inside the index folder (a directory or FIFO where a file belongs, a file where a folder
+   * belongs) is brv's own damaged state, and is removed; outside it, nothing is touched.
+   */
+  private async writeAtomic(file: string, data: string | Uint8Array): Promise<void> {
+    await this.makeDir(path.dirname(file));
+    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      await writeFile(temp, data);
+      await this.replace(temp, file);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async replace(temp: string, file: string): Promise<void> {
+    try {
+      await rename(temp, file);
+    } catch (error) {
+      if (!IN_THE_WAY.has((error as NodeJS.ErrnoException).code ?? '') || !this.inside(file)) throw error;
+      await rm(file, { recursive: true, force: true });
+      await rename(temp, file);
+    }
+  }
+
+  private async makeDir(dir: string): Promise<void> {
+    try {
+      await mkdir(dir, { recursive: true });
+      return;
+    } catch (error) {
+      if (!IN_THE_WAY.has((error as NodeJS.ErrnoException).code ?? '') || !(dir === this.dir || this.inside(dir))) throw error;
+    }
+    const parts = path.relative(this.dir, dir).split(path.sep).filter(Boolean);
+    for (let at = this.dir, i = 0; i <= parts.length; at = path.join(at, parts[i] ?? ''), i++) {
+      const info = await lstat(at).catch(() => undefined);
+      if (info && !info.isDirectory()) await rm(at, { force: true });
+    }
+    await mkdir(dir, { recursive: true });
+  }
+
+  /** Whether `file` is inside this index's folder (what brv may repair). */
+  private inside(file: string): boolean {
+    const relative = path.relative(this.dir, file);
+    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
   }
 
   private docstoreFile(segmentFile: string): string {
@@ -415,6 +652,44 @@ export class TreeIndexStore {
     if (!/^[0-9a-f]{40,64}$/.test(tree)) throw new BrvError('invalid-object-name', `"${tree}" is not a tree id.`);
     return path.join(this.manifests, `${tree}.json`);
   }
+}
+
+/** Errors of a write that something in the way causes (a directory, a file where a folder belongs). */
+const IN_THE_WAY = new Set(['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EPERM']);
+
+/**
+ * The blobs of a tree listing to index: the first entry of a path the tree names twice (a tree
+ * written with plumbing) and blobs small enough to be topics. The rest is skipped, unread.
+ */
+function screenBlobs(listed: ReadonlyArray<{ path: string; oid: string; size: number }>): {
+  blobs: Array<{ path: string; oid: string; size: number }>;
+  skipped: SkippedTopic[];
+} {
+  const seen = new Set<string>();
+  const blobs: Array<{ path: string; oid: string; size: number }> = [];
+  const skipped: SkippedTopic[] = [];
+  for (const blob of listed) {
+    const topicPath = topicPathFromBlobPath(blob.path)!;
+    if (seen.has(topicPath)) {
+      skipped.push({
+        path: blob.path,
+        problem: 'duplicate-path',
+        message: `The tree names ${blob.path} more than once (written with plumbing); the first entry is indexed, blob ${blob.oid} is not.`,
+      });
+      continue;
+    }
+    seen.add(topicPath);
+    if (blob.size > MAX_INDEXED_BLOB_BYTES) {
+      skipped.push({
+        path: blob.path,
+        problem: 'too-large',
+        message: `The blob is ${blob.size} bytes; topics are at most ${MAX_INDEXED_BLOB_BYTES} bytes, so it was not read.`,
+      });
+      continue;
+    }
+    blobs.push(blob);
+  }
+  return { blobs, skipped };
 }
 
 /** Docstore entries in a new segment's document order, from texts keyed by topic path. */

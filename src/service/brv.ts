@@ -3,7 +3,7 @@ import { BrvError } from '../errors.js';
 import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
 import type { QueryOptions } from '../query/query-topics.js';
-import type { TreeIndexStore } from '../query/tree-index.js';
+import type { SkippedTopic, TreeIndexStore } from '../query/tree-index.js';
 // Small and pure: merging with knowledge sources costs no extra module load on the query path.
 import { federateQuery, federateSearch } from '../query/federate.js';
 import type { CurateEnvelope } from '../curate/envelope.js';
@@ -234,7 +234,8 @@ export class Brv {
     if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
     const snapshot = await this.snapshotFor(options.at);
     const filePath = topicBlobPath(normalized.path);
-    const blob = await this.store.readFile(snapshot, filePath);
+    const { MAX_STORED_TOPIC_BYTES, renderStoredTopic } = await import('../topic/stored.js');
+    const blob = await this.store.readFile(snapshot, filePath, { maxBytes: MAX_STORED_TOPIC_BYTES });
     if (!blob) {
       const hint =
         (await this.store.pathKind(snapshot, normalized.path)) === 'folder'
@@ -244,7 +245,6 @@ export class Brv {
     }
     const html = blob.toString('utf8');
     if (options.raw) return { path: filePath, topicPath: normalized.path, format: 'html', content: html, commit: snapshot.commit!.oid };
-    const { renderStoredTopic } = await import('../topic/stored.js');
     return {
       path: filePath,
       topicPath: normalized.path,
@@ -284,6 +284,21 @@ export class Brv {
   async search(question: string, options: QueryOptions & { at?: string } = {}) {
     const { searchTopics } = await import('../query/query-topics.js');
     return this.federated(options, (indexes, snapshot) => searchTopics(indexes, snapshot, question, options), federateSearch);
+  }
+
+  /**
+   * Blobs at topic paths that search leaves out, with their problem (`too-large`, `too-deep`,
+   * `not-a-topic`, `duplicate-path`, `missing`): this repository's (or `at`'s) and, unless `at` is
+   * set, every knowledge source's (`source` names it). Builds the indexes if needed; for `brv doctor`.
+   */
+  async skippedTopics(options: { at?: string } = {}): Promise<Array<SkippedTopic & { source?: string }>> {
+    const [indexes, snapshot] = await Promise.all([this.indexes(), this.snapshotFor(options.at)]);
+    const local = await indexes.skippedTopics(snapshot.commit?.tree);
+    const sources = options.at ? [] : await this.sourceSnapshots();
+    const shared = await Promise.all(
+      sources.map(async (s) => (await indexes.skippedTopics(s.snapshot.commit?.tree)).map((skip) => ({ ...skip, source: s.alias }))),
+    );
+    return [...local, ...shared.flat()];
   }
 
   /** Runs a retrieval on this repository's snapshot and, unless `at` is set, on every knowledge source. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError } from '../errors.js';
-import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate } from '../git/repository.js';
+import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate, type TreeBlob } from '../git/repository.js';
 import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
@@ -161,17 +161,35 @@ export class ContextStore {
     await this.repo.updateRefs([{ ref: branchRef(name), newOid: undefined, oldOid: expected }], `brv branch: delete ${name}`);
   }
 
-  /** The blob at `path` in a snapshot, or undefined. */
-  async readFile(snapshot: Snapshot, path: string): Promise<Buffer | undefined> {
+  /**
+   * The blob at `path` in a snapshot, or undefined. With `maxBytes`, the size is read from the object
+   * header first and a larger blob is refused (`too-large`) without being loaded: refs can be moved
+   * by plain git, so a "topic" may be any size.
+   */
+  async readFile(snapshot: Snapshot, path: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {
     if (!snapshot.commit) return undefined;
-    return this.repo.readBlob(`${snapshot.commit.tree}:${path}`);
+    const name = `${snapshot.commit.tree}:${path}`;
+    if (options.maxBytes !== undefined) {
+      const size = (await this.repo.blobSizes([name])).get(name);
+      if (size === undefined) return undefined;
+      if (size > options.maxBytes)
+        throw new BrvError(
+          'too-large',
+          `${path} is ${size} bytes; topics are at most ${options.maxBytes} bytes, so brv does not read it. It was not written by brv: remove it with brv rm.`,
+        );
+    }
+    return this.repo.readBlob(name);
   }
 
   async pathKind(snapshot: Snapshot, path: string): Promise<'file' | 'folder' | 'none'> {
     if (!snapshot.commit) return 'none';
-    const object = await this.repo.readObject(`${snapshot.commit.tree}:${path}`);
-    if (!object) return 'none';
-    return object.type === 'tree' ? 'folder' : 'file';
+    // The entry in its parent tree: a blob is never loaded just to learn that it is one (it may be huge).
+    const slash = path.lastIndexOf('/');
+    const parent = await this.repo.readObject(slash < 0 ? snapshot.commit.tree : `${snapshot.commit.tree}:${path.slice(0, slash)}`);
+    if (!parent || parent.type !== 'tree') return 'none';
+    const entry = (await this.repo.readTree(parent.oid)).find((e) => e.name === path.slice(slash + 1));
+    if (!entry) return 'none';
+    return entry.type === 'tree' ? 'folder' : 'file';
   }
 
   /** Top-level folders of the tree (the domains agents are told to reuse). */
@@ -181,7 +199,8 @@ export class ContextStore {
     return entries.filter((e) => e.type === 'tree' && !e.name.startsWith('.')).map((e) => e.name);
   }
 
-  async listBlobs(snapshot: Snapshot): Promise<Array<{ path: string; oid: string }>> {
+  /** Every blob of the snapshot's tree with its oid and size (from the object headers: nothing is loaded). */
+  async listBlobs(snapshot: Snapshot): Promise<TreeBlob[]> {
     if (!snapshot.commit) return [];
     return this.repo.listTreeBlobs(snapshot.commit.tree);
   }

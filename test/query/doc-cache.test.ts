@@ -35,7 +35,15 @@ test('an entry round-trips; a damaged, foreign or other-version entry reads as a
   const doc = blobDocument(canonical(fixture('valid', 'full-vocabulary.html')))!;
   const text = serializeEntry(BLOB, doc);
   t.deepEqual(parseEntry(text, BLOB), JSON.parse(JSON.stringify(doc)));
-  t.is(parseEntry(serializeEntry(BLOB, null), BLOB), null, 'a blob that is not a topic is remembered as such');
+  const problem = { problem: 'too-deep' as const, message: 'Elements are nested more than 100 levels deep.' };
+  t.deepEqual(
+    parseEntry(serializeEntry(BLOB, problem), BLOB),
+    problem,
+    'a blob that is not a topic is remembered as such, with its problem',
+  );
+  // An entry of before problems were recorded (`doc: null` alone) is a miss: the blob is read again.
+  const legacy = JSON.stringify({ blob: BLOB, doc: null });
+  t.is(parseEntry(`brv-doc ${DOC_CACHE_VERSION} ${createHash('sha1').update(legacy).digest('hex')}\n${legacy}`, BLOB), undefined);
   t.is(parseEntry(text, 'b'.repeat(40)), undefined, 'an entry for another blob');
   t.is(parseEntry(text.slice(0, -5), BLOB), undefined, 'truncated');
   t.is(parseEntry(text.replace('"markdown":"#', '"markdown":"!'), BLOB), undefined, 'changed body');
@@ -56,7 +64,8 @@ test('a cached entry gives exactly the document and markdown that parsing the bl
     for (const at of ['security/auth', 'x/y_z-w']) t.deepEqual(documentAt(at, BLOB, entry), { ...documentFromTopic(at, root), blob: BLOB });
     t.is(entry.markdown, renderTopicMarkdown(root));
   }
-  t.is(blobDocument('<p>not a topic</p>'), null);
+  t.like(blobDocument('<p>not a topic</p>'), { problem: 'not-a-topic' });
+  t.like(blobDocument(`${'<span>'.repeat(2000)}x`), { problem: 'too-deep' });
 });
 
 /**
@@ -163,7 +172,7 @@ test('a blob that is not a topic is cached as such and not parsed again', async 
     const cache = DocCache.forRepository(path.join(repo, '.git'));
     const indexRoot = path.join(repo, '.git', 'brv', 'index');
     t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 1, cachedTopics: 0 });
-    t.is(cache.read([oid])[0], null);
+    t.like(cache.read([oid])[0], { problem: 'not-a-topic' });
     await rm(indexRoot, { recursive: true });
     t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 1 });
   } finally {
@@ -178,8 +187,8 @@ test('the sweep keeps entries indexed segments use and fresh ones; it drops old 
     const indexes = new TreeIndexStore(brv.repo, path.join(commonDir, 'brv', 'index'), cache);
     await indexes.open((await brv.store.snapshot(brv.branch)).commit!.tree);
     const unused = new Map([
-      ['b'.repeat(40), null],
-      ['c'.repeat(40), null],
+      ['b'.repeat(40), { problem: 'not-a-topic' as const, message: '' }],
+      ['c'.repeat(40), { problem: 'not-a-topic' as const, message: '' }],
     ]);
     cache.write(unused);
     const old = new Date(Date.now() - 2 * 24 * 3600 * 1000);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { syntheticTopic } from '../../bench/lib/synthetic.js';
 import { BrvError } from '../../src/errors.js';
@@ -151,7 +152,7 @@ test('compact of a single segment without deletions is the identity', (t) => {
 });
 
 test('planIndexUpdate keeps the deleted set minimal and the last version of a path', (t) => {
-  const previous: StackManifest = { format: 1, segments: [{ file: 'a.seg', docs: 100 }], deleted: ['old/gone', 'x/y'] };
+  const previous: StackManifest = { format: 2, segments: [{ file: 'a.seg', docs: 100 }], deleted: ['old/gone', 'x/y'], skipped: [] };
   const v1 = topic(1);
   const v2 = topic(1, 2);
   const plan = planIndexUpdate(previous, { upserted: [v1, v2, topic(2)], removed: ['p/q', basePath(2), 'old/gone2'] });
@@ -165,19 +166,21 @@ test('planIndexUpdate keeps the deleted set minimal and the last version of a pa
   t.deepEqual(readd.deleted, ['old/gone']);
   const next = applyIndexUpdate(previous, plan, { file: 'b.seg', docs: 2 });
   t.deepEqual(next, {
-    format: 1,
+    format: 2,
     segments: [
       { file: 'a.seg', docs: 100 },
       { file: 'b.seg', docs: 2 },
     ],
     deleted: plan.deleted,
+    skipped: [],
   });
   t.throws(() => applyIndexUpdate(previous, plan, undefined));
 });
 
 test('compaction rule of thumb: more than 8 segments or deltas over 10% of the base', (t) => {
   const m = (docs: number[], deleted = 0): StackManifest => ({
-    format: 1,
+    format: 2,
+    skipped: [],
     segments: docs.map((n, i) => ({ file: `${i}.seg`, docs: n })),
     deleted: Array.from({ length: deleted }, (_, i) => `d/${i}`),
   });
@@ -192,22 +195,36 @@ test('compaction rule of thumb: more than 8 segments or deltas over 10% of the b
   t.false(planIndexUpdate(m([10_000, 1]), { upserted: [topic(1)], removed: [] }).compact);
 });
 
-test('manifest round trip and refusal of bad manifests', (t) => {
-  const manifest: StackManifest = { format: 1, segments: [{ file: 'abc.seg', docs: 3 }], deleted: ['b', 'a'] };
-  t.deepEqual(parseStackManifest(serializeStack(manifest)), { ...manifest, deleted: ['a', 'b'] });
+test('manifest round trip and refusal of bad manifests: a checksum over the body catches any bit flip', (t) => {
+  const manifest: StackManifest = {
+    format: 2,
+    segments: [{ file: 'abc.seg', docs: 3 }],
+    deleted: ['b', 'a'],
+    skipped: [{ path: 'x/deep.html', problem: 'too-deep', message: 'Nested too deep.' }],
+  };
+  const text = serializeStack(manifest);
+  t.deepEqual(parseStackManifest(text), { ...manifest, deleted: ['a', 'b'] });
+  const sign = (body: string) => `brv-index-manifest ${createHash('sha256').update(body).digest('hex')}\n${body}`;
+  const flipped = (at: number) => text.slice(0, at) + String.fromCharCode(text.charCodeAt(at) ^ 1) + text.slice(at + 1);
   for (const bad of [
     '',
     '[]',
-    '{"format":2,"segments":[],"deleted":[]}',
-    '{"format":1,"segments":[{"file":"../x","docs":1}],"deleted":[]}',
-    '{"format":1,"segments":[{"file":"a","docs":-1}],"deleted":[]}',
-    '{"format":1,"segments":[],"deleted":[1]}',
+    text.slice(0, -3),
+    flipped(text.indexOf('"a"') + 1),
+    flipped(text.indexOf('"docs":3') + 7),
+    sign('[]'),
+    sign('{"format":1,"segments":[],"deleted":[],"skipped":[]}'),
+    sign('{"format":2,"segments":[{"file":"../x","docs":1}],"deleted":[],"skipped":[]}'),
+    sign('{"format":2,"segments":[{"file":"a","docs":-1}],"deleted":[],"skipped":[]}'),
+    sign('{"format":2,"segments":[],"deleted":[1],"skipped":[]}'),
+    sign('{"format":2,"segments":[],"deleted":[]}'),
+    sign('{"format":2,"segments":[],"deleted":[],"skipped":[{"path":"a.html","problem":"evil","message":""}]}'),
   ]) {
     const error = t.throws(() => parseStackManifest(bad), undefined, bad);
     t.is((error as BrvError).kind, 'index-corrupt', bad);
   }
   const bytes = buildSegment([topic(1)]);
-  const error = t.throws(() => openStack({ format: 1, segments: [{ file: 's', docs: 2 }], deleted: [] }, () => bytes));
+  const error = t.throws(() => openStack({ format: 2, segments: [{ file: 's', docs: 2 }], deleted: [], skipped: [] }, () => bytes));
   t.is((error as BrvError).kind, 'index-corrupt');
   t.regex(segmentFileName(bytes), /^[0-9a-f]{32}\.seg$/);
 });

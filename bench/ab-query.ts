@@ -1,0 +1,62 @@
+/**
+ * bench/ab-query: two builds of brv (e.g. before and after a change) answering the same questions,
+ * interleaved run by run on two copies of one synthetic repository, so machine noise falls on both
+ * alike. Usage: node --import tsx bench/ab-query.ts <cli A> <cli B> [--sizes 1000,10000 --runs 30]
+ * Prints p50/p95 wall time per size for A and B.
+ */
+import { execa } from 'execa';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { syntheticQuestions, writeSyntheticTopics } from './lib/synthetic.js';
+import { argValue, BENCH_ENV, percentiles } from './lib/report.js';
+
+const [cliA, cliB] = process.argv.slice(2).filter((a) => !a.startsWith('--') && a.endsWith('.js'));
+if (!cliA || !cliB) throw new Error('usage: bench/ab-query.ts <cli A> <cli B> [--sizes …] [--runs …]');
+const sizes = argValue('sizes', '1000,10000').split(',').map(Number);
+const runs = Number(argValue('runs', '30'));
+const env = BENCH_ENV;
+
+/** Wall time, and CPU time (user + system, git children included) from /usr/bin/time: less sensitive to a busy machine. */
+async function wall(cli: string, question: string, cwd: string): Promise<{ ms: number; cpuMs: number }> {
+  const start = process.hrtime.bigint();
+  const run = await execa('/usr/bin/time', ['-f', '%U %S', 'node', cli, 'query', question, '--format', 'json'], { cwd, env });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const [user, system] = run.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number];
+  return { ms, cpuMs: (user + system) * 1000 };
+}
+
+for (const size of sizes) {
+  const work = await mkdtemp(path.join(tmpdir(), 'brv-bench-ab-'));
+  const repo = path.join(work, 'a');
+  await mkdir(repo);
+  await execa('git', ['init', '-q', repo]);
+  await writeSyntheticTopics(path.join(work, 'topics'), size);
+  await execa('node', [cliA, 'import', path.join(work, 'topics'), '--format', 'json'], { cwd: repo, env });
+  const other = path.join(work, 'b');
+  await cp(repo, other, { recursive: true });
+  const questions = syntheticQuestions(size, runs);
+  await wall(cliA, questions[0]!, repo); // builds A's index
+  await wall(cliB, questions[0]!, other); // builds B's index
+  const a: Array<{ ms: number; cpuMs: number }> = [];
+  const b: Array<{ ms: number; cpuMs: number }> = [];
+  for (const [i, question] of questions.entries()) {
+    // Alternate which goes first, so neither always follows the other.
+    if (i % 2 === 0) {
+      a.push(await wall(cliA, question, repo));
+      b.push(await wall(cliB, question, other));
+    } else {
+      b.push(await wall(cliB, question, other));
+      a.push(await wall(cliA, question, repo));
+    }
+  }
+  const pa = percentiles(a.map((r) => r.ms));
+  const pb = percentiles(b.map((r) => r.ms));
+  const ca = percentiles(a.map((r) => r.cpuMs));
+  const cb = percentiles(b.map((r) => r.cpuMs));
+  console.log(
+    `${size} topics, ${runs} runs: wall p50 A ${pa.p50} / B ${pb.p50} ms (B/A ${(pb.p50 / pa.p50).toFixed(3)}), p95 A ${pa.p95} / B ${pb.p95} ms; ` +
+      `CPU p50 A ${ca.p50} / B ${cb.p50} ms (B/A ${(cb.p50 / ca.p50).toFixed(3)})`,
+  );
+  await rm(work, { recursive: true, force: true });
+}
