@@ -14,7 +14,12 @@ export interface GitObject {
  * pipe round trip instead of a process start.
  */
 export class ObjectReader extends BatchProcess<GitObject | undefined> {
-  private buffered: Buffer = Buffer.alloc(0);
+  // Chunks are joined once per answer, not per chunk: joining on every chunk is quadratic in the
+  // object's size (a 200 MB blob took minutes).
+  private chunks: Buffer[] = [];
+  private length = 0;
+  /** The header of the object being received: where its data ends in the joined chunks. */
+  private expected: { oid: string; type: ObjectType; start: number; end: number } | undefined;
 
   constructor(gitDir: string) {
     super(gitDir, ['cat-file', '--batch']);
@@ -27,22 +32,39 @@ export class ObjectReader extends BatchProcess<GitObject | undefined> {
   }
 
   protected receive(chunk: Buffer): void {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    this.chunks.push(chunk);
+    this.length += chunk.length;
     for (;;) {
-      const newline = this.buffered.indexOf(10);
-      if (newline < 0) return;
-      const parts = this.buffered.subarray(0, newline).toString('utf8').split(' ');
-      if (parts.length !== 3) {
-        // "<name> missing" or "<name> ambiguous"
-        this.buffered = this.buffered.subarray(newline + 1);
-        this.answer(undefined);
-        continue;
+      if (this.expected === undefined) {
+        const buffered = this.joined();
+        const newline = buffered.indexOf(10);
+        if (newline < 0) return;
+        const parts = buffered.subarray(0, newline).toString('utf8').split(' ');
+        if (parts.length !== 3) {
+          // "<name> missing" or "<name> ambiguous"
+          this.keep(buffered.subarray(newline + 1));
+          this.answer(undefined);
+          continue;
+        }
+        this.expected = { oid: parts[0]!, type: parts[1] as ObjectType, start: newline + 1, end: newline + 1 + Number(parts[2]) };
       }
-      const end = newline + 1 + Number(parts[2]);
-      if (this.buffered.length < end + 1) return;
-      const data = Buffer.from(this.buffered.subarray(newline + 1, end));
-      this.buffered = this.buffered.subarray(end + 1);
-      this.answer({ oid: parts[0]!, type: parts[1] as ObjectType, data });
+      const { oid, type, start, end } = this.expected;
+      if (this.length < end + 1) return;
+      const buffered = this.joined();
+      const data = Buffer.from(buffered.subarray(start, end));
+      this.expected = undefined;
+      this.keep(buffered.subarray(end + 1));
+      this.answer({ oid, type, data });
     }
+  }
+
+  private joined(): Buffer {
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.length)];
+    return this.chunks[0]!;
+  }
+
+  private keep(rest: Buffer): void {
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.length = rest.length;
   }
 }
