@@ -5,7 +5,9 @@ import type { GitRepository } from '../git/repository.js';
 import type { ContextStore, Snapshot } from '../store/context-store.js';
 import { localStateDir } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
-import { elementsIn, flatText } from '../topic/hast.js';
+import { elementsIn, flatText, nestingDepth } from '../topic/hast.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/stored.js';
+import { MAX_NESTING_DEPTH } from '../topic/validate.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 
 // The cited-files cache: for one brv tree, every (code path, topic) pair where the topic lists the
@@ -159,8 +161,18 @@ function sortEntries(entries: CitedEntry[]): CitedEntry[] {
 
 type ParseHtml = (html: string) => Root;
 
-/** Cited paths of topic blobs, read through the repository's batch reader. */
-async function citedEntriesOf(repo: GitRepository, blobs: ReadonlyArray<{ path: string; oid: string }>): Promise<CitedEntry[]> {
+/**
+ * Cited paths of topic blobs, read through the repository's batch reader. Blobs come from the object
+ * store, so none is trusted: one larger than a topic can be is never read, one nested too deep is
+ * skipped, and one that fails to parse costs only its own citations.
+ */
+async function citedEntriesOf(
+  repo: GitRepository,
+  listed: ReadonlyArray<{ path: string; oid: string; size?: number }>,
+): Promise<CitedEntry[]> {
+  const unsized = listed.filter((b) => b.size === undefined).map((b) => b.oid);
+  const sizes = unsized.length > 0 ? await repo.blobSizes(unsized) : new Map<string, number>();
+  const blobs = listed.filter((b) => (b.size ?? sizes.get(b.oid) ?? Infinity) <= MAX_STORED_TOPIC_BYTES);
   const entries: CitedEntry[] = [];
   let parse: ParseHtml | undefined;
   for (let from = 0; from < blobs.length; from += READ_CHUNK) {
@@ -172,7 +184,13 @@ async function citedEntriesOf(repo: GitRepository, blobs: ReadonlyArray<{ path: 
       if (!data || !topic || !data.includes('<bv-files')) continue;
       // Loaded on first use: most trees, and every tree already cached, never need the HTML parser.
       parse ??= (await import('../topic/parse.js')).parseTopicHtml;
-      for (const file of citedPathsIn(parse(bvFilesFragments(data.toString('utf8'))))) entries.push({ file, topic });
+      try {
+        const root = parse(bvFilesFragments(data.toString('utf8')));
+        if (nestingDepth(root) > MAX_NESTING_DEPTH) continue;
+        for (const file of citedPathsIn(root)) entries.push({ file, topic });
+      } catch {
+        // A blob the parser cannot take (absurd nesting) cites nothing.
+      }
     }
   }
   return entries;

@@ -15,7 +15,8 @@ import {
 import { hooksDirectory, stagedPaths } from '../../src/git/hooks.js';
 import { Brv } from '../../src/service/brv.js';
 import { parseTopicHtml } from '../../src/topic/parse.js';
-import { ROOT, git, makeRepo, tempDir } from '../helpers/repo.js';
+import { plantTree } from '../helpers/plant.js';
+import { ROOT, cleanup, git, makeRepo, tempDir } from '../helpers/repo.js';
 
 const cited = (files: string) => citedPathsIn(parseTopicHtml(`<bv-topic path="a/b" title="t">${files}</bv-topic>`));
 
@@ -135,4 +136,24 @@ test('hooksDirectory honours core.hooksPath; stagedPaths reads the index git han
   // a temporary index (git commit -a / git commit <paths>) wins over the main one
   await git(repo, 'read-tree', `--index-output=${path.join(repo, '.git', 'other-index')}`, 'HEAD');
   t.deepEqual(await stagedPaths(brv.repo, { indexFile: '.git/other-index' }), []);
+});
+
+test('hostile blobs (too large, too deep) cite nothing and never break the cache, full or incremental', async (t) => {
+  const repo = await makeRepo();
+  const brv = await Brv.open(repo);
+  t.teardown(async () => {
+    brv.close();
+    await cleanup(repo);
+  });
+  const good = '<bv-topic path="code/app" title="App"><bv-files><li><code>src/app.ts</code></li></bv-files></bv-topic>';
+  const deep = `<bv-topic path="x/deep" title="Deep"><bv-files>${'<span>'.repeat(3000)}<code>src/deep.ts</code></bv-files></bv-topic>`;
+  const huge = `<bv-topic path="x/huge" title="Huge"><bv-files><code>src/huge.ts</code></bv-files>${'x'.repeat(300_000)}</bv-topic>`;
+  await plantTree(repo, { 'code/app.html': good, 'x/deep.html': deep });
+  const first = (await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!;
+  t.is(first.source, 'full');
+  t.deepEqual(first.entries, [{ file: 'src/app.ts', topic: 'code/app' }]);
+  await plantTree(repo, { 'code/app.html': good, 'x/deep.html': deep, 'x/huge.html': huge });
+  const second = (await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!;
+  t.is(second.source, 'incremental');
+  t.deepEqual(second.entries, [{ file: 'src/app.ts', topic: 'code/app' }]);
 });
