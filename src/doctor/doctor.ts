@@ -143,6 +143,27 @@ export async function diagnose(brv: Brv): Promise<DoctorReport> {
   );
 
   checks.push(
+    ...(await guarded('topics', async () => {
+      const skipped = await brv.skippedTopics();
+      if (skipped.length === 0) return ok('topics', 'every topic blob can be read and indexed');
+      // One line per blob: a teammate's push or a knowledge source brought it, brv never wrote it.
+      return skipped
+        .slice(0, 50)
+        .map((skip) =>
+          warn(
+            'topics',
+            `${skip.source ? `source ${skip.source}: ` : ''}${skip.path} is skipped by search and read (${skip.problem}): ${skip.message}`,
+            skip.source
+              ? `ask the source's maintainers to fix it, or brv source remove ${skip.source}`
+              : skip.problem === 'duplicate-path'
+                ? `brv curate --overwrite the topic at ${skip.path} (writes a clean tree)`
+                : `brv rm ${skip.path} (or curate a valid topic over it with --overwrite)`,
+          ),
+        );
+    })),
+  );
+
+  checks.push(
     ...(await guarded('sync', async () => {
       const status = await brv.vcStatus();
       if (!status.remote) {

@@ -2,6 +2,7 @@ import test from 'ava';
 import { execa } from 'execa';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { plantTree } from '../helpers/plant.js';
 import { brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; message: string; fix?: string };
@@ -65,4 +66,29 @@ test('doctor names special files planted in local state, with the fix, and does 
   await rm(path.join(state, 'sync', 'zero'));
   const fixed = byName((await brvJson(repo, ['doctor'])).json!.data.checks);
   t.like(fixed['local state'], { status: 'ok' });
+});
+
+test('doctor names topics that search and read skip (planted by plain git), and the named fix clears them', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  t.is((await brvJson(repo, ['init'])).exitCode, 0);
+  const deep = `<bv-topic path="x/deep" title="Deep"><bv-highlights>${'<span>'.repeat(2000)}x</bv-highlights></bv-topic>`;
+  await plantTree(repo, { 'x/deep.html': deep, 'x/junk.html': 'not a topic at all' });
+  const run = await brvJson(repo, ['doctor'], { timeout: 30_000 });
+  const topics = (run.json!.data.checks as Check[]).filter((c) => c.name === 'topics');
+  t.deepEqual(
+    topics.map((c) => c.status),
+    ['warn', 'warn'],
+    run.stdout,
+  );
+  const deepCheck = topics.find((c) => /x\/deep\.html/.test(c.message))!;
+  t.regex(deepCheck.message, /too-deep/);
+  t.true(topics.some((c) => /x\/junk\.html.*not-a-topic/.test(c.message)));
+  for (const check of topics) {
+    const fix = check.fix!.match(/^brv (rm \S+)/)!;
+    const removed = await brvJson(repo, fix[1]!.split(' '));
+    t.is(removed.exitCode, 0, removed.stdout);
+  }
+  const after = byName((await brvJson(repo, ['doctor'])).json!.data.checks);
+  t.like(after['topics'], { status: 'ok' });
 });
