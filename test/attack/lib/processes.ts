@@ -1,0 +1,103 @@
+/**
+ * Process and repository checks shared by the attack campaigns (tests in test/attack, benches in
+ * bench/attack): run the real CLI and kill it with SIGKILL, wait for the git children it leaves
+ * behind, and look for what a crash could leave: fsck errors and stale `*.lock` files.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { CLI, ENV } from '../../helpers/repo.js';
+
+export interface CliRun {
+  exitCode: number | null;
+  /** 'SIGKILL' when the campaign killed it before it finished. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  json: { success: boolean; data: any } | undefined;
+}
+
+/**
+ * Runs `brv args` in its own process group; when `killAfterMs` is given and it is still running then,
+ * sends SIGKILL to the brv process only (its git children are orphaned, as in a real crash) and waits
+ * until every process of the group has exited, so what is checked next is what the crash left.
+ */
+export async function runCli(cwd: string, args: string[], killAfterMs?: number): Promise<CliRun> {
+  const start = performance.now();
+  const child = spawn('node', [CLI, ...args], { cwd, env: ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, sig) => resolve([code, sig]));
+  });
+  clearTimeout(timer);
+  const ms = performance.now() - start;
+  if (child.pid !== undefined) await waitForProcessGroup(child.pid);
+  let json;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { exitCode, signal, stdout, stderr, ms, json };
+}
+
+/** Resolves once no live process is left in process group `pgid` (zombies count as gone). */
+export async function waitForProcessGroup(pgid: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await processGroupMembers(pgid)).length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+  throw new Error(`processes of group ${pgid} still running after ${timeoutMs} ms: ${(await processGroupMembers(pgid)).join(', ')}`);
+}
+
+async function processGroupMembers(pgid: number): Promise<string[]> {
+  const members: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
+    const close = stat.lastIndexOf(')');
+    const [state, , pgrp] = stat.slice(close + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') members.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, close)}`);
+  }
+  return members;
+}
+
+/** `*.lock` files anywhere under a git directory: after every process has exited, each is stale. */
+export async function staleLocks(gitDir: string): Promise<string[]> {
+  const entries = await readdir(gitDir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.name.endsWith('.lock'))
+    .map((entry) => path.relative(gitDir, path.join(entry.parentPath, entry.name)));
+}
+
+/** `git fsck` output (errors and warnings, dangling objects excluded); empty when the repository is sound. */
+export async function fsckProblems(repo: string): Promise<string> {
+  const result = await execa('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, env: ENV, extendEnv: false, reject: false });
+  return result.exitCode === 0 ? result.stderr.trim() : `exit ${result.exitCode}: ${result.stdout} ${result.stderr}`.trim();
+}
+
+/** A small seeded PRNG (mulberry32): campaigns are repeatable from their seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
