@@ -8,9 +8,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { ENV, brvJson, cleanup, git, tempDir } from '../../helpers/repo.js';
+import { ENV, brvJson, cleanup, git } from '../../helpers/repo.js';
 import { twoClones } from '../../helpers/knowledge.js';
-import { fsckProblems, runCli, seededRandom, staleLocks, type CliRun } from './processes.js';
+import { plumbCommit, repositoryProblems, runCli, seededRandom, tipOf, topicHtml, treeOf, type CliRun } from './processes.js';
 
 export const KILL_OPERATIONS = ['curate', 'import', 'merge', 'push', 'sync', 'reject', 'index'] as const;
 export type KillOperation = (typeof KILL_OPERATIONS)[number];
@@ -27,49 +27,6 @@ export interface KillReport {
 }
 
 const MAIN = 'refs/brv/heads/main';
-
-/** The tree of a ref, or '' when the ref does not exist. */
-async function treeOf(repo: string, ref: string): Promise<string> {
-  const result = await execa('git', ['rev-parse', '--verify', '-q', `${ref}^{tree}`], {
-    cwd: repo,
-    env: ENV,
-    extendEnv: false,
-    reject: false,
-  });
-  return result.exitCode === 0 ? result.stdout.trim() : '';
-}
-
-async function tipOf(repo: string, ref: string): Promise<string> {
-  const result = await execa('git', ['rev-parse', '--verify', '-q', ref], { cwd: repo, env: ENV, extendEnv: false, reject: false });
-  return result.exitCode === 0 ? result.stdout.trim() : '';
-}
-
-/**
- * Commits files on top of `ref` with plumbing (as a teammate's push would), keeping the rest of its
- * tree; creates the ref from `from` when it does not exist yet.
- */
-async function plumbCommit(repo: string, ref: string, files: Record<string, string>, from = ref): Promise<string> {
-  const dir = await tempDir('brv-kill-index-');
-  const env = { ...ENV, GIT_INDEX_FILE: path.join(dir, 'index') };
-  const run = async (args: string[], input?: string) =>
-    (await execa('git', args, { cwd: repo, env, extendEnv: false, input })).stdout.trim();
-  try {
-    const parent = (await tipOf(repo, ref)) || (await tipOf(repo, from));
-    await run(['read-tree', parent]);
-    for (const [file, content] of Object.entries(files)) {
-      const oid = await run(['hash-object', '-w', '--stdin'], content);
-      await run(['update-index', '--add', '--cacheinfo', `100644,${oid},${file}`]);
-    }
-    const commit = await run(['commit-tree', await run(['write-tree']), '-p', parent, '-m', `planted: ${Object.keys(files).join(', ')}`]);
-    await run(['update-ref', ref, commit]);
-    return commit;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-const topicHtml = (topicPath: string, words: string) =>
-  `<bv-topic path="${topicPath}" title="${topicPath}">\n  <bv-rule severity="must">${words}</bv-rule>\n</bv-topic>\n`;
 
 interface World {
   root: string;
@@ -277,16 +234,6 @@ const OPERATIONS: Record<KillOperation, Operation> = {
     },
   },
 };
-
-async function repositoryProblems(repo: string, label: string): Promise<string[]> {
-  const problems: string[] = [];
-  const fsck = await fsckProblems(repo);
-  if (fsck) problems.push(`${label}: git fsck: ${fsck}`);
-  const gitDir = repo.endsWith('.git') ? repo : path.join(repo, '.git');
-  const locks = await staleLocks(gitDir);
-  if (locks.length > 0) problems.push(`${label}: stale lock files: ${locks.join(', ')}`);
-  return problems;
-}
 
 async function lostTopics(world: World): Promise<string[]> {
   const lost: string[] = [];

@@ -4,10 +4,10 @@
  * behind, and look for what a crash could leave: fsck errors and stale `*.lock` files.
  */
 import { spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { CLI, ENV } from '../../helpers/repo.js';
+import { CLI, ENV, tempDir } from '../../helpers/repo.js';
 
 export interface CliRun {
   exitCode: number | null;
@@ -101,3 +101,58 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** The tree of a ref, or '' when the ref does not exist. */
+export async function treeOf(repo: string, ref: string): Promise<string> {
+  const result = await execa('git', ['rev-parse', '--verify', '-q', `${ref}^{tree}`], {
+    cwd: repo,
+    env: ENV,
+    extendEnv: false,
+    reject: false,
+  });
+  return result.exitCode === 0 ? result.stdout.trim() : '';
+}
+
+export async function tipOf(repo: string, ref: string): Promise<string> {
+  const result = await execa('git', ['rev-parse', '--verify', '-q', ref], { cwd: repo, env: ENV, extendEnv: false, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : '';
+}
+
+/**
+ * Commits files on top of `ref` with plumbing (as a teammate's push would), keeping the rest of its
+ * tree; creates the ref from `from` when it does not exist yet.
+ */
+export async function plumbCommit(repo: string, ref: string, files: Record<string, string>, from = ref): Promise<string> {
+  const dir = await tempDir('brv-kill-index-');
+  const env = { ...ENV, GIT_INDEX_FILE: path.join(dir, 'index') };
+  const run = async (args: string[], input?: string) =>
+    (await execa('git', args, { cwd: repo, env, extendEnv: false, input })).stdout.trim();
+  try {
+    const parent = (await tipOf(repo, ref)) || (await tipOf(repo, from));
+    await run(['read-tree', parent]);
+    for (const [file, content] of Object.entries(files)) {
+      const oid = await run(['hash-object', '-w', '--stdin'], content);
+      await run(['update-index', '--add', '--cacheinfo', `100644,${oid},${file}`]);
+    }
+    const commit = await run(['commit-tree', await run(['write-tree']), '-p', parent, '-m', `planted: ${Object.keys(files).join(', ')}`]);
+    await run(['update-ref', ref, commit]);
+    return commit;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** fsck findings and stale locks of a repository (bare or not), each labelled. */
+export async function repositoryProblems(repo: string, label: string): Promise<string[]> {
+  const problems: string[] = [];
+  const fsck = await fsckProblems(repo);
+  if (fsck) problems.push(`${label}: git fsck: ${fsck}`);
+  const gitDir = repo.endsWith('.git') ? repo : path.join(repo, '.git');
+  const locks = await staleLocks(gitDir);
+  if (locks.length > 0) problems.push(`${label}: stale lock files: ${locks.join(', ')}`);
+  return problems;
+}
+
+/** A small valid topic whose rule holds `words`. */
+export const topicHtml = (topicPath: string, words: string) =>
+  `<bv-topic path="${topicPath}" title="${topicPath}">\n  <bv-rule severity="must">${words}</bv-rule>\n</bv-topic>\n`;
