@@ -273,7 +273,7 @@ export async function killCampaign(options: {
       const typical = seen.length > 0 ? seen.reduce((x, y) => x + y, 0) / seen.length : 400;
       // Mostly after Node has started (~100 ms of every run loads code and touches nothing), up to just past the end.
       const delay = Math.round(typical * (0.2 + 0.9 * random()));
-      const killed = await runCli(world.a, prepared.args, delay);
+      const killed = await runCli(world.a, prepared.args, { killAfterMs: delay });
       const wasKilled = killed.signal === 'SIGKILL';
       if (!wasKilled) seen.push(killed.ms);
       durations.set(name, seen);

@@ -19,26 +19,41 @@ export interface CliRun {
   json: { success: boolean; data: any } | undefined;
 }
 
+export interface RunOptions {
+  /** SIGKILL the brv process after this long (its git children are orphaned, as in a real crash). */
+  killAfterMs?: number;
+  /** With killAfterMs: kill the whole process group instead, git children included (a hang guard). */
+  killGroup?: boolean;
+  env?: Record<string, string>;
+}
+
 /**
- * Runs `brv args` in its own process group; when `killAfterMs` is given and it is still running then,
- * sends SIGKILL to the brv process only (its git children are orphaned, as in a real crash) and waits
- * until every process of the group has exited, so what is checked next is what the crash left.
+ * Runs `brv args` in its own process group, optionally killed (see RunOptions), and waits until every
+ * process of the group has exited, so what is checked next is what the run (or the crash) left.
  */
-export async function runCli(cwd: string, args: string[], killAfterMs?: number): Promise<CliRun> {
+export async function runCli(cwd: string, args: string[], options: RunOptions = {}): Promise<CliRun> {
   const start = performance.now();
-  const child = spawn('node', [CLI, ...args], { cwd, env: ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...ENV, ...options.env };
+  const child = spawn('node', [CLI, ...args], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const kill = () => {
+    if (options.killGroup && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+  };
+  const timer = options.killAfterMs === undefined ? undefined : setTimeout(kill, options.killAfterMs);
   const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, sig) => resolve([code, sig]));
   });
   clearTimeout(timer);
   const ms = performance.now() - start;
-  if (child.pid !== undefined) await waitForProcessGroup(child.pid);
+  if (child.pid !== undefined) {
+    // A group still alive after a group kill can only be a process that left the group: not ours to wait for.
+    await waitForProcessGroup(child.pid);
+  }
   let json;
   try {
     json = JSON.parse(stdout);
