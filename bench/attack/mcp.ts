@@ -3,7 +3,7 @@
  * connection (queries, searches, reads, lists, a curate in ten, hostile calls), raw JSON-RPC (see
  * test/attack/lib/mcp.ts). Every call must be answered as it should be, every curate recorded, and
  * the server must still be healthy. Usage:
- *   node --import tsx bench/attack/mcp.ts [--calls 1000] [--rounds 3]
+ *   node --import tsx bench/attack/mcp.ts [--calls 1000] [--rounds 3] [--no-curates]
  * Writes bench/results/attack-mcp.json; exits 1 when a call was lost or answered wrongly.
  */
 import { brvJson, cleanup, git, makeRepo } from '../../test/helpers/repo.js';
@@ -14,6 +14,7 @@ import { argValue, percentiles, writeReport } from '../lib/report.js';
 
 const calls = Number(argValue('calls', '1000'));
 const rounds = Number(argValue('rounds', '3'));
+const curates = !process.argv.includes('--no-curates');
 
 const repo = await makeRepo();
 const outside = await makeRepo();
@@ -23,7 +24,7 @@ const mcp = await RawMcp.start(repo);
 const findings: string[] = [];
 const perRound = [];
 for (let round = 0; round < rounds; round++) {
-  const report = await concurrentCalls(mcp, calls, outside);
+  const report = await concurrentCalls(mcp, calls, outside, { curates });
   const files = (await git(repo, 'ls-tree', '-r', '--name-only', 'refs/brv/heads/main')).split('\n');
   const lost = report.written.filter((topic) => !files.includes(`${topic}.html`));
   findings.push(...report.wrong.map((w) => `round ${round}: ${w}`), ...lost.map((l) => `round ${round}: curate lost: ${l}`));
@@ -47,7 +48,7 @@ if (!healthy) findings.push(`server unhealthy after the rounds: ${mcp.stderr.sli
 if (fsck) findings.push(`git fsck: ${fsck}`);
 await mcp.close();
 await cleanup(repo, outside);
-const result = { calls, rounds, perRound, healthyAfter: healthy, findings };
+const result = { calls, rounds, curates, perRound, healthyAfter: healthy, findings };
 console.log(JSON.stringify(result, null, 2));
 await writeReport('attack-mcp', result);
 if (findings.length > 0) process.exitCode = 1;

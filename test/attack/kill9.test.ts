@@ -6,7 +6,9 @@ import { killCampaign, KILL_OPERATIONS } from './lib/kill9.js';
 
 test('kill -9 during every writing command: nothing lost, fsck clean, no stale lock, old or new state, next command works', async (t) => {
   const runs = 2 * KILL_OPERATIONS.length;
-  const report = await killCampaign({ runs, seed: 1, log: (line) => t.log(line) });
+  const lines: string[] = [];
+  const report = await killCampaign({ runs, seed: 1, log: (line) => lines.push(line) });
+  if (report.problems.length > 0) t.log(lines.join('\n'));
   t.deepEqual(report.problems, []);
   t.is(report.runs, runs);
   for (const name of KILL_OPERATIONS) t.is(report.byOperation[name]?.runs, 2, name);

@@ -64,7 +64,7 @@ test('malformed JSON-RPC, unknown methods and unknown tools: errors, the server 
   });
   t.truthy(again.result ?? again.error, 'a second initialize is answered');
   const tools = await mcp.request('tools/list');
-  t.is(tools.result?.tools?.length, 5, JSON.stringify(tools).slice(0, 300));
+  t.true((tools.result?.tools?.length ?? 0) >= 5, JSON.stringify(tools).slice(0, 300));
   t.true(mcp.alive, mcp.stderr);
   t.deepEqual(
     mcp.unmatched.filter((m) => m.error?.code === 0),

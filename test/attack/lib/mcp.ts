@@ -184,14 +184,20 @@ export interface ConcurrentReport {
 
 /**
  * `count` calls sent at once, without waiting: queries, searches, reads, lists, curates of distinct
- * new topics (one in ten) and hostile calls, interleaved. Every call must be answered, valid ones
+ * new topics (one in ten, unless `curates` is false) and hostile calls, interleaved. Every call must be answered, valid ones
  * successfully and hostile ones with an error; the written topics are returned for checking.
  */
-export async function concurrentCalls(mcp: RawMcp, count: number, outside: string): Promise<ConcurrentReport & { written: string[] }> {
+export async function concurrentCalls(
+  mcp: RawMcp,
+  count: number,
+  outside: string,
+  options: { curates?: boolean } = {},
+): Promise<ConcurrentReport & { written: string[] }> {
   const hostile = hostileToolCalls(outside).filter((c) => JSON.stringify(c.args).length < 10_000);
   const plan = Array.from({ length: count }, (_, i) => {
     switch (i % 10) {
       case 0:
+        if (options.curates === false) return { name: 'brv-list', args: { prefix: 'team/' }, valid: true };
         return { name: 'brv-curate', args: { html: topicHtml(`mcp/c${i}`, `concurrentword${i}`) }, valid: true, writes: `mcp/c${i}` };
       case 1:
       case 2:
