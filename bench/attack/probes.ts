@@ -27,6 +27,8 @@ const result = {
   seconds: Math.round((performance.now() - start) / 1000),
   findings: failing.filter((r) => !r.known),
   knownFailures: failing.filter((r) => r.known),
+  // Not an injection, but no error envelope either (issue 9: option-like values reach yargs' exception).
+  stackTraces: results.filter((r) => r.stackTrace).map((r) => `${r.surface} ${r.payload}`),
   bySurface,
 };
 console.log(JSON.stringify(result, null, 2));

@@ -44,6 +44,8 @@ export interface ProbeResult {
   surface: string;
   payload: string;
   known?: string;
+  /** The CLI printed a Node stack trace instead of an error envelope. */
+  stackTrace: boolean;
   exitCode: number | null;
   problems: string[];
 }
@@ -154,10 +156,14 @@ const html = (topicPath: string) =>
 /** How long a probe may run before it counts as hung (and its whole process group is killed). */
 export const PROBE_TIMEOUT_MS = 15_000;
 let probeEnv: Record<string, string> = {};
+/** Set when a run of the current probe printed a Node stack trace (reported by the bench, not asserted). */
+let stackTraceSeen = false;
 
 async function brvExit(cwd: string, args: string[]): Promise<number | null> {
   if (!args.every(NUL_FREE)) return -1; // no process can be given a NUL in an argument
-  return (await runCli(cwd, [...args, '--format', 'json'], { killAfterMs: PROBE_TIMEOUT_MS, killGroup: true, env: probeEnv })).exitCode;
+  const run = await runCli(cwd, [...args, '--format', 'json'], { killAfterMs: PROBE_TIMEOUT_MS, killGroup: true, env: probeEnv });
+  if (/\n\s+at .+:\d+:\d+/.test(run.stderr)) stackTraceSeen = true;
+  return run.exitCode;
 }
 
 /**
@@ -498,6 +504,7 @@ export async function runProbes(probes: readonly Probe[], log?: (result: ProbeRe
       const before = await listing(s);
       const codeRefs = await refs(s.repo, ['refs/heads', 'refs/tags']);
       const brvRefs = await refs(s.repo, ['refs/brv']);
+      stackTraceSeen = false;
       const exitCode = await probe.run(s, n);
       const problems: string[] = [];
       if (existsSync(s.sentinel)) {
@@ -523,6 +530,7 @@ export async function runProbes(probes: readonly Probe[], log?: (result: ProbeRe
         surface: probe.surface,
         payload: JSON.stringify(probe.payload).slice(0, 80),
         known: probe.known,
+        stackTrace: stackTraceSeen,
         exitCode,
         problems,
       };
