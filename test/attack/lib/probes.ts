@@ -504,6 +504,7 @@ export async function runProbes(probes: readonly Probe[], log?: (result: ProbeRe
       const before = await listing(s);
       const codeRefs = await refs(s.repo, ['refs/heads', 'refs/tags']);
       const brvRefs = await refs(s.repo, ['refs/brv']);
+      const sourceRefs = await refs(s.other, []);
       stackTraceSeen = false;
       const exitCode = await probe.run(s, n);
       const problems: string[] = [];
@@ -523,6 +524,7 @@ export async function runProbes(probes: readonly Probe[], log?: (result: ProbeRe
         if (p.startsWith(`outside/c${n}/`) || (p === `outside/c${n}.txt` && meta.split(' ')[0] !== '13'))
           problems.push(`written through a symlink: ${p}`);
       if ((await refs(s.repo, ['refs/heads', 'refs/tags'])) !== codeRefs) problems.push('code refs or HEAD changed');
+      if ((await refs(s.other, [])) !== sourceRefs) problems.push('the knowledge source repository changed');
       if (probe.mustRefuse && exitCode === 0) problems.push('accepted, should be refused');
       if (exitCode !== 0 && (await refs(s.repo, ['refs/brv'])) !== brvRefs) problems.push('refused, but the knowledge refs changed');
       if (exitCode === null) problems.push(`hung (killed after ${PROBE_TIMEOUT_MS / 1000} s)`);
