@@ -25,6 +25,8 @@ export interface Probe {
   mustRefuse: boolean;
   /** A failure issue 9 lists that another change fixes: reported apart, left out of the test. */
   known?: string;
+  /** Further checks of what the probe left, as problems. */
+  verify?(s: Sandbox, n: number): Promise<string[]>;
 }
 
 export interface Sandbox {
@@ -351,6 +353,15 @@ function exportProbes(): Probe[] {
     mustRefuse: false,
     run: (s, n) => brvExit(s.planted, ['export', path.join(s.root, 'targets', `planted${n}`)]),
     allowed: (n) => [`targets/planted${n}`],
+    // Whatever it exports, it makes no link and no file from a backslash or .git name.
+    async verify(s, n) {
+      const dir = path.join(s.root, 'targets', `planted${n}`);
+      if (!existsSync(dir)) return [];
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+      return entries
+        .filter((e) => e.isSymbolicLink() || e.name.includes('\\') || e.name === '.git')
+        .map((e) => `export made ${path.relative(dir, path.join(e.parentPath, e.name))}${e.isSymbolicLink() ? ' (a symbolic link)' : ''}`);
+    },
   });
   return probes;
 }
@@ -526,6 +537,7 @@ export async function runProbes(probes: readonly Probe[], log?: (result: ProbeRe
       if ((await refs(s.repo, ['refs/heads', 'refs/tags'])) !== codeRefs) problems.push('code refs or HEAD changed');
       if ((await refs(s.other, [])) !== sourceRefs) problems.push('the knowledge source repository changed');
       if (probe.mustRefuse && exitCode === 0) problems.push('accepted, should be refused');
+      problems.push(...((await probe.verify?.(s, n)) ?? []));
       if (exitCode !== 0 && (await refs(s.repo, ['refs/brv'])) !== brvRefs) problems.push('refused, but the knowledge refs changed');
       if (exitCode === null) problems.push(`hung (killed after ${PROBE_TIMEOUT_MS / 1000} s)`);
       const result = {
