@@ -86,8 +86,16 @@ test('random edits on two branches merge with no edit lost and every topic valid
           const theirs = clone(base);
           const oursTouched = new Set<string>();
           const theirsTouched = new Set<string>();
-          for (const e of oursEdits) await apply(store, 'main', ours, e, oursTouched);
-          for (const e of theirsEdits) await apply(store, 'feature', theirs, e, theirsTouched);
+          // Equal first edits make equal commits (same parent, tree, message and pinned date): that
+          // shared history is the merge base's, so a later delete on one side rightly wins over it.
+          let shared = 0;
+          while (
+            shared < Math.min(oursEdits.length, theirsEdits.length) &&
+            JSON.stringify(oursEdits[shared]) === JSON.stringify(theirsEdits[shared])
+          )
+            shared++;
+          for (const [i, e] of oursEdits.entries()) await apply(store, 'main', ours, e, i < shared ? new Set() : oursTouched);
+          for (const [i, e] of theirsEdits.entries()) await apply(store, 'feature', theirs, e, i < shared ? new Set() : theirsTouched);
 
           const theirsTip = (await store.snapshot('feature')).commit!.oid;
           await mergeIntoBranch(store, 'main', theirsTip, { subject: 'merge feature', theirsLabel: 'feature' });
