@@ -85,6 +85,19 @@ export function topicWithAttribute(tag: string, name: string, value: string): st
   );
 }
 
+/** A topic (never validated) with `value` in every rendered attribute but the path at once. */
+export function topicWithEveryAttribute(path: string, value: string, body = ''): string {
+  let html = topicWithAttribute('bv-topic', 'path', path);
+  for (const { tag, name } of RENDERED_ATTRIBUTES) {
+    if (name === 'path') continue;
+    const open = html.indexOf(`<${tag} `);
+    const at = html.indexOf(` ${name}="`, open);
+    const end = html.indexOf('"', at + name.length + 3);
+    html = `${html.slice(0, at)} ${name}="${attribute(value)}${html.slice(end)}`;
+  }
+  return html.replace('</bv-topic>', `${body}</bv-topic>`);
+}
+
 /** Topics with hostile text directly inside lists (and in other text positions). */
 export function listTopics(): string[] {
   return PAYLOADS.flatMap((payload) => {

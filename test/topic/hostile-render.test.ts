@@ -1,7 +1,7 @@
 import test from 'ava';
 import { renderTopicMarkdown, validateTopicHtml } from '../../src/topic/index.js';
 import { parseTopicHtml } from '../../src/topic/parse.js';
-import { markdownInline } from '../../src/topic/render.js';
+import { markdownInline } from '../../src/topic/inline.js';
 import { isSanitized } from '../../src/topic/safety.js';
 import { readStoredTopic, renderStoredTopic } from '../../src/topic/stored.js';
 import {
@@ -11,7 +11,9 @@ import {
   PLANTED_BLOBS,
   RENDERED_ATTRIBUTES,
   renderProblems,
+  text,
   topicWithAttribute,
+  topicWithEveryAttribute,
 } from '../helpers/hostile.js';
 import { htmlFixtures } from './fixtures.js';
 
@@ -39,6 +41,21 @@ test('every rendered attribute, each with every hostile value, renders harmless'
     }
   }
   t.deepEqual(failures.slice(0, 5), []);
+});
+
+test('rendered topics stay harmless side by side (a definition in one would turn text of another into a link)', (t) => {
+  const all = [
+    ...PAYLOADS.map((payload) => renderStoredTopic(topicWithEveryAttribute('a/b', payload, `<bv-unknown>${text(payload)}</bv-unknown>`))),
+    ...listTopics().map(renderStoredTopic),
+    ...PLANTED_BLOBS.map(renderStoredTopic),
+  ];
+  t.deepEqual(renderProblems(all.join('\n\n---\n\n'), { images: true }), []);
+  t.deepEqual(
+    renderProblems(
+      `${renderTopicMarkdown(unsanitized('<bv-topic path="a" title="T"><bv-x>[a]: javascript:alert(1)</bv-x></bv-topic>'))}\n[a]`,
+    ),
+    [],
+  );
 });
 
 test('a hostile title, summary or fact stays on its own line as escaped text', (t) => {
