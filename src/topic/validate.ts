@@ -84,6 +84,11 @@ function checkDecodedCharacters(root: Root): TopicError[] {
   ];
 }
 
+/** `target.push(...items)` without spreading: a huge error list would overflow the call stack. */
+function pushAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
 function parseShallow(html: string): Root | undefined {
   try {
     const root = parseTopicHtml(html);
@@ -136,7 +141,7 @@ function checkVocabulary(topic: Element): TopicError[] {
     if (!isBvTag(tag) || (tag === 'bv-topic' && element !== topic)) continue;
     if (elementSpec(tag)) {
       const attributes = [...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name));
-      errors.push(...validateElementAttributes(tag, new Map(attributes)));
+      pushAll(errors, validateElementAttributes(tag, new Map(attributes)));
     } else {
       const close = closeNames(tag);
       const hint = close.length > 0 ? ` Did you mean <${close.join('>, <')}>?` : '';
@@ -192,7 +197,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
   const errors = checkCharacters(html);
   // Raw control characters decode to themselves: report each problem once.
   CONTROL.lastIndex = 0;
-  if (!CONTROL.test(html)) errors.push(...checkDecodedCharacters(root));
+  if (!CONTROL.test(html)) pushAll(errors, checkDecodedCharacters(root));
   const topics = [...elementsIn(root)].filter((e) => e.tagName === 'bv-topic');
   const topic = topics[0];
   if (topics.length > 1) {
@@ -202,7 +207,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
       message: `Found ${topics.length} <bv-topic> elements; a topic document has exactly one. Send one topic per document.`,
     });
   }
-  for (const child of root.children) if (child.type !== 'comment' || !topic) errors.push(...checkSafety(child));
+  for (const child of root.children) if (child.type !== 'comment' || !topic) pushAll(errors, checkSafety(child));
   if (!topic) {
     errors.push({
       kind: 'missing-bv-topic',
@@ -210,7 +215,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     });
     return { ok: false, errors };
   }
-  errors.push(...checkOutside(root, topic), ...checkVocabulary(topic), ...checkNesting(topic));
+  for (const found of [checkOutside(root, topic), checkVocabulary(topic), checkNesting(topic)]) pushAll(errors, found);
   if (errors.length === 0 && sanitizerWouldChange(root)) {
     errors.push({
       kind: 'unsafe-html',
