@@ -124,25 +124,26 @@ function checkAttributes(element: Element, errors: TopicError[]): void {
   }
 }
 
-/** Reports everything outside the allowlist under `node`. Unknown bv-* tags are left to the vocabulary check. */
+/** Reports everything outside the allowlist under `node`. Unknown bv-* tags are left to the vocabulary check. Iterative. */
 export function checkSafety(node: Nodes): TopicError[] {
   const errors: TopicError[] = [];
-  const walk = (n: Nodes) => {
+  const stack: Nodes[] = [node];
+  for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
     if (n.type === 'comment') {
       errors.push({
         kind: 'unsafe-html',
         message:
           'HTML comments are not allowed in a topic (renderers drop them and they can hide markup); remove the comment or put the note in a bv-* element.',
       });
-      return;
+      continue;
     }
-    if (n.type !== 'element' && n.type !== 'root') return;
+    if (n.type !== 'element' && n.type !== 'root') continue;
     if (n.type === 'element') {
       const tag = n.tagName;
       const why = DANGEROUS_TAGS.get(tag);
       if (why !== undefined) {
         errors.push({ kind: 'unsafe-html', tag, message: `<${tag}> is not allowed in a topic: ${why}.` });
-        return;
+        continue;
       }
       if (!allowedTags.has(tag) && !isBvTag(tag)) {
         errors.push({
@@ -153,9 +154,9 @@ export function checkSafety(node: Nodes): TopicError[] {
       }
       checkAttributes(n, errors);
     }
-    for (const child of n.children) walk(child);
-  };
-  walk(node);
+    // Reversed onto the stack: errors come out in document order.
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
   return errors;
 }
 
