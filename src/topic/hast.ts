@@ -31,10 +31,13 @@ export function attributesOf(element: Element): Map<string, string> {
   return result;
 }
 
-/** Every element below (and including) `node`, depth first. */
+/** Every element below (and including) `node`, depth first in document order. Iterative: safe on any depth. */
 export function* elementsIn(node: Nodes): Generator<Element> {
-  if (node.type === 'element') yield node;
-  if ('children' in node) for (const child of node.children) yield* elementsIn(child);
+  const stack: Nodes[] = [node];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'element') yield next;
+    if ('children' in next) for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
+  }
 }
 
 /** Text with a space at every element boundary, whitespace collapsed. Iterative: safe on any depth. */
@@ -43,7 +46,11 @@ export function flatText(node: Nodes): string {
   const stack: Array<Nodes | ' '> = [node];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     if (next === ' ' || next.type === 'text') parts.push(next === ' ' ? ' ' : next.value);
-    else if (next.type === 'element' || next.type === 'root') stack.push(' ', ...[...next.children].reverse(), ' ');
+    else if (next.type === 'element' || next.type === 'root') {
+      stack.push(' ');
+      for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
+      stack.push(' ');
+    }
   }
   return parts.join('').replace(/\s+/g, ' ').trim();
 }

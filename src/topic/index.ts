@@ -27,6 +27,7 @@ export { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES, validateTopicHtml, type TopicLimits
 export { parseRelated, relatedWarnings, type PathKind } from './related.js';
 export { serializeCanonical } from './canonical.js';
 export { renderTopicMarkdown } from './render.js';
+export { markdownInline } from './inline.js';
 export { topicText, type ElementText, type TopicText } from './text.js';
 export { TOPIC_SCHEMA } from './safety.js';
 export { mergeTopicHtml, type TopicMergeConflict, type TopicMergeLabels, type TopicMergeResult } from './merge.js';

@@ -101,6 +101,52 @@ function depthOf(root: Root): number {
   return max;
 }
 
+/**
+ * The most container markers (`>`, `-`, `*`, `+`, `1.`, `1)`) that open any one line. Checked before
+ * parsing: a line of 262,000 `>` nests as many block quotes, which the parser handles in quadratic time.
+ */
+function deepestLineNesting(text: string): number {
+  let deepest = 0;
+  for (let at = 0; at < text.length;) {
+    let depth = 0;
+    for (;;) {
+      let i = at;
+      while (i < at + 3 && text[i] === ' ') i++;
+      const char = text[i];
+      if (char === '>') at = i + 1;
+      else if ((char === '-' || char === '*' || char === '+') && /[ \t\n]/.test(text[i + 1] ?? '\n')) at = i + 1;
+      else {
+        let digits = i;
+        while (digits < i + 9 && text.charCodeAt(digits) >= 0x30 && text.charCodeAt(digits) <= 0x39) digits++;
+        if (digits === i || (text[digits] !== '.' && text[digits] !== ')') || !/[ \t\n]/.test(text[digits + 1] ?? '\n')) break;
+        at = digits + 1;
+      }
+      if (text[at] === ' ' || text[at] === '\t') at++;
+      depth++;
+      if (depth > deepest) deepest = depth;
+    }
+    const end = text.indexOf('\n', at);
+    at = end < 0 ? text.length : end + 1;
+  }
+  return deepest;
+}
+
+const MAX_TABLE_CELLS = 20_000;
+
+/** `*` (not a bullet) and `[` markers the parser pairs up: runs of them cost it quadratic time. */
+const MAX_DELIMITERS = 10_000;
+
+function delimiterCount(text: string): number {
+  let count = 0;
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char === 0x5b)
+      count++; // [
+    else if (char === 0x2a && !/[ \t\n]/.test(text[at + 1] ?? '\n')) count++; // * not followed by whitespace
+  }
+  return count;
+}
+
 /** Adjacent text nodes merged, so `[category]` or `: statement` is one string. */
 function mergeText(nodes: readonly PhrasingContent[]): PhrasingContent[] {
   const merged: PhrasingContent[] = [];
@@ -139,7 +185,8 @@ class Converter {
     for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
       if (next.type === 'definition' && !this.definitions.has(next.identifier)) this.definitions.set(next.identifier, next);
       if (next.type === 'linkReference' || next.type === 'imageReference') this.referenced.add(next.identifier);
-      if ('children' in next) stack.push(...(next.children as Nodes[]));
+      // One push per child: a spread of a huge child list overflows the call stack.
+      if ('children' in next) for (const child of next.children as Nodes[]) stack.push(child);
     }
   }
 
@@ -269,8 +316,12 @@ class Converter {
     });
     const header = cells(head);
     if (header.length !== aligns.length) return undefined;
-    const row = (line: string, cellTag: 'th' | 'td') =>
-      tag('tr', {}, aligns.map((align, i) => tag(cellTag, { align }, this.cell(cells(line)[i] ?? ''))).join(''));
+    // Each cell is parsed on its own; a giant table stays one paragraph of text instead.
+    if (header.length * lines.length > MAX_TABLE_CELLS) return undefined;
+    const row = (line: string, cellTag: 'th' | 'td') => {
+      const texts = cells(line); // once per row: per cell it was quadratic in the number of columns
+      return tag('tr', {}, aligns.map((align, i) => tag(cellTag, { align }, this.cell(texts[i] ?? ''))).join(''));
+    };
     const rows = body.map((line) => row(line, 'td')).join('');
     return tag('table', {}, tag('thead', {}, row(head, 'th')) + (rows ? tag('tbody', {}, rows) : ''));
   }
@@ -674,7 +725,7 @@ class TopicBuilder {
         .filter((t) => t !== '');
       const refs = tokens.map((t) => (t.startsWith('@') ? relatedRef(t) : undefined));
       if (tokens.length > 0 && refs.every((r) => r !== undefined)) {
-        this.related.push(...(refs as string[]));
+        for (const ref of refs as string[]) this.related.push(ref);
       } else {
         this.converter.note('Text in ## Relations that is not an @domain/topic/file.md reference was kept in a <bv-highlights>.');
         this.output.overflow('Relations', [node]);
@@ -765,7 +816,7 @@ function parseFrontmatter(yaml: string): Frontmatter | Failure {
       for (const item of items) {
         const text = scalarString(item);
         if (text === undefined) return fail('invalid-frontmatter', `Frontmatter field "${key}" must be a list of strings.`);
-        result[key].push(...(key === 'related' ? [text.trim()] : text.split(',')).map((s) => s.trim()).filter(Boolean));
+        for (const value of key === 'related' ? [text.trim()] : text.split(',')) if (value.trim()) result[key].push(value.trim());
       }
     } else if (DROPPED_FRONTMATTER_FIELDS.includes(key)) {
       result.dropped.push(key);
@@ -826,6 +877,15 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
   const frontmatter = split.yaml === undefined ? undefined : parseFrontmatter(split.yaml);
   if (frontmatter && 'ok' in frontmatter) return frontmatter;
 
+  const tooDeep = () => fail('too-large', `The markdown nests more than ${MAX_NESTING_DEPTH} levels deep (lists or quotes); flatten it.`);
+  if (deepestLineNesting(split.body) > MAX_NESTING_DEPTH) return tooDeep();
+  const markers = delimiterCount(split.body);
+  if (markers > MAX_DELIMITERS) {
+    return fail(
+      'too-large',
+      `The markdown has ${markers} emphasis and link markers ("*", "["); at most ${MAX_DELIMITERS} are converted (the parser slows down quadratically beyond). Split it into several topics.`,
+    );
+  }
   const root = fromMarkdown(split.body);
   if (depthOf(root) > MAX_NESTING_DEPTH) {
     return fail('too-large', `The markdown nests more than ${MAX_NESTING_DEPTH} levels deep (lists or quotes); flatten it.`);
@@ -915,7 +975,7 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
       if (ref) builder.related.push(ref);
     }
   }
-  related.push(...builder.related);
+  for (const ref of builder.related) related.push(ref);
 
   const tags = frontmatter?.tags ?? [];
   const keywords = frontmatter?.keywords ?? [];

@@ -1,9 +1,10 @@
 import type { Element, ElementContent } from 'hast';
-import type { PhrasingContent, Root as MdastRoot, RootContent as MdastContent } from 'mdast';
+import type { Nodes as MdastNodes, Parents as MdastParents, PhrasingContent, Root as MdastRoot, RootContent as MdastContent } from 'mdast';
 import { toMdast } from 'hast-util-to-mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
 import { toMarkdown, type Options } from 'mdast-util-to-markdown';
 import { attributesOf, flatText, isBlankText, splitList } from './hast.js';
+import { CONTROL, markdownInline } from './inline.js';
 
 const MARKDOWN: Options = { bullet: '-', emphasis: '_', fences: true, listItemIndent: 'one', rule: '-', extensions: [gfmToMarkdown()] };
 
@@ -36,15 +37,36 @@ const DETAILS = new Map([
   ['bv-fact', ['subject', 'category', 'value']],
 ]);
 
+/** All text below `element`, concatenated. Iterative: safe on any depth. */
 function rawText(element: Element): string {
-  return element.children.map((child) => (child.type === 'text' ? child.value : child.type === 'element' ? rawText(child) : '')).join('');
+  const parts: string[] = [];
+  const stack: ElementContent[] = [...element.children].reverse();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'text') parts.push(next.value);
+    else if (next.type === 'element') for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
+  }
+  return parts.join('');
 }
 
+/** Length of the longest run of `char` in `text` (a scan: no regex, no spread of a huge match list). */
 function longestRun(text: string, char: string): number {
-  return Math.max(0, ...(text.match(new RegExp(`\\${char}+`, 'g')) ?? []).map((run) => run.length));
+  let longest = 0;
+  let run = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) {
+    run = at > 0 && text[at - 1] === char ? run + 1 : 1;
+    if (run > longest) longest = run;
+  }
+  return longest;
 }
 
-function inlineCode(text: string): string {
+/** Diagram languages go into a fence's info string: a word, nothing that could end the line or the fence. */
+function fenceLanguage(value: string | undefined): string {
+  return (value ?? '').replace(/[^\w+.#-]/g, '');
+}
+
+function inlineCode(raw: string): string {
+  // A code span's line endings render as spaces; written as spaces, no line can start a new block.
+  const text = raw.replace(/[\r\n]+/g, ' ');
   const ticks = '`'.repeat(longestRun(text, '`') + 1);
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${ticks}${pad}${text}${pad}${ticks}`;
@@ -55,7 +77,8 @@ function fenced(text: string, language: string): string {
     .replace(/^\s*\n/, '')
     .trimEnd()
     .split('\n');
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0));
+  let indent = Infinity;
+  for (const line of lines) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)?.[0].length ?? 0);
   const body = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n');
   const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
   return `${fence}${language}\n${body}\n${fence}`;
@@ -83,6 +106,62 @@ function wrapBareListItems(children: ElementContent[]): ElementContent[] {
 }
 
 const PHRASING = new Set(['text', 'emphasis', 'strong', 'inlineCode', 'break', 'link', 'image', 'delete', 'html']);
+const FLOW_PARENTS = new Set(['root', 'blockquote', 'listItem']);
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
+
+/** http(s), mailto or relative (no scheme: a colon, if any, after the first `/`, `?` or `#`). */
+export function isSafeUrl(url: string): boolean {
+  const colon = url.indexOf(':');
+  if (colon < 0) return true;
+  const end = url.search(/[/?#]/);
+  if (end > -1 && end < colon) return true;
+  return SAFE_SCHEMES.has(url.slice(0, colon).toLowerCase());
+}
+
+/**
+ * Makes the mdast of hast content safe to serialize, whatever the hast held: phrasing directly in a
+ * flow container (text straight inside <ul>, <ol>, <dl>: hast-util-to-mdast leaves it there, where
+ * mdast-util-to-markdown does not escape it) is wrapped in a paragraph; raw HTML nodes (comments)
+ * are dropped; links and images keep only safe schemes (a second line of defence behind sanitizing).
+ */
+function secureMdast(root: MdastRoot): void {
+  const stack: MdastParents[] = [root];
+  for (let parent = stack.pop(); parent !== undefined; parent = stack.pop()) {
+    const children: MdastNodes[] = [];
+    let paragraph: PhrasingContent[] | undefined;
+    const flow = FLOW_PARENTS.has(parent.type);
+    for (const child of parent.children as MdastNodes[]) {
+      const replaced = secureNode(child);
+      for (const node of replaced) {
+        if (flow && PHRASING.has(node.type)) {
+          if (!paragraph) {
+            if (node.type === 'text' && node.value.trim() === '') continue;
+            paragraph = [];
+            const wrapper: MdastContent = { type: 'paragraph', children: paragraph };
+            children.push(wrapper);
+            stack.push(wrapper);
+          }
+          paragraph.push(node as PhrasingContent);
+          continue;
+        }
+        paragraph = undefined;
+        children.push(node);
+        if ('children' in node) stack.push(node);
+      }
+    }
+    (parent as { children: MdastNodes[] }).children = children;
+  }
+}
+
+function secureNode(node: MdastNodes): MdastNodes[] {
+  if (node.type === 'html') return [];
+  if ((node.type === 'link' || node.type === 'definition') && (node.url.trim() === '' || !isSafeUrl(node.url))) {
+    return node.type === 'link' ? node.children : [];
+  }
+  // An image without a (safe) source is its alt text.
+  if (node.type === 'image' && (node.url.trim() === '' || !isSafeUrl(node.url))) return node.alt ? [{ type: 'text', value: node.alt }] : [];
+  return [node];
+}
 
 // Characters that would turn plain text into markup; text without them needs no markdown serializer.
 const MARKDOWN_SIGNIFICANT = /[\\`*_[\]<>#|~&!]|^\s*(?:[-+=]|\d+[.)])\s|\n\s*\n/;
@@ -100,10 +179,8 @@ function contentMarkdown(children: ElementContent[]): { lead: string; body: stri
     if (!MARKDOWN_SIGNIFICANT.test(text)) return { lead: text, body: '' };
   }
   const mdast = toMdast({ type: 'root', children: wrapBareListItems(children) }) as MdastRoot;
-  // to-mdast leaves inline-only content unwrapped; it reads as one paragraph.
-  if (mdast.children.every((node) => PHRASING.has(node.type))) {
-    mdast.children = [{ type: 'paragraph', children: mdast.children as PhrasingContent[] }];
-  }
+  // to-mdast leaves inline content unwrapped (inline-only content reads as one paragraph).
+  secureMdast(mdast);
   const [first, ...rest] = mdast.children;
   const serialize = (nodes: MdastContent[]) => (nodes.length > 0 ? toMarkdown({ type: 'root', children: nodes }, MARKDOWN).trim() : '');
   return first?.type === 'paragraph' ? { lead: serialize([first]), body: serialize(rest) } : { lead: '', body: serialize(mdast.children) };
@@ -113,9 +190,11 @@ function labelFor(element: Element): string {
   const tag = element.tagName;
   const name = LABELS.get(tag) ?? tag;
   const attributes = attributesOf(element);
-  const severity = attributes.get('severity');
-  const id = attributes.get('id');
-  const details = (DETAILS.get(tag) ?? []).filter((key) => attributes.has(key)).map((key) => `${key}=${attributes.get(key)}`);
+  const severity = markdownInline(attributes.get('severity') ?? '');
+  const id = markdownInline(attributes.get('id') ?? '');
+  const details = (DETAILS.get(tag) ?? [])
+    .filter((key) => attributes.has(key))
+    .map((key) => `${key}=${markdownInline(attributes.get(key) ?? '')}`);
   const parts = [severity ? `[${severity}]` : '', id ? `(${id})` : '', details.length > 0 ? `(${details.join(', ')})` : ''].filter(Boolean);
   const label = parts.length > 0 ? `**${name}** ${parts.join(' ')}:` : `**${name}:**`;
   return BULLETED.has(tag) ? `- ${label}` : label;
@@ -130,14 +209,14 @@ function renderChild(child: Element): string {
   const tag = child.tagName;
   if (tag === 'bv-pattern') return `${labelFor(child)} ${inlineCode(rawText(child).trim())}`;
   if (tag === 'bv-diagram') {
-    const title = attributesOf(child).get('title');
-    return `**Diagram:**${title ? ` ${title}` : ''}\n\n${fenced(rawText(child), attributesOf(child).get('type') ?? '')}`;
+    const title = markdownInline(attributesOf(child).get('title') ?? '');
+    return `**Diagram:**${title ? ` ${title}` : ''}\n\n${fenced(rawText(child), fenceLanguage(attributesOf(child).get('type')))}`;
   }
   if (LABELS.has(tag)) {
     const { lead, body } = contentMarkdown(child.children);
     return compose(labelFor(child), lead, body, BULLETED.has(tag));
   }
-  if (tag.startsWith('bv-')) return `- ${flatText(child)}`;
+  if (tag.startsWith('bv-')) return `- ${markdownInline(flatText(child), 'line-start')}`;
   const { lead, body } = contentMarkdown([child]);
   return [lead, body].filter(Boolean).join('\n\n');
 }
@@ -145,10 +224,15 @@ function renderChild(child: Element): string {
 /** The agent-facing markdown of a topic (ByteRover's rendered_md shape, with real lists, code and tables). Never throws. */
 export function renderTopicMarkdown(topic: Element): string {
   const attributes = attributesOf(topic);
-  const list = (name: string) => splitList(attributes.get(name)).join(', ');
+  const list = (name: string) =>
+    splitList(attributes.get(name))
+      .map((value) => markdownInline(value))
+      .filter(Boolean)
+      .join(', ');
+  const summary = markdownInline(attributes.get('summary') ?? '', 'line-start');
   const blocks = [
-    `# ${attributes.get('title')?.trim() || attributes.get('path') || 'Untitled topic'}`,
-    attributes.get('summary')?.trim() ? `> ${attributes.get('summary')?.trim()}` : '',
+    `# ${markdownInline(attributes.get('title') ?? '', 'heading') || markdownInline(attributes.get('path') ?? '', 'heading') || 'Untitled topic'}`,
+    summary ? `> ${summary}` : '',
     [
       ['Tags', list('tags')],
       ['Keywords', list('keywords')],
@@ -163,8 +247,9 @@ export function renderTopicMarkdown(topic: Element): string {
     try {
       blocks.push(renderChild(child));
     } catch {
-      blocks.push(`- ${flatText(child)}`);
+      blocks.push(`- ${markdownInline(flatText(child), 'line-start')}`);
     }
   }
-  return blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n';
+  // Whatever the content held, no control character (a terminal escape) leaves as it was.
+  return (blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n').replace(CONTROL, '\uFFFD');
 }

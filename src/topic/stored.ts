@@ -1,7 +1,9 @@
-import type { Element, Root, RootContent } from 'hast';
+import type { Element, Nodes, Root, RootContent } from 'hast';
+import { sanitize } from 'hast-util-sanitize';
 import { attributesOf, nestingDepth } from './hast.js';
 import { parseTopicHtml } from './parse.js';
 import { renderTopicMarkdown } from './render.js';
+import { isSanitized, TOPIC_SCHEMA } from './safety.js';
 import { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES } from './validate.js';
 
 /** Blobs above this are never parsed (a topic written by brv is at most MAX_TOPIC_BYTES). */
@@ -28,10 +30,48 @@ function firstTopic(root: Root): Element | undefined {
   return undefined;
 }
 
+// Control characters other than \t and \n, wherever they came from (raw bytes or decoded entities).
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+function withoutControls(value: string): string {
+  CONTROL.lastIndex = 0;
+  return CONTROL.test(value) ? value.replace(CONTROL, '\uFFFD') : value;
+}
+
+/** Replaces control characters in text and attribute values with U+FFFD, in place. Iterative. */
+function replaceControls(node: Nodes): void {
+  const stack: Nodes[] = [node];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'text') next.value = withoutControls(next.value);
+    if (next.type !== 'element' && next.type !== 'root') continue;
+    if (next.type === 'element') {
+      for (const [prop, value] of Object.entries(next.properties)) {
+        if (typeof value === 'string') next.properties[prop] = withoutControls(value);
+        else if (Array.isArray(value)) next.properties[prop] = value.map((v) => (typeof v === 'string' ? withoutControls(v) : v));
+      }
+    }
+    for (const child of next.children) stack.push(child);
+  }
+}
+
+/** The topic as a sanitizer would leave it: brv's own (already safe) blobs are returned as parsed. */
+function sanitized(topic: Element): Element | undefined {
+  if (!isSanitized(topic)) {
+    const clean = sanitize(topic, TOPIC_SCHEMA);
+    if (clean.type !== 'element') return undefined;
+    topic = clean;
+  }
+  replaceControls(topic);
+  return topic;
+}
+
 /**
  * Reads a topic blob from the tree for display or indexing. Refs can be moved by plain git (a
  * teammate's push, a knowledge source, plumbing), so nothing here trusts the blob: size and depth are
  * bounded before any recursive walk, and a blob that fails is reported with its problem, never thrown.
+ * The topic returned is sanitized with TOPIC_SCHEMA (no script, handler, comment, style or unsafe URL
+ * survives) and holds no control character other than tab and newline: safe to render and index.
  */
 export function readStoredTopic(html: string): StoredTopicRead {
   // UTF-8 never has fewer bytes than UTF-16 code units: a long string is refused without encoding it.
@@ -48,7 +88,8 @@ export function readStoredTopic(html: string): StoredTopicRead {
   if (tree === undefined || nestingDepth(tree) > MAX_NESTING_DEPTH) {
     return { ok: false, problem: 'too-deep', message: `Elements are nested more than ${MAX_NESTING_DEPTH} levels deep.` };
   }
-  const root = firstTopic(tree);
+  const found = firstTopic(tree);
+  const root = found && sanitized(found);
   if (!root) return { ok: false, problem: 'not-a-topic', message: 'The blob is not a <bv-topic> document.' };
   return { ok: true, root, title: (attributesOf(root).get('title') ?? '').trim() };
 }

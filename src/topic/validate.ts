@@ -1,4 +1,4 @@
-import type { Element, Root } from 'hast';
+import type { Element, Nodes, Root } from 'hast';
 import { serializeCanonical } from './canonical.js';
 import { attributesOf, elementsIn, isBlankText, isBvTag, nestingDepth, splitList } from './hast.js';
 import { checkNesting } from './nesting.js';
@@ -47,6 +47,46 @@ function checkCharacters(html: string): TopicError[] {
     errors.push({ kind: 'unsafe-html', message: 'The HTML contains invalid Unicode (an unpaired surrogate); send valid UTF-8 text.' });
   }
   return errors;
+}
+
+// After entity decoding, only tab and newline are allowed: `&#x1b;` is an ESC all the same, and \r
+// (only reachable as `&#13;`, the parser turns raw ones into \n) would not survive a round trip.
+// eslint-disable-next-line no-control-regex
+const DECODED_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
+function decodedControls(value: string, found: Set<string>): void {
+  DECODED_CONTROL.lastIndex = 0;
+  if (!DECODED_CONTROL.test(value)) return;
+  for (const c of value.match(DECODED_CONTROL) ?? []) found.add(c);
+}
+
+/** Control characters written as character references (raw ones are reported by checkCharacters). */
+function checkDecodedCharacters(root: Root): TopicError[] {
+  const found = new Set<string>();
+  const stack: Nodes[] = [root];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'text' || next.type === 'comment') decodedControls(next.value, found);
+    if (next.type === 'element') {
+      for (const [prop, value] of Object.entries(next.properties)) {
+        if (next.tagName === 'bv-topic' && prop === 'path') continue; // reported as unsafe-path
+        for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') decodedControls(v, found);
+      }
+    }
+    if ('children' in next) for (const child of next.children) stack.push(child);
+  }
+  if (found.size === 0) return [];
+  const codes = [...found].map((c) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  return [
+    {
+      kind: 'unsafe-html',
+      message: `The HTML encodes control character(s) (${codes.join(', ')}) as character references; terminal escapes and other control characters are never stored, however written. Remove them.`,
+    },
+  ];
+}
+
+/** `target.push(...items)` without spreading: a huge error list would overflow the call stack. */
+function pushAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }
 
 function parseShallow(html: string): Root | undefined {
@@ -101,7 +141,7 @@ function checkVocabulary(topic: Element): TopicError[] {
     if (!isBvTag(tag) || (tag === 'bv-topic' && element !== topic)) continue;
     if (elementSpec(tag)) {
       const attributes = [...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name));
-      errors.push(...validateElementAttributes(tag, new Map(attributes)));
+      pushAll(errors, validateElementAttributes(tag, new Map(attributes)));
     } else {
       const close = closeNames(tag);
       const hint = close.length > 0 ? ` Did you mean <${close.join('>, <')}>?` : '';
@@ -155,6 +195,9 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     };
   }
   const errors = checkCharacters(html);
+  // Raw control characters decode to themselves: report each problem once.
+  CONTROL.lastIndex = 0;
+  if (!CONTROL.test(html)) pushAll(errors, checkDecodedCharacters(root));
   const topics = [...elementsIn(root)].filter((e) => e.tagName === 'bv-topic');
   const topic = topics[0];
   if (topics.length > 1) {
@@ -164,7 +207,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
       message: `Found ${topics.length} <bv-topic> elements; a topic document has exactly one. Send one topic per document.`,
     });
   }
-  for (const child of root.children) if (child.type !== 'comment' || !topic) errors.push(...checkSafety(child));
+  for (const child of root.children) if (child.type !== 'comment' || !topic) pushAll(errors, checkSafety(child));
   if (!topic) {
     errors.push({
       kind: 'missing-bv-topic',
@@ -172,7 +215,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     });
     return { ok: false, errors };
   }
-  errors.push(...checkOutside(root, topic), ...checkVocabulary(topic), ...checkNesting(topic));
+  for (const found of [checkOutside(root, topic), checkVocabulary(topic), checkNesting(topic)]) pushAll(errors, found);
   if (errors.length === 0 && sanitizerWouldChange(root)) {
     errors.push({
       kind: 'unsafe-html',

@@ -78,7 +78,7 @@ test('DOC_CACHE_VERSION is bumped whenever extraction or rendering output change
   const fingerprint = `${DOC_CACHE_VERSION}:${hash.digest('hex').slice(0, 16)}`;
   t.is(
     fingerprint,
-    '1:7e0d5c70c74b2fd0',
+    '2:0dbbec0b17f5a90a',
     'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/query/doc-cache.ts, then record the new fingerprint here.',
   );
 });

@@ -1,0 +1,196 @@
+import { micromark } from 'micromark';
+
+/**
+ * Hostile strings an attacker can put in any attribute value (or text) of a topic. Written into
+ * HTML through `attribute()`, so control characters arrive entity-encoded, as a push would carry them.
+ */
+export const PAYLOADS: readonly string[] = [
+  '<img src=x onerror=alert(1)>',
+  '[x](javascript:alert(1))',
+  '[click](javascript:alert(1) "t")',
+  '![x](data:text/html,<script>alert(1)</script>)',
+  '\n# injected\n<script>alert(1)</script>',
+  'a\n\n<iframe src="javascript:alert(1)"></iframe>\n\nb',
+  '\x1b]0;PWNED\x07',
+  '\x1b[2J\x1b[31mred\x9b1m\r\x08\x00\x7f',
+  '<https://x>',
+  '<javascript:alert(1)>',
+  '<vbscript:msgbox(1)>',
+  'javascript:alert(1)',
+  '`<img src=x onerror=alert(1)>`',
+  '\\<img src=x onerror=alert(1)>',
+  '&lt;img src=x onerror=alert(1)&gt;',
+  '&#60;img src=x onerror=alert(1)&#62;',
+  '[a]: javascript:alert(1)\n\n[a]',
+  '[a]\n\n[a]: javascript:alert(1)',
+  '- list\n1. item\n> quote\n---\n===',
+  '<!-- x --><svg onload=alert(1)>',
+  '|a|b|\n|-|-|\n|<img src=x onerror=alert(1)>|x|',
+  '```\n<script>alert(1)</script>\n```',
+  '~~~\n<script>alert(1)</script>\n~~~',
+  '    <script>alert(1)</script>',
+  '\u2028<script>alert(1)</script>\u2029',
+  '<a href="javascript:alert(1)">x</a>',
+  '*a* _b_ **c** ~~d~~ [e] x](javascript:alert(1))',
+  ')](javascript:alert(1))',
+  '# title #',
+  '<scr<script>ipt>alert(1)</script>',
+];
+
+/** An attribute value as HTML source: markup escaped, control characters as numeric character references. */
+export function attribute(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => (c === '\n' || c === '\t' ? c : `&#x${c.charCodeAt(0).toString(16)};`));
+}
+
+/** Text content as HTML source (same escaping as an attribute value). */
+export const text = attribute;
+
+/** Every attribute the renderer reads, with the element that carries it. */
+export const RENDERED_ATTRIBUTES: ReadonlyArray<{ tag: string; name: string }> = [
+  ...['title', 'summary', 'tags', 'keywords', 'related', 'path'].map((name) => ({ tag: 'bv-topic', name })),
+  { tag: 'bv-rule', name: 'id' },
+  { tag: 'bv-rule', name: 'severity' },
+  { tag: 'bv-decision', name: 'id' },
+  { tag: 'bv-bug', name: 'id' },
+  { tag: 'bv-bug', name: 'severity' },
+  { tag: 'bv-fix', name: 'id' },
+  { tag: 'bv-fact', name: 'subject' },
+  { tag: 'bv-fact', name: 'value' },
+  { tag: 'bv-fact', name: 'category' },
+  { tag: 'bv-pattern', name: 'description' },
+  { tag: 'bv-pattern', name: 'flags' },
+  { tag: 'bv-diagram', name: 'title' },
+  { tag: 'bv-diagram', name: 'type' },
+];
+
+/** A topic (never validated) with `value` in one attribute; `path` is replaced only when it is the target. */
+export function topicWithAttribute(tag: string, name: string, value: string): string {
+  const attr = (t: string, n: string, fallback: string) => (t === tag && n === name ? attribute(value) : fallback);
+  return (
+    `<bv-topic path="${attr('bv-topic', 'path', 'hostile/topic')}" title="${attr('bv-topic', 'title', 'Hostile')}"` +
+    ` summary="${attr('bv-topic', 'summary', 'S')}" tags="${attr('bv-topic', 'tags', 'a,b')}" keywords="${attr('bv-topic', 'keywords', 'k')}"` +
+    ` related="${attr('bv-topic', 'related', '@x/y.html')}">\n` +
+    `  <bv-rule id="${attr('bv-rule', 'id', 'r-1')}" severity="${attr('bv-rule', 'severity', 'must')}">Rule text.</bv-rule>\n` +
+    `  <bv-decision id="${attr('bv-decision', 'id', 'd-1')}"><p>Decision.</p></bv-decision>\n` +
+    `  <bv-bug id="${attr('bv-bug', 'id', 'b-1')}" severity="${attr('bv-bug', 'severity', 'high')}">Bug.</bv-bug>\n` +
+    `  <bv-fix id="${attr('bv-fix', 'id', 'f-1')}">Fix.</bv-fix>\n` +
+    `  <bv-fact subject="${attr('bv-fact', 'subject', 'ttl')}" value="${attr('bv-fact', 'value', '15 minutes')}" category="${attr('bv-fact', 'category', 'project')}">Fact.</bv-fact>\n` +
+    `  <bv-pattern description="${attr('bv-pattern', 'description', 'd')}" flags="${attr('bv-pattern', 'flags', 'i')}">^a+$</bv-pattern>\n` +
+    `  <bv-diagram title="${attr('bv-diagram', 'title', 'Flow')}" type="${attr('bv-diagram', 'type', 'mermaid')}">graph TD; A--&gt;B</bv-diagram>\n` +
+    `</bv-topic>\n`
+  );
+}
+
+/** A topic (never validated) with `value` in every rendered attribute but the path at once. */
+export function topicWithEveryAttribute(path: string, value: string, body = ''): string {
+  let html = topicWithAttribute('bv-topic', 'path', path);
+  for (const { tag, name } of RENDERED_ATTRIBUTES) {
+    if (name === 'path') continue;
+    const open = html.indexOf(`<${tag} `);
+    const at = html.indexOf(` ${name}="`, open);
+    const end = html.indexOf('"', at + name.length + 3);
+    html = `${html.slice(0, at)} ${name}="${attribute(value)}${html.slice(end)}`;
+  }
+  return html.replace('</bv-topic>', `${body}</bv-topic>`);
+}
+
+/** Topics with hostile text directly inside lists (and in other text positions). */
+export function listTopics(): string[] {
+  return PAYLOADS.flatMap((payload) => {
+    const p = text(payload);
+    return [
+      `<bv-topic path="hostile/list" title="L"><bv-structure><ul>${p}<li>a</li>${p}</ul><ol>${p}<li>b</li></ol><dl>${p}<dt>t</dt>${p}<dd>d</dd></dl></bv-structure></bv-topic>`,
+      `<bv-topic path="hostile/list" title="L"><bv-changes>${p}<li>a</li>${p}<li>b</li></bv-changes><bv-rule>${p}</bv-rule><bv-reason>${p}<p>${p}</p></bv-reason></bv-topic>`,
+      `<bv-topic path="hostile/list" title="L"><bv-pattern>${p}</bv-pattern><bv-diagram type="ascii">${p}</bv-diagram><bv-unknown>${p}</bv-unknown><bv-examples><pre><code>${p}</code></pre></bv-examples></bv-topic>`,
+    ];
+  });
+}
+
+/** Blobs as a crafted push could carry them: HTML that validation refuses, planted without it. */
+export const PLANTED_BLOBS: readonly string[] = [
+  '<bv-topic path="p/a" title="A"><bv-reason><a href="javascript:alert(1)">click</a></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-reason><a href="JaVaScRiPt:alert(1)">a</a> <a href="java&#x09;script:alert(1)">b</a> <a href=" javascript:alert(1)">c</a> <a href="&#106;avascript:alert(1)">d</a></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-reason><a href="vbscript:msgbox(1)">a</a> <a href="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;">b</a></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><img src=x onerror=alert(1)><img src="javascript:alert(1)" alt="j"><img src="data:image/svg+xml,&lt;svg onload=alert(1)&gt;" alt="d"></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-reason>x<script>alert(1)</script><style>*{background:url(javascript:alert(1))}</style></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><iframe src="javascript:alert(1)"></iframe><object data="javascript:alert(1)"></object><embed src="javascript:alert(1)"><svg onload="alert(1)"><script>alert(1)</script></svg></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><math><mi xlink:href="javascript:alert(1)">x</mi></math><form action="javascript:alert(1)"><button formaction="javascript:alert(1)">b</button><input onfocus=alert(1) autofocus></form></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-reason>a<!--><img src=x onerror=alert(1)>--><!-- <script>alert(1)</script> --></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A" onload="alert(1)" style="x"><bv-reason onclick="alert(1)"><p onmouseover="alert(1)">x</p></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-unknown>&lt;img src=x onerror=alert(1)&gt;<img src=x onerror=alert(1)></bv-unknown></bv-topic>',
+  '<bv-topic path="p/a" title="\x1b]0;PWNED\x07"><bv-reason>a\x1b]0;PWNED\x07b &#x1b;[2J &#x7; &#x9b; \x9b31m \x00 \x08</bv-reason><bv-fact subject="&#x1b;[31m" value="\x07">x</bv-fact></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-examples><pre><code class="language-x&quot; onmouseover=&quot;alert(1)">```\n<script>alert(1)</script></code></pre></bv-examples></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-pattern>a\n<script>alert(1)</script>\n\n# b</bv-pattern><bv-diagram type="x\n<script>">&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\n```\n<img src=x onerror=alert(1)></bv-diagram></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><ul>note &lt;img src=x onerror=alert(1)&gt;<li>a</li></ul><dl>&lt;script&gt;alert(1)&lt;/script&gt;<dt>t</dt></dl></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-reason><a href="https://ok.example/">fine</a> <img src="https://ok.example/i.png" alt="ok"></bv-reason><bv-reason><base href="javascript:alert(1)//"><a href="rel">r</a><meta http-equiv="refresh" content="0;url=javascript:alert(1)"><link rel="import" href="javascript:alert(1)"></bv-reason></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><table><tr><td><a href="javascript:alert(1)">x</a></td><td>&lt;img src=x onerror=alert(1)&gt;</td></tr></table><blockquote>&lt;script&gt;<a href="javascript:alert(1)">q</a></blockquote></bv-structure></bv-topic>',
+];
+
+const FORBIDDEN_TAGS = new Set([
+  'script',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'svg',
+  'math',
+  'style',
+  'link',
+  'meta',
+  'base',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'noscript',
+  'template',
+  'portal',
+]);
+
+function decodeEntities(value: string): string {
+  return value
+    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+    .replace(/&#(\d+);?/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+}
+
+/**
+ * Problems with rendered markdown once a CommonMark renderer that passes raw HTML and any protocol
+ * (micromark with allowDangerousHtml and allowDangerousProtocol) turns it into HTML. Empty when harmless.
+ * `images: false` also refuses any <img> (the input had none).
+ */
+export function renderProblems(markdown: string, options: { images?: boolean } = {}): string[] {
+  const problems: string[] = [];
+  // eslint-disable-next-line no-control-regex
+  const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.exec(markdown);
+  if (control) problems.push(`control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0')} in the markdown`);
+  const html = micromark(markdown, { allowDangerousHtml: true, allowDangerousProtocol: true });
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(html)) problems.push('control character in the HTML');
+  // micromark writes "<" in text as "&lt;": every "<" left in its output starts real markup.
+  for (const match of html.matchAll(/<\/?([A-Za-z][\w:-]*)([^>]*)>?/g)) {
+    const tag = match[1]!.toLowerCase();
+    const attributes = match[2] ?? '';
+    if (FORBIDDEN_TAGS.has(tag)) problems.push(`<${tag}> in the HTML: ${match[0]}`);
+    if (tag === 'img' && options.images === false) problems.push(`<img> from the payload: ${match[0]}`);
+    for (const [, name = '', raw = ''] of attributes.matchAll(/([^\s=/]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?/g)) {
+      const attribute = name.toLowerCase();
+      if (/^on/.test(attribute)) problems.push(`event handler ${attribute}: ${match[0]}`);
+      if (!['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'srcset', 'poster'].includes(attribute)) continue;
+      const value = decodeEntities(raw.replace(/^["']|["']$/g, ''))
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\s\u0000-\u001f]/g, '')
+        .toLowerCase();
+      if (/^(javascript|vbscript|data):/.test(value)) problems.push(`dangerous URL: ${match[0]}`);
+    }
+  }
+  return problems;
+}
