@@ -1,3 +1,4 @@
+import { markdownInline } from '../topic/inline.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -74,7 +75,8 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
         const result = await brv.query(args.query, { limit: args.limit ?? 10 });
         if (result.matchedDocs.length === 0) return text(`No topics matched "${args.query}" in this project's context tree.`);
         const body = result.matchedDocs.map(
-          (doc) => `## ${doc.title || doc.topicPath}\n\n_${doc.path} · score ${doc.score}_\n\n${doc.rendered_md.trim()}`,
+          (doc) =>
+            `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${doc.rendered_md.trim()}`,
         );
         return text(
           `${body.join('\n\n---\n\n')}\n\n_Matched ${result.matchedDocs.length} of ${result.metadata.totalFound} topic(s) in ${result.metadata.durationMs}ms._`,
@@ -149,7 +151,14 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       run(args.cwd, async (brv) => {
         const result = await brv.search(args.query, { limit: args.limit ?? 10, scope: args.scope });
         if (result.results.length === 0) return text(`No topics matched "${args.query}".`);
-        return text(result.results.map((r) => `- ${r.topicPath} — ${r.title} (score ${r.score})\n  ${r.excerpt}`).join('\n'));
+        return text(
+          result.results
+            .map(
+              (r) =>
+                `- ${markdownInline(r.topicPath, 'line-start')} — ${markdownInline(r.title)} (score ${r.score})\n  ${markdownInline(r.excerpt)}`,
+            )
+            .join('\n'),
+        );
       }),
   );
 

@@ -1,3 +1,4 @@
+import { markdownInline } from '../../topic/inline.js';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
@@ -24,7 +25,7 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         const blocks = result.matchedDocs.map(
           // The header line names the topic, so the rendered title line is not repeated under it.
           (doc, i) =>
-            `## ${i + 1}. ${doc.title} — ${originLabel(doc)}${doc.topicPath} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
+            `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
         );
         printText(
           `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`,

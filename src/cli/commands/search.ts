@@ -1,3 +1,4 @@
+import { markdownInline } from '../../topic/inline.js';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
@@ -18,7 +19,10 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         if (result.results.length === 0) return printText('No topics match.');
         printText(
           result.results
-            .map((r, i) => `${i + 1}. ${r.title} [${Math.round(r.score * 100)}%]\n   ${originLabel(r)}${r.topicPath}\n   ${r.excerpt}`)
+            .map(
+              (r, i) =>
+                `${i + 1}. ${markdownInline(r.title)} [${Math.round(r.score * 100)}%]\n   ${originLabel(r)}${markdownInline(r.topicPath)}\n   ${markdownInline(r.excerpt)}`,
+            )
             .join('\n'),
         );
       },
