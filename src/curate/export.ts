@@ -4,7 +4,7 @@ import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { ContextStore, Snapshot } from '../store/context-store.js';
 import { topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
-import { MAX_STORED_TOPIC_BYTES } from '../topic/stored.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 
 /**
  * `brv export <dir>`: the topics of a brv tree written as files in ByteRover's layout,

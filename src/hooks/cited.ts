@@ -6,8 +6,7 @@ import type { ContextStore, Snapshot } from '../store/context-store.js';
 import { localStateDir } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 import { elementsIn, flatText, nestingDepth } from '../topic/hast.js';
-import { MAX_STORED_TOPIC_BYTES } from '../topic/stored.js';
-import { MAX_NESTING_DEPTH } from '../topic/validate.js';
+import { MAX_NESTING_DEPTH, MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 
 // The cited-files cache: for one brv tree, every (code path, topic) pair where the topic lists the

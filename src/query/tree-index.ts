@@ -9,6 +9,7 @@ import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob
 import type { SegmentInput } from './document.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreLooksValid, readDocstoreEntries, writeDocstoreFile } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import {
   applyIndexUpdate,
   compact,
@@ -53,11 +54,8 @@ interface Counts {
   cached: number;
 }
 
-/**
- * Topic blobs larger than this are never read: `MAX_STORED_TOPIC_BYTES` of src/topic/stored.ts (a
- * copy, so the query path loads no HTML code; test/query/tree-index.test.ts checks they agree).
- */
-export const MAX_INDEXED_BLOB_BYTES = 256 * 1024;
+/** Topic blobs larger than this are never read (src/topic/limits.ts imports nothing: no HTML code is loaded). */
+export const MAX_INDEXED_BLOB_BYTES = MAX_STORED_TOPIC_BYTES;
 /** Bounds for reading index files (local state is not trusted: a symlink to /dev/zero must not be read forever). */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 const MAX_SEGMENT_BYTES = 2 ** 31 - 1;

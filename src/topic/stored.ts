@@ -4,10 +4,9 @@ import { attributesOf, nestingDepth } from './hast.js';
 import { parseTopicHtml } from './parse.js';
 import { renderTopicMarkdown } from './render.js';
 import { isSanitized, TOPIC_SCHEMA } from './safety.js';
-import { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES } from './validate.js';
+import { MAX_NESTING_DEPTH, MAX_STORED_TOPIC_BYTES } from './limits.js';
 
-/** Blobs above this are never parsed (a topic written by brv is at most MAX_TOPIC_BYTES). */
-export const MAX_STORED_TOPIC_BYTES = MAX_TOPIC_BYTES;
+export { MAX_STORED_TOPIC_BYTES };
 
 export interface StoredTopic {
   readonly root: Element;

@@ -9,9 +9,9 @@ import { parseRelated } from './related.js';
 import { checkSafety, isUnsafeAttributeName, sanitizerWouldChange } from './safety.js';
 import type { ParsedTopic, TopicError, TopicPath, TopicValidation } from './types.js';
 
-export const MAX_TOPIC_BYTES = 256 * 1024;
-/** Real topics nest a handful of levels; the cap keeps every recursive tree walk far from the stack limit. */
-export const MAX_NESTING_DEPTH = 100;
+import { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES } from './limits.js';
+
+export { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES };
 
 export interface TopicLimits {
   readonly maxBytes: number;
