@@ -2,26 +2,9 @@ import test, { type ExecutionContext } from 'ava';
 import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brvRefs, put, twoClones } from '../helpers/knowledge.js';
+import { brvRefs, sharedClones, succeeded } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
 import { brv, brvJson, cleanup, ENV, git, refTip } from '../helpers/repo.js';
-
-const rule = (text: string, id = 'r1') => `<bv-rule id="${id}">${text}</bv-rule>`;
-
-function ok(run: Awaited<ReturnType<typeof brvJson>>) {
-  if (run.exitCode !== 0 || !run.json?.success) throw new Error(`brv failed (${run.exitCode}): ${run.stdout} ${run.stderr}`);
-  return run.json.data;
-}
-
-/** a: brv initialized and pushed; b: a brv clone of it. */
-async function shared() {
-  const env = await twoClones();
-  ok(await brvJson(env.a, ['init', '--track', 'origin']));
-  await put(env.a, 'security/auth', rule('Use RS256.'));
-  ok(await brvJson(env.a, ['vc', 'push', '-u']));
-  ok(await brvJson(env.root, ['vc', 'clone', env.url, 'b']));
-  return env;
-}
 
 async function plumb(repo: string, args: string[], input?: string): Promise<string> {
   return (await execa('git', args, { cwd: repo, env: ENV, extendEnv: false, input })).stdout.trim();
@@ -48,7 +31,13 @@ async function hostileTips(a: string): Promise<Record<string, string>> {
   return { format99, noFormat, treeFormat, garbage, blob };
 }
 
-async function refusedEverywhere(t: ExecutionContext, env: Awaited<ReturnType<typeof shared>>, name: string, tip: string, all: boolean) {
+async function refusedEverywhere(
+  t: ExecutionContext,
+  env: Awaited<ReturnType<typeof sharedClones>>,
+  name: string,
+  tip: string,
+  all: boolean,
+) {
   const { a, b } = env;
   const good = await refTip(b);
   // Plain git, as an unvalidated push would: the remote's brv main is now hostile.
@@ -65,7 +54,7 @@ async function refusedEverywhere(t: ExecutionContext, env: Awaited<ReturnType<ty
     t.is(await refTip(b, 'refs/brv/remotes/origin/heads/main'), trackingBefore, `${name}: tracking ref did not move`);
   }
   if (all) {
-    const fetched = ok(await brvJson(b, ['vc', 'fetch']));
+    const fetched = succeeded(await brvJson(b, ['vc', 'fetch']));
     t.deepEqual(
       fetched.refused.map((r: { ref: string; kind: string }) => [r.ref, r.kind]),
       [['refs/brv/heads/main', expected]],
@@ -93,8 +82,8 @@ async function refusedEverywhere(t: ExecutionContext, env: Awaited<ReturnType<ty
   }
   t.is(await refTip(b), good, `${name}: merge and hook left main alone`);
   // Every command keeps working in b.
-  t.is(ok(await brvJson(b, ['ls'])).topics.length, 1, name);
-  t.is(ok(await brvJson(b, ['vc', 'status'])).branch, 'main');
+  t.is(succeeded(await brvJson(b, ['ls'])).topics.length, 1, name);
+  t.is(succeeded(await brvJson(b, ['vc', 'status'])).branch, 'main');
 
   if (all) {
     // A branch only on the remote, at a hostile tip: checkout refuses and stays where it was.
@@ -103,19 +92,19 @@ async function refusedEverywhere(t: ExecutionContext, env: Awaited<ReturnType<ty
     const checkout = await brvJson(b, ['vc', 'checkout', 'evil']);
     t.is(checkout.json?.data.error.kind, expected, `${name}: checkout`);
     t.is(await refTip(b, 'refs/brv/heads/evil'), undefined);
-    t.is(ok(await brvJson(b, ['vc', 'status'])).branch, 'main');
+    t.is(succeeded(await brvJson(b, ['vc', 'status'])).branch, 'main');
   }
 }
 
 test('a remote tip at brv data format 99 is refused by pull, sync, merge, checkout and the hooks; no local ref moves', async (t) => {
-  const env = await shared();
+  const env = await sharedClones();
   t.teardown(() => cleanup(env.root));
   const tips = await hostileTips(env.a);
   await refusedEverywhere(t, env, 'format99', tips.format99!, true);
 });
 
 test('remote tips that are not brv commits (a blob, no .brv/format, a tree or garbage there) are refused', async (t) => {
-  const env = await shared();
+  const env = await sharedClones();
   t.teardown(() => cleanup(env.root));
   const tips = await hostileTips(env.a);
   const good = (await refTip(env.b))!;
@@ -126,11 +115,11 @@ test('remote tips that are not brv commits (a blob, no .brv/format, a tree or ga
 });
 
 test('vc clone of a remote whose brv tip is format 99: the code arrives, no brv branch is made at the bad tip', async (t) => {
-  const { root, a, bare } = await shared();
+  const { root, a, bare } = await sharedClones();
   t.teardown(() => cleanup(root));
   const tips = await hostileTips(a);
   await git(a, 'push', '-q', '--force', 'origin', `${tips.format99}:refs/brv/heads/main`);
-  const clone = ok(await brvJson(root, ['vc', 'clone', bare, 'c']));
+  const clone = succeeded(await brvJson(root, ['vc', 'clone', bare, 'c']));
   t.deepEqual(clone.branches, []);
   t.is(clone.refused[0].kind, 'unsupported-format');
   t.is(await refTip(path.join(root, 'c')), undefined);
@@ -138,7 +127,7 @@ test('vc clone of a remote whose brv tip is format 99: the code arrives, no brv 
 });
 
 test('a knowledge source whose tip brv cannot read is refused by source add and refresh; the source ref keeps its value', async (t) => {
-  const { root, a, b } = await shared();
+  const { root, a, b } = await sharedClones();
   t.teardown(() => cleanup(root));
   const other = path.join(root, 'other');
   await git(root, 'clone', '-q', a, other);
@@ -147,15 +136,15 @@ test('a knowledge source whose tip brv cannot read is refused by source add and 
   await plantTree(other, { '.brv/format': '99\n' });
   const added = await brvJson(b, ['source', 'add', other, '--alias', 'other']);
   t.is(added.json?.data.error.kind, 'unsupported-format', added.stdout);
-  t.deepEqual(ok(await brvJson(b, ['source', 'list'])).sources ?? [], []);
+  t.deepEqual(succeeded(await brvJson(b, ['source', 'list'])).sources ?? [], []);
 
   await git(other, 'update-ref', 'refs/brv/heads/main', good!);
-  ok(await brvJson(b, ['source', 'add', other, '--alias', 'other']));
+  succeeded(await brvJson(b, ['source', 'add', other, '--alias', 'other']));
   t.is(await refTip(b, 'refs/brv/sources/other/main'), good);
   await plantTree(other, { '.brv/format': '99\n' });
-  const refreshed = ok(await brvJson(b, ['source', 'refresh']));
+  const refreshed = succeeded(await brvJson(b, ['source', 'refresh']));
   t.regex(JSON.stringify(refreshed), /unsupported-format|format 99/);
   t.is(await refTip(b, 'refs/brv/sources/other/main'), good);
-  t.is(ok(await brvJson(b, ['ls'])).topics.length, 1);
+  t.is(succeeded(await brvJson(b, ['ls'])).topics.length, 1);
   t.false((await brvRefs(b)).some((r) => r.includes('refs/brv/incoming/')));
 });

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brvJson, git, tempDir } from './repo.js';
+import { brvJson, git, tempDir, type BrvRun } from './repo.js';
 
 /** Writes (or overwrites) one topic through the real CLI's one-shot curate; returns its JSON data. */
 export async function put(cwd: string, topicPath: string, body: string, options: { title?: string; tags?: string; meta?: object } = {}) {
@@ -32,4 +32,23 @@ export async function twoClones(remoteUrl?: (bare: string) => string) {
 /** Every ref under refs/brv/ of a repository, as "oid ref" lines. */
 export async function brvRefs(repo: string): Promise<string[]> {
   return (await git(repo, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/brv/')).split('\n').filter(Boolean);
+}
+
+/** A small rule section, for topics written in tests. */
+export const rule = (text: string, id = 'r1') => `<bv-rule id="${id}">${text}</bv-rule>`;
+
+/** The JSON data of a brv run that must have succeeded; throws with its output otherwise. */
+export function succeeded(run: BrvRun) {
+  if (run.exitCode !== 0 || !run.json?.success) throw new Error(`brv failed (${run.exitCode}): ${run.stdout} ${run.stderr}`);
+  return run.json.data;
+}
+
+/** twoClones, with knowledge: a has brv initialized (tracked), one topic, pushed; b is a brv clone of it. */
+export async function sharedClones(remoteUrl?: (bare: string) => string) {
+  const env = await twoClones(remoteUrl);
+  succeeded(await brvJson(env.a, ['init', '--track', 'origin']));
+  await put(env.a, 'security/auth', rule('Use RS256.'));
+  succeeded(await brvJson(env.a, ['vc', 'push', '-u']));
+  succeeded(await brvJson(env.root, ['vc', 'clone', env.url, 'b']));
+  return env;
 }
