@@ -4,6 +4,7 @@ import { attributesOf, nestingDepth } from './hast.js';
 import { parseTopicHtml } from './parse.js';
 import { renderTopicMarkdown } from './render.js';
 import { isSanitized, TOPIC_SCHEMA } from './safety.js';
+import { CONTROL } from './inline.js';
 import { MAX_NESTING_DEPTH, MAX_STORED_TOPIC_BYTES } from './limits.js';
 
 export { MAX_STORED_TOPIC_BYTES };
@@ -29,10 +30,7 @@ function firstTopic(root: Root): Element | undefined {
   return undefined;
 }
 
-// Control characters other than \t and \n, wherever they came from (raw bytes or decoded entities).
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
+/** Control characters other than tab and newline, wherever they came from (raw bytes or decoded entities). */
 function withoutControls(value: string): string {
   CONTROL.lastIndex = 0;
   return CONTROL.test(value) ? value.replace(CONTROL, '\uFFFD') : value;
