@@ -36,7 +36,6 @@ const result = {
   accepted: stats?.accepted,
   rejected: stats?.rejected,
   unsafeStored: failure ? 'see failure' : stats?.unsafeStored,
-  storedControlCharacters: stats?.storedControlCharacters,
   validateMs: stats?.ms,
   storedThroughWriter: stats?.samples.length,
   storedProblems: storedProblems.length,

@@ -147,9 +147,6 @@ export const HOSTILE_URLS = [
 /** Values that look hostile but are ordinary names: brv may accept them, as long as nothing escapes. */
 const ORDINARY = new Set(['-rf', '--help', 'HEAD', 'refs/heads/main']);
 const refuse = (payload: string) => !ORDINARY.has(payload);
-/** fd:: reads and writes the process's own file descriptors: today git waits on them forever. */
-const knownHang = (payload: string) =>
-  payload.startsWith('fd::') ? 'fd:: transport hangs until killed (issue 9: refused by the transport allow-list work)' : undefined;
 
 const fill = (value: string, s: Sandbox) => value.replaceAll(SENTINEL, s.sentinel).replaceAll('@ROOT@', s.root);
 const html = (topicPath: string) =>
@@ -271,7 +268,6 @@ export function allProbes(): Probe[] {
       {
         surface: 'vc remote add + vc fetch <url>',
         payload,
-        known: knownHang(payload),
         mustRefuse: false,
         async run(s, n) {
           await brvExit(s.repo, ['vc', 'remote', 'add', `evil${n}`, fill(payload, s)]);
@@ -281,7 +277,6 @@ export function allProbes(): Probe[] {
       {
         surface: 'vc remote add + sync <url>',
         payload,
-        known: knownHang(payload),
         mustRefuse: false,
         async run(s, n) {
           await brvExit(s.repo, ['vc', 'remote', 'add', `evil${n}`, fill(payload, s)]);
@@ -291,7 +286,6 @@ export function allProbes(): Probe[] {
       {
         surface: 'vc remote set-url origin + vc push',
         payload,
-        known: knownHang(payload),
         mustRefuse: false,
         async run(s) {
           await brvExit(s.repo, ['vc', 'remote', 'set-url', 'origin', fill(payload, s)]);
@@ -301,7 +295,6 @@ export function allProbes(): Probe[] {
       {
         surface: 'vc clone <url>',
         payload,
-        known: knownHang(payload),
         mustRefuse: true,
         run: (s, n) => brvExit(path.join(s.root, 'targets'), ['vc', 'clone', fill(payload, s), `clone${n}`]),
         allowed: (n) => [`targets/clone${n}`],
@@ -309,7 +302,6 @@ export function allProbes(): Probe[] {
       {
         surface: 'source add <url>',
         payload,
-        known: knownHang(payload),
         mustRefuse: true,
         run: (s, n) => brvExit(s.repo, ['source', 'add', fill(payload, s), '--alias', `s${n}`]),
       },
