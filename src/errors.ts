@@ -1,12 +1,17 @@
+import type { ErrorKind } from './error-kinds.js';
+
+export type { ErrorKind } from './error-kinds.js';
+
 /**
- * The one error type the library throws for operational failures. `kind` strings are API:
- * front ends map them to exit codes and JSON envelopes, scripts match on them.
+ * The one error type the library throws for operational failures. `kind` is API: front ends map it
+ * to exit codes and JSON envelopes, scripts match on it. Every kind is registered, with its meaning,
+ * in `src/error-kinds.ts`.
  */
 export class BrvError extends Error {
-  readonly kind: string;
+  readonly kind: ErrorKind;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(kind: string, message: string, details?: Record<string, unknown>) {
+  constructor(kind: ErrorKind, message: string, details?: Record<string, unknown>) {
     super(message);
     this.name = 'BrvError';
     this.kind = kind;

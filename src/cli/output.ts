@@ -1,3 +1,5 @@
+import type { ErrorKind } from '../error-kinds.js';
+
 /** The only place brv writes to stdout/stderr for the CLI: one JSON line, or text for people. */
 export type OutputFormat = 'text' | 'json';
 
@@ -13,7 +15,7 @@ export function printText(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-export function printError(command: string, format: OutputFormat, kind: string, message: string, exitCode = EXIT_FAILURE): void {
+export function printError(command: string, format: OutputFormat, kind: ErrorKind, message: string, exitCode = EXIT_FAILURE): void {
   if (format === 'json') printJson(command, false, { error: { kind, message } });
   else process.stderr.write(`error: ${message}${kind && kind !== 'usage' ? ` [${kind}]` : ''}\n`);
   process.exitCode = exitCode;

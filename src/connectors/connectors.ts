@@ -1,7 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError, type ErrorKind } from '../errors.js';
 import { localStateDir } from '../store/layout.js';
 import {
   AGENTS,
@@ -125,7 +125,7 @@ export interface StatusEntry {
   root: string;
   state: StatusState;
   files: Array<{ path: string; target: string; state: PartState | 'error' }>;
-  error?: { kind: string; message: string };
+  error?: { kind: ErrorKind; message: string };
 }
 
 /** The agent a user named, or `unknown-agent` listing the valid names. */

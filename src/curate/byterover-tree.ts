@@ -1,6 +1,6 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError, type ErrorKind } from '../errors.js';
 import { attributesOf } from '../topic/hast.js';
 import { convertLegacyMarkdown } from '../topic/legacy-markdown.js';
 import { topicBlobPath } from '../topic/path.js';
@@ -46,7 +46,7 @@ export interface SkippedFile {
 /** Same shape as ImportProblem in import.ts, so the two lists concatenate. */
 export interface TreeProblem {
   file: string;
-  errors: Array<{ kind: string; message: string }>;
+  errors: Array<{ kind: ErrorKind; message: string }>;
 }
 
 export interface ByteRoverScan {
@@ -170,7 +170,7 @@ export async function scanByteRoverTree(dir: string): Promise<ByteRoverScan> {
 
 export type ByteRoverTopicRead =
   | { ok: true; path: string; blobPath: string; html: string; format: TopicFormat; notes: string[] }
-  | { ok: false; errors: Array<{ kind: string; message: string }> };
+  | { ok: false; errors: Array<{ kind: ErrorKind; message: string }> };
 
 const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 

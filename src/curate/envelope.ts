@@ -1,8 +1,10 @@
+import type { ErrorKind } from '../error-kinds.js';
+
 /** The curate wire contract, kept identical to ByteRover's tool mode so existing agents work unchanged. */
 export type CurateStatus = 'needs-llm-step' | 'done' | 'failed';
 
 export interface CurateError {
-  kind: string;
+  kind: ErrorKind;
   message: string;
   tag?: string;
   attribute?: string;
@@ -30,7 +32,7 @@ export interface CurateEnvelope {
   review?: { id: string; gated: boolean };
 }
 
-export function failed(kind: string, message: string, sessionId?: string): CurateEnvelope {
+export function failed(kind: ErrorKind, message: string, sessionId?: string): CurateEnvelope {
   return { ok: false, status: 'failed', ...(sessionId ? { sessionId } : {}), errors: [{ kind, message }] };
 }
 
@@ -84,7 +86,7 @@ export function parseMeta(value: unknown): { ok: true; meta: CurateMeta | undefi
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-export type ParsedResponse = { ok: true; html: string; meta: CurateMeta | undefined } | { ok: false; kind: string; message: string };
+export type ParsedResponse = { ok: true; html: string; meta: CurateMeta | undefined } | { ok: false; kind: ErrorKind; message: string };
 
 /** Parses the continuation body `{"html": "...", "meta": {...}}` (an outer code fence is tolerated). */
 export function parseResponseBody(body: string): ParsedResponse {

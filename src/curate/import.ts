@@ -1,15 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { ErrorKind } from '../error-kinds.js';
 import type { ContextStore } from '../store/context-store.js';
 import type { TreeEdit } from '../store/tree-edit.js';
 import { topicBlobPath } from '../topic/path.js';
-import type { TopicError } from '../topic/types.js';
 import { MAX_TOPIC_BYTES, validateTopicHtml } from '../topic/validate.js';
 import { readInputFile } from './response-file.js';
 
 export interface ImportProblem {
   file: string;
-  errors: Array<{ kind: string; message: string }>;
+  errors: Array<{ kind: ErrorKind; message: string }>;
 }
 
 export interface ImportResult {
@@ -50,7 +50,7 @@ export async function importTopics(
   for (const file of files) {
     const read = await readInputFile(file, MAX_TOPIC_BYTES, 'topic-file');
     if (!read.ok) {
-      problems.push({ file, errors: [{ kind: read.kind as TopicError['kind'], message: read.message }] });
+      problems.push({ file, errors: [{ kind: read.kind, message: read.message }] });
       continue;
     }
     const validation = validateTopicHtml(read.text);
@@ -63,9 +63,7 @@ export async function importTopics(
     if (previous) {
       problems.push({
         file,
-        errors: [
-          { kind: 'duplicate-path' as TopicError['kind'], message: `Same topic path "${validation.topic.path}" as ${previous.file}.` },
-        ],
+        errors: [{ kind: 'duplicate-path', message: `Same topic path "${validation.topic.path}" as ${previous.file}.` }],
       });
       continue;
     }
@@ -111,7 +109,7 @@ export async function commitImport(
           file: topics.get(blobPath)!.file,
           errors: [
             {
-              kind: 'path-exists' as TopicError['kind'],
+              kind: 'path-exists',
               message: `${blobPath} already exists with other content; pass --overwrite to replace it.`,
             },
           ],

@@ -1,3 +1,4 @@
+import type { ErrorKind } from '../error-kinds.js';
 import { renderVocabulary } from '../topic/registry.js';
 import type { CurateError } from './envelope.js';
 
@@ -53,7 +54,7 @@ export function buildGeneratePrompt(intent: string, domains: readonly string[]):
   ].join('\n\n');
 }
 
-const FIX_HINTS: Record<string, string> = {
+const FIX_HINTS: Partial<Record<ErrorKind, string>> = {
   'missing-bv-topic': 'Wrap the whole document in one <bv-topic path="…" title="…">.',
   'multiple-bv-topic': 'Keep exactly one <bv-topic>; split other knowledge into later curates.',
   'content-outside-topic': 'Remove everything before and after the <bv-topic> element.',

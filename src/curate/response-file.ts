@@ -1,8 +1,12 @@
 import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
+import type { ErrorKind } from '../error-kinds.js';
 import { MAX_RESPONSE_BYTES } from './envelope.js';
 
-export type FileRead = { ok: true; text: string } | { ok: false; kind: string; message: string };
+export type FileRead = { ok: true; text: string } | { ok: false; kind: ErrorKind; message: string };
+
+/** Which file is read: names the `<prefix>-read-error` and `<prefix>-not-regular` kinds of its failures. */
+export type InputFileKind = 'response-file' | 'html-file' | 'topic-file';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -10,7 +14,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Reads a response or HTML file the way an agent's tool call should be read: a regular file only
  * (never a symlink, directory or device), bounded in size, valid UTF-8.
  */
-export async function readInputFile(file: string, maxBytes = MAX_RESPONSE_BYTES, kindPrefix = 'response-file'): Promise<FileRead> {
+export async function readInputFile(
+  file: string,
+  maxBytes = MAX_RESPONSE_BYTES,
+  kindPrefix: InputFileKind = 'response-file',
+): Promise<FileRead> {
   let info;
   try {
     info = await lstat(file);

@@ -2,7 +2,7 @@ import { markdownInline } from '../topic/inline.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isBrvError } from '../errors.js';
+import { isBrvError, type ErrorKind } from '../errors.js';
 import type { Brv } from '../service/brv.js';
 import { renderVocabulary } from '../topic/registry.js';
 import { RepositoryPool } from './repositories.js';
@@ -240,7 +240,7 @@ async function runCall(
   try {
     return await call(await pool.resolve(cwd));
   } catch (error) {
-    const kind = isBrvError(error) ? error.kind : 'internal-error';
+    const kind: ErrorKind = isBrvError(error) ? error.kind : 'internal-error';
     const message = isBrvError(error) ? error.message : `Unexpected failure: ${(error as Error)?.message ?? String(error)}`;
     return { ...text(`✗ ${kind}: ${message}`), isError: true };
   }

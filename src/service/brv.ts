@@ -6,7 +6,7 @@ import type { QueryOptions } from '../query/query-topics.js';
 import type { SkippedTopic, TreeIndexStore } from '../query/tree-index.js';
 // Small and pure: merging with knowledge sources costs no extra module load on the query path.
 import { federateQuery, federateSearch } from '../query/federate.js';
-import type { CurateEnvelope } from '../curate/envelope.js';
+import type { CurateEnvelope, CurateError } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, tipRevisions, type Snapshot } from '../store/context-store.js';
 import { readHistory, type HistoryEntry } from '../store/history.js';
@@ -348,7 +348,10 @@ export class Brv {
   async curateHtml(html: string, meta: unknown, overwrite: boolean) {
     const [{ writeTopic }, { parseMeta }] = await Promise.all([import('../curate/write-topic.js'), import('../curate/envelope.js')]);
     const parsed = parseMeta(meta);
-    if (!parsed.ok) return { ok: false as const, errors: [{ kind: 'invalid-response-format', message: parsed.message }] };
+    if (!parsed.ok) {
+      const errors: CurateError[] = [{ kind: 'invalid-response-format', message: parsed.message }];
+      return { ok: false as const, errors };
+    }
     return writeTopic(this.store, html, parsed.meta, { branch: this.branch, overwrite, agent: process.env.BRV_AGENT ?? 'mcp' });
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BrvError } from '../errors.js';
+import { BrvError, type ErrorKind } from '../errors.js';
 import { fetchRefspecs as fetchGitRefspecs, listRemotes, pushRefspecs, requireRemote, type PushedRef } from '../git/remote.js';
 import { RefMovedError, type GitRepository, type RefUpdate } from '../git/repository.js';
 import { checkForeignTips, type ContextStore } from '../store/context-store.js';
@@ -32,7 +32,7 @@ export interface RefusedTip {
   /** The ref on the remote, e.g. refs/brv/heads/main. */
   ref: string;
   commit: string;
-  kind: string;
+  kind: ErrorKind;
   message: string;
 }
 

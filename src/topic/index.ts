@@ -1,5 +1,5 @@
 export type { ParsedTopic, RelatedRef, TopicError, TopicErrorKind, TopicPath, TopicValidation } from './types.js';
-export { TOPIC_ERROR_KINDS } from './types.js';
+export { TOPIC_ERROR_KINDS } from './error-kinds.js';
 export {
   BLOCK_TAGS,
   ELEMENTS,

@@ -1,19 +1,9 @@
 import type { Element } from 'hast';
 
-export const TOPIC_ERROR_KINDS = [
-  'missing-bv-topic',
-  'multiple-bv-topic',
-  'missing-path-attribute',
-  'unsafe-path',
-  'unknown-element',
-  'attribute-validation',
-  'unsafe-html',
-  'invalid-nesting',
-  'content-outside-topic',
-  'too-large',
-] as const;
+import type { TOPIC_ERROR_KINDS } from './error-kinds.js';
 
-export type TopicErrorKind = (typeof TOPIC_ERROR_KINDS)[number];
+/** The kinds of error topic validation reports (see `error-kinds.ts` for their meanings). */
+export type TopicErrorKind = keyof typeof TOPIC_ERROR_KINDS;
 
 export interface TopicError {
   readonly kind: TopicErrorKind;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { ConnectorType } from '../../connectors/agents.js';
+import type { ErrorKind } from '../../error-kinds.js';
 import type { ConnectorScope, FileChange, InstallResult, StatusEntry, UninstallResult } from '../../connectors/connectors.js';
 import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
@@ -227,7 +228,7 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
           brv = await Brv.open(argv.C ?? process.cwd());
           if (brv.repo.location.workTree) scopes.push(api.projectScope(brv.repo.location));
         } catch (error) {
-          if ((error as { kind?: string }).kind !== 'not-a-git-repository') throw error;
+          if ((error as { kind?: ErrorKind }).kind !== 'not-a-git-repository') throw error;
         } finally {
           brv?.close();
         }

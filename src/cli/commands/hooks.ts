@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
+import type { ErrorKind } from '../../error-kinds.js';
 import type { HookFileStatus, InstallChange, UninstallChange } from '../../hooks/install.js';
 import type { HooksReport } from '../../hooks/repository-hooks.js';
 import type { StaleTopic } from '../../hooks/cited.js';
@@ -194,7 +195,7 @@ const runCommand: CommandModule<GlobalOptions, RunOptions> = {
     } catch (error) {
       const message = (error as Error)?.message ?? String(error);
       if (argv.format === 'json')
-        printJson('hooks run', false, { error: { kind: (error as { kind?: string }).kind ?? 'internal-error', message } });
+        printJson('hooks run', false, { error: { kind: (error as { kind?: ErrorKind }).kind ?? 'internal-error', message } });
       else note(`brv: ${argv.hook} hook skipped: ${message.split('\n')[0]}`);
       process.exitCode = 0;
     } finally {

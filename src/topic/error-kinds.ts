@@ -1,0 +1,18 @@
+/**
+ * The kinds of error topic validation reports, each with a one-line meaning. They are part of brv's
+ * one registry of error kinds (`src/error-kinds.ts` spreads this record in); they live here so that
+ * `topic/` stays a leaf that imports nothing outside itself.
+ */
+export const TOPIC_ERROR_KINDS = {
+  'missing-bv-topic': 'The HTML has no `<bv-topic>` root element.',
+  'multiple-bv-topic': 'The HTML has more than one `<bv-topic>` element; a topic is exactly one.',
+  'missing-path-attribute': 'The `<bv-topic>` element has no `path` attribute.',
+  'unsafe-path':
+    'A topic path (or a path to export) is not a safe relative path: absolute, with `..`, or with characters a path may not have.',
+  'unknown-element': 'The topic uses an element that is not in the topic vocabulary.',
+  'attribute-validation': 'An element has an attribute that is unknown, missing or has a value it does not allow.',
+  'unsafe-html': 'The topic contains something unsafe: a script, an event handler, a dangerous URL or invalid Unicode.',
+  'invalid-nesting': 'An element is placed where it is not allowed (block content inside inline content, or the like).',
+  'content-outside-topic': 'The HTML has text or elements outside the `<bv-topic>` element.',
+  'too-large': 'An input is over its size limit (a topic, a response, a question, a file, or nesting depth).',
+} as const;
