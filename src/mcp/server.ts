@@ -1,6 +1,6 @@
 import { markdownInline } from '../topic/inline.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isBrvError, type ErrorKind } from '../errors.js';
 import type { Brv } from '../service/brv.js';
@@ -200,7 +200,24 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       }),
   );
 
+  namingInvalidArguments(server);
   return { server, pool, calls };
+}
+
+/**
+ * Arguments a tool's input schema refuses are reported by the SDK before brv sees the call, as a tool
+ * error of its own ("MCP error -32602: Input validation error: …") naming no kind. brv names it `usage`,
+ * the kind the CLI gives a bad command line, so every failed call names a kind. The SDK has no public
+ * hook for this, so its tool-error builder is wrapped; test/mcp/mcp.test.ts fails if an SDK upgrade
+ * moves it.
+ */
+function namingInvalidArguments(server: McpServer): void {
+  const sdk = server as unknown as { createToolError?: (message: string) => CallToolResult };
+  const original = sdk.createToolError;
+  if (typeof original !== 'function') return;
+  const usage: ErrorKind = 'usage';
+  sdk.createToolError = (message: string) =>
+    original.call(server, message.startsWith(`MCP error ${ErrorCode.InvalidParams}:`) ? `✗ ${usage}: ${message}` : message);
 }
 
 /** The tool calls still running, so that a server whose client went away can let them finish first. */

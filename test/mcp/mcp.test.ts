@@ -147,3 +147,39 @@ test('brv connectors install claude-code, then the MCP server it configured cura
   t.falsy(written.isError, textOf(written));
   t.regex(textOf(await client.callTool({ name: 'brv-query', arguments: { query: 'what does CI run' } })), /npm ci then npm test/);
 });
+
+test('the CLI and the MCP server name the same kind for the same failure', async (t) => {
+  const repo = await makeRepo();
+  const client = await connect(t, repo);
+  await put(repo, 'security/jwt', '<bv-rule id="r1">Sign JWTs with RS256.</bv-rule>');
+  const mcpKind = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    t.true(result.isError, `${name} ${JSON.stringify(args).slice(0, 60)} is an error`);
+    return /^✗ ([a-z-]+):/m.exec(textOf(result))?.[1];
+  };
+  const cliKind = async (args: string[]) => {
+    const run = await brvJson(repo, args);
+    return (run.json?.data.error?.kind ?? run.json?.data.errors?.[0]?.kind) as string | undefined;
+  };
+  const htmlFile = async (html: string) => {
+    const file = path.join(await tempDir('brv-html-'), 'topic.html');
+    await writeFile(file, html);
+    return file;
+  };
+  const unsafe = '<bv-topic path="a/b" title="x"><script>alert(1)</script></bv-topic>';
+  const existing = topic('security/jwt', 'Use ES256.');
+  const cases: Array<[string, string[], string, Record<string, unknown>]> = [
+    ['unsafe-path', ['read', '../../etc/passwd'], 'brv-read', { path: '../../etc/passwd' }],
+    ['not-found', ['read', 'no/such'], 'brv-read', { path: 'no/such' }],
+    ['unsafe-path', ['ls', '../..'], 'brv-list', { prefix: '../..' }],
+    ['missing-query', ['query', '   '], 'brv-query', { query: '   ' }],
+    ['unsafe-html', ['curate', '--html-file', await htmlFile(unsafe)], 'brv-curate', { html: unsafe }],
+    ['path-exists', ['curate', '--html-file', await htmlFile(existing)], 'brv-curate', { html: existing }],
+    // A bad command line and arguments outside a tool's input schema are both `usage`.
+    ['usage', ['query', 'jwt', '--limit', 'many'], 'brv-query', { query: 'jwt', limit: 'many' }],
+  ];
+  for (const [kind, args, tool, toolArgs] of cases) {
+    t.is(await cliKind(args), kind, `brv ${args.join(' ')}`);
+    t.is(await mcpKind(tool, toolArgs), kind, `${tool} ${JSON.stringify(toolArgs)}`);
+  }
+});
