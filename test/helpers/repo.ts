@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,16 +29,40 @@ export function pinnedEnvironment(home: string): Record<string, string> {
     TZ: 'UTC',
     LANG: 'C',
     LC_ALL: 'C',
+    // Passed on so that what brv itself leaves in the temp folder lands where .ci/run looks for it.
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
   };
 }
 
-const home = await mkdtemp(path.join(tmpdir(), 'brv-home-'));
+/**
+ * Every folder this test process made in the temp folder, removed when it exits (ava runs each
+ * test file in its own process), so a test needs no cleanup of its own and a failing one leaves
+ * nothing behind. .ci/run checks that a whole run leaves the temp folder as it found it.
+ */
+const made: string[] = [];
+process.on('exit', () => {
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // a folder a test made read-only, or still in use: nothing more to do at exit
+    }
+  }
+});
+
+async function madeTemp(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+const home = await madeTemp('brv-home-');
 export const ENV = pinnedEnvironment(home);
 for (const key of Object.keys(process.env)) if (key.startsWith('GIT_')) delete process.env[key];
 Object.assign(process.env, ENV);
 
 export async function tempDir(prefix = 'brv-test-'): Promise<string> {
-  return realpath(await mkdtemp(path.join(tmpdir(), prefix)));
+  return realpath(await madeTemp(prefix));
 }
 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
