@@ -17,7 +17,7 @@ export interface ConfigFile {
 }
 
 /** Whether `child` is `parent` or inside it (both absolute and normalized). */
-export function isInside(parent: string, child: string): boolean {
+function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

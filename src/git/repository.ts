@@ -381,7 +381,7 @@ function configKey(key: string): string {
   return key;
 }
 
-export function parseCommit(oid: string, data: Buffer): CommitInfo {
+function parseCommit(oid: string, data: Buffer): CommitInfo {
   const text = data.toString('utf8');
   const headerEnd = text.indexOf('\n\n');
   const header = headerEnd < 0 ? text : text.slice(0, headerEnd);

@@ -64,7 +64,7 @@ export function documentAt(topicPath: string, blob: string, doc: BlobDocument): 
 const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const HEADER = `brv-doc ${DOC_CACHE_VERSION} `;
 /** Entries are removed by a sweep only when unreferenced and older than this (a curate's entry waits for its query). */
-export const SWEEP_GRACE_MS = 24 * 60 * 60 * 1000;
+const SWEEP_GRACE_MS = 24 * 60 * 60 * 1000;
 
 function digest(body: string): string {
   return createHash('sha1').update(body).digest('hex');

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ export const CLI = path.join(ROOT, 'dist/cli/main.js');
  * and dates are fixed, so object ids are deterministic. Applied to this test process too, because
  * in-process tests run git through the library.
  */
-export function pinnedEnvironment(home: string): Record<string, string> {
+function pinnedEnvironment(home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -144,11 +144,6 @@ export async function showTopic(repo: string, file: string, ref = 'refs/brv/head
 
 export async function cleanup(...dirs: string[]): Promise<void> {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-}
-
-export async function ensureDir(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  return dir;
 }
 
 /** A curate reply envelope for a small valid topic. */
