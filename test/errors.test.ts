@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERROR_DOCS_FILE, renderErrorDocs } from '../scripts/error-docs.js';
 import { ERROR_KINDS, isErrorKind } from '../src/error-kinds.js';
-import { TOPIC_ERROR_KINDS } from '../src/topic/index.js';
+import { TOPIC_ERROR_KINDS } from '../src/topic/error-kinds.js';
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
 

@@ -28,7 +28,7 @@ import type { Category } from './locomo-data.js';
 export const TURN_KS = [5, 10, 25, 50] as const;
 export const SESSION_KS = [1, 2, 3, 5, 10] as const;
 export const BUDGETS = [500, 1000, 2000] as const;
-export const NDCG_K = 10;
+const NDCG_K = 10;
 
 export interface RankedDoc {
   /** dia_ids the document holds (empty for a document the bench did not generate). */
@@ -49,7 +49,7 @@ export type MetricName =
 
 export type QuestionMetrics = Record<MetricName, number>;
 
-export const METRIC_NAMES: readonly MetricName[] = [
+const METRIC_NAMES: readonly MetricName[] = [
   ...TURN_KS.map((k) => `recall@${k}` as const),
   ...SESSION_KS.map((k) => `any@${k}` as const),
   ...SESSION_KS.map((k) => `all@${k}` as const),
@@ -94,7 +94,7 @@ export function sessionFractionAt(evidence: readonly string[], docs: readonly Ra
   return wanted.length === 0 ? 0 : wanted.filter((s) => found.has(s)).length / wanted.length;
 }
 
-export function isRelevant(evidence: readonly string[], doc: RankedDoc): boolean {
+function isRelevant(evidence: readonly string[], doc: RankedDoc): boolean {
   return doc.turns.some((t) => evidence.includes(t));
 }
 
@@ -163,7 +163,7 @@ export interface Group {
 }
 
 /** Report rows: each category, categories 1–4 together (the usual "overall"), 5 alone, and all. */
-export const GROUPS: readonly Group[] = [
+const GROUPS: readonly Group[] = [
   { key: '4', label: 'single-hop (4)', categories: [4] },
   { key: '1', label: 'multi-hop (1)', categories: [1] },
   { key: '2', label: 'temporal (2)', categories: [2] },

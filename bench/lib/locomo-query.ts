@@ -48,7 +48,7 @@ export function brvRetriever(brv: Brv): Retriever | undefined {
   return { name: 'brv.query', query: (question, options) => (query as QueryFunction).call(brv, question, options) };
 }
 
-export const STAND_IN_NAME = 'stand-in: Lunr BM25 over the imported topics (NOT brv.query)';
+const STAND_IN_NAME = 'stand-in: Lunr BM25 over the imported topics (NOT brv.query)';
 
 interface StandInDoc {
   readonly path: string;

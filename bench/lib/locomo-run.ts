@@ -14,7 +14,7 @@ import { countWords, scoreQuestion, type QuestionMetrics, type RankedDoc } from 
 import { brvRetriever, type QueryResult, type Retriever } from './locomo-query.js';
 import { generateTopics, type GeneratedTopic, type TopicOptions, type Variant } from './locomo-topics.js';
 
-export const QUERY_LIMIT = 50;
+const QUERY_LIMIT = 50;
 
 export interface QuestionRun {
   readonly id: string;
@@ -79,7 +79,7 @@ export function relevantCount(evidence: readonly string[], topicsByTurn: Readonl
   return new Set(evidence.flatMap((id) => topicsByTurn.get(id) ?? [])).size;
 }
 
-export function evidenceRanks(evidence: readonly string[], docs: readonly RankedDoc[]): Array<number | null> {
+function evidenceRanks(evidence: readonly string[], docs: readonly RankedDoc[]): Array<number | null> {
   return evidence.map((id) => {
     const index = docs.findIndex((d) => d.turns.includes(id));
     return index < 0 ? null : index + 1;

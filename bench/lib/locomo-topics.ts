@@ -50,7 +50,7 @@ export interface GeneratedTopic {
   readonly turns: readonly string[];
 }
 
-export function escapeText(value: string): string {
+function escapeText(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -104,7 +104,7 @@ export function turnTopicPath(dialogue: Dialogue, diaId: string): string {
   return `locomo/${pathSegment(dialogue.sampleId)}/d${s}_${t}`;
 }
 
-export function sessionTopic(dialogue: Dialogue, session: Session): GeneratedTopic {
+function sessionTopic(dialogue: Dialogue, session: Session): GeneratedTopic {
   const [a, b] = dialogue.speakers;
   const path = sessionTopicPath(dialogue, session.number);
   const { date } = session;
@@ -124,7 +124,7 @@ export function sessionTopic(dialogue: Dialogue, session: Session): GeneratedTop
   return { path, html, session: session.number, turns: session.turns.map((t) => t.diaId) };
 }
 
-export function turnTopic(dialogue: Dialogue, session: Session, index: number, options: TopicOptions = {}): GeneratedTopic {
+function turnTopic(dialogue: Dialogue, session: Session, index: number, options: TopicOptions = {}): GeneratedTopic {
   const turn = session.turns[index]!;
   const path = turnTopicPath(dialogue, turn.diaId);
   const previous = options.turnContext === 'previous' ? session.turns[index - 1] : undefined;

@@ -2,7 +2,7 @@
  * Deterministic synthetic context trees: realistic engineering prose spread over domains, so
  * benchmarks at 100 … 100,000 topics are reproducible run to run and machine to machine.
  */
-export function prng(seed: number): () => number {
+function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -128,8 +128,11 @@ function writePack(entries: Map<string, Entry>): void {
   const bytes = Buffer.concat([header, json, ...[...entries.values()].map((e) => e.data)]);
   for (const dir of cacheDirs()) {
     const file = path.join(dir, packName);
-    // Unique per write and created exclusively: a file or symbolic link planted at the name makes
-    // the write fail instead of going through it. The rename replaces whatever is at the pack's name.
+    // writeLocalFileSync (store/local-file.ts) written out again: the launcher is bundled on its own
+    // and must not pull in brv's modules (errors.ts and the rest) before it has loaded the code cache,
+    // and a failure here is not an error but a reason to try the next folder. Unique per write and
+    // created exclusively: a file or symbolic link planted at the name makes the write fail instead of
+    // going through it. The rename replaces whatever is at the pack's name.
     const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
     let created = false;
     try {

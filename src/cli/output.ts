@@ -3,7 +3,6 @@ import type { ErrorKind } from '../error-kinds.js';
 /** The only place brv writes to stdout/stderr for the CLI: one JSON line, or text for people. */
 export type OutputFormat = 'text' | 'json';
 
-export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 

@@ -16,7 +16,7 @@ let installed = false;
  * SIGKILL cannot be caught: then `cat-file --batch` ends when its input closes, but a fetch or push
  * already talking to a remote runs until git or the transport gives up.
  */
-export function stopGitWithBrv(): void {
+function stopGitWithBrv(): void {
   if (installed) return;
   installed = true;
   for (const [signal, code] of SIGNALS) {

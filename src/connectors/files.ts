@@ -17,7 +17,7 @@ export interface ConfigFile {
 }
 
 /** Whether `child` is `parent` or inside it (both absolute and normalized). */
-export function isInside(parent: string, child: string): boolean {
+function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
@@ -126,6 +126,12 @@ async function checkWritable(writes: readonly FileWrite[]): Promise<void> {
   }
 }
 
+/**
+ * Not store/local-file.ts's writeLocalFile, which is for brv's own local state: these are the user's
+ * files, in folders the user reads (so the temporary name is hidden), rewritten with exactly the
+ * permission bits they had (chmod, not the umask-reduced create mode), and their folders are created
+ * by the caller, which removes them again when the group of writes is rolled back.
+ */
 async function atomicWrite(file: string, content: string, mode: number | undefined): Promise<void> {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.brv-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {

@@ -42,7 +42,7 @@ export function jsonGet(content: string, file: string, key: readonly Key[]): unk
 }
 
 /** The whole parsed value of a JSON(C) file ({} when empty). */
-export function jsonValue(content: string, file: string): unknown {
+function jsonValue(content: string, file: string): unknown {
   const { root } = parse(content, file);
   return root ? getNodeValue(root) : {};
 }

@@ -69,7 +69,7 @@ function tomlKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
 }
 
-export function renderTomlTable(table: string, name: string, entry: Readonly<Record<string, unknown>>): string {
+function renderTomlTable(table: string, name: string, entry: Readonly<Record<string, unknown>>): string {
   const lines = Object.entries(entry).map(([key, value]) => `${tomlKey(key)} = ${tomlValue(value)}`);
   return [`[${tomlKey(table)}.${tomlKey(name)}]`, ...lines].join('\n');
 }

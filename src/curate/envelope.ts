@@ -135,7 +135,7 @@ export function parseResponseBody(body: string): ParsedResponse {
  * Where a text stops being JSON, without quoting it: V8's messages quote the text ("Unexpected token
  * 'r', "root:x:0:0"... is not valid JSON"), and the text may be any file an agent pointed at.
  */
-export function jsonProblem(error: unknown, text: string): string {
+function jsonProblem(error: unknown, text: string): string {
   const size = `${Buffer.byteLength(text, 'utf8')} bytes`;
   const message = error instanceof Error ? error.message : '';
   const start = text.search(/\S/);

@@ -1,11 +1,6 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { ErrorKind } from '../error-kinds.js';
 import type { ContextStore } from '../store/context-store.js';
 import type { TreeEdit } from '../store/tree-edit.js';
-import { topicBlobPath } from '../topic/path.js';
-import { MAX_TOPIC_BYTES, validateTopicHtml } from '../topic/validate.js';
-import { readInputFile } from './response-file.js';
 
 export interface ImportProblem {
   file: string;
@@ -19,57 +14,6 @@ export interface ImportResult {
   unchanged: number;
   commit: string | undefined;
   problems: ImportProblem[];
-}
-
-/** Every `.html` topic file below `dir`, skipping dot-folders and ByteRover's generated root index. */
-export async function findTopicFiles(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.endsWith('.html')) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    const relative = path.relative(dir, full);
-    if (relative === 'index.html' || relative.split(path.sep).some((s) => s.startsWith('.') || s === '_archived')) continue;
-    found.push(full);
-  }
-  return found.sort();
-}
-
-/**
- * Imports many topics as ONE commit (Brv-Op: import): all files are validated first and nothing is
- * written unless every one is valid and no existing topic would be replaced without `overwrite`.
- */
-export async function importTopics(
-  store: ContextStore,
-  branch: string,
-  files: readonly string[],
-  options: { overwrite: boolean; skipInvalid?: boolean; source?: string },
-): Promise<ImportResult> {
-  const problems: ImportProblem[] = [];
-  const topics = new Map<string, { file: string; html: string }>();
-  for (const file of files) {
-    const read = await readInputFile(file, MAX_TOPIC_BYTES, 'topic-file');
-    if (!read.ok) {
-      problems.push({ file, errors: [{ kind: read.kind, message: read.message }] });
-      continue;
-    }
-    const validation = validateTopicHtml(read.text);
-    if (!validation.ok) {
-      problems.push({ file, errors: validation.errors.map(({ kind, message }) => ({ kind, message })) });
-      continue;
-    }
-    const blobPath = topicBlobPath(validation.topic.path);
-    const previous = topics.get(blobPath);
-    if (previous) {
-      problems.push({
-        file,
-        errors: [{ kind: 'duplicate-path', message: `Same topic path "${validation.topic.path}" as ${previous.file}.` }],
-      });
-      continue;
-    }
-    topics.set(blobPath, { file, html: validation.topic.canonicalHtml });
-  }
-  return commitImport(store, branch, topics, problems, options);
 }
 
 /**

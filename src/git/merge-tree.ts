@@ -47,7 +47,7 @@ export async function mergeTreesWithBase(
   return mergeCommits(repo, ours, theirs);
 }
 
-export function parseMergeTree(output: string): TreeMerge {
+function parseMergeTree(output: string): TreeMerge {
   const fields = output.split('\0');
   const tree = fields[0]!.trim();
   const byPath = new Map<string, MergeConflict>();

@@ -8,7 +8,7 @@ export interface Remote {
 }
 
 /** A remote name git accepts and that is safe inside a ref name (refs/brv/remotes/<name>/…). */
-export function validateRemoteName(name: string): string {
+function validateRemoteName(name: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || name.endsWith('.lock') || name.includes('..')) {
     throw new BrvError('invalid-remote-name', `"${name}" is not a usable remote name (letters, digits, ".", "_", "-").`);
   }
@@ -20,7 +20,7 @@ export function validateRemoteName(name: string): string {
  * no `ext::` (runs a command), no `fd::`, no other remote helper (`<helper>::…`, `<helper>://…`
  * runs `git-remote-<helper>` from PATH).
  */
-export const ALLOWED_PROTOCOLS = ['file', 'git', 'http', 'https', 'ssh'] as const;
+const ALLOWED_PROTOCOLS = ['file', 'git', 'http', 'https', 'ssh'] as const;
 const SCHEMES = new Set<string>([...ALLOWED_PROTOCOLS, 'git+ssh', 'ssh+git']);
 
 /**

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
@@ -135,27 +134,24 @@ export class GitRepository {
     return stdout.trim();
   }
 
-  /** Writes many blobs through one `git fast-import` (a pack), for imports of whole trees. */
+  /**
+   * Writes many blobs through one `git fast-import` (a pack), for imports of whole trees. The oids
+   * come back on its output (`get-mark`), so nothing is written outside the repository.
+   */
   async writeBlobs(contents: readonly (string | Uint8Array)[]): Promise<string[]> {
     if (contents.length === 0) return [];
-    const dir = await mkdtemp(path.join(tmpdir(), 'brv-import-'));
-    const marks = path.join(dir, 'marks');
-    try {
-      const chunks: Buffer[] = [];
-      contents.forEach((content, i) => {
-        const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-        chunks.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${data.length}\n`), data, Buffer.from('\n'));
-      });
-      await this.git(['fast-import', '--quiet', `--export-marks=${marks}`], { input: Buffer.concat(chunks) });
-      const oids: string[] = new Array(contents.length);
-      for (const line of (await readFile(marks, 'utf8')).split('\n')) {
-        const match = /^:(\d+) ([0-9a-f]+)$/.exec(line);
-        if (match) oids[Number(match[1]) - 1] = match[2]!;
-      }
-      return oids;
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    const chunks: Buffer[] = [];
+    contents.forEach((content, i) => {
+      const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+      chunks.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${data.length}\n`), data, Buffer.from('\n'));
+    });
+    chunks.push(Buffer.from(contents.map((_, i) => `get-mark :${i + 1}\n`).join('')));
+    const { stdout } = await this.git(['fast-import', '--quiet'], { input: Buffer.concat(chunks) });
+    const oids = stdout.split('\n').filter((line) => /^[0-9a-f]{40,64}$/.test(line));
+    if (oids.length !== contents.length) {
+      throw new BrvError('git-failed', `git fast-import returned ${oids.length} object ids for ${contents.length} blobs.`);
     }
+    return oids;
   }
 
   /** Starts the long-lived reader and tree writer ahead of use, so their process starts overlap other work. */
@@ -385,7 +381,7 @@ function configKey(key: string): string {
   return key;
 }
 
-export function parseCommit(oid: string, data: Buffer): CommitInfo {
+function parseCommit(oid: string, data: Buffer): CommitInfo {
   const text = data.toString('utf8');
   const headerEnd = text.indexOf('\n\n');
   const header = headerEnd < 0 ? text : text.slice(0, headerEnd);

@@ -1,7 +1,7 @@
 import { BrvError } from '../errors.js';
 import { runGit } from './run.js';
 
-export const MINIMUM_GIT_VERSION = [2, 38, 0] as const;
+const MINIMUM_GIT_VERSION = [2, 38, 0] as const;
 
 export function parseGitVersion(output: string): [number, number, number] | undefined {
   const match = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(output);

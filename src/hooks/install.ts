@@ -49,7 +49,7 @@ export interface UninstallChange {
 }
 
 /** The command a hook brv does not edit (python, node, a binary…) can run to chain brv's work. */
-export function chainCommand(name: HookName): string {
+function chainCommand(name: HookName): string {
   return name === 'post-checkout' ? 'brv hooks run post-checkout <the three hook arguments>' : `brv hooks run ${name}`;
 }
 
@@ -123,7 +123,7 @@ export function hookInterpreter(content: string): string {
   return program.replace(/\r$/, '') || 'unknown';
 }
 
-export function isShellInterpreter(interpreter: string): boolean {
+function isShellInterpreter(interpreter: string): boolean {
   return SHELLS.has(interpreter);
 }
 

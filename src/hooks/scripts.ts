@@ -3,15 +3,9 @@ import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { brvPackageRoot } from '../package-root.js';
 
-export { brvPackageRoot };
-
 /** The git hooks brv installs, in the order it reports them. */
 export const HOOK_NAMES = ['post-merge', 'post-checkout', 'pre-commit'] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
-
-export function isHookName(name: string): name is HookName {
-  return (HOOK_NAMES as readonly string[]).includes(name);
-}
 
 /**
  * The shell block body brv installs for a hook, from `hooks/<name>` in the package. Read as latin1

@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The largest JSON-RPC message (one line, without its newline) the server reads: the SDK's own default. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** How much of the start and the end of a discarded message is kept, to find its id. */
 const EDGE_BYTES = 512;

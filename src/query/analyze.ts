@@ -16,7 +16,7 @@ export interface AnalyzedWord {
 }
 
 /** Longer runs are identifiers, hashes or base64: noise in the dictionary, never typed in a query. */
-export const MAX_TERM_LENGTH = 64;
+const MAX_TERM_LENGTH = 64;
 
 // A word: letters, combining marks, digits; an apostrophe inside a word joins (don't → dont, user's → users).
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;

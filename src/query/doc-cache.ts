@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { localStateDir } from '../store/layout.js';
-import { readLocalFileSync } from '../store/local-file.js';
+import { readLocalFileSync, writeLocalFileSync } from '../store/local-file.js';
 import type { StoredTopicProblem } from '../topic/stored.js';
 import type { SegmentInput } from './document.js';
 import { pathFieldText, type FieldName } from './fields.js';
@@ -64,7 +64,7 @@ export function documentAt(topicPath: string, blob: string, doc: BlobDocument): 
 const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const HEADER = `brv-doc ${DOC_CACHE_VERSION} `;
 /** Entries are removed by a sweep only when unreferenced and older than this (a curate's entry waits for its query). */
-export const SWEEP_GRACE_MS = 24 * 60 * 60 * 1000;
+const SWEEP_GRACE_MS = 24 * 60 * 60 * 1000;
 
 function digest(body: string): string {
   return createHash('sha1').update(body).digest('hex');
@@ -169,35 +169,13 @@ export class DocCache {
   }
 
   /**
-   * Writes entries, each whole: a temp file renamed over the entry, so a reader never sees half of
-   * one, and concurrent writers of a blob (same bytes) simply race to the same result. Synchronous:
-   * thousands of small files write faster so (measured) than through promises, and a build is
-   * CPU-bound anyway. Throws on the first failure (the caller decides whether it matters).
+   * Writes entries, each whole (store/local-file.ts: a temp file renamed over the entry), so a reader
+   * never sees half of one, and concurrent writers of a blob (same bytes) simply race to the same
+   * result. Synchronous: thousands of small files write faster so (measured) than through promises,
+   * and a build is CPU-bound anyway. Throws on the first failure (the caller decides whether it matters).
    */
   write(entries: ReadonlyMap<string, CachedBlob>): void {
-    const suffix = `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    for (const [blob, doc] of entries) {
-      const file = this.file(blob);
-      const temp = file + suffix;
-      const text = serializeEntry(blob, doc);
-      try {
-        try {
-          writeFileSync(temp, text);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-          mkdirSync(path.dirname(file), { recursive: true });
-          writeFileSync(temp, text);
-        }
-        renameSync(temp, file);
-      } catch (error) {
-        try {
-          rmSync(temp, { force: true });
-        } catch {
-          // nothing more to clean up
-        }
-        throw error;
-      }
-    }
+    for (const [blob, doc] of entries) writeLocalFileSync(this.file(blob), serializeEntry(blob, doc));
   }
 
   /**

@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { BrvError } from '../errors.js';
 
 /**
@@ -162,8 +161,11 @@ export class DocstoreBytes {
   }
 }
 
-/** Writes a docstore from byte entries, streaming (a 100,000-topic store is never concatenated). */
-export async function writeDocstoreFile(file: string, count: number, entry: (i: number) => Buffer): Promise<void> {
+/**
+ * A docstore from byte entries, as chunks of about 1 MB to write one after another (a 100,000-topic
+ * store is never concatenated). Entries are asked for twice: once for the header, once for the data.
+ */
+export function* docstoreChunks(count: number, entry: (i: number) => Buffer): Generator<Buffer> {
   const out = Buffer.alloc(headerBytes(count));
   MAGIC.copy(out, 0);
   out.writeUInt32LE(count, MAGIC.length);
@@ -176,25 +178,20 @@ export async function writeDocstoreFile(file: string, count: number, entry: (i: 
     offset += body.length;
   }
   out.writeUInt32LE(offset, HEAD + count * 4);
-  const handle = await open(file, 'w');
-  try {
-    await handle.write(out);
-    const batch: Buffer[] = [];
-    let size = 0;
-    for (let i = 0; i < count; i++) {
-      const body = entry(i);
-      batch.push(body);
-      size += body.length;
-      if (size > 1 << 20) {
-        await handle.write(Buffer.concat(batch));
-        batch.length = 0;
-        size = 0;
-      }
+  yield out;
+  const batch: Buffer[] = [];
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const body = entry(i);
+    batch.push(body);
+    size += body.length;
+    if (size > 1 << 20) {
+      yield Buffer.concat(batch);
+      batch.length = 0;
+      size = 0;
     }
-    if (batch.length > 0) await handle.write(Buffer.concat(batch));
-  } finally {
-    await handle.close();
   }
+  if (batch.length > 0) yield Buffer.concat(batch);
 }
 
 /** A docstore in memory, from byte entries (when the index cannot be written, it is served from memory). */

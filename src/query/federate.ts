@@ -1,7 +1,7 @@
 import type { MatchedDoc, QueryResult, SearchResultItem } from './query-topics.js';
 
 /** Scores from a knowledge source are discounted a little, so local knowledge wins close calls. */
-export const SHARED_SCORE_FACTOR = 0.9;
+const SHARED_SCORE_FACTOR = 0.9;
 
 export interface SharedResult<T> {
   alias: string;

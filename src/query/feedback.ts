@@ -24,7 +24,7 @@ export interface DocumentTerms {
 /** Set bits per byte value: the number of frequencies after a posting's field mask. */
 
 /** Postings read per segment at most (a few ms; the cached vectors take ~8 bytes each). */
-export const FEEDBACK_POSTINGS_BUDGET = 250_000;
+const FEEDBACK_POSTINGS_BUDGET = 250_000;
 
 interface TermVectors {
   /** Document `d`'s entries are `[start[d], start[d + 1])`. */

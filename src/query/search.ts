@@ -16,7 +16,7 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
  * questions' framing words left out (question.ts), and pseudo-relevance feedback (`FeedbackOptions`).
  */
 
-export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<FieldName, number>> = { title: 3, path: 1.5, meta: 2, key: 1.5, body: 1 };
+const DEFAULT_FIELD_WEIGHTS: Readonly<Record<FieldName, number>> = { title: 3, path: 1.5, meta: 2, key: 1.5, body: 1 };
 
 export interface SearchOptions {
   /** Hits to return (default 10). `totalFound` counts them all. */
@@ -67,7 +67,7 @@ export interface FeedbackOptions {
   readonly maxDfRatio: number;
 }
 
-export const DEFAULT_FEEDBACK: Readonly<FeedbackOptions> = { docs: 10, docsRatio: 0.02, terms: 10, weight: 1, maxDfRatio: 0.1 };
+const DEFAULT_FEEDBACK: Readonly<FeedbackOptions> = { docs: 10, docsRatio: 0.02, terms: 10, weight: 1, maxDfRatio: 0.1 };
 /** An expansion term in fewer topics brings no other topic in. */
 const FEEDBACK_MIN_DF = 2;
 /** Coordination credit, in query words, of a topic that only expansion terms match. */

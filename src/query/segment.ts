@@ -31,7 +31,7 @@ const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
  * prefix (a scope) is a binary search away and merging segments keeps postings sorted.
  */
 
-export const SEGMENT_FORMAT_VERSION = 2;
+const SEGMENT_FORMAT_VERSION = 2;
 const MAGIC = [0x42, 0x52, 0x56, 0x53, 0x45, 0x47, 0x00, 0x00]; // "BRVSEG\0\0"
 const HEADER_BYTES = 96;
 const SECTION_COUNT = 7;

@@ -229,9 +229,9 @@ export interface IndexUpdatePlan {
 }
 
 /** Rule of thumb: compact past this many segments… */
-export const MAX_SEGMENTS = 8;
+const MAX_SEGMENTS = 8;
 /** …or when delta documents plus deleted paths exceed this share of the base segment. */
-export const MAX_DELTA_RATIO = 0.1;
+const MAX_DELTA_RATIO = 0.1;
 
 /**
  * Compaction pays off when a stack has many segments (every query walks each) or when deltas and

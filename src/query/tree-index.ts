@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
-import { readLocalFile } from '../store/local-file.js';
+import { readLocalFile, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
 import type { SegmentInput } from './document.js';
-import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreLooksValid, readDocstoreEntries, writeDocstoreFile } from './docstore.js';
+import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import {
@@ -431,20 +431,12 @@ export class TreeIndexStore {
     const file = segmentFileName(built.bytes);
     const docCount = Segment.open(built.bytes).docCount;
     try {
-      await this.makeDir(this.segments);
-      const docstore = this.docstoreFile(file);
-      const temp = `${docstore}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-      try {
-        await writeDocstoreFile(temp, docCount, built.docstore);
-        await this.replace(temp, docstore);
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => {});
-        throw error;
-      }
+      await this.writeAtomic(this.docstoreFile(file), () => docstoreChunks(docCount, built.docstore));
       await this.writeAtomic(path.join(this.segments, file), built.bytes);
       this.memory.delete(file);
     } catch (error) {
-      if (isCorrupt(error)) throw error; // a damaged docstore being compacted: not a write problem
+      // A damaged docstore being compacted: not a write problem.
+      if (error instanceof BrvError && error.kind === 'index-corrupt') throw error;
       this.memory.set(file, { segment: built.bytes, docstore: docstoreBytes(docCount, built.docstore) });
     }
     return { file, docs: docCount };
@@ -556,7 +548,7 @@ export class TreeIndexStore {
       );
       if (last !== undefined && Date.now() - last < DOC_CACHE_SWEEP_INTERVAL_MS) return undefined;
     }
-    await writeAtomic(stamp, `${new Date().toISOString()}\n`);
+    await writeLocalFile(stamp, `${new Date().toISOString()}\n`);
     const referenced = new Set<string>();
     for (const file of await readdir(this.segments).catch(() => [] as string[])) {
       if (!file.endsWith('.seg')) continue;
@@ -595,51 +587,12 @@ export class TreeIndexStore {
   }
 
   /**
-   * Writes a file of this index whole (a temp file renamed over it). Whatever stands in the way
-   * inside the index folder (a directory or FIFO where a file belongs, a file where a folder
-   * belongs) is brv's own damaged state, and is removed; outside it, nothing is touched.
+   * Writes a file of this index whole (store/local-file.ts). Whatever stands in the way inside the
+   * index folder (a directory or FIFO where a file belongs, a file where a folder belongs) is brv's
+   * own damaged state, and is removed; outside it, nothing is touched.
    */
-  private async writeAtomic(file: string, data: string | Uint8Array): Promise<void> {
-    await this.makeDir(path.dirname(file));
-    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      await writeFile(temp, data);
-      await this.replace(temp, file);
-    } catch (error) {
-      await rm(temp, { force: true }).catch(() => {});
-      throw error;
-    }
-  }
-
-  private async replace(temp: string, file: string): Promise<void> {
-    try {
-      await rename(temp, file);
-    } catch (error) {
-      if (!IN_THE_WAY.has((error as NodeJS.ErrnoException).code ?? '') || !this.inside(file)) throw error;
-      await rm(file, { recursive: true, force: true });
-      await rename(temp, file);
-    }
-  }
-
-  private async makeDir(dir: string): Promise<void> {
-    try {
-      await mkdir(dir, { recursive: true });
-      return;
-    } catch (error) {
-      if (!IN_THE_WAY.has((error as NodeJS.ErrnoException).code ?? '') || !(dir === this.dir || this.inside(dir))) throw error;
-    }
-    const parts = path.relative(this.dir, dir).split(path.sep).filter(Boolean);
-    for (let at = this.dir, i = 0; i <= parts.length; at = path.join(at, parts[i] ?? ''), i++) {
-      const info = await lstat(at).catch(() => undefined);
-      if (info && !info.isDirectory()) await rm(at, { force: true });
-    }
-    await mkdir(dir, { recursive: true });
-  }
-
-  /** Whether `file` is inside this index's folder (what brv may repair). */
-  private inside(file: string): boolean {
-    const relative = path.relative(this.dir, file);
-    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  private writeAtomic(file: string, data: LocalFileData): Promise<void> {
+    return writeLocalFile(file, data, { repair: this.dir });
   }
 
   private docstoreFile(segmentFile: string): string {
@@ -651,9 +604,6 @@ export class TreeIndexStore {
     return path.join(this.manifests, `${tree}.json`);
   }
 }
-
-/** Errors of a write that something in the way causes (a directory, a file where a folder belongs). */
-const IN_THE_WAY = new Set(['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EPERM']);
 
 /**
  * The blobs of a tree listing to index: the first entry of a path the tree names twice (a tree
@@ -694,11 +644,4 @@ function screenBlobs(listed: ReadonlyArray<{ path: string; oid: string; size: nu
 function byPath(bytes: Uint8Array, rendered: ReadonlyMap<string, string>): (i: number) => Buffer {
   const segment = Segment.open(bytes);
   return (i) => Buffer.from(rendered.get(segment.path(i)) ?? '', 'utf8');
-}
-
-async function writeAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
 }

@@ -32,7 +32,7 @@ export interface ScopeOptions {
 }
 
 /** The setting a user named, or a `unknown-setting` error naming it and the known ones. */
-export function requireSetting(name: string): SettingSpec {
+function requireSetting(name: string): SettingSpec {
   const spec = findSetting(name);
   if (!spec) {
     throw new BrvError('unknown-setting', `Unknown setting "${name}". Known settings: ${SETTINGS.map((s) => s.key).join(', ')}.`, {

@@ -16,7 +16,7 @@ export interface Source {
 
 const SECTION = 'brvsource';
 
-export function validateAlias(alias: string): string {
+function validateAlias(alias: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(alias) || alias.endsWith('.lock') || alias.includes('..')) {
     throw new BrvError('invalid-alias', `"${alias}" is not a usable source alias (letters, digits, ".", "_", "-").`);
   }
@@ -86,7 +86,7 @@ export async function removeSource(repo: GitRepository, aliasOrLocation: string)
  * The fetched tip is checked first: one that is not a brv commit this brv reads is refused and the
  * source ref keeps its old value.
  */
-export async function fetchSource(repo: GitRepository, source: Source): Promise<void> {
+async function fetchSource(repo: GitRepository, source: Source): Promise<void> {
   try {
     const { fetchStaged } = await import('../sync/sync.js');
     const refused = await fetchStaged(repo, source.url, [branchRef(source.branch)], () => sourceRef(source.alias, source.branch), {

@@ -370,7 +370,7 @@ function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string {
 }
 
 /** A review is named after the commit it reviews: short, unique in practice, and the same in every clone. */
-export function reviewId(commit: string): string {
+function reviewId(commit: string): string {
   return commit.slice(0, 12);
 }
 

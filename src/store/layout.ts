@@ -1,4 +1,4 @@
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { readLocalFile, writeLocalFile } from './local-file.js';
@@ -57,12 +57,6 @@ export function localStateDir(commonDir: string, ...parts: string[]): string {
   return path.join(commonDir, 'brv', ...parts);
 }
 
-export async function ensureLocalStateDir(commonDir: string, ...parts: string[]): Promise<string> {
-  const dir = localStateDir(commonDir, ...parts);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
 /** How to repair this worktree's brv/HEAD: brv cannot rebuild it, only the user knows the branch. */
 const HEAD_FIX =
   "set this worktree's brv branch again with brv vc checkout <branch> (git for-each-ref refs/brv/heads lists the branches), or delete the file to work on main";
@@ -78,7 +72,7 @@ function corruptHead(file: string, why: string): BrvError {
  * rename), so anything else (no final newline: truncated; more than one line, an invalid name,
  * binary garbage, empty) is damage, never read as some other branch.
  */
-export function parseHead(bytes: Uint8Array, file: string): string {
+function parseHead(bytes: Uint8Array, file: string): string {
   const text = Buffer.from(bytes).toString('latin1');
   const match = /^([^\n]*)\n$/.exec(text);
   if (!match) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
@@ -82,6 +82,12 @@ export function readLocalFileSync(file: string, maxBytes: number): Buffer | unde
   }
 }
 
+/**
+ * What a local state file holds: bytes, text (UTF-8), or, for files too big to build in memory, a
+ * function that yields them in chunks (called again when a write is retried).
+ */
+export type LocalFileData = string | Uint8Array | (() => Iterable<Uint8Array>);
+
 export interface LocalWriteOptions {
   /** File mode of a newly written file (0o666 minus the umask by default). */
   mode?: number;
@@ -133,24 +139,34 @@ async function clearNonDirectories(root: string, dir: string): Promise<void> {
   }
 }
 
-async function writeTemporary(file: string, data: string | Uint8Array, options: LocalWriteOptions): Promise<string> {
+/**
+ * A temporary name beside `file`, unique per write (not only per process). It is created exclusively
+ * (O_EXCL, O_NOFOLLOW): a planted file or symbolic link at the name makes open fail instead of being
+ * written through.
+ */
+function temporaryName(file: string): string {
+  return `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+}
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+async function writeTemporary(file: string, data: LocalFileData, options: LocalWriteOptions): Promise<string> {
   for (let attempt = 0; ; attempt++) {
-    // Unique per write (not only per process), created exclusively: a planted file or symbolic link
-    // at the name makes open fail instead of being written through.
-    const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = temporaryName(file);
     let handle;
     try {
-      handle = await open(
-        temporary,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-        options.mode ?? 0o666,
-      );
+      handle = await open(temporary, CREATE, options.mode ?? 0o666);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 3) continue;
       throw error;
     }
     try {
-      await handle.writeFile(data);
+      if (typeof data !== 'function') await handle.writeFile(data);
+      else {
+        for (const chunk of data()) {
+          for (let written = 0; written < chunk.length;) written += (await handle.write(chunk, written)).bytesWritten;
+        }
+      }
       if (options.durable) await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => {});
@@ -167,9 +183,10 @@ async function writeTemporary(file: string, data: string | Uint8Array, options: 
  * O_EXCL (never through a planted link), then renamed over the file, which replaces a symbolic link
  * or FIFO there instead of following it. The temporary file is removed when anything fails. Errors
  * are typed: `corrupt-local-state` when something is in the file's or its folder's place (removed
- * and retried once with `repair`), `local-state-unwritable` otherwise.
+ * and retried once with `repair`), `local-state-unwritable` otherwise; a BrvError thrown while the
+ * data is produced passes through as it is.
  */
-export async function writeLocalFile(file: string, data: string | Uint8Array, options: LocalWriteOptions = {}): Promise<void> {
+export async function writeLocalFile(file: string, data: LocalFileData, options: LocalWriteOptions = {}): Promise<void> {
   const dir = path.dirname(file);
   for (let attempt = 0; ; attempt++) {
     let temporary: string | undefined;
@@ -180,6 +197,7 @@ export async function writeLocalFile(file: string, data: string | Uint8Array, op
       return;
     } catch (error) {
       if (temporary) await unlink(temporary).catch(() => {});
+      if (error instanceof BrvError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? '';
       if (options.repair && attempt === 0 && IN_THE_WAY.has(code)) {
         // A file where a folder goes (mkdir: EEXIST/ENOTDIR), or a folder where the file goes (rename: EISDIR…).
@@ -189,5 +207,46 @@ export async function writeLocalFile(file: string, data: string | Uint8Array, op
       }
       throw unwritable(temporary ? file : dir, error as NodeJS.ErrnoException, options.fix);
     }
+  }
+}
+
+/**
+ * Synchronous `writeLocalFile`, for code that is synchronous by design (the per-blob document cache
+ * writes thousands of small files, faster so than through promises): the same unique temporary
+ * name, exclusive creation, rename and cleanup, the same typed errors. The folder is created only
+ * when the first open finds it missing; nothing in the way is repaired.
+ */
+export function writeLocalFileSync(file: string, data: string | Uint8Array, options: Omit<LocalWriteOptions, 'repair'> = {}): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  let temporary: string | undefined;
+  try {
+    let fd: number | undefined;
+    for (let attempt = 0; fd === undefined; attempt++) {
+      const name = temporaryName(file);
+      try {
+        fd = openSync(name, CREATE, options.mode ?? 0o666);
+        temporary = name;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' && attempt === 0) mkdirSync(path.dirname(file), { recursive: true });
+        else if (code !== 'EEXIST' || attempt >= 3) throw error;
+      }
+    }
+    try {
+      for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
+      if (options.durable) fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary!, file);
+  } catch (error) {
+    if (temporary) {
+      try {
+        unlinkSync(temporary);
+      } catch {
+        // already gone, or renamed
+      }
+    }
+    throw unwritable(temporary ? file : path.dirname(file), error as NodeJS.ErrnoException, options.fix);
   }
 }

@@ -55,7 +55,7 @@ export interface SyncResult {
 const MAX_SYNC_ATTEMPTS = 8;
 
 /** The git config key naming the remote a brv branch syncs with (set by push -u). */
-export function upstreamKey(branch: string): string {
+function upstreamKey(branch: string): string {
   return `brvbranch.${branch}.remote`;
 }
 
@@ -188,7 +188,7 @@ function processAlive(pid: number): boolean {
  * Runs a read-compute-write step on refs again when another process moved them first (a lost
  * compare-and-swap or a ref lock held by a concurrent brv), with a growing, jittered pause.
  */
-export async function withRefRetries<T>(step: () => Promise<T>): Promise<T> {
+async function withRefRetries<T>(step: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
@@ -263,7 +263,7 @@ const MAX_SEEN_BYTES = 16 * 1024 * 1024;
  * and `# end <count>`, so a truncated file is told from a complete one; files of earlier brv versions
  * (ids only) are still read when every line is an id.
  */
-export function parseSeenReviews(text: string): Set<string> | undefined {
+function parseSeenReviews(text: string): Set<string> | undefined {
   if (!text.endsWith('\n')) return undefined;
   if (text === '\n') return new Set(); // no reviews, as earlier versions wrote it
   const lines = text.slice(0, -1).split('\n');

@@ -22,7 +22,7 @@ export type LegacyMarkdownResult =
   { ok: true; path: TopicPath; html: string; notes: string[] } | { ok: false; kind: LegacyMarkdownErrorKind; message: string };
 
 /** Frontmatter fields ByteRover stamps or scores; brv has git history and no ranking sidecar. */
-export const DROPPED_FRONTMATTER_FIELDS: readonly string[] = [
+const DROPPED_FRONTMATTER_FIELDS: readonly string[] = [
   'createdAt',
   'updatedAt',
   'importance',

@@ -1,8 +1,8 @@
 import type { TopicError, TopicPath } from './types.js';
 
-export const MAX_PATH_SEGMENTS = 5;
-export const MAX_SEGMENT_LENGTH = 64;
-export const MAX_PATH_LENGTH = 200;
+const MAX_PATH_SEGMENTS = 5;
+const MAX_SEGMENT_LENGTH = 64;
+const MAX_PATH_LENGTH = 200;
 
 const SEGMENT = /^[\p{L}\p{M}\p{N}_.-]+$/u;
 // C0, DEL and C1 controls.

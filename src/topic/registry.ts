@@ -49,7 +49,7 @@ export const BLOCK_TAGS: readonly string[] = [
 ];
 
 /** System-managed; an author setting them is a mistake worth reporting. */
-export const RESERVED_TOPIC_ATTRIBUTES: readonly string[] = ['importance', 'maturity', 'recency'];
+const RESERVED_TOPIC_ATTRIBUTES: readonly string[] = ['importance', 'maturity', 'recency'];
 /** ByteRover stamps these into files; accepted so resubmitted topics validate, then dropped (history comes from git). */
 export const TOLERATED_TOPIC_ATTRIBUTES: readonly string[] = ['createdat', 'updatedat'];
 

@@ -110,7 +110,7 @@ const FLOW_PARENTS = new Set(['root', 'blockquote', 'listItem']);
 const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
 
 /** http(s), mailto or relative (no scheme: a colon, if any, after the first `/`, `?` or `#`). */
-export function isSafeUrl(url: string): boolean {
+function isSafeUrl(url: string): boolean {
   const colon = url.indexOf(':');
   if (colon < 0) return true;
   const end = url.search(/[/?#]/);

@@ -46,7 +46,10 @@ export function attribute(value: string): string {
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => (c === '\n' || c === '\t' ? c : `&#x${c.charCodeAt(0).toString(16)};`));
 }
 
-/** Text content as HTML source (same escaping as an attribute value). */
+/**
+ * Text content as HTML source (same escaping as an attribute value).
+ * @alias a name of its own for text positions
+ */
 export const text = attribute;
 
 /** Every attribute the renderer reads, with the element that carries it. */

@@ -1,5 +1,6 @@
 import { execa } from 'execa';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,7 @@ export const CLI = path.join(ROOT, 'dist/cli/main.js');
  * and dates are fixed, so object ids are deterministic. Applied to this test process too, because
  * in-process tests run git through the library.
  */
-export function pinnedEnvironment(home: string): Record<string, string> {
+function pinnedEnvironment(home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -28,16 +29,40 @@ export function pinnedEnvironment(home: string): Record<string, string> {
     TZ: 'UTC',
     LANG: 'C',
     LC_ALL: 'C',
+    // Passed on so that what brv itself leaves in the temp folder lands where .ci/run looks for it.
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
   };
 }
 
-const home = await mkdtemp(path.join(tmpdir(), 'brv-home-'));
+/**
+ * Every folder this test process made in the temp folder, removed when it exits (ava runs each
+ * test file in its own process), so a test needs no cleanup of its own and a failing one leaves
+ * nothing behind. .ci/run checks that a whole run leaves the temp folder as it found it.
+ */
+const made: string[] = [];
+process.on('exit', () => {
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // a folder a test made read-only, or still in use: nothing more to do at exit
+    }
+  }
+});
+
+async function madeTemp(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+const home = await madeTemp('brv-home-');
 export const ENV = pinnedEnvironment(home);
 for (const key of Object.keys(process.env)) if (key.startsWith('GIT_')) delete process.env[key];
 Object.assign(process.env, ENV);
 
 export async function tempDir(prefix = 'brv-test-'): Promise<string> {
-  return realpath(await mkdtemp(path.join(tmpdir(), prefix)));
+  return realpath(await madeTemp(prefix));
 }
 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
@@ -119,11 +144,6 @@ export async function showTopic(repo: string, file: string, ref = 'refs/brv/head
 
 export async function cleanup(...dirs: string[]): Promise<void> {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-}
-
-export async function ensureDir(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  return dir;
 }
 
 /** A curate reply envelope for a small valid topic. */

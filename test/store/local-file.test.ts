@@ -2,8 +2,8 @@ import test from 'ava';
 import { execa } from 'execa';
 import { chmod, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isBrvError } from '../../src/errors.js';
-import { readLocalFile, readLocalFileSync, writeLocalFile } from '../../src/store/local-file.js';
+import { BrvError, isBrvError } from '../../src/errors.js';
+import { readLocalFile, readLocalFileSync, writeLocalFile, writeLocalFileSync } from '../../src/store/local-file.js';
 import { cleanup, tempDir } from '../helpers/repo.js';
 
 const temporaries = async (dir: string) => (await readdir(dir)).filter((n) => n.endsWith('.tmp'));
@@ -70,5 +70,66 @@ test('writeLocalFile gives each write its own temporary name, so concurrent writ
     await t.throwsAsync(writeLocalFile(file, 'x'), { message: /Check the permissions/ });
     await chmod(dir, 0o700);
   }
+  await cleanup(dir);
+});
+
+test('writeLocalFile writes data given as chunks whole, asks for them again on a repair, and passes a BrvError from them through', async (t) => {
+  const dir = await tempDir();
+  const root = path.join(dir, 'brv');
+  const file = path.join(root, 'index', 'segment');
+  await mkdir(file, { recursive: true }); // in the way: removed, then the chunks are asked for again
+  let calls = 0;
+  const chunks = function* () {
+    calls++;
+    yield Buffer.from('one ');
+    yield Buffer.alloc(3 << 20, 'x'); // bigger than one write
+    yield Buffer.from(' two');
+  };
+  await writeLocalFile(file, chunks, { repair: root });
+  t.is(calls, 2);
+  const written = await readFile(file, 'utf8');
+  t.is(written.length, 4 + (3 << 20) + 4);
+  t.true(written.startsWith('one xxx') && written.endsWith('xxx two'));
+
+  const damaged = function* () {
+    yield Buffer.from('half');
+    throw new BrvError('index-corrupt', 'a damaged source');
+  };
+  await t.throwsAsync(writeLocalFile(file, damaged), { instanceOf: BrvError, message: 'a damaged source' });
+  t.like(await t.throwsAsync(writeLocalFile(file, damaged)), { kind: 'index-corrupt' });
+  t.is((await readFile(file)).length, written.length, 'the file is untouched');
+  t.deepEqual(await temporaries(path.dirname(file)), []);
+  await cleanup(dir);
+});
+
+test('writeLocalFileSync: folder made on demand, planted links replaced, not followed, typed errors, no temporary file left', async (t) => {
+  const dir = await tempDir();
+  const victim = path.join(dir, 'victim');
+  await writeFile(victim, 'untouched');
+  const file = path.join(dir, 'cache', 'ab', 'entry');
+  writeLocalFileSync(file, 'first\n');
+  t.is(await readFile(file, 'utf8'), 'first\n');
+  await cleanup(file);
+  await symlink(victim, file);
+  writeLocalFileSync(file, Buffer.from('second\n'), { durable: true });
+  t.is(await readFile(victim, 'utf8'), 'untouched');
+  t.is(await readFile(file, 'utf8'), 'second\n');
+  t.deepEqual(await temporaries(path.dirname(file)), []);
+
+  // a directory in the file's place: corrupt-local-state, nothing repaired, the temporary file removed
+  await cleanup(file);
+  await mkdir(path.join(file, 'inside'), { recursive: true });
+  const error = t.throws(() => writeLocalFileSync(file, 'x', { fix: 'delete the cache' }));
+  t.true(isBrvError(error));
+  t.like(error, { kind: 'corrupt-local-state' });
+  t.regex(error!.message, /delete the cache/);
+  t.deepEqual(await temporaries(path.dirname(file)), []);
+  // a file where the folder goes
+  await writeFile(path.join(dir, 'blocked'), 'x');
+  t.like(
+    t.throws(() => writeLocalFileSync(path.join(dir, 'blocked', 'ab', 'entry'), 'x')),
+    { kind: 'corrupt-local-state' },
+  );
+  t.is(await readFile(path.join(dir, 'blocked'), 'utf8'), 'x');
   await cleanup(dir);
 });

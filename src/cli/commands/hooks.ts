@@ -123,7 +123,7 @@ const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
  * The warning the pre-commit hook prints. The shell block in hooks/pre-commit prints the same text
  * from the cache with awk; keep the two in step.
  */
-export function staleWarning(stale: readonly StaleTopic[], mode: 'warn' | 'block'): string {
+function staleWarning(stale: readonly StaleTopic[], mode: 'warn' | 'block'): string {
   const lines = ['brv: staged changes touch files cited by these topics; they may be stale:'];
   for (const { topic, files } of stale.slice(0, 20)) lines.push(`  ${topic} (${files.join(', ')})`);
   if (stale.length > 20) lines.push(`  and ${stale.length - 20} more`);

@@ -19,7 +19,7 @@ async function printPending(brv: Brv, format: GlobalOptions['format'], command: 
   printText(lines.join('\n'));
 }
 
-export const reviewPendingCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+const reviewPendingCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   command: 'pending',
   describe: 'List changes awaiting review (high impact, deletions, merges that kept two versions)',
   handler: (argv) => withBrv('review pending', argv, (brv) => printPending(brv, argv.format, 'review pending')),
