@@ -20,7 +20,7 @@ export type RefChangeListener = (event: RefChangeEvent) => void;
 export interface WatchRequest {
   /** The project directory, as for `resolve`; omitted: the repository the pool was launched in. */
   cwd?: string;
-  /** A change that could not be read (the refs are read again on the next change). */
+  /** A change that could not be read (the refs are read again on the next change), or this listener's own exception. */
   onError?: (error: unknown) => void;
 }
 
@@ -96,8 +96,8 @@ export class RepositoryPool {
   /**
    * Calls `listener` for every `refs/brv/*` ref of the repository at `cwd` that is created, moved or
    * deleted from now on, by this process or any other, about 50 ms after the write. One watch per
-   * repository, shared by its listeners; listeners are called in ref-name order per change and must
-   * not throw.
+   * repository, shared by its listeners; listeners are called in ref-name order per change, and an
+   * exception a listener throws goes to its own `onError`.
    */
   async watch(listener: RefChangeListener, request: WatchRequest = {}): Promise<Subscription> {
     const brv = await this.resolve(request.cwd);
@@ -107,7 +107,15 @@ export class RepositoryPool {
       const listeners: Watched['listeners'] = new Set();
       const handlers = {
         onMoves: (moves: RefMove[]) => {
-          for (const move of moves) for (const { listener } of [...listeners]) listener({ repository, ...move });
+          for (const move of moves) {
+            for (const { listener, onError } of [...listeners]) {
+              try {
+                listener({ repository, ...move });
+              } catch (error) {
+                onError?.(error); // one listener's failure is its own: the others still hear of the move
+              }
+            }
+          }
         },
         onError: (error: unknown) => {
           for (const { onError } of [...listeners]) onError?.(error);

@@ -152,6 +152,14 @@ test.serial("this process's own writes are events too; listeners share one watch
   const a = await pool.watch(first.listener);
   const b = await pool.watch(second.listener, { cwd: path.join(repo, 'src') });
   t.is(a.repository, b.repository);
+  // A listener that throws hears of its own failure; the others are not disturbed.
+  const failures: unknown[] = [];
+  const c = await pool.watch(
+    () => {
+      throw new Error('listener bug');
+    },
+    { onError: (error) => failures.push(error) },
+  );
   const brv = await pool.resolve(undefined);
   const before = await refTip(repo);
   const written = await brv.curateHtml(`<bv-topic path="a/b" title="A">${rule('x')}</bv-topic>`, {}, false);
@@ -159,6 +167,11 @@ test.serial("this process's own writes are events too; listeners share one watch
   const after = await refTip(repo);
   t.deepEqual(await first.next(1), [{ repository: a.repository, ref: 'refs/brv/heads/main', from: before, to: after }]);
   t.is((await second.next(1)).length, 1);
+  t.deepEqual(
+    failures.map((error) => (error as Error).message),
+    ['listener bug'],
+  );
+  c.unsubscribe();
 
   a.unsubscribe();
   await git(repo, 'update-ref', 'refs/brv/heads/x', after!);
