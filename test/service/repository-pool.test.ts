@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { GitRepository } from '../../src/git/repository.js';
 import { RepositoryPool, type RefChangeEvent } from '../../src/service/repository-pool.js';
 import { put, rule } from '../helpers/knowledge.js';
-import { brvJson, cleanup, ENV, git, makeRepo, refTip, ROOT, tempDir } from '../helpers/repo.js';
+import { brvJson, cleanup, ENV, git, makeRepo, makeWorktree, refTip, ROOT, tempDir } from '../helpers/repo.js';
 
 // Every snapshot of the refs is one listRefs (one `git for-each-ref`): counted to prove idleness is free.
 let listRefsCalls = 0;
@@ -225,4 +225,20 @@ test.serial('where files cannot be watched it polls, and says so', async (t) => 
   const tip = (await refTip(repo))!;
   await git(repo, 'update-ref', 'refs/brv/review/r1', tip);
   t.deepEqual(await seen.next(1), [{ repository: subscription.repository, ref: 'refs/brv/review/r1', from: undefined, to: tip }]);
+});
+
+test.serial('a linked worktree watches the refs it shares with the main checkout', async (t) => {
+  const repo = await initialized();
+  const worktree = await makeWorktree(repo);
+  t.teardown(() => cleanup(repo, path.dirname(worktree)));
+  const pool = new RepositoryPool(worktree);
+  t.teardown(() => pool.close());
+  const seen = recorder();
+  const subscription = await pool.watch(seen.listener);
+  t.is(subscription.repository, path.join(repo, '.git'));
+  const before = await refTip(repo);
+  await put(repo, 'shared/topic', rule('Seen from the worktree.'));
+  t.deepEqual(await seen.next(1), [
+    { repository: subscription.repository, ref: 'refs/brv/heads/main', from: before, to: await refTip(repo) },
+  ]);
 });
