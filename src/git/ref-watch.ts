@@ -71,12 +71,18 @@ export class RefWatcher {
     else if (existsSync(path.join(repo.location.commonDir, 'reftable')))
       watcher.startPolling('refs are stored in a reftable, not in files');
     else await watcher.reconcile();
+    // A file event during the first read must not be diffed against an empty snapshot: it waits.
+    const first = watcher.read().then((snapshot) => void (watcher.snapshot = snapshot));
+    watcher.running = first.catch(() => {});
     try {
-      watcher.snapshot = await watcher.read();
+      await first;
     } catch (error) {
       watcher.close();
       throw error;
+    } finally {
+      watcher.running = undefined;
     }
+    if (watcher.again) void watcher.refresh();
     return watcher;
   }
 

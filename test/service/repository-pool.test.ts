@@ -242,3 +242,28 @@ test.serial('a linked worktree watches the refs it shares with the main checkout
     { repository: subscription.repository, ref: 'refs/brv/heads/main', from: before, to: await refTip(repo) },
   ]);
 });
+
+test.serial('a write while the watch starts is never diffed against an empty snapshot', async (t) => {
+  const repo = await initialized();
+  t.teardown(() => cleanup(repo));
+  const pool = new RepositoryPool(repo);
+  t.teardown(() => pool.close());
+  await pool.resolve(undefined);
+  const tip = (await refTip(repo))!;
+  // The first snapshot is slow, and a ref is written (file events fire) before it is read.
+  const counted = GitRepository.prototype.listRefs;
+  let first = true;
+  GitRepository.prototype.listRefs = async function (this: GitRepository, prefix: string) {
+    if (first) {
+      first = false;
+      await git(repo, 'update-ref', 'refs/brv/heads/during', tip);
+      await quiet(200);
+    }
+    return counted.call(this, prefix);
+  };
+  t.teardown(() => void (GitRepository.prototype.listRefs = counted));
+  const seen = recorder();
+  await pool.watch(seen.listener);
+  await quiet(500);
+  t.deepEqual(seen.events, []);
+});
