@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isBrvError, type ErrorKind } from '../errors.js';
 import type { Brv } from '../service/brv.js';
 import { renderVocabulary } from '../topic/registry.js';
-import { RepositoryPool } from './repositories.js';
+import { RepositoryPool } from '../service/repository-pool.js';
 
 /** Limits on what a client may send: generous for real use, small enough that nothing blows up. */
 const MAX_QUERY_CHARS = 4000;
@@ -46,7 +46,7 @@ export interface ServerOptions {
  * and the error's kind, never a crash of the server.
  */
 export function createMcpServer(options: ServerOptions): { server: McpServer; pool: RepositoryPool; calls: CallTracker } {
-  const pool = new RepositoryPool(options.launchDir);
+  const pool = new RepositoryPool(options.launchDir, { serverName: 'brv MCP server' });
   const calls = new CallTracker();
   const run = (cwd: string | undefined, call: (brv: Brv) => Promise<CallToolResult>) => calls.track(runCall(pool, cwd, call));
   const server = new McpServer(

@@ -7,6 +7,8 @@ export const DEFAULT_BRANCH = 'main';
 export const FORMAT_PATH = '.brv/format';
 export const FORMAT_VERSION = '1';
 
+/** Every ref brv owns lives below this prefix (what a long-lived server watches for change events). */
+export const BRV_REF_PREFIX = 'refs/brv/';
 export const BRANCH_PREFIX = 'refs/brv/heads/';
 export const REVIEW_PREFIX = 'refs/brv/review/';
 
