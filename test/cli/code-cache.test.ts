@@ -1,23 +1,15 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ENV, ROOT, tempDir } from '../helpers/repo.js';
+import { copyBuiltCli, ENV, ROOT, tempDir } from '../helpers/repo.js';
 
 /**
  * The launcher's V8 code cache (src/cli/launcher.ts) is an optimisation only: whatever state the
  * cache is in, brv runs. Each test runs its own copy of the built CLI, so the cache it sees is its own.
  */
 async function install() {
-  const dir = await tempDir('brv-install-');
-  await mkdir(path.join(dir, 'cli'));
-  await mkdir(path.join(dir, 'app'));
-  for (const file of [
-    'package.json',
-    'cli/main.js',
-    ...(await readdir(path.join(ROOT, 'dist/app'))).filter((f) => f.endsWith('.js')).map((f) => `app/${f}`),
-  ])
-    await copyFile(path.join(ROOT, 'dist', file), path.join(dir, file));
+  const dir = await copyBuiltCli();
   const home = await tempDir('brv-cache-home-');
   const run = (env: Record<string, string> = {}, args = ['--version']) =>
     execa('node', [path.join(dir, 'cli/main.js'), ...args], {

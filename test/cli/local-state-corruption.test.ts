@@ -1,8 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { execa } from 'execa';
-import { chmod, copyFile, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI, ENV, ROOT, cleanup, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
+import { CLI, ENV, cleanup, copyBuiltCli, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
 import { twoClones } from '../helpers/knowledge.js';
 
 // Every local state file brv keeps (DESIGN.md §2.8), damaged every way a crash, a full disk or a
@@ -372,15 +372,7 @@ test('cited-files cache: the pre-commit hook rebuilds a damaged cache, warns cor
 });
 
 test('launcher code cache: a damaged pack is ignored and replaced, a planted one never followed', async (t) => {
-  const dir = await tempDir('brv-install-');
-  await mkdir(path.join(dir, 'cli'));
-  await mkdir(path.join(dir, 'app'));
-  for (const file of [
-    'package.json',
-    'cli/main.js',
-    ...(await readdir(path.join(ROOT, 'dist/app'))).filter((f) => f.endsWith('.js')).map((f) => `app/${f}`),
-  ])
-    await copyFile(path.join(ROOT, 'dist', file), path.join(dir, file));
+  const dir = await copyBuiltCli();
   const home = await tempDir('brv-cache-home-');
   const cli = path.join(dir, 'cli/main.js');
   const env = { ...ENV, XDG_CACHE_HOME: home, BRV_TRACE: '1' };

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { rmSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,4 +164,14 @@ export async function curateTopic(cwd: string, response: string, extra: string[]
   const done = await brvJson(cwd, ['curate', '--session', sessionId, '--response', response, ...extra]);
   if (!done.json) throw new Error(`continuation printed no JSON: ${done.stdout} ${done.stderr}`);
   return done.json.data;
+}
+
+/** A copy of the built CLI (dist/) in a folder of its own, so a test can damage its code cache freely. */
+export async function copyBuiltCli(): Promise<string> {
+  const dir = await tempDir('brv-install-');
+  await mkdir(path.join(dir, 'cli'));
+  await mkdir(path.join(dir, 'app'));
+  const chunks = (await readdir(path.join(ROOT, 'dist/app'))).filter((f) => f.endsWith('.js')).map((f) => `app/${f}`);
+  for (const file of ['package.json', 'cli/main.js', ...chunks]) await copyFile(path.join(ROOT, 'dist', file), path.join(dir, file));
+  return dir;
 }
