@@ -1,12 +1,25 @@
 // The ES module build: esbuild cannot bundle the package's UMD entry (its require is a parameter).
-import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js';
+import {
+  applyEdits as applyJsonEdits,
+  findNodeAtLocation,
+  format,
+  getNodeValue,
+  modify,
+  parseTree,
+  printParseErrorCode,
+  type FormattingOptions,
+  type JSONPath,
+  type Node,
+  type ParseError,
+} from 'jsonc-parser/lib/esm/main.js';
 import { BrvError } from '../errors.js';
-import { applyEdits, displayKey, lineEnding, lineIndent, lineStart, sameValue, startsLine, type TextEdit } from './text.js';
+import { applyEdits, displayKey, lineEnding, lineStart, sameValue, startsLine, type TextEdit } from './text.js';
 
 // Edits JSON and JSONC configuration files as text: brv inserts or removes only its own member, in
 // the file's own indentation and line endings, so comments, formatting and other entries are kept
-// byte for byte. jsonc-parser gives the offsets; every result is parsed again and compared with the
-// value it must have before anything is written.
+// byte for byte. Insertions and replacements are jsonc-parser's own edits (`modify`), formatted with
+// its `format` over the inserted text only; removal is brv's (see removeMember for why). Every result
+// is parsed again and compared with the value it must have before anything is written.
 
 type Key = string | number;
 
@@ -70,55 +83,61 @@ function skipTrivia(text: string, offset: number): number {
   return i;
 }
 
-interface Style {
-  unit: string;
-  eol: string;
-}
-
-function pretty(value: unknown, style: Style, indent: string): string {
-  return JSON.stringify(value, null, style.unit).replace(/\n/g, style.eol + indent);
-}
-
-/** A member (`"key": value` or an array item) rendered for insertion into `container`. */
-function member(key: Key | undefined, value: unknown, style: Style, indent: string, multiline: boolean): string {
-  const rendered = multiline ? pretty(value, style, indent) : JSON.stringify(value);
-  return key === undefined ? rendered : `${JSON.stringify(key)}: ${rendered}`;
+/**
+ * The file's style as jsonc-parser's formatting options: its indentation unit and line endings. A
+ * tab-indented file is formatted with tabs whatever the tab size (jsonc-parser counts levels in it).
+ */
+function formatting(body: string): FormattingOptions {
+  const unit = indentUnit(body);
+  return { insertSpaces: unit !== '\t', tabSize: unit === '\t' ? 4 : unit.length, eol: lineEnding(body) };
 }
 
 function end(node: Node): number {
   return node.offset + node.length;
 }
 
-/** The edit inserting a member as the last one of an object or array node. */
-function insertMember(body: string, container: Node, key: Key | undefined, value: unknown, style: Style): TextEdit {
-  const children = container.children ?? [];
-  if (children.length > 0) {
-    const first = children[0]!;
-    const last = children[children.length - 1]!;
-    const multiline = startsLine(body, first.offset);
-    const indent = multiline ? lineIndent(body, first.offset) : '';
-    const text = member(key, value, style, indent, multiline);
-    const next = skipTrivia(body, end(last));
-    if (body[next] === ',') {
-      // trailing-comma style (JSONC): keep it
-      return { offset: next + 1, length: 0, text: multiline ? `${style.eol}${indent}${text},` : ` ${text},` };
-    }
-    return { offset: end(last), length: 0, text: multiline ? `,${style.eol}${indent}${text}` : `, ${text}` };
+/**
+ * `body` with `value` at `path`, by jsonc-parser's `modify`. Not with modify's own formatting: it
+ * formats every whole line the edit touches, so inserting after `"x": { "a": 1 }` re-wrapped that
+ * other server over three lines. The inserted text alone is formatted instead (`format` only edits
+ * whitespace inside its range), or, when `container` was empty, that container (its braces included,
+ * so the new member gets lines of its own). `multiline` false keeps a one-line container on one line.
+ */
+function modifyText(body: string, path: JSONPath, value: unknown, multiline: boolean, container?: Node): string {
+  const edits = modify(body, path, value, { isArrayInsertion: true });
+  if (!multiline) {
+    // One line: modify's `,"brv": {…}` gets the space after the comma that such lines usually have.
+    return applyJsonEdits(
+      body,
+      edits.map((e) => (e.content.startsWith(',') ? { ...e, content: `, ${e.content.slice(1)}` } : e)),
+    );
   }
-  const open = container.offset;
-  const close = end(container) - 1;
-  const inner = body.slice(open + 1, close);
-  const closeIndent = lineIndent(body, open);
-  const indent = closeIndent + style.unit;
-  const text = member(key, value, style, indent, true);
-  if (inner.trim() === '')
-    return { offset: open + 1, length: inner.length, text: `${style.eol}${indent}${text}${style.eol}${closeIndent}` };
-  return { offset: open + 1, length: 0, text: `${style.eol}${indent}${text}` };
+  const after = applyJsonEdits(body, edits);
+  if (edits.length !== 1) return after;
+  const edit = edits[0]!;
+  const grown = edit.content.length - edit.length;
+  const range =
+    container && (container.children ?? []).length === 0
+      ? { offset: container.offset, length: container.length + grown }
+      : { offset: edit.offset, length: edit.content.length };
+  return applyJsonEdits(after, format(after, range, formatting(body)));
+}
+
+/** Whether a container's members are on lines of their own (an empty one gets them so). */
+function isMultiline(body: string, container: Node): boolean {
+  const first = container.children?.[0];
+  return first === undefined || startsLine(body, first.offset);
 }
 
 /**
  * The edits removing one member of an object or array, comments and other members kept: whole lines
  * when the member has its own lines, and the comma that separated it.
+ *
+ * Not jsonc-parser's `modify(text, path, undefined)`: it removes from the end of the member before
+ * to the end of this one, so a comment between them goes too — `{\n  "a": 1, // keep\n  "brv": {}\n}`
+ * became `{\n  "a": 1\n}` — and without formatting options a first member took the line break before
+ * the next with it (`{\n  "brv": {},\n  "a": 1\n}` became `{"a": 1\n}`); with them, the lines around
+ * are re-formatted. Uninstall must give back the user's bytes, so this stays brv's.
  */
 function removeMember(body: string, container: Node, index: number): TextEdit[] {
   const children = container.children ?? [];
@@ -214,25 +233,18 @@ export function jsonSet(content: string, file: string, key: readonly string[], v
     const text = `${JSON.stringify(setIn({}, key, value), null, 2)}\n`;
     return { content: bom + text, created: [key[0]!] };
   }
-  const style = { unit: indentUnit(body), eol: lineEnding(body) };
   let object = root;
   for (let depth = 0; depth < key.length; depth++) {
     const index = propertyIndex(object, key[depth]!);
     if (index < 0) {
-      const edit = insertMember(body, object, key[depth], setIn({}, key.slice(depth + 1), value), style);
-      const after = bom + applyEdits(body, [edit]);
+      const after = bom + modifyText(body, [...key], value, isMultiline(body, object), object);
       verify(after, file, expected);
       return { content: after, created: key.slice(0, depth + 1) };
     }
     const child = object.children![index]!.children![1]!;
     if (depth === key.length - 1) {
       const multiline = body.slice(child.offset, end(child)).includes('\n') || startsLine(body, object.children![index]!.offset);
-      const edit = {
-        offset: child.offset,
-        length: child.length,
-        text: member(undefined, value, style, lineIndent(body, child.offset), multiline),
-      };
-      const after = bom + applyEdits(body, [edit]);
+      const after = bom + modifyText(body, [...key], value, multiline);
       verify(after, file, expected);
       return { content: after, created: undefined };
     }
@@ -256,8 +268,7 @@ export function jsonAppend(content: string, file: string, key: readonly string[]
     throw new BrvError('config-conflict', `${file}: ${displayKey(key)} is not a list; brv left the file untouched.`);
   const current = getNodeValue(node) as unknown[];
   const expected = setIn(getNodeValue(root), key, [...current, item]);
-  const edit = insertMember(body, node, undefined, item, { unit: indentUnit(body), eol: lineEnding(body) });
-  const after = bom + applyEdits(body, [edit]);
+  const after = bom + modifyText(body, [...key, -1], item, isMultiline(body, node), node);
   verify(after, file, expected);
   return { content: after, created: undefined };
 }

@@ -68,12 +68,6 @@ export function lineStart(content: string, offset: number): number {
   return content.lastIndexOf('\n', offset - 1) + 1;
 }
 
-/** The spaces and tabs that start the line holding `offset`. */
-export function lineIndent(content: string, offset: number): string {
-  const start = lineStart(content, offset);
-  return /^[ \t]*/.exec(content.slice(start))![0];
-}
-
 /** Whether only spaces and tabs precede `offset` on its line. */
 export function startsLine(content: string, offset: number): boolean {
   return /^[ \t]*$/.test(content.slice(lineStart(content, offset), offset));

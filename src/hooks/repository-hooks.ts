@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { hooksDirectory, type HooksDirectory } from '../git/hooks.js';
 import type { GitRepository } from '../git/repository.js';
+import { readSettings } from '../settings/settings.js';
 import {
   hookStatus,
   installHook,
@@ -73,7 +74,7 @@ export async function uninstallRepositoryHooks(repo: GitRepository, names?: read
 }
 
 export async function repositoryHooksStatus(repo: GitRepository): Promise<HooksStatusReport> {
-  const [where, mode] = await Promise.all([hooksDirectory(repo), repo.configGet('brv.hooks.preCommit')]);
+  const [where, settings] = await Promise.all([hooksDirectory(repo), readSettings(repo)]);
   const hooks = await Promise.all(HOOK_NAMES.map(async (name) => hookStatus(where.directory, name, await hookBody(name))));
   const brvOnPath = await onPath('brv', process.env.PATH);
   return {
@@ -82,7 +83,7 @@ export async function repositoryHooksStatus(repo: GitRepository): Promise<HooksS
     hooksPathSet: where.hooksPath !== undefined,
     hooks,
     notes: setupNotes(repo, where, brvOnPath),
-    preCommit: mode === 'block' ? 'block' : 'warn',
+    preCommit: settings['hooks.preCommit'],
     brvOnPath,
   };
 }

@@ -31,6 +31,38 @@ export interface ScopeOptions {
   global?: boolean;
 }
 
+/**
+ * Whether a key git listed is this setting. Git lower-cases the section and variable names it
+ * reports but keeps a subsection as written, and so compares it: `brv.Review.gate` is another key.
+ */
+function isKey(spec: SettingSpec, listed: string): boolean {
+  const key = gitKey(spec);
+  const dot = key.lastIndexOf('.');
+  return listed === `${SECTION}${key.slice(SECTION.length, dot)}.${key.slice(dot + 1).toLowerCase()}`;
+}
+
+/** The settings brv's code acts on, typed; the keys are the registry's (without `brv.`). */
+export interface EffectiveSettings {
+  'review.enabled': boolean;
+  'review.gate': boolean;
+  'hooks.preCommit': 'warn' | 'block';
+}
+
+/**
+ * The effective value of every setting, as brv's code reads them: the last value git lists (system,
+ * global, then the repository's, as `git config --get` does), a stored value brv does not understand
+ * behaving as the default. One `git config` run for all of them.
+ */
+export async function readSettings(repo: GitRepository): Promise<EffectiveSettings> {
+  const entries = await repo.configList(`^${SECTION}\\.`);
+  const settings: Record<string, SettingValue> = {};
+  for (const spec of SETTINGS) {
+    const raw = entries.filter((e) => isKey(spec, e.key)).at(-1)?.value;
+    settings[spec.key] = raw === undefined ? spec.default : readStored(spec, raw).value;
+  }
+  return settings as unknown as EffectiveSettings;
+}
+
 /** The setting a user named, or a `unknown-setting` error naming it and the known ones. */
 function requireSetting(name: string): SettingSpec {
   const spec = findSetting(name);
@@ -54,9 +86,8 @@ export async function listSettings(repo: GitRepository, options: ScopeOptions = 
     repo.configList(pattern, { global: true }),
   ]);
   return SETTINGS.map((spec) => {
-    const name = gitKey(spec).toLowerCase();
-    const globalValues = global.filter((e) => e.key.toLowerCase() === name);
-    const values = visible ? visible.filter((e) => e.key.toLowerCase() === name) : globalValues;
+    const globalValues = global.filter((e) => isKey(spec, e.key));
+    const values = visible ? visible.filter((e) => isKey(spec, e.key)) : globalValues;
     const state = (value: SettingValue, source: SettingSource, invalid?: string): SettingState => ({
       key: spec.key,
       value,

@@ -5,6 +5,7 @@ import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate, typ
 import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
+import { readSettings } from '../settings/settings.js';
 
 /** A brv branch as read at one moment: its tip commit and tree (both absent before the first write). */
 export interface Snapshot {
@@ -63,7 +64,7 @@ export interface CommitOutcome<T> {
 
 /**
  * Which commits need a human look (DESIGN §2.5): high impact, deletions and merges with topic
- * conflicts. Settings: `brv.review.enabled false` opens none; `brv.review.gate true` holds
+ * conflicts. Settings (src/settings): `review.enabled false` opens none; `review.gate true` holds
  * high-impact changes on their review ref until approved.
  */
 export interface ReviewPolicy {
@@ -81,11 +82,10 @@ export class ContextStore {
 
   /** Read from git config once per process, and only when a commit could open a review. */
   policy(): Promise<ReviewPolicy> {
-    this.reviewPolicy ??= this.repo.configList('^brv\\.review\\.').then((entries) => {
-      // git lists system, then global, then repository values: the last one wins, as for git itself.
-      const value = (key: string) => entries.filter((e) => e.key === key).at(-1)?.value;
-      return { enabled: !isFalse(value('brv.review.enabled')), gate: isTrue(value('brv.review.gate')) };
-    });
+    this.reviewPolicy ??= readSettings(this.repo).then((settings) => ({
+      enabled: settings['review.enabled'],
+      gate: settings['review.gate'],
+    }));
     return this.reviewPolicy;
   }
 
@@ -372,14 +372,6 @@ function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string {
 /** A review is named after the commit it reviews: short, unique in practice, and the same in every clone. */
 function reviewId(commit: string): string {
   return commit.slice(0, 12);
-}
-
-function isTrue(value: string | undefined): boolean {
-  return value !== undefined && /^(true|yes|on|1)$/i.test(value.trim());
-}
-
-function isFalse(value: string | undefined): boolean {
-  return value !== undefined && /^(false|no|off|0)$/i.test(value.trim());
 }
 
 function looksLikeDate(rev: string): boolean {

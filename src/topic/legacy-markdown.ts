@@ -1,6 +1,8 @@
+import type { Element, ElementContent, Properties, Text } from 'hast';
 import type { Definition, Heading, List, ListItem, Nodes, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { parseDocument } from 'yaml';
+import { serializeCanonical } from './canonical.js';
 import { splitList } from './hast.js';
 import { normalizeTopicPath } from './path.js';
 import { elementSpec } from './registry.js';
@@ -43,22 +45,27 @@ type Failure = { ok: false; kind: LegacyMarkdownErrorKind; message: string };
 const fail = (kind: LegacyMarkdownErrorKind, message: string): Failure => ({ ok: false, kind, message });
 
 // ---------------------------------------------------------------------------------------------
-// HTML text building: every value is escaped here, then the whole document goes through the validator.
+// hast building: the topic is a tree of elements and text nodes (no markup is ever written as text),
+// serialised by the canonical serializer, then the whole document goes through the validator.
 
-function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+function text(value: string): Text {
+  return { type: 'text', value };
 }
 
-function escapeAttribute(text: string): string {
-  return escapeText(text).replace(/"/g, '&quot;');
+/** An element; undefined attributes are left out, `class` is hast's `className`. */
+function el(tagName: string, attributes: Record<string, string | undefined>, children: ElementContent[]): Element {
+  const properties: Properties = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined) continue;
+    if (key === 'class') properties.className = value.split(' ');
+    else properties[key] = value;
+  }
+  return { type: 'element', tagName, properties, children };
 }
 
-function tag(name: string, attributes: Record<string, string | undefined>, inner: string): string {
-  const attrs = Object.entries(attributes)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([key, value]) => ` ${key}="${escapeAttribute(value)}"`)
-    .join('');
-  return `<${name}${attrs}>${inner}</${name}>`;
+/** Whether nodes serialise to nothing (what an empty string was when this built HTML text). */
+function isEmpty(nodes: readonly ElementContent[]): boolean {
+  return nodes.every((node) => node.type === 'text' && node.value === '');
 }
 
 /** Same rule as the sanitizer (src/topic/safety.ts): a colon before any `/`, `?`, `#` starts a scheme. */
@@ -170,7 +177,7 @@ function trimPhrasing(nodes: readonly PhrasingContent[]): PhrasingContent[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// mdast → HTML
+// mdast → hast
 
 class Converter {
   readonly notes = new Set<string>();
@@ -207,22 +214,22 @@ class Converter {
   }
 
   /** Inline markup; `inline` elements cannot hold `<img>`, so images stay as their markdown there. */
-  phrasing(nodes: readonly PhrasingContent[], inline: boolean): string {
-    return nodes.map((node) => this.phrase(node, inline)).join('');
+  phrasing(nodes: readonly PhrasingContent[], inline: boolean): ElementContent[] {
+    return nodes.map((node) => this.phrase(node, inline));
   }
 
-  private phrase(node: PhrasingContent, inline: boolean): string {
+  private phrase(node: PhrasingContent, inline: boolean): ElementContent {
     switch (node.type) {
       case 'text':
-        return escapeText(node.value);
+        return text(node.value);
       case 'emphasis':
-        return tag('em', {}, this.phrasing(node.children, inline));
+        return el('em', {}, this.phrasing(node.children, inline));
       case 'strong':
-        return tag('strong', {}, this.phrasing(node.children, inline));
+        return el('strong', {}, this.phrasing(node.children, inline));
       case 'inlineCode':
-        return tag('code', {}, escapeText(node.value));
+        return el('code', {}, [text(node.value)]);
       case 'break':
-        return '<br>';
+        return el('br', {}, []);
       case 'link':
         return this.link(node.url, node.title ?? undefined, this.phrasing(node.children, inline), node);
       case 'image':
@@ -230,72 +237,65 @@ class Converter {
       case 'linkReference':
       case 'imageReference': {
         const definition = this.definitions.get(node.identifier);
-        if (!definition) return escapeText(this.sourceOf(node));
+        if (!definition) return text(this.sourceOf(node));
         return node.type === 'linkReference'
           ? this.link(definition.url, definition.title ?? undefined, this.phrasing(node.children, inline), node)
           : this.image(definition.url, node.alt ?? '', definition.title ?? undefined, inline, node);
       }
       case 'html':
         this.note('Inline HTML in the markdown was kept as text (never as markup).');
-        return escapeText(node.value);
+        return text(node.value);
       default:
-        return escapeText(this.sourceOf(node));
+        return text(this.sourceOf(node));
     }
   }
 
-  private link(url: string, title: string | undefined, label: string, node: Nodes): string {
+  private link(url: string, title: string | undefined, label: ElementContent[], node: Nodes): ElementContent {
     if (url === '' || !safeUrl(url)) {
       this.note(`A link to "${url}" is not an allowed URL (http:, https:, mailto: or relative); it was kept as text.`);
-      return escapeText(this.sourceOf(node));
+      return text(this.sourceOf(node));
     }
-    return tag('a', { href: url, title }, label);
+    return el('a', { href: url, title }, label);
   }
 
-  private image(url: string, alt: string, title: string | undefined, inline: boolean, node: Nodes): string {
+  private image(url: string, alt: string, title: string | undefined, inline: boolean, node: Nodes): ElementContent {
     if (inline || url === '' || !safeUrl(url)) {
       if (!inline) this.note(`An image from "${url}" is not an allowed URL; it was kept as text.`);
-      return escapeText(this.sourceOf(node));
+      return text(this.sourceOf(node));
     }
-    return `<img${[
-      ['src', url],
-      ['alt', alt],
-      ['title', title],
-    ]
-      .filter((entry): entry is [string, string] => entry[1] !== undefined)
-      .map(([key, value]) => ` ${key}="${escapeAttribute(value)}"`)
-      .join('')}>`;
+    return el('img', { src: url, alt, title }, []);
   }
 
-  /** Block markup for `block` elements (bv-structure, bv-highlights, …). */
-  blocks(nodes: readonly RootContent[]): string {
-    return nodes.map((node) => this.block(node)).join('');
+  /** Block content for `block` elements (bv-structure, bv-highlights, …). */
+  blocks(nodes: readonly RootContent[]): ElementContent[] {
+    return nodes.flatMap((node) => this.block(node));
   }
 
-  private block(node: RootContent): string {
+  private block(node: RootContent): ElementContent[] {
     switch (node.type) {
       case 'paragraph':
-        return this.table(node) ?? tag('p', {}, this.phrasing(node.children, false));
+        return [this.table(node) ?? el('p', {}, this.phrasing(node.children, false))];
       case 'heading':
-        return tag(`h${node.depth}`, {}, this.phrasing(node.children, false));
+        return [el(`h${node.depth}`, {}, this.phrasing(node.children, false))];
       case 'thematicBreak':
-        return '<hr>';
+        return [el('hr', {}, [])];
       case 'blockquote':
-        return tag('blockquote', {}, this.blocks(node.children));
+        return [el('blockquote', {}, this.blocks(node.children))];
       case 'list':
-        return this.list(node);
+        return [this.list(node)];
       case 'listItem':
-        return this.listItem(node);
+        return [this.listItem(node)];
       case 'code':
         if (node.meta) this.note(`The code block info "${node.lang ?? ''} ${node.meta}" was shortened to its language.`);
-        return tag('pre', {}, tag('code', { class: node.lang ? `language-${node.lang}` : undefined }, escapeText(node.value)));
+        return [el('pre', {}, [el('code', { class: node.lang ? `language-${node.lang}` : undefined }, [text(node.value)])])];
       case 'html':
         this.note('An HTML block in the markdown was kept as code (never as markup).');
-        return tag('pre', {}, tag('code', { class: 'language-html' }, escapeText(node.value)));
+        return [el('pre', {}, [el('code', { class: 'language-html' }, [text(node.value)])])];
       case 'definition':
         // Used ones live on in the links that name them; an unused one is kept as its text.
-        return this.used(node) ? '' : tag('p', {}, escapeText(this.sourceOf(node)));
+        return this.used(node) ? [] : [el('p', {}, [text(this.sourceOf(node))])];
       default:
-        return tag('p', {}, escapeText(this.sourceOf(node)));
+        return [el('p', {}, [text(this.sourceOf(node))])];
     }
   }
 
@@ -303,7 +303,7 @@ class Converter {
    * A GFM pipe table (parsed here: the GFM micromark extension is not a dependency). Without it the
    * table would still be kept, as one paragraph of text.
    */
-  private table(node: Paragraph): string | undefined {
+  private table(node: Paragraph): Element | undefined {
     const lines = this.sourceOf(node).split('\n');
     const [head, delimiter, ...body] = lines;
     if (head === undefined || delimiter === undefined || !head.includes('|')) return undefined;
@@ -320,35 +320,39 @@ class Converter {
     if (header.length * lines.length > MAX_TABLE_CELLS) return undefined;
     const row = (line: string, cellTag: 'th' | 'td') => {
       const texts = cells(line); // once per row: per cell it was quadratic in the number of columns
-      return tag('tr', {}, aligns.map((align, i) => tag(cellTag, { align }, this.cell(texts[i] ?? ''))).join(''));
+      return el(
+        'tr',
+        {},
+        aligns.map((align, i) => el(cellTag, { align }, this.cell(texts[i] ?? ''))),
+      );
     };
-    const rows = body.map((line) => row(line, 'td')).join('');
-    return tag('table', {}, tag('thead', {}, row(head, 'th')) + (rows ? tag('tbody', {}, rows) : ''));
+    const rows = body.map((line) => row(line, 'td'));
+    return el('table', {}, [el('thead', {}, [row(head, 'th')]), ...(rows.length > 0 ? [el('tbody', {}, rows)] : [])]);
   }
 
-  private cell(text: string): string {
-    const root = fromMarkdown(text.replace(/\\\|/g, '|'));
+  private cell(source: string): ElementContent[] {
+    const root = fromMarkdown(source.replace(/\\\|/g, '|'));
     const first = root.children[0];
-    if (root.children.length !== 1 || first?.type !== 'paragraph') return escapeText(text);
-    const converter = new Converter(text, root);
-    const html = converter.phrasing(first.children, true);
+    if (root.children.length !== 1 || first?.type !== 'paragraph') return [text(source)];
+    const converter = new Converter(source, root);
+    const content = converter.phrasing(first.children, true);
     for (const note of converter.notes) this.note(note);
-    return html;
+    return content;
   }
 
-  list(list: List): string {
-    const items = list.children.map((item) => this.listItem(item)).join('');
+  list(list: List): Element {
+    const items = list.children.map((item) => this.listItem(item));
     return list.ordered
-      ? tag('ol', { start: list.start !== null && list.start !== undefined && list.start !== 1 ? String(list.start) : undefined }, items)
-      : tag('ul', {}, items);
+      ? el('ol', { start: list.start !== null && list.start !== undefined && list.start !== 1 ? String(list.start) : undefined }, items)
+      : el('ul', {}, items);
   }
 
-  listItem(item: ListItem): string {
-    if (item.spread) return tag('li', {}, this.blocks(item.children));
-    return tag(
+  listItem(item: ListItem): Element {
+    if (item.spread) return el('li', {}, this.blocks(item.children));
+    return el(
       'li',
       {},
-      item.children.map((child) => (child.type === 'paragraph' ? this.phrasing(child.children, false) : this.block(child))).join(''),
+      item.children.flatMap((child) => (child.type === 'paragraph' ? this.phrasing(child.children, false) : this.block(child))),
     );
   }
 
@@ -356,17 +360,18 @@ class Converter {
    * Content for an `inline` element: the leading paragraphs (joined by `<br>`); the remaining blocks,
    * which an inline element cannot hold, are returned to be kept elsewhere.
    */
-  inline(nodes: readonly RootContent[]): { html: string; rest: RootContent[] } {
-    const parts: string[] = [];
+  inline(nodes: readonly RootContent[]): { content: ElementContent[]; rest: RootContent[] } {
+    const parts: ElementContent[][] = [];
     let index = 0;
     for (; index < nodes.length; index++) {
       const node = nodes[index]!;
       if (this.used(node)) continue;
       if (node.type !== 'paragraph') break;
-      const html = this.phrasing(trimPhrasing(node.children), true);
-      if (html !== '') parts.push(html);
+      const content = this.phrasing(trimPhrasing(node.children), true);
+      if (!isEmpty(content)) parts.push(content);
     }
-    return { html: parts.join('<br>'), rest: nodes.slice(index).filter((n) => !this.used(n)) };
+    const content = parts.flatMap((part, i) => (i === 0 ? part : [el('br', {}, []), ...part]));
+    return { content, rest: nodes.slice(index).filter((n) => !this.used(n)) };
   }
 }
 
@@ -374,26 +379,26 @@ class Converter {
 // Output: bv-* elements in document order; blocks without a home are merged into a <bv-highlights>.
 
 class Output {
-  private readonly parts: string[] = [];
-  private pending: { label: string | undefined; html: string } | undefined;
+  private readonly parts: Element[] = [];
+  private pending: { label: string | undefined; content: ElementContent[] } | undefined;
 
   constructor(private readonly converter: Converter) {}
 
-  element(name: string, attributes: Record<string, string | undefined>, inner: string): void {
+  element(name: string, attributes: Record<string, string | undefined>, children: ElementContent[]): void {
     this.flush();
-    this.parts.push(tag(name, attributes, inner));
+    this.parts.push(el(name, attributes, children));
   }
 
   /** Blocks kept as they are, under a heading naming where they came from. */
   overflow(label: string | undefined, nodes: readonly RootContent[]): void {
-    const html = this.converter.blocks(nodes);
-    if (html === '') return;
+    const content = this.converter.blocks(nodes);
+    if (isEmpty(content)) return;
     if (this.pending && this.pending.label === label) {
-      this.pending.html += html;
+      this.pending.content.push(...content);
       return;
     }
     this.flush();
-    this.pending = { label, html };
+    this.pending = { label, content };
   }
 
   /** The next overflow starts a new element (snippets separated by `---` stay apart). */
@@ -403,14 +408,14 @@ class Output {
 
   private flush(): void {
     if (!this.pending) return;
-    const heading = this.pending.label ? tag('h3', {}, escapeText(this.pending.label)) : '';
-    this.parts.push(tag('bv-highlights', {}, heading + this.pending.html));
+    const heading = this.pending.label ? [el('h3', {}, [text(this.pending.label)])] : [];
+    this.parts.push(el('bv-highlights', {}, [...heading, ...this.pending.content]));
     this.pending = undefined;
   }
 
-  html(): string {
+  elements(): Element[] {
     this.flush();
-    return this.parts.join('\n');
+    return this.parts;
   }
 }
 
@@ -524,12 +529,12 @@ class TopicBuilder {
         const label = route.element.replace(/^bv-/, '');
         const key = name.trim().toLowerCase();
         const keep = route.heading && ![label, `${label}s`, `${label}es`].includes(key);
-        const heading = keep ? tag('h3', {}, escapeText(name.trim())) : '';
+        const heading = keep ? [el('h3', {}, [text(name.trim())])] : [];
         if (route.heading) {
           const where = route.element === 'bv-highlights' ? 'a <bv-highlights> under its heading' : `<${route.element}>`;
           this.converter.note(`Section "${name.trim()}" has no ByteRover counterpart; it was kept in ${where}.`);
         }
-        this.output.element(route.element, {}, heading + this.converter.blocks(nodes));
+        this.output.element(route.element, {}, [...heading, ...this.converter.blocks(nodes)]);
         return;
       }
     }
@@ -563,8 +568,8 @@ class TopicBuilder {
     const label = FIELD_LABELS[name];
     const element = INLINE_FIELDS[name];
     if (element) {
-      const { html, rest } = this.converter.inline(nodes);
-      if (html !== '') this.output.element(element, {}, html);
+      const { content, rest } = this.converter.inline(nodes);
+      if (!isEmpty(content)) this.output.element(element, {}, content);
       if (rest.length > 0) {
         this.converter.note(`Raw Concept **${label}:** holds blocks <${element}> cannot; they were kept in a <bv-highlights>.`);
         this.output.overflow(label, rest);
@@ -573,14 +578,10 @@ class TopicBuilder {
     }
     if (name === 'patterns') return this.patterns(nodes);
     // Changes and Files: one <li> per item, directly in the element, as ByteRover writes them.
-    const inner = nodes
-      .map((node) =>
-        node.type === 'list' && !node.ordered
-          ? node.children.map((item) => this.converter.listItem(item)).join('')
-          : this.converter.blocks([node]),
-      )
-      .join('');
-    if (inner !== '') this.output.element(name === 'changes' ? 'bv-changes' : 'bv-files', {}, inner);
+    const inner = nodes.flatMap((node) =>
+      node.type === 'list' && !node.ordered ? node.children.map((item) => this.converter.listItem(item)) : this.converter.blocks([node]),
+    );
+    if (!isEmpty(inner)) this.output.element(name === 'changes' ? 'bv-changes' : 'bv-files', {}, inner);
   }
 
   private patterns(nodes: RootContent[]): void {
@@ -592,7 +593,7 @@ class TopicBuilder {
       for (const item of node.children) {
         const pattern = parsePattern(item);
         if (pattern) {
-          this.output.element('bv-pattern', { flags: pattern.flags, description: pattern.description }, escapeText(pattern.pattern));
+          this.output.element('bv-pattern', { flags: pattern.flags, description: pattern.description }, [text(pattern.pattern)]);
         } else {
           this.converter.note('A Patterns item is not "`pattern` (flags: x) - description"; it was kept in a <bv-highlights>.');
           this.output.overflow('Patterns', [{ type: 'list', ordered: node.ordered, spread: false, children: [item] }]);
@@ -627,12 +628,12 @@ class TopicBuilder {
   private rules(nodes: RootContent[]): void {
     for (const node of nodes) {
       if (node.type === 'paragraph') {
-        const { html } = this.converter.inline([node]);
-        if (html !== '') this.output.element('bv-rule', {}, html);
+        const { content } = this.converter.inline([node]);
+        if (!isEmpty(content)) this.output.element('bv-rule', {}, content);
       } else if (node.type === 'list') {
         for (const item of node.children) {
-          const { html, rest } = this.converter.inline(item.children);
-          if (html !== '' && rest.length === 0) this.output.element('bv-rule', {}, html);
+          const { content, rest } = this.converter.inline(item.children);
+          if (!isEmpty(content) && rest.length === 0) this.output.element('bv-rule', {}, content);
           else {
             this.converter.note('A rule holds more than text (a nested list or code); it was kept in a <bv-highlights>.');
             this.output.overflow('Rules', [{ type: 'list', ordered: node.ordered, spread: node.spread, children: [item] }]);
@@ -663,7 +664,7 @@ class TopicBuilder {
         }
         const name = title ? textOf(title).trim() : undefined;
         title = undefined;
-        this.output.element('bv-diagram', { type, title: name || undefined }, escapeText(node.value));
+        this.output.element('bv-diagram', { type, title: name || undefined }, [text(node.value)]);
       } else {
         flushTitle();
         this.output.overflow('Diagrams', [node]);
@@ -711,9 +712,9 @@ class TopicBuilder {
         this.converter.note(`Fact category "${match[1]}" is not a bv-fact category; it was left in the fact's text.`);
       }
     }
-    const html = this.converter.phrasing(phrasing, true);
-    if (html === '' && subject === undefined) return;
-    this.output.element('bv-fact', { subject: subject || undefined, category }, html);
+    const content = this.converter.phrasing(phrasing, true);
+    if (isEmpty(content) && subject === undefined) return;
+    this.output.element('bv-fact', { subject: subject || undefined, category }, content);
   }
 
   private relations(nodes: RootContent[]): void {
@@ -871,8 +872,8 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
   if (!normalized.ok) return fail(normalized.error.kind, `${relativePath}: ${normalized.error.message}`);
   const topicPath = normalized.path;
 
-  const text = decoded.replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
-  const split = splitFrontmatter(text);
+  const normalizedText = decoded.replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
+  const split = splitFrontmatter(normalizedText);
   if ('ok' in split) return split;
   const frontmatter = split.yaml === undefined ? undefined : parseFrontmatter(split.yaml);
   if (frontmatter && 'ok' in frontmatter) return frontmatter;
@@ -926,10 +927,8 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
     );
   }
   if (unknown.length > 0) {
-    const list = unknown
-      .map(([key, value]) => tag('li', {}, `${tag('code', {}, escapeText(key))}: ${escapeText(describeValue(value))}`))
-      .join('');
-    builder.output.element('bv-highlights', {}, tag('h3', {}, 'Frontmatter') + tag('ul', {}, list));
+    const items = unknown.map(([key, value]) => el('li', {}, [el('code', {}, [text(key)]), text(`: ${describeValue(value)}`)]));
+    builder.output.element('bv-highlights', {}, [el('h3', {}, [text('Frontmatter')]), el('ul', {}, items)]);
     const fields = frontmatter?.unknown.map(([k]) => k) ?? [];
     if (fields.length > 0) notes.push(`Frontmatter field(s) ${fields.join(', ')} have no bv-topic attribute; kept in a <bv-highlights>.`);
   }
@@ -983,8 +982,7 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
   if (frontmatter?.dropped.length) {
     notes.push(`Dropped frontmatter field(s) ${frontmatter.dropped.join(', ')}: brv keeps history in git and stores no ranking signals.`);
   }
-  const body = builder.output.html();
-  const html = `${tag(
+  const topic = el(
     'bv-topic',
     {
       path: topicPath,
@@ -994,8 +992,10 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
       keywords: list(keywords),
       related: list(related),
     },
-    `\n${body}\n`,
-  )}\n`;
+    builder.output.elements(),
+  );
+  // Serialised and validated like any topic a model writes: the validator gives the canonical bytes.
+  const html = serializeCanonical(topic);
   const validation = validateTopicHtml(html);
   if (!validation.ok) {
     const first = validation.errors[0]!;

@@ -81,6 +81,20 @@ test("JSON: a new server goes after the others in the file's own style, and come
   t.true(commented.includes('}, // trailing comma\n  },\n}\n'));
 });
 
+test('JSON: the servers around a new one keep their own layout (jsonc-parser formats only the inserted text)', (t) => {
+  // modify's own formatting re-wrapped the last server's line: `"y": { "a": 1 }` over three lines.
+  const original = '{\n\t"mcpServers": {\n\t\t"x": {"command":"x",   "args": [1,2]},\n\t\t"y": { "a": 1 }\n\t}\n}\n';
+  const { content, created } = jsonSet(original, 'f.json', KEY, ENTRY);
+  t.is(
+    content,
+    '{\n\t"mcpServers": {\n\t\t"x": {"command":"x",   "args": [1,2]},\n\t\t"y": { "a": 1 },\n\t\t"brv": {\n\t\t\t"command": "brv",\n\t\t\t"args": [\n\t\t\t\t"mcp"\n\t\t\t]\n\t\t}\n\t}\n}\n',
+  );
+  t.is(jsonRemove(content, 'f.json', KEY, created), original);
+  const appended = jsonAppend('{\n  "list": [ "a",  "b" ],\n  "more": [\n    {"k": 1}\n  ]\n}\n', 'f.json', ['more'], 'c');
+  t.is(appended.content, '{\n  "list": [ "a",  "b" ],\n  "more": [\n    {"k": 1},\n    "c"\n  ]\n}\n');
+  t.is(jsonAppend('{"list": ["a"]}', 'f.json', ['list'], 'b').content, '{"list": ["a", "b"]}', 'a one-line list stays on one line');
+});
+
 test('JSON: empty files and objects, replacing a changed entry, removing a member among others', (t) => {
   t.is(jsonSet('', 'f.json', KEY, ENTRY).content, `${JSON.stringify({ mcpServers: { brv: ENTRY } }, null, 2)}\n`);
   t.deepEqual(jsonSet('', 'f.json', KEY, ENTRY).created, ['mcpServers']);

@@ -149,13 +149,15 @@ async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
   }
   const { stagedPaths } = await import('../../git/hooks.js');
   const indexFile = process.env.GIT_INDEX_FILE ? path.resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
-  const [staged, mode] = await Promise.all([stagedPaths(brv.repo, { indexFile }), brv.repo.configGet('brv.hooks.preCommit')]);
+  const { readSettings } = await import('../../settings/settings.js');
+  const [staged, settings] = await Promise.all([stagedPaths(brv.repo, { indexFile }), readSettings(brv.repo)]);
+  const mode = settings['hooks.preCommit'];
   const stale = staleTopics(cache.entries, staged);
   const blocking = mode === 'block' && stale.length > 0;
   if (argv.format === 'json') {
-    printJson('hooks run', true, { hook: argv.hook, mode: mode === 'block' ? 'block' : 'warn', stale, blocked: blocking });
+    printJson('hooks run', true, { hook: argv.hook, mode, stale, blocked: blocking });
   } else if (stale.length > 0) {
-    process.stderr.write(staleWarning(stale, mode === 'block' ? 'block' : 'warn'));
+    process.stderr.write(staleWarning(stale, mode));
   }
   if (blocking) process.exitCode = EXIT_FAILURE;
 }
