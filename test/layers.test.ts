@@ -26,7 +26,8 @@ async function tree(files: Record<string, string>): Promise<string> {
 
 const LAYERED = {
   'src/errors.ts': 'export class BrvError extends Error {}\n',
-  'src/topic/parse.ts': "import { BrvError } from '../errors.js';\nexport const parse = () => new BrvError();\n",
+  'src/topic/parse.ts':
+    "import { readFileSync } from 'node:fs';\nimport { BrvError } from '../errors.js';\nexport const parse = () => [readFileSync, new BrvError()];\n",
   'src/git/run.ts':
     "import { spawn } from 'node:child_process';\nimport { search } from '../query/search.js';\nexport const run = () => [spawn, search];\n",
   'src/store/a.ts': "import type { B } from './b.js';\nexport interface A { b?: B }\n",
@@ -37,6 +38,7 @@ const LAYERED = {
   'src/mcp/server.ts': "import { print } from '../cli/output.js';\nexport const serve = print;\n",
   'src/cli/output.ts':
     "import { Brv } from '../service/brv.js';\nimport { parse } from '../topic/parse.js';\nexport const print = () => [Brv, parse];\n",
+  'src/vc/merge.ts': "import { merge } from './missing.js';\nexport const run = merge;\n",
   'src/views/text.ts': "import { parse } from '../topic/parse.js';\nexport const text = parse;\n",
 };
 
@@ -63,6 +65,8 @@ test('dependency-cruiser with the layer configuration reports every kind of viol
         'error process-outside-git: src/query/search.ts → child_process',
         'error service-imports-upward: src/service/brv.ts → src/cli/output.ts',
         'error topic-is-pure: src/topic/parse.ts → src/errors.ts',
+        'error topic-no-node: src/topic/parse.ts → fs',
+        'error not-resolvable: src/vc/merge.ts → ./missing.js',
       ].sort(),
       out,
     );
