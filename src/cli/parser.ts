@@ -1,6 +1,7 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { commands } from './commands/index.js';
 import { GLOBAL_OPTIONS } from './options.js';
+import { BRV_REF_PREFIX } from '../store/refs.js';
 import { EXIT_USAGE, commandWord, printError, requestedFormat, type OutputFormat } from './output.js';
 
 /** The version from package.json, put in by the build (yargs' own guess reads the package.json above the cwd). */
@@ -53,7 +54,9 @@ export function createParser(
 ): Argv {
   const parser = yargs(args)
     .scriptName(scriptName)
-    .usage('$0 <command> [options]\n\nPersistent, structured memory for AI coding agents, stored on refs/brv/* in this git repository.')
+    .usage(
+      `$0 <command> [options]\n\nPersistent, structured memory for AI coding agents, stored on ${BRV_REF_PREFIX}* in this git repository.`,
+    )
     .options(GLOBAL_OPTIONS as never)
     .command(list as CommandModule[])
     .demandCommand(1, 'Name a command.')

@@ -1,7 +1,25 @@
 import { BrvError, isBrvError } from '../errors.js';
 import { checkGitVersion } from '../git/version.js';
-import type { Brv } from '../service/brv.js';
-import { branchRef } from '../store/layout.js';
+import type { GitRepository } from '../git/repository.js';
+import type { SkippedTopic } from '../query/tree-index.js';
+import type { ContextStore } from '../store/context-store.js';
+import { BRANCH_PREFIX, branchRef } from '../store/layout.js';
+
+/**
+ * What `diagnose` reads of one repository: the service's `Brv` provides it. Declared here because
+ * doctor/ sits below the service and may not import it (CONTRIBUTING.md, "Architecture").
+ */
+export interface DoctorSubject {
+  readonly repo: GitRepository;
+  readonly store: Pick<ContextStore, 'snapshot'>;
+  readonly sessions: { prune(): Promise<number> };
+  readonly branch: string;
+  status(): Promise<{ initialized: boolean; topics: number; tip: string | undefined; format: string }>;
+  search(question: string, options: { limit: number }): Promise<unknown>;
+  skippedTopics(): Promise<ReadonlyArray<SkippedTopic & { source?: string }>>;
+  vcStatus(): Promise<{ remote: string | undefined; tracking: string | undefined; ahead: number; behind: number }>;
+  reviews(): Promise<{ tasks: readonly unknown[]; pendingCount: number }>;
+}
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -48,7 +66,7 @@ export async function checkGit(): Promise<Check> {
  * brv branch and its data format, the author identity, hooks, agent connectors, the search index,
  * remotes and sync, reviews and curate sessions.
  */
-export async function diagnose(brv: Brv): Promise<DoctorReport> {
+export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
   const checks: Check[] = [await checkGit()];
   const { repo } = brv;
   const location = repo.location;
@@ -169,7 +187,7 @@ export async function diagnose(brv: Brv): Promise<DoctorReport> {
       if (!status.remote) {
         return warn('sync', 'No git remote: knowledge stays in this clone.', 'brv vc remote add origin <url> && brv vc push -u');
       }
-      const tracked = (await repo.configGetAll(`remote.${status.remote}.fetch`)).some((r) => r.startsWith('+refs/brv/heads/'));
+      const tracked = (await repo.configGetAll(`remote.${status.remote}.fetch`)).some((r) => r.startsWith(`+${BRANCH_PREFIX}`));
       const lines = [];
       lines.push(
         status.tracking ? `${status.ahead} to push, ${status.behind} to pull (${status.remote})` : `not yet pushed to ${status.remote}`,

@@ -6,6 +6,7 @@ import { isBrvError, type ErrorKind } from '../errors.js';
 import type { Brv } from '../service/brv.js';
 import { renderVocabulary } from '../topic/registry.js';
 import { RepositoryPool } from '../service/repository-pool.js';
+import { branchRef } from '../store/refs.js';
 
 /** Limits on what a client may send: generous for real use, small enough that nothing blows up. */
 const MAX_QUERY_CHARS = 4000;
@@ -266,7 +267,7 @@ async function runCall(
 function curateDescription(): string {
   return [
     "Record what you learned in this project's brv context tree, as one topic (an HTML document), in one call.",
-    'The topic is validated, stored as a git commit on refs/brv/heads/<branch>, and found by brv-query right away.',
+    `The topic is validated, stored as a git commit on ${branchRef('<branch>')}, and found by brv-query right away.`,
     '',
     'Path: "domain/topic" (or domain/topic/subtopic), lower-case words with - or _, e.g. security/jwt-signing. Reuse existing domains (brv-list).',
     'A topic already at that path is refused with path-exists and its content: merge your knowledge into it and call again with confirmOverwrite: true.',

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { localStateDir } from '../store/layout.js';
 import { readLocalFileSync, writeLocalFileSync } from '../store/local-file.js';
 import type { StoredTopicProblem } from '../topic/stored.js';
-import type { SegmentInput } from './document.js';
-import { pathFieldText, type FieldName } from './fields.js';
+import { pathFieldText, type FieldName, type SegmentInput } from './fields.js';
 
 /**
  * Bump whenever what is extracted from a topic blob changes: `blobDocument` and `documentFromTopic`

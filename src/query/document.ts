@@ -4,23 +4,9 @@ import { renderTopicMarkdown } from '../topic/render.js';
 import { readStoredTopic } from '../topic/stored.js';
 import { topicText } from '../topic/text.js';
 import { DocCache, documentAt, type BlobDocument, type CachedBlob } from './doc-cache.js';
-import type { FieldName } from './fields.js';
+import type { IndexDocument } from './fields.js';
 
-export { FIELD_COUNT, FIELDS, type FieldName } from './fields.js';
-
-/** What the index knows about one topic: field texts to analyse, and filterable facts. */
-export interface IndexDocument {
-  readonly path: string;
-  readonly title: string;
-  readonly fields: Readonly<Record<FieldName, string>>;
-  /** Distinct YYYY-MM-DD dates from bv-timestamp text and `<time datetime>`, sorted. */
-  readonly dates: string[];
-  /** Distinct bv-* element names present below the root (bv-topic itself excluded), sorted. */
-  readonly kinds: string[];
-}
-
-/** A document as a segment stores it: plus the caller's opaque 40-hex id (the topic's blob). */
-export type SegmentInput = IndexDocument & { readonly blob: string };
+export { FIELD_COUNT, FIELDS, type FieldName, type SegmentInput } from './fields.js';
 
 /** Elements whose text states the topic's key knowledge; boosted over plain body text. */
 const KEY_ELEMENTS = new Set(['bv-rule', 'bv-decision', 'bv-fact', 'bv-bug', 'bv-fix', 'bv-highlights']);

@@ -13,3 +13,17 @@ export function pathFieldText(path: string): string {
     .filter((s) => s !== '')
     .join(' ');
 }
+
+/** What the index knows about one topic: field texts to analyse, and filterable facts. */
+export interface IndexDocument {
+  readonly path: string;
+  readonly title: string;
+  readonly fields: Readonly<Record<FieldName, string>>;
+  /** Distinct YYYY-MM-DD dates from bv-timestamp text and `<time datetime>`, sorted. */
+  readonly dates: string[];
+  /** Distinct bv-* element names present below the root (bv-topic itself excluded), sorted. */
+  readonly kinds: string[];
+}
+
+/** A document as a segment stores it: plus the caller's opaque 40-hex id (the topic's blob). */
+export type SegmentInput = IndexDocument & { readonly blob: string };

@@ -1,6 +1,6 @@
 import { BrvError } from '../errors.js';
 import { analyze } from './analyze.js';
-import type { SegmentInput } from './document.js';
+import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS } from './fields.js';
 import { ByteWriter, readVarint, U32Column } from './varint.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BrvError } from '../errors.js';
-import type { SegmentInput } from './document.js';
+import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
 import { mergeSegments, Segment } from './segment.js';
 

@@ -6,7 +6,7 @@ import type { GitRepository } from '../git/repository.js';
 import { readLocalFile, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
-import type { SegmentInput } from './document.js';
+import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';

@@ -10,7 +10,18 @@ import type { CurateEnvelope, CurateError } from '../curate/envelope.js';
 import { SessionStore } from '../curate/sessions.js';
 import { ContextStore, tipRevisions, type Snapshot } from '../store/context-store.js';
 import { readHistory, type HistoryEntry } from '../store/history.js';
-import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, localStateDir, validateBranchName } from '../store/layout.js';
+import {
+  branchRef,
+  currentBranch,
+  DEFAULT_BRANCH,
+  FORMAT_VERSION,
+  localStateDir,
+  parseRemoteBranchRef,
+  parseSourceRef,
+  REMOTES_PREFIX,
+  SOURCES_PREFIX,
+  validateBranchName,
+} from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 
 export interface InitResult {
@@ -319,13 +330,13 @@ export class Brv {
 
   /** Snapshots of every fetched knowledge source; costs no process when there are none. */
   private async sourceSnapshots(): Promise<Array<{ alias: string; snapshot: Snapshot }>> {
-    if (!(await this.repo.refsMayExist('refs/brv/sources/'))) return [];
+    if (!(await this.repo.refsMayExist(SOURCES_PREFIX))) return [];
     const snapshots = [];
-    for (const { ref, oid } of await this.repo.listRefs('refs/brv/sources/')) {
+    for (const { ref, oid } of await this.repo.listRefs(SOURCES_PREFIX)) {
       const commit = await this.repo.readCommit(oid);
-      const match = /^refs\/brv\/sources\/([^/]+)\/(.+)$/.exec(ref);
-      if (!commit || !match) continue;
-      snapshots.push({ alias: match[1]!, snapshot: { branch: match[2]!, ref, commit: { oid: commit.oid, tree: commit.tree } } });
+      const source = parseSourceRef(ref);
+      if (!commit || !source) continue;
+      snapshots.push({ alias: source.alias, snapshot: { branch: source.branch, ref, commit: { oid: commit.oid, tree: commit.tree } } });
     }
     return snapshots;
   }
@@ -436,9 +447,9 @@ export class Brv {
     }));
     if (!options.all) return local;
     const remote = [];
-    for (const { ref, oid } of await this.repo.listRefs('refs/brv/remotes/')) {
-      const match = /^refs\/brv\/remotes\/([^/]+)\/heads\/(.+)$/.exec(ref);
-      if (match) remote.push({ branch: `${match[1]}/${match[2]}`, commit: oid, current: false, remote: match[1] });
+    for (const { ref, oid } of await this.repo.listRefs(REMOTES_PREFIX)) {
+      const tracked = parseRemoteBranchRef(ref);
+      if (tracked) remote.push({ branch: `${tracked.remote}/${tracked.branch}`, commit: oid, current: false, remote: tracked.remote });
     }
     return [...local, ...remote];
   }

@@ -1,3 +1,4 @@
+import { reviewRef } from '../store/refs.js';
 /**
  * brv's settings: git config keys under `brv.*` (DESIGN §2.8), in the repository's config or, as
  * user-wide defaults, the global one. Only keys that brv's code reads are listed; the registry is the
@@ -24,7 +25,7 @@ export const SETTINGS: readonly SettingSpec[] = [
     key: 'review.enabled',
     type: 'bool',
     default: true,
-    description: 'Open a review (refs/brv/review/<id>) for high-impact curates, deletions and merges that kept two versions',
+    description: `Open a review (${reviewRef('<id>')}) for high-impact curates, deletions and merges that kept two versions`,
   },
   {
     key: 'review.gate',

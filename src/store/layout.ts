@@ -2,43 +2,30 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { readLocalFile, writeLocalFile } from './local-file.js';
+import { DEFAULT_BRANCH } from './refs.js';
 
-export const DEFAULT_BRANCH = 'main';
+export {
+  BRANCH_PREFIX,
+  BRV_REF_PREFIX,
+  branchRef,
+  DEFAULT_BRANCH,
+  fetchRefspecs,
+  INCOMING_PREFIX,
+  parseRemoteBranchRef,
+  parseSourceRef,
+  remoteBranchPrefix,
+  remoteBranchRef,
+  remoteReviewPrefix,
+  REMOTES_PREFIX,
+  remoteTrackingPrefix,
+  REVIEW_PREFIX,
+  reviewRef,
+  SOURCES_PREFIX,
+  sourceRef,
+} from './refs.js';
+
 export const FORMAT_PATH = '.brv/format';
 export const FORMAT_VERSION = '1';
-
-/** Every ref brv owns lives below this prefix (what a long-lived server watches for change events). */
-export const BRV_REF_PREFIX = 'refs/brv/';
-export const BRANCH_PREFIX = 'refs/brv/heads/';
-export const REVIEW_PREFIX = 'refs/brv/review/';
-
-export function branchRef(branch: string): string {
-  return `${BRANCH_PREFIX}${branch}`;
-}
-
-/** A change awaiting review: the ref points at the reviewed commit. */
-export function reviewRef(id: string): string {
-  return `${REVIEW_PREFIX}${id}`;
-}
-
-/** Where fetch keeps a remote's brv branches and reviews (never under refs/remotes/, never pushed). */
-export function remoteBranchRef(remote: string, branch: string): string {
-  return `refs/brv/remotes/${remote}/heads/${branch}`;
-}
-
-export function remoteReviewPrefix(remote: string): string {
-  return `refs/brv/remotes/${remote}/review/`;
-}
-
-/** Fetch refspecs for one remote: forced only into brv's own remote-tracking namespace. */
-export function fetchRefspecs(remote: string): string[] {
-  return [`+${BRANCH_PREFIX}*:refs/brv/remotes/${remote}/heads/*`, `+${REVIEW_PREFIX}*:${remoteReviewPrefix(remote)}*`];
-}
-
-/** Read-only knowledge of another repository (`brv source add`). */
-export function sourceRef(alias: string, branch = DEFAULT_BRANCH): string {
-  return `refs/brv/sources/${alias}/${branch}`;
-}
 
 /** Branch names follow git's ref rules, kept to a conservative subset so they are safe everywhere. */
 export function validateBranchName(name: string): string {

@@ -8,9 +8,12 @@ import {
   branchRef,
   BRANCH_PREFIX,
   fetchRefspecs,
+  INCOMING_PREFIX,
   localStateDir,
+  remoteBranchPrefix,
   remoteBranchRef,
   remoteReviewPrefix,
+  remoteTrackingPrefix,
   REVIEW_PREFIX,
 } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
@@ -87,19 +90,18 @@ export async function resolveRemote(repo: GitRepository, branch: string, explici
 export async function fetchRemote(store: ContextStore, remote: string): Promise<FetchResult> {
   const { repo } = store;
   const seen = await seenReviews(store, remote);
-  const trackingPrefix = `refs/brv/remotes/${remote}/`;
+  const trackingPrefix = remoteTrackingPrefix(remote);
   const refused = await fetchStaged(repo, remote, [BRANCH_PREFIX, REVIEW_PREFIX], (remoteRef) =>
     remoteRef.startsWith(BRANCH_PREFIX)
       ? `${trackingPrefix}heads/${remoteRef.slice(BRANCH_PREFIX.length)}`
       : `${trackingPrefix}review/${remoteRef.slice(REVIEW_PREFIX.length)}`,
   );
   const reviews = await mirrorReviews(store, remote, seen);
-  const prefix = `refs/brv/remotes/${remote}/heads/`;
+  const prefix = remoteBranchPrefix(remote);
   const branches = (await repo.listRefs(prefix)).map((r) => ({ branch: r.ref.slice(prefix.length), commit: r.oid }));
   return { remote, branches, reviews, refused };
 }
 
-const INCOMING_PREFIX = 'refs/brv/incoming/';
 const MAX_REF_ATTEMPTS = 20;
 
 /**
@@ -419,7 +421,7 @@ export async function trackRemote(repo: GitRepository, remote: string): Promise<
  * A remote tip that is not a brv commit this brv reads gets no local branch.
  */
 export async function createMissingBranches(repo: GitRepository, remote: string): Promise<string[]> {
-  const prefix = `refs/brv/remotes/${remote}/heads/`;
+  const prefix = remoteBranchPrefix(remote);
   return withRefRetries(async () => {
     const local = new Set((await repo.listRefs(BRANCH_PREFIX)).map((r) => r.ref));
     const candidates = (await repo.listRefs(prefix)).filter(({ ref }) => !local.has(branchRef(ref.slice(prefix.length))));

@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText, shortOid } from '../output.js';
+import { branchRef, DEFAULT_BRANCH, remoteTrackingPrefix } from '../../store/refs.js';
 
 interface InitOptions extends GlobalOptions {
   track?: string;
@@ -8,7 +9,7 @@ interface InitOptions extends GlobalOptions {
 
 export const initCommand: CommandModule<GlobalOptions, InitOptions> = {
   command: 'init',
-  describe: 'Create the context tree (refs/brv/heads/main) in this git repository; safe to run again',
+  describe: `Create the context tree (${branchRef(DEFAULT_BRANCH)}) in this git repository; safe to run again`,
   builder: (y) =>
     y.option('track', {
       type: 'string',
@@ -28,7 +29,7 @@ export const initCommand: CommandModule<GlobalOptions, InitOptions> = {
       if (tracked) {
         lines.push(
           tracked.added.length
-            ? `git fetch ${tracked.remote} now also fetches brv knowledge (into refs/brv/remotes/${tracked.remote}/).`
+            ? `git fetch ${tracked.remote} now also fetches brv knowledge (into ${remoteTrackingPrefix(tracked.remote)}).`
             : `${tracked.remote} already fetches brv knowledge.`,
         );
       }

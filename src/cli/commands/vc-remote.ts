@@ -3,6 +3,7 @@ import { stoppingGit } from '../stop-git-with-brv.js';
 import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { describeMerge } from './vc-branch.js';
+import { remoteTrackingPrefix } from '../../store/refs.js';
 
 interface RemoteOptions extends GlobalOptions {
   action?: string;
@@ -49,7 +50,7 @@ interface RemoteArg extends GlobalOptions {
 
 export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
   command: 'fetch [remote]',
-  describe: "Fetch a remote's brv branches and reviews into refs/brv/remotes/<remote>/ (nothing local changes)",
+  describe: `Fetch a remote's brv branches and reviews into ${remoteTrackingPrefix('<remote>')} (nothing local changes)`,
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {

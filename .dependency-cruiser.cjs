@@ -1,0 +1,134 @@
+// The layers of src/ (CONTRIBUTING.md, "Architecture"), checked by `npm run lint:layers` in `npm test`.
+// Each layer imports only itself, the layers below it and the leaves; type-only and dynamic imports
+// count like any other. test/layers.test.ts runs this configuration on a fixture tree with violations.
+
+/**
+ * The leaves every layer may use. `src/topic/` is pure; the three files import nothing but each other and
+ * topic/; `store/refs.ts` (the spelling of every refs/brv name, importing nothing) so that settings/, below
+ * the store, can name the review refs in its help texts.
+ */
+const LEAVES = '^src/(topic/|errors\\.ts$|error-kinds\\.ts$|package-root\\.ts$|store/refs\\.ts$)';
+const GIT = '^src/git/';
+/** The typed brv.* settings: read through git only, so the store's review policy can use them. */
+const SETTINGS = '^src/settings/';
+const STORE = '^src/store/';
+const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doctor|templates)/';
+const SERVICE = '^src/service/';
+const FRONT_ENDS = '^src/(cli|mcp)/';
+
+/** A module in no layer: a new directory must be placed in a layer here and in CONTRIBUTING.md first. */
+const ANY_LAYER = [LEAVES, GIT, SETTINGS, STORE, FEATURES, SERVICE, FRONT_ENDS];
+
+/** Only the given layers (and the leaves), as a `to.pathNot` list: anything else in src/ is above. */
+const onlyTo = (...layers) => ({ path: '^src/', pathNot: [LEAVES, ...layers] });
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'A file must not depend on itself through other files (type-only imports included).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'outside-layers',
+      severity: 'error',
+      comment: 'Every module in src/ belongs to a layer: add a new directory to .dependency-cruiser.cjs and CONTRIBUTING.md.',
+      from: { path: '^src/', pathNot: ANY_LAYER },
+      to: {},
+    },
+    {
+      name: 'topic-is-pure',
+      severity: 'error',
+      comment: 'src/topic/ is a pure leaf: it imports nothing from src/ outside topic/.',
+      from: { path: '^src/topic/' },
+      to: { path: '^src/', pathNot: '^src/topic/' },
+    },
+    {
+      name: 'topic-no-node',
+      severity: 'error',
+      comment: 'src/topic/ is pure: no Node built-in module (no fs, no processes, no network).',
+      from: { path: '^src/topic/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'leaf-files',
+      severity: 'error',
+      comment: 'errors.ts, error-kinds.ts and package-root.ts are leaves: they import only each other and topic/.',
+      from: { path: '^src/[^/]+\\.ts$' },
+      to: onlyTo(),
+    },
+    {
+      name: 'git-imports-upward',
+      severity: 'error',
+      comment: 'src/git/ is the bottom layer: it imports only git/ and the leaves.',
+      from: { path: GIT },
+      to: onlyTo(GIT),
+    },
+    {
+      name: 'settings-imports-upward',
+      severity: 'error',
+      comment: 'src/settings/ imports only settings/, git/ and the leaves.',
+      from: { path: SETTINGS },
+      to: onlyTo(SETTINGS, GIT),
+    },
+    {
+      name: 'store-imports-upward',
+      severity: 'error',
+      comment: 'src/store/ imports only store/, settings/, git/ and the leaves.',
+      from: { path: STORE },
+      to: onlyTo(STORE, SETTINGS, GIT),
+    },
+    {
+      name: 'feature-imports-upward',
+      severity: 'error',
+      comment: 'Feature modules import other features (without cycles), store/, settings/, git/ and the leaves; never service/ or a front end.',
+      from: { path: FEATURES },
+      to: onlyTo(FEATURES, STORE, SETTINGS, GIT),
+    },
+    {
+      name: 'service-imports-upward',
+      severity: 'error',
+      comment: 'src/service/ imports features, store/, settings/, git/ and the leaves; never a front end.',
+      from: { path: SERVICE },
+      to: onlyTo(SERVICE, FEATURES, STORE, SETTINGS, GIT),
+    },
+    {
+      name: 'mcp-imports-cli',
+      severity: 'error',
+      comment: 'The MCP server does not use the CLI (the CLI may start the MCP server: `brv mcp`).',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'process-outside-git',
+      severity: 'error',
+      comment: 'Only src/git/ spawns processes (argument arrays, cleaned environment, explicit --git-dir).',
+      from: { path: '^src/', pathNot: GIT },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(child_process|cluster)$' },
+    },
+    {
+      name: 'not-resolvable',
+      severity: 'error',
+      comment:
+        'A relative import the checker cannot resolve would escape every other rule. (Packages are left to tsc: ' +
+        'type-only ones such as "hast", which exist only as @types/hast, are not resolved by dependency-cruiser.)',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true, path: '^[.]' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules'] },
+    exclude: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    cache: false,
+  },
+};
