@@ -7,7 +7,8 @@ import type { StaleTopic } from '../../hooks/cited.js';
 import { HOOK_NAMES, type HookName } from '../../hooks/scripts.js';
 import type { Brv } from '../../service/brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js';
+import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { shortOid } from '../../views/format.js';
 
 interface SelectOptions extends GlobalOptions {
   hooks?: string[];

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js';
+import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { shortOid } from '../../views/format.js';
 
 interface ImportOptions extends GlobalOptions {
   dir: string;

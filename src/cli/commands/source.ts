@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { shortOid } from '../../views/format.js';
 
 interface AddOptions extends GlobalOptions {
   location: string;
