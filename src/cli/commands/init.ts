@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
-import { shortOid } from '../../views/format.js';
+import { initText } from '../../views/setup.js';
 
 interface InitOptions extends GlobalOptions {
   track?: string;
@@ -21,18 +21,6 @@ export const initCommand: CommandModule<GlobalOptions, InitOptions> = {
       const result = await brv.init();
       const tracked = argv.track ? await brv.track(argv.track) : undefined;
       if (argv.format === 'json') return printJson('init', true, { ...result, ...(tracked ? { tracked } : {}) });
-      const lines = [
-        result.created
-          ? `Initialized brv context tree on ${result.ref} (commit ${shortOid(result.commit)}).`
-          : `brv is already initialized on ${result.ref} (tip ${shortOid(result.commit)}).`,
-      ];
-      if (tracked) {
-        lines.push(
-          tracked.added.length
-            ? `git fetch ${tracked.remote} now also fetches brv knowledge (into refs/brv/remotes/${tracked.remote}/).`
-            : `${tracked.remote} already fetches brv knowledge.`,
-        );
-      }
-      printText(lines.join('\n'));
+      printText(initText(result, tracked));
     }),
 };
