@@ -7,6 +7,11 @@ export type QueryView = Awaited<ReturnType<Brv['query']>>;
 /** What `Brv.search` returns (knowledge sources included). */
 export type SearchView = Awaited<ReturnType<Brv['search']>>;
 
+/** A rendered topic without its first line `# title` (a heading that names the topic replaces it). */
+function withoutTitle(markdown: string): string {
+  return markdown.replace(/^# .*\n+/, '').trim();
+}
+
 /**
  * `brv query` for a terminal: numbered topics, the header naming title, path, score and matched
  * terms (so the rendered title line is not repeated under it).
@@ -15,17 +20,20 @@ export function queryText(result: QueryView): string {
   if (result.matchedDocs.length === 0) return 'No topics match. Try other words, or curate what you learn with brv curate.';
   const blocks = result.matchedDocs.map(
     (doc, i) =>
-      `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
+      `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${withoutTitle(doc.rendered_md)}`,
   );
   return `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`;
 }
 
-/** MCP `brv-query`: one markdown section per topic, each with its full rendered body. */
+/**
+ * MCP `brv-query`: one markdown section per topic, headed by its title, with its path and score and
+ * the rendered body (whose own `# title` line the section heading replaces, as in `queryText`).
+ */
 export function queryMarkdown(result: QueryView, question: string): string {
   if (result.matchedDocs.length === 0) return `No topics matched "${question}" in this project's context tree.`;
   const body = result.matchedDocs.map(
     (doc) =>
-      `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${doc.rendered_md.trim()}`,
+      `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${withoutTitle(doc.rendered_md)}`,
   );
   return `${body.join('\n\n---\n\n')}\n\n_Matched ${result.matchedDocs.length} of ${result.metadata.totalFound} topic(s) in ${result.metadata.durationMs}ms._`;
 }
