@@ -24,7 +24,8 @@ interface Context {
   repo: string;
   bare: string;
   scratch: string;
-  session?: string;
+  /** Curate sessions opened so far, the last one being continued. */
+  sessions: string[];
   reviews: string[];
 }
 
@@ -55,14 +56,14 @@ const STEPS: Step[] = [
   {
     name: 'curate-kickoff',
     args: () => ['curate', 'JWTs are signed with RS256; keys rotate monthly'],
-    after: (c, run) => (c.session = sessionOf(run)),
+    after: (c, run) => c.sessions.push(sessionOf(run) ?? 'missing'),
   },
   {
     name: 'curate-continuation',
     args: (c) => [
       'curate',
       '--session',
-      c.session ?? 'missing',
+      c.sessions.at(-1) ?? 'missing',
       '--response',
       TOPIC('security/jwt', 'JWT signing', 'Sign every token with RS256.'),
     ],
@@ -80,6 +81,20 @@ const STEPS: Step[] = [
   {
     name: 'curate-invalid',
     args: () => ['curate', '--html-file', '/nonexistent/brv-golden.html'],
+  },
+  {
+    name: 'curate-continuation-invalid',
+    before: async (c) => {
+      const start = await brv(c.repo, ['curate', 'record the deploy rule', '--format', 'json']);
+      c.sessions.push(sessionOf(start) ?? 'missing');
+    },
+    args: (c) => [
+      'curate',
+      '--session',
+      c.sessions.at(-1) ?? 'missing',
+      '--response',
+      '{"html":"<bv-topic path=\\"ops/x\\"><bv-nope/></bv-topic>"}',
+    ],
   },
   { name: 'curate-view', args: () => ['curate', 'view'] },
   { name: 'status', args: () => ['status'] },
@@ -109,8 +124,11 @@ const STEPS: Step[] = [
   },
   { name: 'vc-checkout-main', args: () => ['vc', 'checkout', 'main'] },
   { name: 'vc-merge', args: () => ['vc', 'merge', 'experiment'] },
+  { name: 'vc-branch-delete', args: () => ['vc', 'branch', '-d', 'experiment'] },
   { name: 'vc-config', args: () => ['vc', 'config', 'user.name'] },
+  { name: 'vc-config-set', args: () => ['vc', 'config', 'user.email', 'ada@example.com'] },
   { name: 'vc-remote-add', args: (c) => ['vc', 'remote', 'add', 'origin', c.bare] },
+  { name: 'vc-remote-set-url', args: (c) => ['vc', 'remote', 'set-url', 'origin', c.bare] },
   { name: 'vc-remote', args: () => ['vc', 'remote'] },
   { name: 'vc-push', args: () => ['vc', 'push'] },
   { name: 'vc-fetch', args: () => ['vc', 'fetch'] },
@@ -145,6 +163,8 @@ const STEPS: Step[] = [
     args: (c) => ['review', 'reject', c.reviews[1] ?? 'missing'],
   },
   { name: 'review-none-pending', args: () => ['review'] },
+  { name: 'review-disable', args: () => ['review', '--disable'] },
+  { name: 'review-enable', args: () => ['review', '--enable'] },
   { name: 'hooks-status', args: () => ['hooks', 'status'] },
   { name: 'hooks-install', args: () => ['hooks', 'install'] },
   { name: 'connectors-list', args: () => ['connectors', 'list'] },
@@ -153,12 +173,24 @@ const STEPS: Step[] = [
   { name: 'settings-list', args: () => ['settings', 'list'] },
   { name: 'settings-get', args: () => ['settings', 'get', 'review.enabled'] },
   { name: 'settings-set', args: () => ['settings', 'set', 'review.gate', 'true'] },
+  { name: 'settings-reset', args: () => ['settings', 'reset', 'review.gate'] },
+  { name: 'worktree-add', args: (c) => ['worktree', 'add', path.join(c.scratch, 'wt'), '-b', 'wt-code'] },
   { name: 'worktree-list', args: () => ['worktree', 'list'] },
+  { name: 'worktree-remove', args: (c) => ['worktree', 'remove', path.join(c.scratch, 'wt')] },
   { name: 'source-list', args: () => ['source', 'list'] },
   { name: 'export', args: (c) => ['export', path.join(c.scratch, 'exported')] },
   { name: 'import', args: (c) => ['import', path.join(c.scratch, 'exported')], cwd: (c) => path.join(c.scratch, 'clone') },
+  { name: 'source-add', args: (c) => ['source', 'add', path.join(c.scratch, 'clone'), '--alias', 'team'] },
+  { name: 'source-list-one', args: () => ['source', 'list'] },
+  { name: 'query-with-source', args: () => ['query', 'migration'] },
+  { name: 'search-with-source', args: () => ['search', 'migration'] },
+  { name: 'source-refresh', args: () => ['source', 'refresh'] },
+  { name: 'source-remove', args: () => ['source', 'remove', 'team'] },
   { name: 'hook-prompt-submit', args: () => ['hook-prompt-submit'], input: '{}' },
   { name: 'doctor', args: () => ['doctor'] },
+  { name: 'hooks-uninstall', args: () => ['hooks', 'uninstall'] },
+  { name: 'connectors-uninstall', args: () => ['connectors', 'uninstall', 'claude-code'] },
+  { name: 'doctor-outside-repository', args: () => ['doctor'], cwd: (c) => c.scratch },
   { name: 'unknown-command', args: () => ['frobnicate'] },
 ];
 
@@ -176,7 +208,7 @@ function normalise(text: string, c: Context): string {
     [process.env.HOME ?? '/nonexistent-home', '<home>'],
   ] as const)
     out = out.split(dir).join(name);
-  if (c.session) out = out.split(c.session).join('<session>');
+  for (const [i, id] of c.sessions.entries()) out = out.split(id).join(`<session-${i + 1}>`);
   // Review ids are prefixes of commit oids: only a whole word is a review id.
   for (const [i, id] of c.reviews.entries()) out = out.replace(new RegExp(`\\b${id}\\b`, 'g'), `<review-${i + 1}>`);
   return out
@@ -223,7 +255,7 @@ async function runScript(format: Format): Promise<Map<string, string>> {
   const bare = await makeRepo({ bare: true });
   const scratch = await tempDir('brv-golden-');
   const env = { PATH: await minimalPath() };
-  const c: Context = { format, repo, bare, scratch, reviews: [] };
+  const c: Context = { format, repo, bare, scratch, reviews: [], sessions: [] };
   const outputs = new Map<string, string>();
   for (const step of STEPS) {
     await step.before?.(c);
