@@ -14,10 +14,12 @@ const SETTINGS = '^src/settings/';
 const STORE = '^src/store/';
 const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doctor|templates)/';
 const SERVICE = '^src/service/';
+/** Results → terminal text and markdown, for every front end: pure functions over the service's results. */
+const VIEWS = '^src/views/';
 const FRONT_ENDS = '^src/(cli|mcp)/';
 
 /** A module in no layer: a new directory must be placed in a layer here and in CONTRIBUTING.md first. */
-const ANY_LAYER = [LEAVES, GIT, SETTINGS, STORE, FEATURES, SERVICE, FRONT_ENDS];
+const ANY_LAYER = [LEAVES, GIT, SETTINGS, STORE, FEATURES, SERVICE, VIEWS, FRONT_ENDS];
 
 /** Only the given layers (and the leaves), as a `to.pathNot` list: anything else in src/ is above. */
 const onlyTo = (...layers) => ({ path: '^src/', pathNot: [LEAVES, ...layers] });
@@ -84,7 +86,8 @@ module.exports = {
     {
       name: 'feature-imports-upward',
       severity: 'error',
-      comment: 'Feature modules import other features (without cycles), store/, settings/, git/ and the leaves; never service/ or a front end.',
+      comment:
+        'Feature modules import other features (without cycles), store/, settings/, git/ and the leaves; never service/ or a front end.',
       from: { path: FEATURES },
       to: onlyTo(FEATURES, STORE, SETTINGS, GIT),
     },
@@ -94,6 +97,13 @@ module.exports = {
       comment: 'src/service/ imports features, store/, settings/, git/ and the leaves; never a front end.',
       from: { path: SERVICE },
       to: onlyTo(SERVICE, FEATURES, STORE, SETTINGS, GIT),
+    },
+    {
+      name: 'views-imports-upward',
+      severity: 'error',
+      comment: 'src/views/ imports the service (its result types) and what is below it; never a front end.',
+      from: { path: VIEWS },
+      to: onlyTo(VIEWS, SERVICE, FEATURES, STORE, SETTINGS, GIT),
     },
     {
       name: 'mcp-imports-cli',

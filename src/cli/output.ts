@@ -61,13 +61,3 @@ export function printInternalError(command: string, format: OutputFormat, error:
 export function note(message: string): void {
   process.stderr.write(`${message}\n`);
 }
-
-export function shortOid(oid: string | undefined): string {
-  return oid ? oid.slice(0, 10) : '-';
-}
-
-/** Results from a knowledge source (`brv source add`) are marked with its alias. */
-export function originLabel(item: object): string {
-  const source = (item as { source?: string }).source;
-  return source ? `[${source}] ` : '';
-}

@@ -1,10 +1,12 @@
-import { markdownInline } from '../topic/inline.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isBrvError, type ErrorKind } from '../errors.js';
 import type { Brv } from '../service/brv.js';
 import { renderVocabulary } from '../topic/registry.js';
+import { curateMarkdown } from '../views/curate.js';
+import { queryMarkdown, searchMarkdown } from '../views/query.js';
+import { listMarkdown, readText } from '../views/topics.js';
 import { RepositoryPool } from '../service/repository-pool.js';
 import { branchRef } from '../store/refs.js';
 
@@ -74,14 +76,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     (args) =>
       run(args.cwd, async (brv) => {
         const result = await brv.query(args.query, { limit: args.limit ?? 10 });
-        if (result.matchedDocs.length === 0) return text(`No topics matched "${args.query}" in this project's context tree.`);
-        const body = result.matchedDocs.map(
-          (doc) =>
-            `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${doc.rendered_md.trim()}`,
-        );
-        return text(
-          `${body.join('\n\n---\n\n')}\n\n_Matched ${result.matchedDocs.length} of ${result.metadata.totalFound} topic(s) in ${result.metadata.durationMs}ms._`,
-        );
+        return text(queryMarkdown(result, args.query));
       }),
   );
 
@@ -110,26 +105,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     (args) =>
       run(args.cwd, async (brv) => {
         const result = await brv.curateHtml(args.html, args.meta, args.confirmOverwrite ?? false);
-        if (result.ok) {
-          const verb = result.unchanged
-            ? 'Unchanged (identical to the stored topic):'
-            : result.type === 'ADD'
-              ? 'Wrote topic to'
-              : 'Replaced topic at';
-          const lines = [`✓ ${verb} ${result.filePath}${result.commit ? ` (commit ${result.commit.slice(0, 10)})` : ''}`];
-          const { review } = result;
-          if (review)
-            lines.push(`  review ${review.id} opened${review.gated ? ': the change waits for approval' : ''} (brv review pending)`);
-          for (const warning of result.warnings) lines.push(`  ⚠ ${warning}`);
-          return text(lines.join('\n'));
-        }
-        const lines = ['The topic was not written. Fix these and call brv-curate again:'];
-        for (const error of result.errors) {
-          lines.push(`✗ ${error.kind}: ${error.message}`);
-          if (error.existingContent) lines.push('Existing topic:', '```html', error.existingContent, '```');
-        }
-        lines.push('', renderVocabulary());
-        return { ...text(lines.join('\n')), isError: true };
+        return result.ok ? text(curateMarkdown(result)) : { ...text(curateMarkdown(result)), isError: true };
       }),
   );
 
@@ -151,15 +127,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     (args) =>
       run(args.cwd, async (brv) => {
         const result = await brv.search(args.query, { limit: args.limit ?? 10, scope: args.scope });
-        if (result.results.length === 0) return text(`No topics matched "${args.query}".`);
-        return text(
-          result.results
-            .map(
-              (r) =>
-                `- ${markdownInline(r.topicPath, 'line-start')} — ${markdownInline(r.title)} (score ${r.score})\n  ${markdownInline(r.excerpt)}`,
-            )
-            .join('\n'),
-        );
+        return text(searchMarkdown(result, args.query));
       }),
   );
 
@@ -176,7 +144,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
         .strict(),
       annotations: { title: 'brv read', ...READ_ONLY },
     },
-    (args) => run(args.cwd, async (brv) => text((await brv.read(args.path)).content)),
+    (args) => run(args.cwd, async (brv) => text(readText(await brv.read(args.path)))),
   );
 
   server.registerTool(
@@ -194,10 +162,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     },
     (args) =>
       run(args.cwd, async (brv) => {
-        const result = await brv.list(args.prefix);
-        return text(
-          result.topics.length ? result.topics.join('\n') : result.prefix ? `No topics under ${result.prefix}.` : 'No topics yet.',
-        );
+        return text(listMarkdown(await brv.list(args.prefix)));
       }),
   );
 

@@ -1,10 +1,10 @@
-import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { ConnectorType } from '../../connectors/agents.js';
 import type { ErrorKind } from '../../error-kinds.js';
-import type { ConnectorScope, FileChange, InstallResult, StatusEntry, UninstallResult } from '../../connectors/connectors.js';
+import type { ConnectorScope } from '../../connectors/connectors.js';
 import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { agentsText, connectorStatusText, installText, uninstallText } from '../../views/connectors.js';
 
 const TYPES = ['rules', 'mcp', 'skill', 'hook'] as const;
 
@@ -30,23 +30,6 @@ async function inScope(command: string, argv: AgentOptions, run: (scope: Connect
   return withBrv(command, argv, async (brv) => run((await connectors()).projectScope(brv.repo.location)));
 }
 
-function shown(scope: { scope: string; root: string }, file: string): string {
-  const relative = path.relative(scope.root, file);
-  const posix = relative.split(path.sep).join('/');
-  return scope.scope === 'global' ? `~/${posix}` : posix;
-}
-
-function describeScope(scope: { scope: string; root: string }): string {
-  return scope.scope === 'global' ? `global, ${scope.root}` : `project, ${scope.root}`;
-}
-
-function changeLines(scope: { scope: string; root: string }, changes: readonly FileChange[], indent = '  '): string[] {
-  return changes.map(
-    (change) =>
-      `${indent}${change.action.padEnd(13)} ${shown(scope, change.path)} (${change.target})${change.note ? ` — ${change.note}` : ''}`,
-  );
-}
-
 const agentPositional = <T>(y: Argv<T>) =>
   y.positional('agent', { type: 'string', demandOption: true, describe: 'Agent id, name or alias (see brv connectors list), any case' });
 
@@ -64,49 +47,9 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     reportingErrors('connectors list', argv, async () => {
       const agents = (await connectors()).listAgents();
       if (argv.format === 'json') return printJson('connectors list', true, { agents });
-      const lines: string[] = [];
-      for (const agent of agents) {
-        const aliases = agent.aliases.length > 0 ? `; alias ${agent.aliases.join(', ')}` : '';
-        lines.push(`${agent.id} (${agent.name}${aliases})`);
-        for (const type of agent.types) {
-          const where = [
-            type.project ? `project: ${type.project.join(' + ')}` : undefined,
-            type.global ? `global: ${type.global.map((p) => `~/${p}`).join(' + ')}` : undefined,
-            type.manual ? `manual: ${type.manual.where}` : undefined,
-          ].filter(Boolean);
-          lines.push(`  ${`${type.type}${type.default ? '*' : ''}`.padEnd(7)} ${where.join('   ')}`);
-        }
-      }
-      lines.push('', 'Install with: brv connectors install <agent> [--type rules|mcp|skill|hook] [--global]');
-      printText(lines.join('\n'));
+      printText(agentsText(agents));
     }),
 };
-
-function printInstall(result: InstallResult): void {
-  if (result.status === 'manual') {
-    const manual = result.manual!;
-    printText(
-      [
-        `${result.name} keeps its MCP servers in its own settings, which brv does not edit. Add brv there:`,
-        `  where: ${manual.where}`,
-        `  guide: ${manual.guide}`,
-        manual.config,
-      ].join('\n'),
-    );
-    return;
-  }
-  const headline: Record<InstallResult['status'], string> = {
-    installed: 'installed',
-    updated: 'updated',
-    unchanged: 'already installed, nothing to change',
-    manual: 'manual',
-  };
-  printText(
-    [`${result.name}: ${result.type} ${headline[result.status]} (${describeScope(result)})`, ...changeLines(result, result.changes)].join(
-      '\n',
-    ),
-  );
-}
 
 const installCommand: CommandModule<GlobalOptions, AgentOptions> = {
   command: 'install <agent>',
@@ -131,31 +74,9 @@ const installCommand: CommandModule<GlobalOptions, AgentOptions> = {
     inScope('connectors install', argv, async (scope) => {
       const result = await (await connectors()).installConnector(scope, argv.agent, argv.type);
       if (argv.format === 'json') return printJson('connectors install', true, result);
-      printInstall(result);
+      printText(installText(result));
     }),
 };
-
-function printUninstall(result: UninstallResult): void {
-  const lines = [
-    `${result.name}: ${result.status === 'not-installed' ? 'nothing of brv installed' : result.status} (${describeScope(result)})`,
-  ];
-  for (const type of result.types) {
-    if (type.status === 'manual') {
-      lines.push(`  ${type.type}: configured in ${result.name}'s own settings; remove the "brv" server there (${type.manual!.where})`);
-      continue;
-    }
-    const touched = type.changes.filter((change) => change.action !== 'not-installed');
-    if (touched.length === 0) {
-      lines.push(`  ${type.type}: not installed`);
-      continue;
-    }
-    lines.push(`  ${type.type}:`, ...changeLines(result, touched, '    '));
-  }
-  if (result.removedDirectories.length > 0) {
-    lines.push(`  removed empty folders brv had made: ${result.removedDirectories.map((dir) => `${shown(result, dir)}/`).join(', ')}`);
-  }
-  printText(lines.join('\n'));
-}
 
 const uninstallCommand: CommandModule<GlobalOptions, AgentOptions> = {
   command: 'uninstall <agent>',
@@ -172,38 +93,9 @@ const uninstallCommand: CommandModule<GlobalOptions, AgentOptions> = {
     inScope('connectors uninstall', argv, async (scope) => {
       const result = await (await connectors()).uninstallConnector(scope, argv.agent, argv.type);
       if (argv.format === 'json') return printJson('connectors uninstall', true, result);
-      printUninstall(result);
+      printText(uninstallText(result));
     }),
 };
-
-function printStatus(scopes: Array<{ scope: string; root: string }>, entries: readonly StatusEntry[]): void {
-  const lines: string[] = [];
-  for (const scope of scopes) {
-    lines.push(`${scope.scope === 'global' ? 'Global' : 'Project'} (${scope.root}):`);
-    const mine = entries.filter((entry) => entry.scope === scope.scope);
-    if (mine.length === 0) lines.push('  nothing installed');
-    for (const entry of mine) {
-      // a skill is shown as its folder, not file by file
-      const where = [
-        ...new Set(
-          entry.files
-            .filter((file) => file.state !== 'absent')
-            .map((file) =>
-              file.target === 'brv skill' ? shown(scope, file.path).replace(/\/brv\/.*$/, '/brv/') : shown(scope, file.path),
-            ),
-        ),
-      ];
-      const extra =
-        entry.state === 'outdated'
-          ? ` — run brv connectors install ${entry.agent} --type ${entry.type}${entry.scope === 'global' ? ' --global' : ''} to update`
-          : entry.state === 'error'
-            ? ` — ${entry.error?.message}`
-            : '';
-      lines.push(`  ${entry.name.padEnd(15)} ${entry.type.padEnd(6)} ${entry.state.padEnd(10)} ${where.join(', ')}${extra}`);
-    }
-  }
-  printText(lines.join('\n'));
-}
 
 const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
   command: 'status [agent]',
@@ -238,7 +130,7 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
       if (argv.format === 'json') {
         return printJson('connectors status', true, { scopes: scopes.map(({ scope, root }) => ({ scope, root })), connectors: entries });
       }
-      printStatus(scopes, entries);
+      printText(connectorStatusText(scopes, entries));
     }),
 };
 

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
 
 interface ViewOptions extends GlobalOptions {
   limit: number;
@@ -15,14 +15,6 @@ export const curateViewCommand: CommandModule<GlobalOptions, ViewOptions> = {
       const limit = Math.max(1, Math.min(1000, Math.floor(argv.limit)));
       const entries = await brv.history(limit);
       if (argv.format === 'json') return printJson('curate view', true, { branch: brv.branch, entries });
-      if (entries.length === 0) return printText(`No history yet on brv branch ${brv.branch}.`);
-      const lines: string[] = [];
-      for (const entry of entries) {
-        const tags = [entry.meta.type, entry.meta.impact && `impact ${entry.meta.impact}`].filter(Boolean).join(', ');
-        lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${entry.subject}${tags ? `  [${tags}]` : ''}`);
-        if (entry.meta.reason) lines.push(`            reason: ${entry.meta.reason}`);
-        for (const change of entry.changes) if (!change.path.startsWith('.brv/')) lines.push(`            ${change.status} ${change.path}`);
-      }
-      printText(lines.join('\n'));
+      printText((await import('../../views/curate.js')).curateHistoryText(brv.branch, entries));
     }),
 };

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { CurateEnvelope } from '../../curate/envelope.js';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, printJson, printText, shortOid } from '../output.js';
+import { EXIT_FAILURE, printJson, printText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
 import type { OptionTable } from '../options.js';
 
@@ -78,34 +78,9 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
         // scripts, so it reports failure through the exit code as well.
         if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
         if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
-        printText(renderEnvelope(envelope));
+        printText((await import('../../views/curate.js')).curateText(envelope));
       },
       // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
       () => import('../../curate/protocol.js'),
     ),
 };
-
-function renderEnvelope(envelope: CurateEnvelope): string {
-  const lines: string[] = [];
-  if (envelope.status === 'done') {
-    lines.push(
-      envelope.unchanged
-        ? `Unchanged: ${envelope.topicPath} already holds exactly this content.`
-        : `Curated ${envelope.topicPath} (${envelope.type}) in commit ${shortOid(envelope.commit)}.`,
-    );
-    for (const warning of envelope.warnings ?? []) lines.push(`warning: ${warning}`);
-  } else if (envelope.status === 'needs-llm-step') {
-    if (envelope.errors?.length) {
-      lines.push('The response failed validation:');
-      for (const error of envelope.errors) lines.push(`  - ${error.kind}: ${error.message}`);
-      lines.push('');
-    }
-    lines.push(envelope.prompt ?? '', '', `Session: ${envelope.sessionId}`);
-    lines.push(`Continue with: brv curate --session ${envelope.sessionId} --response-file <reply.json> [--overwrite]`);
-  } else {
-    lines.push('Curate failed:');
-    for (const error of envelope.errors ?? []) lines.push(`  - ${error.kind}: ${error.message}`);
-    if (envelope.sessionId) lines.push(`The session ${envelope.sessionId} is still open; fix the response and continue it.`);
-  }
-  return lines.join('\n');
-}

@@ -1,8 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, printJson, printText } from '../output.js';
-
-const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
+import { doctorText } from '../../views/doctor.js';
 
 export const doctorCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   command: 'doctor',
@@ -28,13 +27,7 @@ export const doctorCommand: CommandModule<GlobalOptions, GlobalOptions> = {
       brv?.close();
     }
     if (argv.format === 'json') printJson('doctor', report.ok, report);
-    else {
-      const lines = report.checks.map(
-        (c) => `${MARK[c.status]} ${c.name.padEnd(13)} ${c.message}${c.fix ? `\n  ${''.padEnd(13)} fix: ${c.fix}` : ''}`,
-      );
-      lines.push('', report.ok ? 'brv is ready.' : 'brv needs attention: see the fixes above.');
-      printText(lines.join('\n'));
-    }
+    else printText(doctorText(report));
     if (!report.ok) process.exitCode = EXIT_FAILURE;
   },
 };

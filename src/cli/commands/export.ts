@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { exportText } from '../../views/transfer.js';
 
 interface ExportOptions extends GlobalOptions {
   dir: string;
@@ -29,7 +30,6 @@ export const exportCommand: CommandModule<GlobalOptions, ExportOptions> = {
     withBrv('export', argv, async (brv) => {
       const result = await brv.exportTo(path.resolve(argv.C ?? process.cwd(), argv.dir), { force: argv.force, at: argv.at });
       if (argv.format === 'json') return printJson('export', true, result);
-      const count = `${result.topics.length} topic${result.topics.length === 1 ? '' : 's'}`;
-      printText(`Exported ${count} to ${result.directory}${result.replaced ? ' (replaced the previous tree)' : ''}.`);
+      printText(exportText(result));
     }),
 };

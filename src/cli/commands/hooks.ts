@@ -1,13 +1,11 @@
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { ErrorKind } from '../../error-kinds.js';
-import type { HookFileStatus, InstallChange, UninstallChange } from '../../hooks/install.js';
-import type { HooksReport } from '../../hooks/repository-hooks.js';
-import type { StaleTopic } from '../../hooks/cited.js';
 import { HOOK_NAMES, type HookName } from '../../hooks/scripts.js';
 import type { Brv } from '../../service/brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js';
+import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { hooksInstallText, hooksStatusText, hooksUninstallText, integratedNote, staleWarning } from '../../views/hooks.js';
 
 interface SelectOptions extends GlobalOptions {
   hooks?: string[];
@@ -27,10 +25,6 @@ const selectHooks = <T>(y: Argv<T>) =>
     describe: `Hooks to act on (default: all of ${HOOK_NAMES.join(', ')})`,
   });
 
-function header(report: HooksReport<unknown>): string {
-  return `Hooks directory: ${report.hooksDirectory}${report.hooksPath ? ` (core.hooksPath = ${report.hooksPath})` : ''}`;
-}
-
 const installCommand: CommandModule<GlobalOptions, SelectOptions> = {
   command: 'install [hooks..]',
   describe: 'Install brv into the git hooks git runs (core.hooksPath honoured); existing hooks are chained, never replaced',
@@ -49,21 +43,7 @@ const installCommand: CommandModule<GlobalOptions, SelectOptions> = {
       const { installRepositoryHooks } = await import('../../hooks/repository-hooks.js');
       const report = await installRepositoryHooks(brv.repo, argv.hooks);
       if (argv.format === 'json') return printJson('hooks install', true, report);
-      const describe: Record<InstallChange['action'], string> = {
-        created: 'installed (new hook)',
-        added: 'installed (added to your existing hook)',
-        updated: 'updated',
-        unchanged: 'already installed',
-        skipped: 'skipped',
-      };
-      const lines = [header(report)];
-      for (const hook of report.hooks) {
-        lines.push(`  ${hook.name.padEnd(14)} ${describe[hook.action]}${hook.reason ? `: ${hook.reason}` : ''}`);
-        if (hook.chain) lines.push(`  ${''.padEnd(14)} to chain brv, call from it: ${hook.chain}`);
-        if (hook.note) lines.push(`  ${''.padEnd(14)} note: ${hook.note}`);
-      }
-      for (const line of report.notes) lines.push(`note: ${line}`);
-      printText(lines.join('\n'));
+      printText(hooksInstallText(report));
     }),
 };
 
@@ -76,16 +56,7 @@ const uninstallCommand: CommandModule<GlobalOptions, SelectOptions> = {
       const { uninstallRepositoryHooks } = await import('../../hooks/repository-hooks.js');
       const report = await uninstallRepositoryHooks(brv.repo, argv.hooks);
       if (argv.format === 'json') return printJson('hooks uninstall', true, report);
-      const describe: Record<UninstallChange['action'], string> = {
-        removed: "removed brv's block (your hook is kept)",
-        deleted: 'removed (the hook file held only brv)',
-        'not-installed': 'not installed',
-        skipped: 'skipped',
-      };
-      const lines = [header(report)];
-      for (const hook of report.hooks)
-        lines.push(`  ${hook.name.padEnd(14)} ${describe[hook.action]}${hook.reason ? `: ${hook.reason}` : ''}`);
-      printText(lines.join('\n'));
+      printText(hooksUninstallText(report));
     }),
 };
 
@@ -97,43 +68,9 @@ const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
       const { repositoryHooksStatus } = await import('../../hooks/repository-hooks.js');
       const report = await repositoryHooksStatus(brv.repo);
       if (argv.format === 'json') return printJson('hooks status', true, report);
-      const describe = (hook: HookFileStatus): string => {
-        const interpreter = hook.interpreter && hook.interpreter !== 'sh' ? ` (${hook.interpreter})` : '';
-        switch (hook.state) {
-          case 'installed':
-            return `installed${interpreter}${hook.executable ? '' : ' — not executable, so git ignores it'}`;
-          case 'outdated':
-            return 'outdated — run brv hooks install to update it';
-          case 'foreign':
-            return `not installed: a hook brv does not edit${interpreter}; call "brv hooks run ${hook.name}" from it`;
-          default:
-            return hook.exists ? 'not installed (a hook of yours is there; install adds to it)' : 'not installed';
-        }
-      };
-      const lines = [header(report), ...report.hooks.map((hook) => `  ${hook.name.padEnd(14)} ${describe(hook)}`)];
-      lines.push(
-        `pre-commit:     ${report.preCommit === 'block' ? 'refuses commits that touch cited files' : 'warns only (git config brv.hooks.preCommit block to refuse)'}`,
-      );
-      for (const line of report.notes) lines.push(`note: ${line}`);
-      printText(lines.join('\n'));
+      printText(hooksStatusText(report));
     }),
 };
-
-/**
- * The warning the pre-commit hook prints. The shell block in hooks/pre-commit prints the same text
- * from the cache with awk; keep the two in step.
- */
-function staleWarning(stale: readonly StaleTopic[], mode: 'warn' | 'block'): string {
-  const lines = ['brv: staged changes touch files cited by these topics; they may be stale:'];
-  for (const { topic, files } of stale.slice(0, 20)) lines.push(`  ${topic} (${files.join(', ')})`);
-  if (stale.length > 20) lines.push(`  and ${stale.length - 20} more`);
-  lines.push(
-    mode === 'block'
-      ? 'brv: commit refused (git config brv.hooks.preCommit is block). Update the topics with brv curate, or commit with BRV_SKIP_HOOKS=1.'
-      : 'Update them with brv curate, or ignore.',
-  );
-  return `${lines.join('\n')}\n`;
-}
 
 async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
   const snapshot = await brv.store.snapshot(brv.branch);
@@ -169,11 +106,7 @@ async function runIntegration(brv: Brv, argv: RunOptions): Promise<void> {
   if (argv.format === 'json')
     return printJson('hooks run', true, { hook: argv.hook, integrated: true, before: before ?? null, after: after ?? null, result });
   if (after === before) return;
-  const conflicts = result?.conflicts ?? [];
-  const kept = conflicts.length > 0 ? ` ${conflicts.length} topic(s) changed on both sides keep both versions for review.` : '';
-  note(
-    `brv: brv branch ${brv.branch} now includes fetched knowledge (${before ? `${shortOid(before)} -> ` : ''}${shortOid(after)}).${kept}`,
-  );
+  note(integratedNote(brv.branch, before, after, result?.conflicts ?? []));
 }
 
 const runCommand: CommandModule<GlobalOptions, RunOptions> = {

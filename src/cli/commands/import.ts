@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, note, printJson, printText, shortOid } from '../output.js';
+import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { importNotes, importRefusedText, importText } from '../../views/transfer.js';
 
 interface ImportOptions extends GlobalOptions {
   dir: string;
@@ -34,21 +35,8 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
       });
       if (!result.ok) process.exitCode = EXIT_FAILURE;
       if (argv.format === 'json') return printJson('import', result.ok, result);
-      if (!result.ok) {
-        const lines = ['Nothing was imported; fix these files first:'];
-        for (const problem of result.problems)
-          for (const error of problem.errors) lines.push(`  ${problem.file}: ${error.kind}: ${error.message}`);
-        return printText(lines.join('\n'));
-      }
-      for (const problem of result.problems)
-        for (const error of problem.errors) note(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
-      for (const topic of result.converted) note(`converted from Markdown: ${topic.relative} → ${topic.path}`);
-      if (result.skipped.length > 0)
-        note(`${result.skipped.length} file(s) not topics (generated indexes, archives, other files): see --format json`);
-      printText(
-        result.commit
-          ? `Imported ${result.added.length} new and ${result.updated.length} updated topics (${result.unchanged} unchanged) in commit ${shortOid(result.commit)}.`
-          : `Nothing to import: ${result.unchanged} topics already up to date.`,
-      );
+      if (!result.ok) return printText(importRefusedText(result));
+      for (const line of importNotes(result)) note(line);
+      printText(importText(result));
     }),
 };

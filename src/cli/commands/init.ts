@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
-import { branchRef, DEFAULT_BRANCH, remoteTrackingPrefix } from '../../store/refs.js';
+import { printJson, printText } from '../output.js';
+import { initText } from '../../views/setup.js';
+import { branchRef, DEFAULT_BRANCH } from '../../store/refs.js';
 
 interface InitOptions extends GlobalOptions {
   track?: string;
@@ -21,18 +22,6 @@ export const initCommand: CommandModule<GlobalOptions, InitOptions> = {
       const result = await brv.init();
       const tracked = argv.track ? await brv.track(argv.track) : undefined;
       if (argv.format === 'json') return printJson('init', true, { ...result, ...(tracked ? { tracked } : {}) });
-      const lines = [
-        result.created
-          ? `Initialized brv context tree on ${result.ref} (commit ${shortOid(result.commit)}).`
-          : `brv is already initialized on ${result.ref} (tip ${shortOid(result.commit)}).`,
-      ];
-      if (tracked) {
-        lines.push(
-          tracked.added.length
-            ? `git fetch ${tracked.remote} now also fetches brv knowledge (into ${remoteTrackingPrefix(tracked.remote)}).`
-            : `${tracked.remote} already fetches brv knowledge.`,
-        );
-      }
-      printText(lines.join('\n'));
+      printText(initText(result, tracked));
     }),
 };

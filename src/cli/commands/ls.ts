@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { listText } from '../../views/topics.js';
 
 interface LsOptions extends GlobalOptions {
   prefix?: string;
@@ -18,7 +19,6 @@ export const lsCommand: CommandModule<GlobalOptions, LsOptions> = {
     withBrv('ls', argv, async (brv) => {
       const result = await brv.list(argv.prefix, { at: argv.at });
       if (argv.format === 'json') return printJson('ls', true, result);
-      if (result.topics.length === 0) return printText(result.prefix ? `No topics under ${result.prefix}.` : 'No topics yet.');
-      printText(`${result.topics.join('\n')}\n(${result.topics.length} topic${result.topics.length === 1 ? '' : 's'})`);
+      printText(listText(result));
     }),
 };

@@ -1,8 +1,8 @@
-import { markdownInline } from '../../topic/inline.js';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { originLabel, printJson, printText } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { queryText } from '../../views/query.js';
 
 export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'query <question..>',
@@ -20,16 +20,7 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         const { question, options } = retrievalRequest(argv);
         const result = await brv.query(question, options);
         if (argv.format === 'json') return printJson('query', true, result);
-        if (result.matchedDocs.length === 0)
-          return printText('No topics match. Try other words, or curate what you learn with brv curate.');
-        const blocks = result.matchedDocs.map(
-          // The header line names the topic, so the rendered title line is not repeated under it.
-          (doc, i) =>
-            `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${doc.rendered_md.replace(/^# .*\n+/, '').trim()}`,
-        );
-        printText(
-          `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`,
-        );
+        printText(queryText(result));
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).

@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { readText } from '../../views/topics.js';
 
 interface ReadOptions extends GlobalOptions {
   path: string;
@@ -20,6 +21,6 @@ export const readCommand: CommandModule<GlobalOptions, ReadOptions> = {
     withBrv('read', argv, async (brv) => {
       const result = await brv.read(argv.path, { raw: argv.raw, at: argv.at });
       if (argv.format === 'json') return printJson('read', true, result);
-      printText(result.content);
+      printText(readText(result));
     }),
 };

@@ -1,22 +1,13 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { reviewDecisionText, reviewsText, reviewToggleText } from '../../views/review.js';
 import type { Brv } from '../../service/brv.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
   const list = await brv.reviews();
   if (format === 'json') return printJson(command, true, list);
-  if (list.tasks.length === 0) return printText('No changes awaiting review.');
-  const lines: string[] = [];
-  for (const task of list.tasks) {
-    lines.push(`${task.taskId}  ${task.subject}${task.gated ? '  [waiting: not on the branch until approved]' : ''}`);
-    for (const op of task.operations) {
-      lines.push(`    ${op.type.padEnd(6)} ${op.path}${op.impact ? `  (impact ${op.impact})` : ''}`);
-      if (op.reason) lines.push(`           reason: ${op.reason}`);
-    }
-  }
-  lines.push('', 'Approve with brv review approve <id>; undo with brv review reject <id> [--file <path>].');
-  printText(lines.join('\n'));
+  printText(reviewsText(list));
 }
 
 const reviewPendingCommand: CommandModule<GlobalOptions, GlobalOptions> = {
@@ -45,13 +36,7 @@ function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOpti
       withBrv(`review ${decision}`, argv, async (brv) => {
         const result = decision === 'approve' ? await brv.approve(argv.id, argv.file ?? []) : await brv.reject(argv.id, argv.file ?? []);
         if (argv.format === 'json') return printJson(`review ${decision}`, true, { ...result, status: 'success' });
-        const lines = [
-          `${decision === 'approve' ? 'Approved' : 'Rejected'} ${result.totalCount} change(s) of review ${result.taskId}` +
-            (result.commit ? ` (commit ${shortOid(result.commit)}).` : '.'),
-        ];
-        for (const file of result.files) lines.push(`    ${file.path}${file.reverted ? ' (reverted)' : ''}`);
-        if (result.remaining.length) lines.push(`Still pending: ${result.remaining.join(', ')}`);
-        printText(lines.join('\n'));
+        printText(reviewDecisionText(decision, result));
       }),
   };
 }
@@ -78,7 +63,7 @@ export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
         const { setSetting } = await import('../../settings/settings.js');
         await setSetting(brv.repo, 'review.enabled', argv.enable ? 'true' : 'false');
         if (argv.format === 'json') return printJson('review', true, { enabled: Boolean(argv.enable) });
-        return printText(`Reviews ${argv.enable ? 'enabled' : 'disabled'} for this repository.`);
+        return printText(reviewToggleText(Boolean(argv.enable)));
       }
       await printPending(brv, argv.format, 'review');
     }),

@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { removeText } from '../../views/topics.js';
 
 interface RmOptions extends GlobalOptions {
   path: string;
@@ -20,6 +21,6 @@ export const rmCommand: CommandModule<GlobalOptions, RmOptions> = {
     withBrv('rm', argv, async (brv) => {
       const result = await brv.remove(argv.path, { recursive: argv.recursive, reason: argv.reason });
       if (argv.format === 'json') return printJson('rm', true, result);
-      printText(`Removed ${result.removed.join(', ')} (commit ${shortOid(result.commit)}).`);
+      printText(removeText(result));
     }),
 };

@@ -1,8 +1,8 @@
-import { markdownInline } from '../../topic/inline.js';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { originLabel, printJson, printText } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { searchText } from '../../views/query.js';
 
 export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'search <question..>',
@@ -16,15 +16,7 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         const { question, options } = retrievalRequest(argv);
         const result = await brv.search(question, options);
         if (argv.format === 'json') return printJson('search', true, result);
-        if (result.results.length === 0) return printText('No topics match.');
-        printText(
-          result.results
-            .map(
-              (r, i) =>
-                `${i + 1}. ${markdownInline(r.title)} [${Math.round(r.score * 100)}%]\n   ${originLabel(r)}${markdownInline(r.topicPath)}\n   ${markdownInline(r.excerpt)}`,
-            )
-            .join('\n'),
-        );
+        printText(searchText(result));
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).

@@ -1,6 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { GitRepository } from '../../git/repository.js';
-import type { SettingState } from '../../settings/settings.js';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
 
@@ -17,13 +16,6 @@ interface SetOptions extends KeyOptions {
   value: string;
 }
 
-const where = (global: boolean | undefined) => (global ? 'your global git config' : "this repository's git config");
-
-function sourceText(state: SettingState): string {
-  const origin = state.source === 'default' ? 'default' : `${state.source}, default ${String(state.default)}`;
-  return state.invalid !== undefined ? `${origin}; stored value "${state.invalid}" is not valid and is ignored` : origin;
-}
-
 const listCommand: CommandModule<GlobalOptions, SettingsOptions> = {
   command: 'list',
   describe: 'Every setting, its value and where the value comes from (default, repository or global)',
@@ -32,16 +24,10 @@ const listCommand: CommandModule<GlobalOptions, SettingsOptions> = {
 
 async function printList(repo: GitRepository, argv: SettingsOptions, command: string): Promise<void> {
   const { listSettings } = await import('../../settings/settings.js');
-  const { describeType, findSetting } = await import('../../settings/registry.js');
+  const { settingsText } = await import('../../views/settings.js');
   const settings = await listSettings(repo, { global: argv.global });
   if (argv.format === 'json') return printJson(command, true, { settings });
-  const lines: string[] = [];
-  for (const state of settings) {
-    lines.push(`${state.key} = ${String(state.value)}  (${sourceText(state)})`);
-    lines.push(`    ${state.description}; ${describeType(findSetting(state.key)!)}.`);
-  }
-  lines.push('', 'Change one with brv settings set <key> <value> [--global]; undo with brv settings reset <key> [--global].');
-  printText(lines.join('\n'));
+  printText(settingsText(settings));
 }
 
 const getCommand: CommandModule<GlobalOptions, KeyOptions> = {
@@ -53,7 +39,7 @@ const getCommand: CommandModule<GlobalOptions, KeyOptions> = {
       const { getSetting } = await import('../../settings/settings.js');
       const state = await getSetting(brv.repo, argv.key, { global: argv.global });
       if (argv.format === 'json') return printJson('settings get', true, { key: state.key, value: state.value, source: state.source });
-      printText(`${state.key} = ${String(state.value)}  (${sourceText(state)})`);
+      printText((await import('../../views/settings.js')).settingText(state));
     }),
 };
 
@@ -71,7 +57,7 @@ const setCommand: CommandModule<GlobalOptions, SetOptions> = {
       const { setSetting } = await import('../../settings/settings.js');
       const result = await setSetting(brv.repo, argv.key, String(argv.value), { global: argv.global });
       if (argv.format === 'json') return printJson('settings set', true, result);
-      printText(`Set ${result.key} = ${String(result.value)} in ${where(argv.global)} (brv.${result.key}).`);
+      printText((await import('../../views/settings.js')).settingSetText(result, argv.global));
     }),
 };
 
@@ -85,7 +71,7 @@ const resetCommand: CommandModule<GlobalOptions, KeyOptions> = {
       const result = await resetSetting(brv.repo, argv.key, { global: argv.global });
       if (argv.format === 'json') return printJson('settings reset', true, result);
       const now = await getSetting(brv.repo, result.key, { global: argv.global });
-      printText(`Reset ${result.key} in ${where(argv.global)}; it is now ${String(now.value)} (${sourceText(now)}).`);
+      printText((await import('../../views/settings.js')).settingResetText(result.key, now, argv.global));
     }),
 };
 

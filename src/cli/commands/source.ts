@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { sourceAddedText, sourceRefreshText, sourceRemovedText, sourcesText } from '../../views/worktree.js';
 
 interface AddOptions extends GlobalOptions {
   location: string;
@@ -21,7 +22,7 @@ const addCommand: CommandModule<GlobalOptions, AddOptions> = {
     withBrv('source add', argv, async (brv) => {
       const source = await brv.sourceAdd(argv.location, { alias: argv.alias, branch: argv.branch, cwd: argv.C ?? process.cwd() });
       if (argv.format === 'json') return printJson('source add', true, source);
-      printText(`Added knowledge source ${source.alias} (${source.url}, ${shortOid(source.commit)}). brv sync refreshes it.`);
+      printText(sourceAddedText(source));
     }),
   ),
 };
@@ -38,7 +39,7 @@ const removeCommand: CommandModule<GlobalOptions, RemoveOptions> = {
     withBrv('source remove', argv, async (brv) => {
       const source = await brv.sourceRemove(argv.source);
       if (argv.format === 'json') return printJson('source remove', true, source);
-      printText(`Removed knowledge source ${source.alias}.`);
+      printText(sourceRemovedText(source));
     }),
 };
 
@@ -49,8 +50,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     withBrv('source list', argv, async (brv) => {
       const sources = await brv.sources();
       if (argv.format === 'json') return printJson('source list', true, { sources });
-      if (sources.length === 0) return printText('No knowledge sources. Add one with brv source add <path-or-url>.');
-      printText(sources.map((s) => `${s.alias}\t${s.url}\t${s.branch}\t${shortOid(s.commit)}`).join('\n'));
+      printText(sourcesText(sources));
     }),
 };
 
@@ -61,9 +61,7 @@ const refreshCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     withBrv('source refresh', argv, async (brv) => {
       const results = await brv.sourceRefresh();
       if (argv.format === 'json') return printJson('source refresh', true, { sources: results });
-      printText(
-        results.map((r) => `${r.alias}\t${r.error ? `failed: ${r.error}` : shortOid(r.commit)}`).join('\n') || 'No knowledge sources.',
-      );
+      printText(sourceRefreshText(results));
     }),
   ),
 };

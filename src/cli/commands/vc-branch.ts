@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { branchCreatedText, branchDeletedText, branchesText, checkoutText, mergeText } from '../../views/vc.js';
 
 interface BranchOptions extends GlobalOptions {
   name?: string;
@@ -24,21 +25,16 @@ export const vcBranchCommand: CommandModule<GlobalOptions, BranchOptions> = {
       if (argv.delete) {
         const result = await brv.deleteBranch(argv.delete, { force: argv.force });
         if (argv.format === 'json') return printJson('vc branch', true, { deleted: result });
-        return printText(`Deleted brv branch ${result.branch} (was ${shortOid(result.commit)}).`);
+        return printText(branchDeletedText(result));
       }
       if (argv.name) {
         const result = await brv.createBranch(argv.name);
         if (argv.format === 'json') return printJson('vc branch', true, { created: result });
-        return printText(
-          `Created brv branch ${result.branch} at ${shortOid(result.commit)}. Switch to it with brv vc checkout ${result.branch}.`,
-        );
+        return printText(branchCreatedText(result));
       }
       const branches = await brv.branches({ all: argv.all });
       if (argv.format === 'json') return printJson('vc branch', true, { current: brv.branch, branches });
-      if (branches.length === 0) return printText('No brv branches yet: run brv init.');
-      printText(
-        branches.map((b) => `${b.current ? '*' : ' '} ${b.remote ? `remotes/${b.branch}` : b.branch}  ${shortOid(b.commit)}`).join('\n'),
-      );
+      printText(branchesText(branches));
     }),
 };
 
@@ -61,9 +57,7 @@ export const vcCheckoutCommand: CommandModule<GlobalOptions, CheckoutOptions> = 
       async (brv) => {
         const result = await brv.checkout(argv.branch, { create: argv.b });
         if (argv.format === 'json') return printJson('vc checkout', true, result);
-        printText(
-          `${result.created ? 'Created and switched' : 'Switched'} to brv branch ${result.branch}${result.commit ? ` (${shortOid(result.commit)})` : ''}.`,
-        );
+        printText(checkoutText(result));
       },
       undefined,
       { repairHead: true }, // checkout is the fix for a damaged brv/HEAD
@@ -82,21 +76,6 @@ export const vcMergeCommand: CommandModule<GlobalOptions, MergeOptions> = {
     withBrv('vc merge', argv, async (brv) => {
       const result = await brv.merge(argv.branch);
       if (argv.format === 'json') return printJson('vc merge', true, result);
-      printText(describeMerge(argv.branch, result));
+      printText(mergeText(argv.branch, result));
     }),
 };
-
-export function describeMerge(
-  source: string,
-  result: { status: string; commit?: string; merged: string[]; conflicts: string[]; review?: { id: string } },
-): string {
-  if (result.status === 'up-to-date') return `Already up to date with ${source}.`;
-  if (result.status === 'fast-forward') return `Fast-forwarded to ${source} (${shortOid(result.commit)}).`;
-  const lines = [`Merged ${source} (commit ${shortOid(result.commit)}).`];
-  if (result.merged.length) lines.push(`Merged section by section: ${result.merged.join(', ')}`);
-  if (result.conflicts.length) {
-    lines.push(`Both versions kept, marked in the topic: ${result.conflicts.join(', ')}`);
-    if (result.review) lines.push(`Review opened: brv review pending (id ${result.review.id}).`);
-  }
-  return lines.join('\n');
-}

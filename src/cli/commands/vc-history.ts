@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText, shortOid } from '../output.js';
+import { printJson, printText } from '../output.js';
+import { diffText, gitConfigText, logText, showText, vcStatusText } from '../../views/vc.js';
 
 interface LogOptions extends GlobalOptions {
   limit: number;
@@ -21,16 +22,7 @@ export const vcLogCommand: CommandModule<GlobalOptions, LogOptions> = {
       const limit = Math.max(1, Math.min(10000, Math.floor(argv.limit)));
       const entries = await brv.history(limit, { all: argv.all, path: argv.path });
       if (argv.format === 'json') return printJson('vc log', true, { branch: brv.branch, entries });
-      if (entries.length === 0) return printText(`No commits on brv branch ${brv.branch}.`);
-      const lines: string[] = [];
-      for (const entry of entries) {
-        const tags = [entry.meta.op, entry.meta.type, entry.meta.impact && `impact ${entry.meta.impact}`].filter(Boolean).join(', ');
-        lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${entry.author}`);
-        lines.push(`    ${entry.subject}${tags ? `  [${tags}]` : ''}`);
-        for (const path of entry.meta.conflicts ?? []) lines.push(`    conflict kept for review: ${path}`);
-        for (const change of entry.changes) if (!change.path.startsWith('.brv/')) lines.push(`    ${change.status} ${change.path}`);
-      }
-      printText(lines.join('\n'));
+      printText(logText(brv.branch, entries));
     }),
 };
 
@@ -56,13 +48,7 @@ export const vcDiffCommand: CommandModule<GlobalOptions, DiffOptions> = {
       const paths = argv.path?.map((p) => p.replace(/\/+$/, '').replace(/\.html$/, ''));
       const result = await brv.diff(argv.range, { patch: !argv.stat, paths });
       if (argv.format === 'json') return printJson('vc diff', true, result);
-      if (result.changes.length === 0) return printText('No topic changes.');
-      const lines: string[] = [];
-      for (const change of result.changes) {
-        lines.push(`${change.status.padEnd(8)} ${change.path}`);
-        if (change.diff) lines.push(change.diff.trimEnd(), '');
-      }
-      printText(lines.join('\n'));
+      printText(diffText(result));
     }),
 };
 
@@ -82,16 +68,7 @@ export const vcShowCommand: CommandModule<GlobalOptions, ShowOptions> = {
     withBrv('vc show', argv, async (brv) => {
       const result = await brv.show(argv.spec, { patch: !argv.stat });
       if (argv.format === 'json') return printJson('vc show', true, result.kind === 'topic' ? result.topic : result.commit);
-      if (result.kind === 'topic') return printText(result.topic.content);
-      const { commit } = result;
-      const lines = [`commit ${commit.commit}`, `Author: ${commit.author}`, `Date:   ${commit.time}`, '', `    ${commit.subject}`, ''];
-      for (const [key, value] of Object.entries(commit.meta)) lines.push(`    ${key}: ${Array.isArray(value) ? value.join(', ') : value}`);
-      if (Object.keys(commit.meta).length > 0) lines.push('');
-      for (const change of commit.changes) {
-        lines.push(`${change.status.padEnd(8)} ${change.path}`);
-        if (change.diff) lines.push(change.diff.trimEnd(), '');
-      }
-      printText(lines.join('\n'));
+      printText(showText(result));
     }),
 };
 
@@ -102,19 +79,7 @@ export const vcStatusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     withBrv('vc status', argv, async (brv) => {
       const status = await brv.vcStatus();
       if (argv.format === 'json') return printJson('vc status', true, status);
-      const lines = [`On brv branch ${status.branch} (${status.tip ? shortOid(status.tip) : 'no commits yet'})`];
-      if (!status.remote) lines.push('No git remote: knowledge is only here. Add one with brv vc remote add origin <url>.');
-      else if (!status.tracking)
-        lines.push(`Not yet pushed to ${status.remote}: ${status.ahead} commit(s) to push (brv vc push -u ${status.remote}).`);
-      else if (status.ahead === 0 && status.behind === 0) lines.push(`Up to date with ${status.remote}/${status.branch}.`);
-      else
-        lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${status.remote}/${status.branch}); brv sync does both.`);
-      lines.push(
-        status.openReviews === 0
-          ? 'No open reviews.'
-          : `${status.openReviews} open review(s), ${status.pendingChanges} change(s) pending: brv review pending.`,
-      );
-      printText(lines.join('\n'));
+      printText(vcStatusText(status));
     }),
 };
 
@@ -134,6 +99,6 @@ export const vcConfigCommand: CommandModule<GlobalOptions, ConfigOptions> = {
     withBrv('vc config', argv, async (brv) => {
       const result = await brv.gitConfig(argv.key as 'user.name' | 'user.email', argv.value);
       if (argv.format === 'json') return printJson('vc config', true, result);
-      printText(result.value ?? `${argv.key} is not set (git config ${argv.key} "…").`);
+      printText(gitConfigText(argv.key, result.value));
     }),
 };

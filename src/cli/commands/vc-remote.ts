@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
-import { describeMerge } from './vc-branch.js';
+import { cloneText, fetchText, mergeText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
 
 interface RemoteOptions extends GlobalOptions {
@@ -28,18 +28,16 @@ export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
       if (argv.action === 'add' || argv.action === 'set-url') {
         const result = argv.action === 'add' ? await brv.remoteAdd(argv.name!, argv.url!) : await brv.remoteSetUrl(argv.name!, argv.url!);
         if (argv.format === 'json') return printJson('vc remote', true, { action: argv.action, ...result });
-        return printText(`${argv.action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.`);
+        return printText(remoteChangedText(argv.action, result));
       }
       if (argv.action === 'remove') {
         const result = await brv.remoteRemove(argv.name!);
         if (argv.format === 'json') return printJson('vc remote', true, { action: 'remove', ...result });
-        return printText(`Removed remote ${result.name}.`);
+        return printText(remoteChangedText('remove', result));
       }
       const remotes = await brv.remotes();
       if (argv.format === 'json') return printJson('vc remote', true, { remotes });
-      printText(
-        remotes.length ? remotes.map((r) => `${r.name}\t${r.url}`).join('\n') : 'No remotes. Add one with brv vc remote add origin <url>.',
-      );
+      printText(remotesText(remotes));
     });
   },
 };
@@ -56,12 +54,8 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
     withBrv('vc fetch', argv, async (brv) => {
       const result = await brv.fetch(argv.remote);
       if (argv.format === 'json') return printJson('vc fetch', true, result);
-      const lines = [`Fetched ${result.branches.length} brv branch(es) from ${result.remote}.`];
-      if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
-      if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
-      if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
-      for (const refused of result.refused) note(`Refused ${refused.ref}: ${refused.message}`);
-      printText(lines.join('\n'));
+      for (const line of refusedNotes(result.refused)) note(line);
+      printText(fetchText(result));
     }),
   ),
 };
@@ -74,7 +68,7 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
     withBrv('vc pull', argv, async (brv) => {
       const result = await brv.pull(argv.remote);
       if (argv.format === 'json') return printJson('vc pull', true, result);
-      printText(describeMerge(`${result.remote}/${result.branch}`, result.merge));
+      printText(mergeText(`${result.remote}/${result.branch}`, result.merge));
     }),
   ),
 };
@@ -94,11 +88,7 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
     withBrv('vc push', argv, async (brv) => {
       const result = await brv.push(argv.remote, { setUpstream: argv.u });
       if (argv.format === 'json') return printJson('vc push', true, result);
-      const branch = result.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
-      printText(
-        `${branch?.status === 'up-to-date' ? 'Already up to date on' : 'Pushed brv branch ' + result.branch + ' to'} ${result.remote}.` +
-          (result.upstreamSet ? ` Upstream set to ${result.remote}.` : ''),
-      );
+      printText(pushText(result));
     }),
   ),
 };
@@ -112,11 +102,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
       const result = await brv.sync(argv.remote);
       if (argv.format === 'json') return printJson('sync', true, result);
-      const lines: string[] = [];
-      if (result.merge) lines.push(describeMerge(`${result.remote}/${result.branch}`, result.merge));
-      const pushed = result.push.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
-      lines.push(pushed?.status === 'ok' ? `Pushed to ${result.remote}.` : `Nothing to push to ${result.remote}.`);
-      printText(lines.join('\n'));
+      printText(syncText(result));
     }),
   ),
 };
@@ -147,11 +133,8 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
       const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd());
       if (argv.format === 'json') return printJson('vc clone', true, result);
-      for (const refused of result.refused) note(`Refused ${refused.ref}: ${refused.message}`);
-      printText(
-        `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
-          ` A plain git fetch now brings knowledge too.`,
-      );
+      for (const line of refusedNotes(result.refused)) note(line);
+      printText(cloneText(result));
     }),
   ),
 };

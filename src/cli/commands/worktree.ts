@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { worktreeAddedText, worktreeRemovedText, worktreesText } from '../../views/worktree.js';
 
 interface AddOptions extends GlobalOptions {
   path: string;
@@ -29,9 +30,7 @@ const addCommand: CommandModule<GlobalOptions, AddOptions> = {
         createBrvBranch: argv['create-brv-branch'],
       });
       if (argv.format === 'json') return printJson('worktree add', true, result);
-      printText(
-        `Created worktree ${result.path}${result.gitBranch ? ` on git branch ${result.gitBranch}` : ''}; its brv branch is ${result.brvBranch}.`,
-      );
+      printText(worktreeAddedText(result));
     }),
 };
 
@@ -51,7 +50,7 @@ const removeCommand: CommandModule<GlobalOptions, RemoveOptions> = {
     withBrv('worktree remove', argv, async (brv) => {
       const result = await brv.worktreeRemove(argv.path, { force: argv.force });
       if (argv.format === 'json') return printJson('worktree remove', true, result);
-      printText(`Removed worktree ${result.path}.`);
+      printText(worktreeRemovedText(result));
     }),
 };
 
@@ -62,14 +61,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     withBrv('worktree list', argv, async (brv) => {
       const worktrees = await brv.worktrees();
       if (argv.format === 'json') return printJson('worktree list', true, { worktrees });
-      printText(
-        worktrees
-          .map(
-            (w) =>
-              `${w.current ? '*' : ' '} ${w.path}  git: ${w.bare ? '(bare)' : (w.gitBranch ?? '(detached)')}  brv: ${w.brvBranch ?? '(unreadable brv/HEAD: run brv vc checkout <branch> there)'}`,
-          )
-          .join('\n'),
-      );
+      printText(worktreesText(worktrees));
     }),
 };
 

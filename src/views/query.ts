@@ -1,0 +1,61 @@
+import type { Brv } from '../service/brv.js';
+import { markdownInline } from '../topic/inline.js';
+import { originLabel } from './format.js';
+
+/** What `Brv.query` returns (knowledge sources included). */
+export type QueryView = Awaited<ReturnType<Brv['query']>>;
+/** What `Brv.search` returns (knowledge sources included). */
+export type SearchView = Awaited<ReturnType<Brv['search']>>;
+
+/** A rendered topic without its first line `# title` (a heading that names the topic replaces it). */
+function withoutTitle(markdown: string): string {
+  return markdown.replace(/^# .*\n+/, '').trim();
+}
+
+/**
+ * `brv query` for a terminal: numbered topics, the header naming title, path, score and matched
+ * terms (so the rendered title line is not repeated under it).
+ */
+export function queryText(result: QueryView): string {
+  if (result.matchedDocs.length === 0) return 'No topics match. Try other words, or curate what you learn with brv curate.';
+  const blocks = result.matchedDocs.map(
+    (doc, i) =>
+      `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${withoutTitle(doc.rendered_md)}`,
+  );
+  return `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`;
+}
+
+/**
+ * MCP `brv-query`: one markdown section per topic, headed by its title, with its path and score and
+ * the rendered body (whose own `# title` line the section heading replaces, as in `queryText`).
+ */
+export function queryMarkdown(result: QueryView, question: string): string {
+  if (result.matchedDocs.length === 0) return `No topics matched "${question}" in this project's context tree.`;
+  const body = result.matchedDocs.map(
+    (doc) =>
+      `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${withoutTitle(doc.rendered_md)}`,
+  );
+  return `${body.join('\n\n---\n\n')}\n\n_Matched ${result.matchedDocs.length} of ${result.metadata.totalFound} topic(s) in ${result.metadata.durationMs}ms._`;
+}
+
+/** `brv search` for a terminal: title and score, path, excerpt. */
+export function searchText(result: SearchView): string {
+  if (result.results.length === 0) return 'No topics match.';
+  return result.results
+    .map(
+      (r, i) =>
+        `${i + 1}. ${markdownInline(r.title)} [${Math.round(r.score * 100)}%]\n   ${originLabel(r)}${markdownInline(r.topicPath)}\n   ${markdownInline(r.excerpt)}`,
+    )
+    .join('\n');
+}
+
+/** MCP `brv-search`: a markdown list of paths, titles, scores and excerpts. */
+export function searchMarkdown(result: SearchView, question: string): string {
+  if (result.results.length === 0) return `No topics matched "${question}".`;
+  return result.results
+    .map(
+      (r) =>
+        `- ${markdownInline(r.topicPath, 'line-start')} — ${markdownInline(r.title)} (score ${r.score})\n  ${markdownInline(r.excerpt)}`,
+    )
+    .join('\n');
+}

@@ -1,0 +1,173 @@
+import type { Brv } from '../service/brv.js';
+import type { HistoryEntry } from '../store/history.js';
+import { shortOid } from './format.js';
+
+type Result<M extends keyof Brv> = Brv[M] extends (...args: never[]) => Promise<infer R> ? R : never;
+
+/** What `Brv.diff` returns. */
+export type DiffView = Result<'diff'>;
+/** What `Brv.show` returns: a commit, or a topic as it was (`<rev>:<path>`). */
+export type ShowView = Result<'show'>;
+/** What `Brv.vcStatus` returns. */
+export type VcStatusView = Result<'vcStatus'>;
+/** What `Brv.branches` returns. */
+export type BranchesView = Result<'branches'>;
+/** What `Brv.fetch` returns. */
+export type FetchView = Result<'fetch'>;
+/** What `Brv.push` returns. */
+export type PushView = Result<'push'>;
+/** What `Brv.sync` returns. */
+export type SyncView = Result<'sync'>;
+/** What `Brv.clone` returns. */
+export type CloneView = Awaited<ReturnType<(typeof Brv)['clone']>>;
+/** What `Brv.remotes` returns. */
+export type RemotesView = Result<'remotes'>;
+
+/** `brv vc log`: each commit with its author, subject, trailers and changed topics. */
+export function logText(branch: string, entries: HistoryEntry[]): string {
+  if (entries.length === 0) return `No commits on brv branch ${branch}.`;
+  const lines: string[] = [];
+  for (const entry of entries) {
+    const tags = [entry.meta.op, entry.meta.type, entry.meta.impact && `impact ${entry.meta.impact}`].filter(Boolean).join(', ');
+    lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${entry.author}`);
+    lines.push(`    ${entry.subject}${tags ? `  [${tags}]` : ''}`);
+    for (const path of entry.meta.conflicts ?? []) lines.push(`    conflict kept for review: ${path}`);
+    for (const change of entry.changes) if (!change.path.startsWith('.brv/')) lines.push(`    ${change.status} ${change.path}`);
+  }
+  return lines.join('\n');
+}
+
+function changeLines(changes: DiffView['changes']): string[] {
+  const lines: string[] = [];
+  for (const change of changes) {
+    lines.push(`${change.status.padEnd(8)} ${change.path}`);
+    if (change.diff) lines.push(change.diff.trimEnd(), '');
+  }
+  return lines;
+}
+
+/** `brv vc diff`: each changed topic, with its diff unless --stat. */
+export function diffText(result: DiffView): string {
+  if (result.changes.length === 0) return 'No topic changes.';
+  return changeLines(result.changes).join('\n');
+}
+
+/** `brv vc show`: a commit in `git show` layout, or the topic's content. */
+export function showText(result: ShowView): string {
+  if (result.kind === 'topic') return result.topic.content;
+  const { commit } = result;
+  const lines = [`commit ${commit.commit}`, `Author: ${commit.author}`, `Date:   ${commit.time}`, '', `    ${commit.subject}`, ''];
+  for (const [key, value] of Object.entries(commit.meta)) lines.push(`    ${key}: ${Array.isArray(value) ? value.join(', ') : value}`);
+  if (Object.keys(commit.meta).length > 0) lines.push('');
+  lines.push(...changeLines(commit.changes));
+  return lines.join('\n');
+}
+
+/** `brv vc status`: the branch, where it stands against its remote, open reviews. */
+export function vcStatusText(status: VcStatusView): string {
+  const lines = [`On brv branch ${status.branch} (${status.tip ? shortOid(status.tip) : 'no commits yet'})`];
+  if (!status.remote) lines.push('No git remote: knowledge is only here. Add one with brv vc remote add origin <url>.');
+  else if (!status.tracking)
+    lines.push(`Not yet pushed to ${status.remote}: ${status.ahead} commit(s) to push (brv vc push -u ${status.remote}).`);
+  else if (status.ahead === 0 && status.behind === 0) lines.push(`Up to date with ${status.remote}/${status.branch}.`);
+  else lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${status.remote}/${status.branch}); brv sync does both.`);
+  lines.push(
+    status.openReviews === 0
+      ? 'No open reviews.'
+      : `${status.openReviews} open review(s), ${status.pendingChanges} change(s) pending: brv review pending.`,
+  );
+  return lines.join('\n');
+}
+
+/** `brv vc config <key>`: the value, or how to set it. */
+export function gitConfigText(key: string, value: string | undefined): string {
+  return value ?? `${key} is not set (git config ${key} "…").`;
+}
+
+/** `brv vc branch`: the branches, the current one starred. */
+export function branchesText(branches: BranchesView): string {
+  if (branches.length === 0) return 'No brv branches yet: run brv init.';
+  return branches.map((b) => `${b.current ? '*' : ' '} ${b.remote ? `remotes/${b.branch}` : b.branch}  ${shortOid(b.commit)}`).join('\n');
+}
+
+/** `brv vc branch <name>`. */
+export function branchCreatedText(result: { branch: string; commit?: string }): string {
+  return `Created brv branch ${result.branch} at ${shortOid(result.commit)}. Switch to it with brv vc checkout ${result.branch}.`;
+}
+
+/** `brv vc branch -d <name>`. */
+export function branchDeletedText(result: { branch: string; commit?: string }): string {
+  return `Deleted brv branch ${result.branch} (was ${shortOid(result.commit)}).`;
+}
+
+/** `brv vc checkout`. */
+export function checkoutText(result: { branch: string; commit?: string; created?: boolean }): string {
+  return `${result.created ? 'Created and switched' : 'Switched'} to brv branch ${result.branch}${result.commit ? ` (${shortOid(result.commit)})` : ''}.`;
+}
+
+/** A merge of `source` into the current branch (`brv vc merge`, `pull`, `sync`). */
+export function mergeText(
+  source: string,
+  result: { status: string; commit?: string; merged: string[]; conflicts: string[]; review?: { id: string } },
+): string {
+  if (result.status === 'up-to-date') return `Already up to date with ${source}.`;
+  if (result.status === 'fast-forward') return `Fast-forwarded to ${source} (${shortOid(result.commit)}).`;
+  const lines = [`Merged ${source} (commit ${shortOid(result.commit)}).`];
+  if (result.merged.length) lines.push(`Merged section by section: ${result.merged.join(', ')}`);
+  if (result.conflicts.length) {
+    lines.push(`Both versions kept, marked in the topic: ${result.conflicts.join(', ')}`);
+    if (result.review) lines.push(`Review opened: brv review pending (id ${result.review.id}).`);
+  }
+  return lines.join('\n');
+}
+
+/** `brv vc remote`: name and URL a line. */
+export function remotesText(remotes: RemotesView): string {
+  return remotes.length ? remotes.map((r) => `${r.name}\t${r.url}`).join('\n') : 'No remotes. Add one with brv vc remote add origin <url>.';
+}
+
+/** `brv vc remote add|set-url|remove`. */
+export function remoteChangedText(action: 'add' | 'set-url' | 'remove', result: { name: string; url?: string }): string {
+  if (action === 'remove') return `Removed remote ${result.name}.`;
+  return `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.`;
+}
+
+/** `brv vc fetch` (refused tips are notes, for stderr: see `refusedNotes`). */
+export function fetchText(result: FetchView): string {
+  const lines = [`Fetched ${result.branches.length} brv branch(es) from ${result.remote}.`];
+  if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
+  if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
+  if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
+  return lines.join('\n');
+}
+
+/** One note per remote tip that fetch or clone refused. */
+export function refusedNotes(refused: { ref: string; message: string }[]): string[] {
+  return refused.map((r) => `Refused ${r.ref}: ${r.message}`);
+}
+
+/** `brv vc push`. */
+export function pushText(result: PushView): string {
+  const branch = result.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
+  return (
+    `${branch?.status === 'up-to-date' ? 'Already up to date on' : 'Pushed brv branch ' + result.branch + ' to'} ${result.remote}.` +
+    (result.upstreamSet ? ` Upstream set to ${result.remote}.` : '')
+  );
+}
+
+/** `brv sync`: the merge, then the push. */
+export function syncText(result: SyncView): string {
+  const lines: string[] = [];
+  if (result.merge) lines.push(mergeText(`${result.remote}/${result.branch}`, result.merge));
+  const pushed = result.push.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
+  lines.push(pushed?.status === 'ok' ? `Pushed to ${result.remote}.` : `Nothing to push to ${result.remote}.`);
+  return lines.join('\n');
+}
+
+/** `brv vc clone`. */
+export function cloneText(result: CloneView): string {
+  return (
+    `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
+    ` A plain git fetch now brings knowledge too.`
+  );
+}
