@@ -6,6 +6,11 @@ export interface GlobalOptions {
   C?: string;
 }
 
+/** Who is acting in this CLI process: the agent that runs brv names itself in BRV_AGENT (Brv-Agent trailer). */
+export function cliActor(): { agent: string | undefined } {
+  return { agent: process.env.BRV_AGENT };
+}
+
 /**
  * Opens the repository the user is in, runs one command against it and always closes it.
  * Typed library errors become the JSON error envelope (or a one-line message) and exit code 1.

@@ -25,7 +25,7 @@ export async function commitImport(
   branch: string,
   topics: ReadonlyMap<string, { file: string; html: string }>,
   problems: ImportProblem[],
-  options: { overwrite: boolean; skipInvalid?: boolean; source?: string },
+  options: { overwrite: boolean; skipInvalid?: boolean; source?: string; agent?: string | undefined },
 ): Promise<ImportResult> {
   const empty = { added: [], updated: [], unchanged: 0, commit: undefined };
   if (problems.length > 0 && !options.skipInvalid) return { ok: false, ...empty, problems };
@@ -69,7 +69,7 @@ export async function commitImport(
       write: {
         edits,
         subject: `import: ${added.length} added, ${updated.length} updated${options.source ? ` from ${options.source}` : ''}`,
-        meta: { op: 'import', type: updated.length > 0 ? 'UPDATE' : 'ADD', agent: process.env.BRV_AGENT },
+        meta: { op: 'import', type: updated.length > 0 ? 'UPDATE' : 'ADD', agent: options.agent },
       },
       result: { ok: true, added, updated, unchanged, commit: undefined, problems: [...skipped, ...conflicts] },
     };

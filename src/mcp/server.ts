@@ -104,7 +104,9 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     },
     (args) =>
       run(args.cwd, async (brv) => {
-        const result = await brv.curateHtml(args.html, args.meta, args.confirmOverwrite ?? false);
+        // Who is acting: the client named itself at initialize (clientInfo.name).
+        const agent = server.server.getClientVersion()?.name;
+        const result = await brv.curateHtml(args.html, args.meta, args.confirmOverwrite ?? false, { agent });
         return result.ok ? text(curateMarkdown(result)) : { ...text(curateMarkdown(result)), isError: true };
       }),
   );

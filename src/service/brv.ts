@@ -64,6 +64,14 @@ export interface RemoveResult {
   commit: string;
 }
 
+/**
+ * Who is acting, passed in by the front end on every write (recorded as the Brv-Agent trailer): the
+ * CLI's BRV_AGENT, the MCP client's name; the library reads no environment for it.
+ */
+export interface Actor {
+  readonly agent?: string | undefined;
+}
+
 /** One repository's brv: the façade every front end (CLI, TUI, MCP, web) goes through. */
 export class Brv {
   readonly store: ContextStore;
@@ -161,17 +169,17 @@ export class Brv {
     };
   }
 
-  async curate(request: CurateRequest): Promise<CurateEnvelope> {
+  async curate(request: CurateRequest, actor: Actor = {}): Promise<CurateEnvelope> {
     // Loaded on demand: HTML parsing is the heaviest code in brv and most commands never need it.
     const { runCurate } = await import('../curate/protocol.js');
-    return runCurate({ store: this.store, sessions: this.sessions, branch: this.branch, agent: process.env.BRV_AGENT }, request);
+    return runCurate({ store: this.store, sessions: this.sessions, branch: this.branch, agent: actor.agent }, request);
   }
 
   /**
    * Imports a ByteRover context tree (a project, its `.brv/`, or the tree itself) as one commit: HTML
    * topics as they are, legacy Markdown topics converted, generated files skipped, with a report.
    */
-  async importFolder(dir: string, options: { overwrite?: boolean; skipInvalid?: boolean } = {}) {
+  async importFolder(dir: string, options: { overwrite?: boolean; skipInvalid?: boolean } & Actor = {}) {
     const [{ planByteRoverImport }, { commitImport }] = await Promise.all([
       import('../curate/byterover-tree.js'),
       import('../curate/import.js'),
@@ -181,6 +189,7 @@ export class Brv {
       overwrite: options.overwrite ?? false,
       skipInvalid: options.skipInvalid ?? false,
       source: plan.root,
+      agent: options.agent,
     });
     return { ...result, source: plan.root, imported: plan.imported, converted: plan.converted, skipped: plan.skipped };
   }
@@ -196,7 +205,7 @@ export class Brv {
   }
 
   /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */
-  async remove(rawPath: string, options: { recursive?: boolean; reason?: string } = {}): Promise<RemoveResult> {
+  async remove(rawPath: string, options: { recursive?: boolean; reason?: string } & Actor = {}): Promise<RemoveResult> {
     const normalized = normalizeTopicPath(rawPath.replace(/\/+$/, ''));
     if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
     const topicPath = normalized.path;
@@ -226,7 +235,7 @@ export class Brv {
         write: {
           edits: [{ path: target, remove: true }],
           subject: `delete: ${topicPath}${removed.length > 1 ? ` (${removed.length} topics)` : ''}`,
-          meta: { op: 'delete', type: 'DELETE', reason: options.reason, agent: process.env.BRV_AGENT },
+          meta: { op: 'delete', type: 'DELETE', reason: options.reason, agent: options.agent },
         },
         result: removed,
       };
@@ -356,14 +365,14 @@ export class Brv {
   }
 
   /** The one-shot write behind MCP's brv-curate: the same validator and writer as `brv curate`. */
-  async curateHtml(html: string, meta: unknown, overwrite: boolean) {
+  async curateHtml(html: string, meta: unknown, overwrite: boolean, actor: Actor = {}) {
     const [{ writeTopic }, { parseMeta }] = await Promise.all([import('../curate/write-topic.js'), import('../curate/envelope.js')]);
     const parsed = parseMeta(meta);
     if (!parsed.ok) {
       const errors: CurateError[] = [{ kind: 'invalid-response-format', message: parsed.message }];
       return { ok: false as const, errors };
     }
-    return writeTopic(this.store, html, parsed.meta, { branch: this.branch, overwrite, agent: process.env.BRV_AGENT ?? 'mcp' });
+    return writeTopic(this.store, html, parsed.meta, { branch: this.branch, overwrite, agent: actor.agent ?? 'mcp' });
   }
 
   async history(limit: number, options: { all?: boolean; path?: string } = {}): Promise<HistoryEntry[]> {
@@ -501,7 +510,7 @@ export class Brv {
   }
 
   /** Merges another brv branch (local, or `<remote>/<branch>`) into the current one. */
-  async merge(source: string) {
+  async merge(source: string, actor: Actor = {}) {
     const { mergeIntoBranch } = await import('../vc/merge.js');
     const { remoteBranchRef } = await import('../store/layout.js');
     // "<branch>" or "<remote>/<branch>": both are valid branch names, so one check covers them.
@@ -516,7 +525,7 @@ export class Brv {
     return mergeIntoBranch(this.store, this.branch, theirs, {
       subject: `merge: ${source} into ${this.branch}`,
       theirsLabel: source,
-      agent: process.env.BRV_AGENT,
+      agent: actor.agent,
     });
   }
 
@@ -557,11 +566,11 @@ export class Brv {
     return { ...result, createdBranches: created };
   }
 
-  async pull(remote?: string) {
+  async pull(remote?: string, actor: Actor = {}) {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.repo, this.branch, remote);
     const fetch = await sync.fetchRemote(this.store, name);
-    const merge = await sync.integrateRemote(this.store, this.branch, name, process.env.BRV_AGENT, fetch);
+    const merge = await sync.integrateRemote(this.store, this.branch, name, actor.agent, fetch);
     if (!merge && !(await this.repo.resolve(branchRef(this.branch)))) {
       throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${this.branch}.`);
     }
@@ -582,10 +591,10 @@ export class Brv {
   }
 
   /** Fetch, integrate and push the current brv branch (and refresh knowledge sources). */
-  async sync(remote?: string) {
+  async sync(remote?: string, actor: Actor = {}) {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.repo, this.branch, remote);
-    const result = await sync.syncBranch(this.store, this.branch, name, process.env.BRV_AGENT);
+    const result = await sync.syncBranch(this.store, this.branch, name, actor.agent);
     return { ...result, sources: await this.sourceRefresh() };
   }
 

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { CurateEnvelope } from '../../curate/envelope.js';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, printJson, printText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
 import type { OptionTable } from '../options.js';
@@ -63,16 +63,19 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
             errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }],
           };
         } else {
-          envelope = await brv.curate({
-            intent: argv.intent,
-            session: argv.session,
-            response: argv.response,
-            responseFile: argv['response-file'],
-            deleteResponseFile: argv['delete-response-file'],
-            overwrite: argv.overwrite,
-            htmlFile: argv['html-file'],
-            meta: argv.meta,
-          });
+          envelope = await brv.curate(
+            {
+              intent: argv.intent,
+              session: argv.session,
+              response: argv.response,
+              responseFile: argv['response-file'],
+              deleteResponseFile: argv['delete-response-file'],
+              overwrite: argv.overwrite,
+              htmlFile: argv['html-file'],
+              meta: argv.meta,
+            },
+            cliActor(),
+          );
         }
         // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
         // scripts, so it reports failure through the exit code as well.

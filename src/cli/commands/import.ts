@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
 import { importNotes, importRefusedText, importText } from '../../views/transfer.js';
 
@@ -32,6 +32,7 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
       const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), {
         overwrite: argv.overwrite,
         skipInvalid: argv['skip-invalid'],
+        ...cliActor(),
       });
       if (!result.ok) process.exitCode = EXIT_FAILURE;
       if (argv.format === 'json') return printJson('import', result.ok, result);

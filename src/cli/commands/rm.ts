@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { removeText } from '../../views/topics.js';
 
@@ -19,7 +19,7 @@ export const rmCommand: CommandModule<GlobalOptions, RmOptions> = {
       .option('reason', { type: 'string', describe: 'Why, recorded in the commit (Brv-Reason)' }),
   handler: (argv) =>
     withBrv('rm', argv, async (brv) => {
-      const result = await brv.remove(argv.path, { recursive: argv.recursive, reason: argv.reason });
+      const result = await brv.remove(argv.path, { recursive: argv.recursive, reason: argv.reason, ...cliActor() });
       if (argv.format === 'json') return printJson('rm', true, result);
       printText(removeText(result));
     }),

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { branchCreatedText, branchDeletedText, branchesText, checkoutText, mergeText } from '../../views/vc.js';
 
@@ -74,7 +74,7 @@ export const vcMergeCommand: CommandModule<GlobalOptions, MergeOptions> = {
   builder: (y) => y.positional('branch', { type: 'string', demandOption: true, describe: 'The brv branch to merge in' }),
   handler: (argv) =>
     withBrv('vc merge', argv, async (brv) => {
-      const result = await brv.merge(argv.branch);
+      const result = await brv.merge(argv.branch, cliActor());
       if (argv.format === 'json') return printJson('vc merge', true, result);
       printText(mergeText(argv.branch, result));
     }),

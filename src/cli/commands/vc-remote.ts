@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
-import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { cloneText, fetchText, mergeText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
@@ -66,7 +66,7 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
-      const result = await brv.pull(argv.remote);
+      const result = await brv.pull(argv.remote, cliActor());
       if (argv.format === 'json') return printJson('vc pull', true, result);
       printText(mergeText(`${result.remote}/${result.branch}`, result.merge));
     }),
@@ -100,7 +100,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
   handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
-      const result = await brv.sync(argv.remote);
+      const result = await brv.sync(argv.remote, cliActor());
       if (argv.format === 'json') return printJson('sync', true, result);
       printText(syncText(result));
     }),
