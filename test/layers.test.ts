@@ -39,7 +39,9 @@ const LAYERED = {
   'src/cli/output.ts':
     "import { Brv } from '../service/brv.js';\nimport { parse } from '../topic/parse.js';\nexport const print = () => [Brv, parse];\n",
   'src/vc/merge.ts': "import { merge } from './missing.js';\nexport const run = merge;\n",
-  'src/views/text.ts': "import { parse } from '../topic/parse.js';\nexport const text = parse;\n",
+  'src/tui/text.ts': "import { parse } from '../topic/parse.js';\nexport const text = parse;\n",
+  'src/views/page.ts': "import { print } from '../cli/output.js';\nexport const page = print;\n",
+  'src/settings/registry.ts': "import type { A } from '../store/a.js';\nexport type Setting = A;\n",
 };
 
 test('dependency-cruiser with the layer configuration reports every kind of violation, and only those', async (t) => {
@@ -61,9 +63,11 @@ test('dependency-cruiser with the layer configuration reports every kind of viol
         // a cycle is reported once, from its first module; type-only imports count
         'error no-cycle: src/cli/output.ts',
         'error no-cycle: src/store/a.ts',
-        'error outside-layers: src/views/text.ts → src/topic/parse.ts',
+        'error outside-layers: src/tui/text.ts → src/topic/parse.ts',
         'error process-outside-git: src/query/search.ts → child_process',
         'error service-imports-upward: src/service/brv.ts → src/cli/output.ts',
+        'error views-imports-upward: src/views/page.ts → src/cli/output.ts',
+        'error settings-imports-upward: src/settings/registry.ts → src/store/a.ts',
         'error topic-is-pure: src/topic/parse.ts → src/errors.ts',
         'error topic-no-node: src/topic/parse.ts → fs',
         'error not-resolvable: src/vc/merge.ts → ./missing.js',
