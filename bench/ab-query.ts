@@ -5,7 +5,7 @@
  * Prints p50/p95 wall time per size for A and B.
  */
 import { execa } from 'execa';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { syntheticQuestions, writeSyntheticTopics } from './lib/synthetic.js';
@@ -15,12 +15,20 @@ const [cliA, cliB] = process.argv.slice(2).filter((a) => !a.startsWith('--') && 
 if (!cliA || !cliB) throw new Error('usage: bench/ab-query.ts <cli A> <cli B> [--sizes …] [--runs …]');
 const sizes = argValue('sizes', '1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '30'));
+const op = argValue('op', 'query');
+let curated = 0;
 const env = BENCH_ENV;
 
 /** Wall time, and CPU time (user + system, git children included) from /usr/bin/time: less sensitive to a busy machine. */
 async function wall(cli: string, question: string, cwd: string): Promise<{ ms: number; cpuMs: number }> {
   const start = process.hrtime.bigint();
-  const run = await execa('/usr/bin/time', ['-f', '%U %S', 'node', cli, 'query', question, '--format', 'json'], { cwd, env });
+  let args = ['query', question];
+  if (op === 'curate') {
+    const file = path.join(cwd, '..', `curate-${++curated}.html`);
+    await writeFile(file, `<bv-topic path="ab/t${curated}" title="AB ${curated}"><bv-rule>${question}</bv-rule></bv-topic>`);
+    args = ['curate', '--html-file', file];
+  }
+  const run = await execa('/usr/bin/time', ['-f', '%U %S', 'node', cli, ...args, '--format', 'json'], { cwd, env });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const [user, system] = run.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number];
   return { ms, cpuMs: (user + system) * 1000 };
@@ -55,7 +63,7 @@ for (const size of sizes) {
   const ca = percentiles(a.map((r) => r.cpuMs));
   const cb = percentiles(b.map((r) => r.cpuMs));
   console.log(
-    `${size} topics, ${runs} runs: wall p50 A ${pa.p50} / B ${pb.p50} ms (B/A ${(pb.p50 / pa.p50).toFixed(3)}), p95 A ${pa.p95} / B ${pb.p95} ms; ` +
+    `${op}, ${size} topics, ${runs} runs: wall p50 A ${pa.p50} / B ${pb.p50} ms (B/A ${(pb.p50 / pa.p50).toFixed(3)}), p95 A ${pa.p95} / B ${pb.p95} ms; ` +
       `CPU p50 A ${ca.p50} / B ${cb.p50} ms (B/A ${(cb.p50 / ca.p50).toFixed(3)})`,
   );
   await rm(work, { recursive: true, force: true });

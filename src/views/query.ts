@@ -30,7 +30,7 @@ export function queryText(result: QueryView): string {
  * the rendered body (whose own `# title` line the section heading replaces, as in `queryText`).
  */
 export function queryMarkdown(result: QueryView, question: string): string {
-  if (result.matchedDocs.length === 0) return `No topics matched "${question}" in this project's context tree.`;
+  if (result.matchedDocs.length === 0) return `No topics matched "${markdownInline(question)}" in this project's context tree.`;
   const body = result.matchedDocs.map(
     (doc) =>
       `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${withoutTitle(doc.rendered_md)}`,
@@ -51,7 +51,7 @@ export function searchText(result: SearchView): string {
 
 /** MCP `brv-search`: a markdown list of paths, titles, scores and excerpts. */
 export function searchMarkdown(result: SearchView, question: string): string {
-  if (result.results.length === 0) return `No topics matched "${question}".`;
+  if (result.results.length === 0) return `No topics matched "${markdownInline(question)}".`;
   return result.results
     .map(
       (r) =>

@@ -83,6 +83,13 @@ test('the pages around rendered markdown (MCP brv-query, brv query and brv searc
   const found = await client.callTool({ name: 'brv-query', arguments: { query: 'zebra' } });
   t.regex(textOf(found), /hostile\/title/);
   check(t, 'MCP brv-query', textOf(found));
+  // A question that matches nothing is echoed back: escaped too.
+  const question = 'qqqzzz <svg onload=qqq> [q](vbscript:zzz)';
+  for (const name of ['brv-query', 'brv-search']) {
+    const none = await client.callTool({ name, arguments: { query: question } });
+    t.regex(textOf(none), /No topics matched/);
+    check(t, `MCP ${name}, no match`, textOf(none));
+  }
   for (const command of ['query', 'search']) {
     const run = await brv(repo, [command, 'zebra']);
     t.is(run.exitCode, 0, run.stderr);
