@@ -133,28 +133,30 @@ export const PLANTED_BLOBS: readonly string[] = [
   '<bv-topic path="p/a" title="A"><bv-structure><table><tr><td><a href="javascript:alert(1)">x</a></td><td>&lt;img src=x onerror=alert(1)&gt;</td></tr></table><blockquote>&lt;script&gt;<a href="javascript:alert(1)">q</a></blockquote></bv-structure></bv-topic>',
 ];
 
-const FORBIDDEN_TAGS = new Set([
-  'script',
-  'iframe',
+/** Tags that must never be stored or rendered, whatever else the validator allows (shared by the render checks and the fuzz campaign). */
+export const FORBIDDEN_TAGS: ReadonlySet<string> = new Set([
+  'applet',
+  'base',
+  'button',
+  'embed',
+  'form',
   'frame',
   'frameset',
-  'object',
-  'embed',
-  'applet',
-  'svg',
-  'math',
-  'style',
-  'link',
-  'meta',
-  'base',
-  'form',
+  'iframe',
   'input',
-  'button',
-  'textarea',
-  'select',
+  'link',
+  'math',
+  'meta',
   'noscript',
-  'template',
+  'object',
+  'option',
   'portal',
+  'script',
+  'select',
+  'style',
+  'svg',
+  'template',
+  'textarea',
 ]);
 
 function decodeEntities(value: string): string {

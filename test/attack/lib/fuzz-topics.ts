@@ -9,32 +9,8 @@ import type { Element, Root, RootContent } from 'hast';
 import rehypeParse from 'rehype-parse';
 import { unified } from 'unified';
 import { validateTopicHtml } from '../../../src/topic/validate.js';
+import { FORBIDDEN_TAGS } from '../../helpers/hostile.js';
 
-/** Tags that must never be stored, whatever else the validator allows. */
-const FORBIDDEN_TAGS = new Set([
-  'script',
-  'style',
-  'iframe',
-  'frame',
-  'frameset',
-  'object',
-  'embed',
-  'applet',
-  'form',
-  'input',
-  'button',
-  'textarea',
-  'select',
-  'option',
-  'template',
-  'noscript',
-  'link',
-  'meta',
-  'base',
-  'svg',
-  'math',
-  'portal',
-]);
 /** Attributes whose value a browser or markdown renderer follows as a URL. */
 const URL_ATTRIBUTES = new Set([
   'href',
