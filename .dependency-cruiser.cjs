@@ -106,6 +106,22 @@ module.exports = {
       to: onlyTo(VIEWS, SERVICE, FEATURES, STORE, SETTINGS, GIT),
     },
     {
+      name: 'front-ends-use-the-service',
+      severity: 'error',
+      comment:
+        'Front ends (CLI, MCP; next the TUI and the web dashboard) reach brv only through the service and the views (and the leaves): ' +
+        'no feature, store, settings or git module. What they need is a service operation or a view.',
+      from: { path: FRONT_ENDS },
+      to: onlyTo(FRONT_ENDS, SERVICE, VIEWS),
+    },
+    {
+      name: 'service-context-is-internal',
+      severity: 'error',
+      comment: "src/service/context.ts (an opened repository's shared state) is for the service's own modules only.",
+      from: { path: '^src/', pathNot: SERVICE },
+      to: { path: '^src/service/context\\.ts$' },
+    },
+    {
       name: 'mcp-imports-cli',
       severity: 'error',
       comment: 'The MCP server does not use the CLI (the CLI may start the MCP server: `brv mcp`).',

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Brv } from '../src/service/brv.js';
+import { openBrv } from '../test/helpers/service.js';
 import { syntheticQuestions, syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
 import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report.js';
 
@@ -72,11 +72,11 @@ for (const size of sizes) {
   }
 
   // In process: the index is opened once, then queries are pure search + rendering.
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   const inProcess: number[] = [];
   for (const [i, question] of asked.entries()) {
     const start = performance.now();
-    await brv.query(question, { limit: 10 });
+    await brv.retrieval.query({ question: question, limit: 10 });
     if (i > 1) inProcess.push(performance.now() - start);
   }
   brv.close();

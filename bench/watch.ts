@@ -14,7 +14,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GitRepository } from '../src/git/repository.js';
-import { RepositoryPool, type RefChangeEvent } from '../src/service/repository-pool.js';
+import type { RefChangeEvent } from '../src/service/repository-pool.js';
+import { testService } from '../test/helpers/service.js';
 import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report.js';
 
 const idleSeconds = Number(argValue('idle', '10'));
@@ -58,7 +59,7 @@ async function idle(): Promise<{ cpuMs: number; snapshots: number }> {
   return { cpuMs: Math.round(cpuMs(process.cpuUsage(before)) * 10) / 10, snapshots: snapshots - taken };
 }
 
-const pool = new RepositoryPool(repo);
+const pool = testService.pool(repo);
 await pool.resolve(undefined);
 await sleep(2000); // start-up's leftovers settle before anything is measured
 

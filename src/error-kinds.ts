@@ -16,6 +16,7 @@ export const ERROR_KINDS = {
   'internal-error': 'An unexpected failure (a bug in brv); `BRV_DEBUG=1` shows where.',
   'cwd-required': 'The MCP server was started outside a git repository and the tool call did not pass `cwd`.',
   'invalid-cwd': 'The `cwd` passed to an MCP tool is not an absolute path.',
+  'relative-path': 'A directory was passed to the service as a relative path; front ends resolve paths first.',
   'outside-repository': 'The `cwd` passed to an MCP tool is outside the repository the server serves.',
   'server-closing': 'The MCP server is shutting down; reconnect and call again.',
 

@@ -42,6 +42,9 @@ const LAYERED = {
   'src/tui/text.ts': "import { parse } from '../topic/parse.js';\nexport const text = parse;\n",
   'src/views/page.ts': "import { print } from '../cli/output.js';\nexport const page = print;\n",
   'src/settings/registry.ts': "import type { A } from '../store/a.js';\nexport type Setting = A;\n",
+  'src/service/context.ts': 'export const CONTEXT = Symbol();\n',
+  'src/cli/settings.ts': "import type { Setting } from '../settings/registry.js';\nexport type S = Setting;\n",
+  'src/mcp/context.ts': "import { CONTEXT } from '../service/context.js';\nexport const c = CONTEXT;\n",
 };
 
 test('dependency-cruiser with the layer configuration reports every kind of violation, and only those', async (t) => {
@@ -60,6 +63,8 @@ test('dependency-cruiser with the layer configuration reports every kind of viol
         'error feature-imports-upward: src/doctor/doctor.ts → src/service/brv.ts',
         'error git-imports-upward: src/git/run.ts → src/query/search.ts',
         'error mcp-imports-cli: src/mcp/server.ts → src/cli/output.ts',
+        'error front-ends-use-the-service: src/cli/settings.ts → src/settings/registry.ts',
+        'error service-context-is-internal: src/mcp/context.ts → src/service/context.ts',
         // a cycle is reported once, from its first module; type-only imports count
         'error no-cycle: src/cli/output.ts',
         'error no-cycle: src/store/a.ts',

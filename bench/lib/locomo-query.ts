@@ -7,6 +7,7 @@
  */
 import lunr from 'lunr';
 import type { Brv } from '../../src/service/brv.js';
+import { internals } from '../../test/helpers/service.js';
 import { renderTopicMarkdown, topicPathFromBlobPath, topicText, validateTopicHtml } from '../../src/topic/index.js';
 
 /** The shape of `Brv.query` (tool-mode `brv query --format json` data). */
@@ -59,13 +60,13 @@ interface StandInDoc {
 
 /** Builds the stand-in over every topic on the brv branch (read back from git, as imported). */
 export async function standInRetriever(brv: Brv): Promise<Retriever> {
-  const snapshot = await brv.store.snapshot(brv.branch);
+  const snapshot = await internals(brv).store.snapshot(brv.branch);
   const docs = new Map<string, StandInDoc>();
   const fields: Array<{ id: string; title: string; body: string }> = [];
-  for (const { path } of await brv.store.listBlobs(snapshot)) {
+  for (const { path } of await internals(brv).store.listBlobs(snapshot)) {
     const topicPath = topicPathFromBlobPath(path);
     if (!topicPath) continue;
-    const html = (await brv.store.readFile(snapshot, path))?.toString('utf8');
+    const html = (await internals(brv).store.readFile(snapshot, path))?.toString('utf8');
     const validation = html === undefined ? undefined : validateTopicHtml(html);
     if (!validation?.ok) continue;
     const text = topicText(validation.topic.root);

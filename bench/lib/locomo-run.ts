@@ -7,7 +7,8 @@ import { execa } from 'execa';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Brv } from '../../src/service/brv.js';
+import type { Brv } from '../../src/service/brv.js';
+import { internals, openBrv } from '../../test/helpers/service.js';
 import { localStateDir } from '../../src/store/layout.js';
 import type { Category, Conversation, Dialogue } from './locomo-data.js';
 import { countWords, scoreQuestion, type QuestionMetrics, type RankedDoc } from './locomo-metrics.js';
@@ -132,10 +133,10 @@ export async function runConversation(conversation: Conversation, options: RunOp
       topicBytes += Buffer.byteLength(topic.html);
     }
 
-    const brv = await Brv.open(repoDir);
+    const brv = await openBrv(repoDir);
     try {
       const importStart = performance.now();
-      const imported = await brv.importFolder(folder);
+      const imported = await brv.knowledge.importTree({ directory: folder }, {});
       const importMs = performance.now() - importStart;
       if (!imported.ok || imported.added.length !== topics.length) {
         const problems = imported.problems.slice(0, 3).map((p) => `${p.file}: ${p.errors.map((e) => e.message).join('; ')}`);
@@ -176,7 +177,7 @@ export async function runConversation(conversation: Conversation, options: RunOp
         retrieverMs,
         firstQueryMs: runs[0]?.latencyMs ?? 0,
         index,
-        indexBytes: await directoryBytes(localStateDir(brv.repo.location.commonDir, 'index')),
+        indexBytes: await directoryBytes(localStateDir(internals(brv).repo.location.commonDir, 'index')),
         questions: runs,
       };
     } finally {

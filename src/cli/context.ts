@@ -1,4 +1,7 @@
+import { homedir } from 'node:os';
 import type { Brv } from '../service/brv.js';
+import type { Actor } from '../service/host.js';
+import type { BrvService } from '../service/service.js';
 import { EXIT_FAILURE, printError, printInternalError, type OutputFormat } from './output.js';
 
 export interface GlobalOptions {
@@ -7,8 +10,23 @@ export interface GlobalOptions {
 }
 
 /** Who is acting in this CLI process: the agent that runs brv names itself in BRV_AGENT (Brv-Agent trailer). */
-export function cliActor(): { agent: string | undefined } {
+export function cliActor(): Actor {
   return { agent: process.env.BRV_AGENT };
+}
+
+let service: BrvService | undefined;
+
+/** This process's service (one per CLI process: it owns every git process brv starts). */
+export async function cliService(): Promise<BrvService> {
+  if (service) return service;
+  const { BrvService } = await import('../service/service.js');
+  service ??= new BrvService({ env: process.env, home: homedir(), platform: process.platform });
+  return service;
+}
+
+/** The service if a command created one (for signal and exit handlers, which must be synchronous). */
+export function existingCliService(): BrvService | undefined {
+  return service;
 }
 
 /**
@@ -24,11 +42,11 @@ export async function withBrv(
   preload?: () => Promise<unknown>,
   open: { repairHead?: boolean } = {},
 ): Promise<void> {
-  const { Brv } = await import('../service/brv.js');
+  const brvService = await cliService();
   let brv: Brv | undefined;
   try {
     await reportingErrors(command, argv, async () => {
-      const opening = Brv.open(argv.C ?? process.cwd(), open);
+      const opening = brvService.open(argv.C ?? process.cwd(), open);
       preload?.().catch(() => {});
       brv = await opening;
       await run(brv);

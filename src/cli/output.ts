@@ -1,4 +1,5 @@
 import type { ErrorKind } from '../error-kinds.js';
+import { errorText } from '../views/errors.js';
 
 /** The only place brv writes to stdout/stderr for the CLI: one JSON line, or text for people. */
 export type OutputFormat = 'text' | 'json';
@@ -16,7 +17,7 @@ export function printText(text: string): void {
 
 export function printError(command: string, format: OutputFormat, kind: ErrorKind, message: string, exitCode = EXIT_FAILURE): void {
   if (format === 'json') printJson(command, false, { error: { kind, message } });
-  else process.stderr.write(`error: ${message}${kind && kind !== 'usage' ? ` [${kind}]` : ''}\n`);
+  else process.stderr.write(`${errorText(kind, message)}\n`);
   process.exitCode = exitCode;
 }
 

@@ -1,4 +1,4 @@
-import { terminateGitProcesses } from '../git/run.js';
+import { existingCliService } from './context.js';
 
 const SIGNALS: ReadonlyArray<[NodeJS.Signals, number]> = [
   ['SIGTERM', 143],
@@ -19,6 +19,8 @@ let installed = false;
 function stopGitWithBrv(): void {
   if (installed) return;
   installed = true;
+  // The service is created (lazily) by the command itself; until then no git has been started.
+  const terminateGitProcesses = () => existingCliService()?.terminateGitProcesses();
   for (const [signal, code] of SIGNALS) {
     process.once(signal, () => {
       terminateGitProcesses();

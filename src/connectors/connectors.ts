@@ -1,5 +1,4 @@
 import { lstat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { BrvError, type ErrorKind } from '../errors.js';
 import { localStateDir } from '../store/layout.js';
@@ -47,7 +46,7 @@ export function projectScope(location: { workTree: string | undefined; commonDir
   return { scope: 'project', root: location.workTree, manifest: localStateDir(location.commonDir, 'connectors.json'), platform };
 }
 
-export function globalScope(home = homedir(), platform = process.platform): ConnectorScope {
+export function globalScope(home: string, platform = process.platform): ConnectorScope {
   return { scope: 'global', root: home, manifest: path.join(home, '.config', 'brv', 'connectors.json'), platform };
 }
 

@@ -14,6 +14,10 @@ export interface DoctorSubject {
   readonly store: Pick<ContextStore, 'snapshot'>;
   readonly sessions: { prune(): Promise<number> };
   readonly branch: string;
+  /** The PATH git hooks run with (to tell whether they can find brv). */
+  readonly pathVariable: string | undefined;
+  /** The platform agent files are laid out for. */
+  readonly platform?: NodeJS.Platform;
   status(): Promise<{ initialized: boolean; topics: number; tip: string | undefined; format: string }>;
   search(question: string, options: { limit: number }): Promise<unknown>;
   skippedTopics(): Promise<ReadonlyArray<SkippedTopic & { source?: string }>>;
@@ -99,7 +103,7 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
     checks.push(
       ...(await guarded('hooks', async () => {
         const { repositoryHooksStatus } = await import('../hooks/repository-hooks.js');
-        const report = await repositoryHooksStatus(repo);
+        const report = await repositoryHooksStatus(repo, brv.pathVariable);
         const states = report.hooks.map((h) => `${h.name}: ${h.state}`).join(', ');
         if (report.hooks.every((h) => h.state === 'installed')) {
           return report.brvOnPath
@@ -122,7 +126,7 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
     checks.push(
       ...(await guarded('connectors', async () => {
         const { connectorStatus, projectScope } = await import('../connectors/connectors.js');
-        const entries = await connectorStatus([projectScope(location)]);
+        const entries = await connectorStatus([projectScope(location, brv.platform)]);
         if (entries.length === 0) {
           return warn(
             'connectors',

@@ -54,7 +54,12 @@ function setupNotes(repo: GitRepository, where: HooksDirectory, brvOnPath: boole
   return notes;
 }
 
-export async function installRepositoryHooks(repo: GitRepository, names?: readonly string[]): Promise<HooksReport<InstallChange>> {
+/** `pathVariable`: the PATH the hooks will run with (the front end's), to tell whether they can find brv. */
+export async function installRepositoryHooks(
+  repo: GitRepository,
+  names: readonly string[] | undefined,
+  pathVariable: string | undefined,
+): Promise<HooksReport<InstallChange>> {
   const where = await hooksDirectory(repo);
   const hooks: InstallChange[] = [];
   for (const name of selected(names)) hooks.push(await installHook(where.directory, name, await hookBody(name)));
@@ -62,7 +67,7 @@ export async function installRepositoryHooks(repo: GitRepository, names?: readon
     hooksDirectory: where.directory,
     hooksPath: where.hooksPath ?? null,
     hooks,
-    notes: setupNotes(repo, where, await onPath('brv', process.env.PATH)),
+    notes: setupNotes(repo, where, await onPath('brv', pathVariable)),
   };
 }
 
@@ -73,10 +78,10 @@ export async function uninstallRepositoryHooks(repo: GitRepository, names?: read
   return { hooksDirectory: where.directory, hooksPath: where.hooksPath ?? null, hooks, notes: [] };
 }
 
-export async function repositoryHooksStatus(repo: GitRepository): Promise<HooksStatusReport> {
+export async function repositoryHooksStatus(repo: GitRepository, pathVariable: string | undefined): Promise<HooksStatusReport> {
   const [where, settings] = await Promise.all([hooksDirectory(repo), readSettings(repo)]);
   const hooks = await Promise.all(HOOK_NAMES.map(async (name) => hookStatus(where.directory, name, await hookBody(name))));
-  const brvOnPath = await onPath('brv', process.env.PATH);
+  const brvOnPath = await onPath('brv', pathVariable);
   return {
     hooksDirectory: where.directory,
     hooksPath: where.hooksPath ?? null,

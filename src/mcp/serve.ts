@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import { terminateGitProcesses } from '../git/run.js';
 import { createMcpServer, type ServerOptions } from './server.js';
 import { BoundedStdioTransport } from './stdio.js';
 
@@ -39,7 +38,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<StdioSessi
     await Promise.race([pool.close(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
     clearTimeout(timer);
     // An abandoned call may still have a git child (and its transport) running: stop them too.
-    terminateGitProcesses();
+    options.service.terminateGitProcesses();
   });
   return { finished, stop: () => void transport.close() };
 }

@@ -3,17 +3,16 @@ import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.
 import { z } from 'zod';
 import { isBrvError, type ErrorKind } from '../errors.js';
 import type { Brv } from '../service/brv.js';
-import { renderVocabulary } from '../topic/registry.js';
-import { curateMarkdown } from '../views/curate.js';
+import { curateMarkdown, curateToolDescription } from '../views/curate.js';
+import { errorMarkdown } from '../views/errors.js';
 import { queryMarkdown, searchMarkdown } from '../views/query.js';
 import { listMarkdown, readText } from '../views/topics.js';
-import { RepositoryPool } from '../service/repository-pool.js';
-import { branchRef } from '../store/refs.js';
+import type { RepositoryPool } from '../service/repository-pool.js';
+import type { BrvService } from '../service/service.js';
 
-/** Limits on what a client may send: generous for real use, small enough that nothing blows up. */
-const MAX_QUERY_CHARS = 4000;
-const MAX_HTML_CHARS = 1024 * 1024;
-const MAX_PATH_CHARS = 300;
+// Values are checked by the service, as for the CLI, so that a bad value names the same error kind
+// either way (test/mcp/mcp.test.ts); a schema here only refuses the wrong type or an unknown field
+// (`usage`). Message size is bounded by the transport (src/mcp/stdio.ts).
 const MAX_CWD_CHARS = 4096;
 
 const cwd = z
@@ -23,20 +22,23 @@ const cwd = z
   .optional()
   .describe('Absolute path of the project (required when the client was not started inside it, e.g. Claude Desktop)');
 
+/** Documented here for agents; checked by the service (unknown keys and bad values: `invalid-response-format`). */
 const meta = z
   .object({
-    type: z.enum(['ADD', 'UPDATE', 'MERGE']).optional(),
-    impact: z.enum(['high', 'low']).optional().describe('high opens a human review'),
-    reason: z.string().max(2000).optional(),
-    summary: z.string().max(2000).optional(),
-    previousSummary: z.string().max(2000).optional(),
-    confidence: z.enum(['high', 'low']).optional(),
+    type: z.unknown().optional().describe('ADD, UPDATE or MERGE'),
+    impact: z.unknown().optional().describe('"high" opens a human review; "low"'),
+    reason: z.unknown().optional().describe('Why (at most 2000 characters)'),
+    summary: z.unknown().optional().describe('One line (at most 2000 characters)'),
+    previousSummary: z.unknown().optional(),
+    confidence: z.unknown().optional().describe('"high" or "low"'),
   })
-  .strict();
+  .catchall(z.unknown());
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 export interface ServerOptions {
+  /** The front end's service (it owns the git processes and knows the host). */
+  service: BrvService;
   launchDir: string;
   version: string;
   instructions?: string;
@@ -49,7 +51,7 @@ export interface ServerOptions {
  * and the error's kind, never a crash of the server.
  */
 export function createMcpServer(options: ServerOptions): { server: McpServer; pool: RepositoryPool; calls: CallTracker } {
-  const pool = new RepositoryPool(options.launchDir, { serverName: 'brv MCP server' });
+  const pool = options.service.pool(options.launchDir, { serverName: 'brv MCP server' });
   const calls = new CallTracker();
   const run = (cwd: string | undefined, call: (brv: Brv) => Promise<CallToolResult>) => calls.track(runCall(pool, cwd, call));
   const server = new McpServer(
@@ -66,7 +68,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
         'best-matching topics as markdown. Call it before working on a task. No match is not an error.',
       inputSchema: z
         .object({
-          query: z.string().min(1).max(MAX_QUERY_CHARS).describe('What you want to know, in words'),
+          query: z.string().describe('What you want to know, in words (at most 4000 characters)'),
           limit: z.number().int().min(1).max(50).optional().describe('Most topics to return (default 10)'),
           cwd,
         })
@@ -75,7 +77,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     },
     (args) =>
       run(args.cwd, async (brv) => {
-        const result = await brv.query(args.query, { limit: args.limit ?? 10 });
+        const result = await brv.retrieval.query({ question: args.query, limit: args.limit ?? 10 });
         return text(queryMarkdown(result, args.query));
       }),
   );
@@ -84,13 +86,11 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     'brv-curate',
     {
       title: 'brv curate',
-      description: curateDescription(),
+      description: curateToolDescription(),
       inputSchema: z
         .object({
           html: z
             .string()
-            .min(1)
-            .max(MAX_HTML_CHARS)
             .describe('One complete <bv-topic path="domain/topic" title="…">…</bv-topic> document'),
           meta: meta.optional(),
           confirmOverwrite: z
@@ -106,7 +106,10 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       run(args.cwd, async (brv) => {
         // Who is acting: the client named itself at initialize (clientInfo.name).
         const agent = server.server.getClientVersion()?.name;
-        const result = await brv.curateHtml(args.html, args.meta, args.confirmOverwrite ?? false, { agent });
+        const result = await brv.knowledge.curateHtml(
+          { html: args.html, meta: args.meta, overwrite: args.confirmOverwrite ?? false },
+          { agent },
+        );
         return result.ok ? text(curateMarkdown(result)) : { ...text(curateMarkdown(result)), isError: true };
       }),
   );
@@ -118,9 +121,9 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       description: 'Find topics in the context tree: paths, titles, scores and short excerpts (use brv-read to open one).',
       inputSchema: z
         .object({
-          query: z.string().min(1).max(MAX_QUERY_CHARS),
+          query: z.string(),
           limit: z.number().int().min(1).max(50).optional(),
-          scope: z.string().max(MAX_PATH_CHARS).optional().describe('Only topics under this folder, e.g. security/'),
+          scope: z.string().optional().describe('Only topics under this folder, e.g. security/'),
           cwd,
         })
         .strict(),
@@ -128,7 +131,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     },
     (args) =>
       run(args.cwd, async (brv) => {
-        const result = await brv.search(args.query, { limit: args.limit ?? 10, scope: args.scope });
+        const result = await brv.retrieval.search({ question: args.query, limit: args.limit ?? 10, scope: args.scope });
         return text(searchMarkdown(result, args.query));
       }),
   );
@@ -140,13 +143,13 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       description: 'One topic of the context tree, rendered as markdown.',
       inputSchema: z
         .object({
-          path: z.string().min(1).max(MAX_PATH_CHARS).describe('Topic path, e.g. security/auth (".html" optional)'),
+          path: z.string().describe('Topic path, e.g. security/auth (".html" optional)'),
           cwd,
         })
         .strict(),
       annotations: { title: 'brv read', ...READ_ONLY },
     },
-    (args) => run(args.cwd, async (brv) => text(readText(await brv.read(args.path)))),
+    (args) => run(args.cwd, async (brv) => text(readText(await brv.knowledge.read({ path: args.path })))),
   );
 
   server.registerTool(
@@ -156,7 +159,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       description: 'Topic paths of the context tree, or of one folder.',
       inputSchema: z
         .object({
-          prefix: z.string().max(MAX_PATH_CHARS).optional().describe('A folder, e.g. security/'),
+          prefix: z.string().optional().describe('A folder, e.g. security/'),
           cwd,
         })
         .strict(),
@@ -164,7 +167,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     },
     (args) =>
       run(args.cwd, async (brv) => {
-        return text(listMarkdown(await brv.list(args.prefix)));
+        return text(listMarkdown(await brv.knowledge.list({ prefix: args.prefix })));
       }),
   );
 
@@ -185,7 +188,7 @@ function namingInvalidArguments(server: McpServer): void {
   if (typeof original !== 'function') return;
   const usage: ErrorKind = 'usage';
   sdk.createToolError = (message: string) =>
-    original.call(server, message.startsWith(`MCP error ${ErrorCode.InvalidParams}:`) ? `✗ ${usage}: ${message}` : message);
+    original.call(server, message.startsWith(`MCP error ${ErrorCode.InvalidParams}:`) ? errorMarkdown(usage, message) : message);
 }
 
 /** The tool calls still running, so that a server whose client went away can let them finish first. */
@@ -227,28 +230,6 @@ async function runCall(
   } catch (error) {
     const kind: ErrorKind = isBrvError(error) ? error.kind : 'internal-error';
     const message = isBrvError(error) ? error.message : `Unexpected failure: ${(error as Error)?.message ?? String(error)}`;
-    return { ...text(`✗ ${kind}: ${message}`), isError: true };
+    return { ...text(errorMarkdown(kind, message)), isError: true };
   }
-}
-
-function curateDescription(): string {
-  return [
-    "Record what you learned in this project's brv context tree, as one topic (an HTML document), in one call.",
-    `The topic is validated, stored as a git commit on ${branchRef('<branch>')}, and found by brv-query right away.`,
-    '',
-    'Path: "domain/topic" (or domain/topic/subtopic), lower-case words with - or _, e.g. security/jwt-signing. Reuse existing domains (brv-list).',
-    'A topic already at that path is refused with path-exists and its content: merge your knowledge into it and call again with confirmOverwrite: true.',
-    'meta (optional): {"impact": "low"|"high", "reason": "why", "summary": "one line"}; impact "high" opens a human review.',
-    '',
-    'Example:',
-    '<bv-topic path="security/jwt" title="JWT signing" summary="RS256, monthly key rotation" tags="auth,jwt">',
-    '  <bv-rule severity="must">Sign JWTs with RS256.</bv-rule>',
-    '  <bv-fact subject="key_rotation" category="project" value="monthly">Signing keys rotate monthly.</bv-fact>',
-    '  <bv-reason>Agreed in the auth review.</bv-reason>',
-    '</bv-topic>',
-    '',
-    'On failure the result lists every error as "✗ <kind>: <message>" followed by the vocabulary, so you can fix and resend.',
-    '',
-    renderVocabulary(),
-  ].join('\n');
 }

@@ -1,4 +1,4 @@
-import type { MatchedDoc, QueryResult, SearchResultItem } from './query-topics.js';
+import type { MatchedDoc, QueryResult, SearchResult, SearchResultItem } from './query-topics.js';
 
 /** Scores from a knowledge source are discounted a little, so local knowledge wins close calls. */
 const SHARED_SCORE_FACTOR = 0.9;
@@ -12,12 +12,30 @@ export interface SharedResult<T> {
 export type FederatedDoc = MatchedDoc & { origin: 'local' | 'shared'; source?: string };
 export type FederatedItem = SearchResultItem & { origin: 'local' | 'shared'; source?: string };
 
+/** How much one knowledge source contributed. */
+export interface SourceCount {
+  alias: string;
+  commit: string | undefined;
+  totalFound: number;
+  skippedTopics: number;
+}
+
+export interface FederatedQueryResult extends Omit<QueryResult, 'matchedDocs' | 'metadata'> {
+  matchedDocs: FederatedDoc[];
+  metadata: QueryResult['metadata'] & { sources: SourceCount[] };
+}
+
+export interface FederatedSearchResult extends Omit<SearchResult, 'results'> {
+  results: FederatedItem[];
+  sources: SourceCount[];
+}
+
 /**
  * One ranked list from this repository's results and its knowledge sources' (`brv source add`):
  * every item says where it came from (`origin`, and the source's alias), ordered by score with
  * shared scores discounted, local first on ties, cut to `limit`.
  */
-export function federateQuery(local: QueryResult, shared: readonly SharedResult<QueryResult>[], limit: number) {
+export function federateQuery(local: QueryResult, shared: readonly SharedResult<QueryResult>[], limit: number): FederatedQueryResult {
   const docs = rank<FederatedDoc>(
     local.matchedDocs.map((d) => ({ ...d, origin: 'local' as const })),
     shared.map((s) => s.result.matchedDocs.map((d) => ({ ...d, origin: 'shared' as const, source: s.alias }))),
@@ -42,11 +60,7 @@ export function federateQuery(local: QueryResult, shared: readonly SharedResult<
   };
 }
 
-export function federateSearch<R extends { results: SearchResultItem[]; totalFound: number; skippedTopics: number }>(
-  local: R,
-  shared: readonly SharedResult<R>[],
-  limit: number,
-) {
+export function federateSearch(local: SearchResult, shared: readonly SharedResult<SearchResult>[], limit: number): FederatedSearchResult {
   const results = rank<FederatedItem>(
     local.results.map((r) => ({ ...r, origin: 'local' as const })),
     shared.map((s) => s.result.results.map((r) => ({ ...r, origin: 'shared' as const, source: s.alias }))),

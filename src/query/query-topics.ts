@@ -72,6 +72,15 @@ export interface SearchResultItem {
   matched: { terms: string[]; fields: string[] };
 }
 
+/** `brv search`'s answer for one tree. */
+export interface SearchResult {
+  results: SearchResultItem[];
+  totalFound: number;
+  skippedTopics: number;
+  commit: string | undefined;
+  index: IndexInfo;
+}
+
 function checkQuestion(question: string): string {
   const text = question.trim();
   if (!text) throw new BrvError('missing-query', 'Say what to look for: brv query "<question>".');
@@ -207,7 +216,12 @@ export async function queryTopics(
 }
 
 /** `brv search`: paths, titles, scores and a short excerpt around the matched words. */
-export async function searchTopics(indexes: TreeIndexStore, snapshot: Snapshot, question: string, options: QueryOptions = {}) {
+export async function searchTopics(
+  indexes: TreeIndexStore,
+  snapshot: Snapshot,
+  question: string,
+  options: QueryOptions = {},
+): Promise<SearchResult> {
   const text = checkQuestion(question);
   const limit = clampLimit(options.limit, 10);
   const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository } from '../git/discover.js';
+import type { GitProcesses } from '../git/processes.js';
 import { RefWatcher, type RefMove, type RefWatchOptions } from '../git/ref-watch.js';
 import { BRV_REF_PREFIX } from '../store/layout.js';
-import { Brv } from './brv.js';
+import type { Brv } from './brv.js';
+import { CONTEXT } from './context.js';
 
 /** A brv ref that moved, whoever moved it. `from` undefined: created; `to` undefined: deleted. */
 export interface RefChangeEvent {
@@ -36,6 +38,10 @@ export interface Subscription {
 }
 
 export interface RepositoryPoolOptions {
+  /** Opens a repository (BrvService.open). */
+  open: (cwd: string) => Promise<Brv>;
+  /** The git processes of the service (discovery runs git too). */
+  processes: GitProcesses;
   /** How the server names itself in errors (default "brv server"). */
   serverName?: string;
   /** Debounce and poll intervals of the ref watch (tests). */
@@ -66,7 +72,7 @@ export class RepositoryPool {
 
   constructor(
     private readonly launchDir: string,
-    private readonly options: RepositoryPoolOptions = {},
+    private readonly options: RepositoryPoolOptions,
   ) {
     this.serverName = options.serverName ?? 'brv server';
   }
@@ -83,7 +89,7 @@ export class RepositoryPool {
       return this.brvFor(home.gitDir, this.launchDir);
     }
     if (!path.isAbsolute(cwd)) throw new BrvError('invalid-cwd', `cwd must be an absolute path, not "${cwd}".`);
-    const location = await discoverRepository(cwd).catch((error: unknown) => {
+    const location = await discoverRepository(cwd, this.options.processes).catch((error: unknown) => {
       throw new BrvError('not-a-git-repository', `cwd ${cwd} is not inside a git repository (${(error as Error).message}).`);
     });
     if (home && location.commonDir !== home.commonDir) {
@@ -101,7 +107,7 @@ export class RepositoryPool {
    */
   async watch(listener: RefChangeListener, request: WatchRequest = {}): Promise<Subscription> {
     const brv = await this.resolve(request.cwd);
-    const repository = brv.repo.location.commonDir;
+    const repository = brv.repository.commonDir;
     let watched = this.watched.get(repository);
     if (!watched) {
       const listeners: Watched['listeners'] = new Set();
@@ -121,7 +127,11 @@ export class RepositoryPool {
           for (const { onError } of [...listeners]) onError?.(error);
         },
       };
-      const entry: Watched = { repository, listeners, watcher: RefWatcher.start(brv.repo, BRV_REF_PREFIX, handlers, this.options.watch) };
+      const entry: Watched = {
+        repository,
+        listeners,
+        watcher: RefWatcher.start(brv[CONTEXT]().repo, BRV_REF_PREFIX, handlers, this.options.watch),
+      };
       entry.watcher.catch(() => {
         if (this.watched.get(repository) === entry) this.watched.delete(repository);
       });
@@ -183,7 +193,7 @@ export class RepositoryPool {
   }
 
   private homeRepository(): Promise<{ commonDir: string; gitDir: string } | undefined> {
-    this.home ??= discoverRepository(this.launchDir).then(
+    this.home ??= discoverRepository(this.launchDir, this.options.processes).then(
       (location) => ({ commonDir: location.commonDir, gitDir: location.gitDir }),
       () => undefined,
     );
@@ -193,7 +203,7 @@ export class RepositoryPool {
   private async brvFor(gitDir: string, cwd: string): Promise<Brv> {
     let brv = this.open.get(gitDir);
     if (!brv) {
-      brv = Brv.open(cwd);
+      brv = this.options.open(cwd);
       this.open.set(gitDir, brv);
       brv.catch(() => this.open.delete(gitDir));
     }

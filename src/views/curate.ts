@@ -1,11 +1,11 @@
-import type { CurateEnvelope } from '../curate/envelope.js';
-import type { Brv } from '../service/brv.js';
-import type { HistoryEntry } from '../store/history.js';
+import type { HistoryEntry } from '../service/history.js';
+import type { CurateHtmlResult, CurateResult as CurateEnvelope } from '../service/knowledge.js';
+import { branchRef } from '../store/refs.js';
+import { errorMarkdown } from './errors.js';
 import { renderVocabulary } from '../topic/registry.js';
 import { shortOid } from './format.js';
 
-/** What MCP's one-shot write (`Brv.curateHtml`) returns. */
-export type CurateHtmlView = Awaited<ReturnType<Brv['curateHtml']>>;
+type CurateHtmlView = CurateHtmlResult;
 
 /** `brv curate` for a terminal: the outcome, or the prompt and how to continue the session. */
 export function curateText(envelope: CurateEnvelope): string {
@@ -52,7 +52,7 @@ export function curateMarkdown(result: CurateHtmlView): string {
   }
   const lines = ['The topic was not written. Fix these and call brv-curate again:'];
   for (const error of result.errors) {
-    lines.push(`✗ ${error.kind}: ${error.message}`);
+    lines.push(errorMarkdown(error.kind, error.message));
     if (error.existingContent) lines.push('Existing topic:', '```html', error.existingContent, '```');
   }
   lines.push('', renderVocabulary());
@@ -70,4 +70,27 @@ export function curateHistoryText(branch: string, entries: HistoryEntry[]): stri
     for (const change of entry.changes) if (!change.path.startsWith('.brv/')) lines.push(`            ${change.status} ${change.path}`);
   }
   return lines.join('\n');
+}
+
+/** MCP's `brv-curate` tool description: the protocol in one screen, with the element vocabulary. */
+export function curateToolDescription(): string {
+  return [
+    "Record what you learned in this project's brv context tree, as one topic (an HTML document), in one call.",
+    `The topic is validated, stored as a git commit on ${branchRef('<branch>')}, and found by brv-query right away.`,
+    '',
+    'Path: "domain/topic" (or domain/topic/subtopic), lower-case words with - or _, e.g. security/jwt-signing. Reuse existing domains (brv-list).',
+    'A topic already at that path is refused with path-exists and its content: merge your knowledge into it and call again with confirmOverwrite: true.',
+    'meta (optional): {"impact": "low"|"high", "reason": "why", "summary": "one line"}; impact "high" opens a human review.',
+    '',
+    'Example:',
+    '<bv-topic path="security/jwt" title="JWT signing" summary="RS256, monthly key rotation" tags="auth,jwt">',
+    '  <bv-rule severity="must">Sign JWTs with RS256.</bv-rule>',
+    '  <bv-fact subject="key_rotation" category="project" value="monthly">Signing keys rotate monthly.</bv-fact>',
+    '  <bv-reason>Agreed in the auth review.</bv-reason>',
+    '</bv-topic>',
+    '',
+    'On failure the result lists every error as "✗ <kind>: <message>" followed by the vocabulary, so you can fix and resend.',
+    '',
+    renderVocabulary(),
+  ].join('\n');
 }

@@ -1,11 +1,9 @@
-import type { Brv } from '../service/brv.js';
+import type { QueryResult, SearchResult } from '../service/retrieval.js';
 import { markdownInline } from '../topic/inline.js';
 import { originLabel } from './format.js';
 
-/** What `Brv.query` returns (knowledge sources included). */
-export type QueryView = Awaited<ReturnType<Brv['query']>>;
-/** What `Brv.search` returns (knowledge sources included). */
-export type SearchView = Awaited<ReturnType<Brv['search']>>;
+type QueryView = QueryResult;
+type SearchView = SearchResult;
 
 /** A rendered topic without its first line `# title` (a heading that names the topic replaces it). */
 function withoutTitle(markdown: string): string {

@@ -1,10 +1,8 @@
-import type { Brv } from '../service/brv.js';
+import type { ReviewDecision, ReviewList } from '../service/review.js';
 import { shortOid } from './format.js';
 
-/** What `Brv.reviews` returns. */
-export type ReviewListView = Awaited<ReturnType<Brv['reviews']>>;
-/** What `Brv.approve` and `Brv.reject` return. */
-export type ReviewDecisionView = Awaited<ReturnType<Brv['approve']>> | Awaited<ReturnType<Brv['reject']>>;
+type ReviewListView = ReviewList;
+type ReviewDecisionView = ReviewDecision;
 
 /** `brv review` / `brv review pending`: each open review with its operations, then what to do. */
 export function reviewsText(list: ReviewListView): string {

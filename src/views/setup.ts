@@ -1,4 +1,4 @@
-import type { InitResult, StatusResult } from '../service/brv.js';
+import type { InitResult, StatusResult } from '../service/setup.js';
 import { remoteTrackingPrefix } from '../store/refs.js';
 import { shortOid } from './format.js';
 

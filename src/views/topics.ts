@@ -1,4 +1,4 @@
-import type { ListResult, ReadResult, RemoveResult } from '../service/brv.js';
+import type { ListResult, ReadResult, RemoveResult } from '../service/knowledge.js';
 import { plural, shortOid } from './format.js';
 
 /** `brv read` and MCP `brv-read`: the topic's rendered markdown (or stored HTML with --raw). */

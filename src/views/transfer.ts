@@ -1,9 +1,7 @@
-import type { ExportResult } from '../curate/export.js';
-import type { Brv } from '../service/brv.js';
+import type { ExportResult, ImportResult } from '../service/knowledge.js';
 import { plural, shortOid } from './format.js';
 
-/** What `Brv.importFolder` returns. */
-export type ImportView = Awaited<ReturnType<Brv['importFolder']>>;
+type ImportView = ImportResult;
 
 /** `brv import` when it imported nothing because files are invalid. */
 export function importRefusedText(result: ImportView): string {

@@ -1,27 +1,17 @@
-import type { Brv } from '../service/brv.js';
-import type { HistoryEntry } from '../store/history.js';
+import type { BranchInfo, DiffResult, HistoryEntry, ShowResult, VcStatusResult } from '../service/history.js';
+import type { CloneResult } from '../service/service.js';
+import type { FetchSummary, PushResult, Remote, SyncSummary } from '../service/sharing.js';
 import { shortOid } from './format.js';
 
-type Result<M extends keyof Brv> = Brv[M] extends (...args: never[]) => Promise<infer R> ? R : never;
-
-/** What `Brv.diff` returns. */
-export type DiffView = Result<'diff'>;
-/** What `Brv.show` returns: a commit, or a topic as it was (`<rev>:<path>`). */
-export type ShowView = Result<'show'>;
-/** What `Brv.vcStatus` returns. */
-export type VcStatusView = Result<'vcStatus'>;
-/** What `Brv.branches` returns. */
-export type BranchesView = Result<'branches'>;
-/** What `Brv.fetch` returns. */
-export type FetchView = Result<'fetch'>;
-/** What `Brv.push` returns. */
-export type PushView = Result<'push'>;
-/** What `Brv.sync` returns. */
-export type SyncView = Result<'sync'>;
-/** What `Brv.clone` returns. */
-export type CloneView = Awaited<ReturnType<(typeof Brv)['clone']>>;
-/** What `Brv.remotes` returns. */
-export type RemotesView = Result<'remotes'>;
+type DiffView = DiffResult;
+type ShowView = ShowResult;
+type VcStatusView = VcStatusResult;
+type BranchesView = BranchInfo[];
+type FetchView = FetchSummary;
+type PushView = PushResult;
+type SyncView = SyncSummary;
+type CloneView = CloneResult;
+type RemotesView = Remote[];
 
 /** `brv vc log`: each commit with its author, subject, trailers and changed topics. */
 export function logText(branch: string, entries: HistoryEntry[]): string {

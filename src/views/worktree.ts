@@ -1,17 +1,9 @@
-import type { Brv } from '../service/brv.js';
+import type { AddWorktreeResult, WorktreeInfo } from '../service/setup.js';
+import type { Source, SourceRefresh } from '../service/sharing.js';
 import { shortOid } from './format.js';
 
-type Result<M extends keyof Brv> = Brv[M] extends (...args: never[]) => Promise<infer R> ? R : never;
-
-/** What `Brv.worktrees` returns. */
-export type WorktreesView = Result<'worktrees'>;
-/** What `Brv.sources` returns. */
-export type SourcesView = Result<'sources'>;
-/** What `Brv.sourceRefresh` returns. */
-export type SourceRefreshView = Result<'sourceRefresh'>;
-
 /** `brv worktree add`. */
-export function worktreeAddedText(result: Result<'worktreeAdd'>): string {
+export function worktreeAddedText(result: AddWorktreeResult): string {
   return `Created worktree ${result.path}${result.gitBranch ? ` on git branch ${result.gitBranch}` : ''}; its brv branch is ${result.brvBranch}.`;
 }
 
@@ -21,7 +13,7 @@ export function worktreeRemovedText(result: { path: string }): string {
 }
 
 /** `brv worktree list`: each worktree, its git branch and its brv branch; the current one starred. */
-export function worktreesText(worktrees: WorktreesView): string {
+export function worktreesText(worktrees: WorktreeInfo[]): string {
   return worktrees
     .map(
       (w) =>
@@ -41,12 +33,12 @@ export function sourceRemovedText(source: { alias: string }): string {
 }
 
 /** `brv source list`: alias, location, branch and fetched tip, tab-separated. */
-export function sourcesText(sources: SourcesView): string {
+export function sourcesText(sources: Source[]): string {
   if (sources.length === 0) return 'No knowledge sources. Add one with brv source add <path-or-url>.';
   return sources.map((s) => `${s.alias}\t${s.url}\t${s.branch}\t${shortOid(s.commit)}`).join('\n');
 }
 
 /** `brv source refresh`: each source's new tip or why it failed. */
-export function sourceRefreshText(results: SourceRefreshView): string {
+export function sourceRefreshText(results: SourceRefresh[]): string {
   return results.map((r) => `${r.alias}\t${r.error ? `failed: ${r.error}` : shortOid(r.commit)}`).join('\n') || 'No knowledge sources.';
 }

@@ -3,7 +3,7 @@ import { access, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node
 import path from 'node:path';
 import { exportTree, readTopicBlobs, type ExportFile } from '../../src/curate/export.js';
 import { isBrvError } from '../../src/errors.js';
-import { Brv } from '../../src/service/brv.js';
+import { internals, openBrv } from '../helpers/service.js';
 import { makeRepo, tempDir } from '../helpers/repo.js';
 
 const topic = (p: string, text = 'A rule.') => `<bv-topic path="${p}" title="${p}">\n  <bv-rule>${text}</bv-rule>\n</bv-topic>\n`;
@@ -140,12 +140,12 @@ test('readTopicBlobs: the topic blobs of a brv branch, nothing else', async (t) 
   await mkdir(path.join(source, 'a'));
   await writeFile(path.join(source, 'a', 'one.html'), topic('a/one'));
   await writeFile(path.join(source, 'two.html'), topic('two'));
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   try {
-    t.deepEqual(await readTopicBlobs(brv.store, await brv.store.snapshot(brv.branch)), [], 'an uninitialized branch has no topics');
-    const imported = await brv.importFolder(source);
+    t.deepEqual(await readTopicBlobs(internals(brv).store, await internals(brv).store.snapshot(brv.branch)), [], 'an uninitialized branch has no topics');
+    const imported = await brv.knowledge.importTree({ directory: source }, {});
     t.true(imported.ok);
-    const blobs = await readTopicBlobs(brv.store, await brv.store.snapshot(brv.branch));
+    const blobs = await readTopicBlobs(internals(brv).store, await internals(brv).store.snapshot(brv.branch));
     t.deepEqual(blobs.map((b) => b.path).sort(), ['a/one.html', 'two.html']);
     const out = await tempDir();
     await exportTree(blobs, out);

@@ -13,7 +13,8 @@ import {
   staleTopics,
 } from '../../src/hooks/cited.js';
 import { hooksDirectory, stagedPaths } from '../../src/git/hooks.js';
-import { Brv } from '../../src/service/brv.js';
+import type { Brv } from '../../src/service/brv.js';
+import { internals, openBrv } from '../helpers/service.js';
 import { parseTopicHtml } from '../../src/topic/parse.js';
 import { plantTree } from '../helpers/plant.js';
 import { ROOT, cleanup, git, makeRepo, tempDir } from '../helpers/repo.js';
@@ -87,29 +88,29 @@ async function writeTopic(brv: Brv, dir: string, topicPath: string, files: strin
     file,
     `<bv-topic path="${topicPath}" title="T"><bv-files>${items}</bv-files><bv-rule severity="must">R.</bv-rule></bv-topic>`,
   );
-  const envelope = await brv.curate({ htmlFile: file, overwrite: true });
+  const envelope = await brv.knowledge.curate({ htmlFile: file, overwrite: true }, {});
   if (!envelope.ok) throw new Error(JSON.stringify(envelope));
 }
 
 test('the cited-files cache is built per tree, then reused, then updated from the previous tree', async (t) => {
   const repo = await makeRepo();
   const scratch = await tempDir();
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
-  t.is(await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)), undefined, 'no brv branch yet');
+  t.is(await ensureCitedCache(internals(brv).store, await internals(brv).store.snapshot(brv.branch)), undefined, 'no brv branch yet');
 
   await writeTopic(brv, scratch, 'code/app', ['src/app.ts', 'src/util/']);
   await writeTopic(brv, scratch, 'code/none', []);
-  const first = (await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!;
+  const first = (await ensureCitedCache(internals(brv).store, await internals(brv).store.snapshot(brv.branch)))!;
   t.is(first.source, 'full');
   t.is(first.file, citedCacheFile(path.join(repo, '.git'), first.tree));
   t.is(first.tree, await git(repo, 'rev-parse', 'refs/brv/heads/main^{tree}'));
   t.is(await readFile(first.file, 'utf8'), `${CITED_CACHE_HEADER}\nsrc/app.ts\tcode/app\nsrc/util\tcode/app\n# end 2\n`);
-  t.is((await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!.source, 'cache');
+  t.is((await ensureCitedCache(internals(brv).store, await internals(brv).store.snapshot(brv.branch)))!.source, 'cache');
 
   await writeTopic(brv, scratch, 'code/app', ['src/main.ts']);
   await writeTopic(brv, scratch, 'api/errors', ['src/errors.ts', 'src/main.ts']);
-  const second = (await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!;
+  const second = (await ensureCitedCache(internals(brv).store, await internals(brv).store.snapshot(brv.branch)))!;
   t.is(second.source, 'incremental');
   t.deepEqual(second.entries, [
     { file: 'src/errors.ts', topic: 'api/errors' },
@@ -121,26 +122,26 @@ test('the cited-files cache is built per tree, then reused, then updated from th
 
 test('hooksDirectory honours core.hooksPath; stagedPaths reads the index git hands the hook', async (t) => {
   const repo = await makeRepo();
-  const brv = await Brv.open(path.join(repo, 'src'));
+  const brv = await openBrv(path.join(repo, 'src'));
   t.teardown(() => brv.close());
-  t.deepEqual(await hooksDirectory(brv.repo), { directory: path.join(repo, '.git', 'hooks'), hooksPath: undefined });
+  t.deepEqual(await hooksDirectory(internals(brv).repo), { directory: path.join(repo, '.git', 'hooks'), hooksPath: undefined });
   await git(repo, 'config', 'core.hooksPath', '.husky');
-  t.deepEqual(await hooksDirectory(brv.repo), { directory: path.join(repo, '.husky'), hooksPath: '.husky' });
+  t.deepEqual(await hooksDirectory(internals(brv).repo), { directory: path.join(repo, '.husky'), hooksPath: '.husky' });
 
   await writeFile(path.join(repo, 'README.md'), 'changed\n');
   await writeFile(path.join(repo, 'new file.txt'), 'new\n');
-  t.deepEqual(await stagedPaths(brv.repo), []);
+  t.deepEqual(await stagedPaths(internals(brv).repo), []);
   await git(repo, 'add', 'README.md', 'new file.txt');
   await git(repo, 'mv', 'src/deep/a.txt', 'src/deep/b.txt');
-  t.deepEqual((await stagedPaths(brv.repo)).sort(), ['README.md', 'new file.txt', 'src/deep/a.txt', 'src/deep/b.txt']);
+  t.deepEqual((await stagedPaths(internals(brv).repo)).sort(), ['README.md', 'new file.txt', 'src/deep/a.txt', 'src/deep/b.txt']);
   // a temporary index (git commit -a / git commit <paths>) wins over the main one
   await git(repo, 'read-tree', `--index-output=${path.join(repo, '.git', 'other-index')}`, 'HEAD');
-  t.deepEqual(await stagedPaths(brv.repo, { indexFile: '.git/other-index' }), []);
+  t.deepEqual(await stagedPaths(internals(brv).repo, { indexFile: '.git/other-index' }), []);
 });
 
 test('hostile blobs (too large, too deep) cite nothing and never break the cache, full or incremental', async (t) => {
   const repo = await makeRepo();
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(async () => {
     brv.close();
     await cleanup(repo);
@@ -149,11 +150,11 @@ test('hostile blobs (too large, too deep) cite nothing and never break the cache
   const deep = `<bv-topic path="x/deep" title="Deep"><bv-files>${'<span>'.repeat(3000)}<code>src/deep.ts</code></bv-files></bv-topic>`;
   const huge = `<bv-topic path="x/huge" title="Huge"><bv-files><code>src/huge.ts</code></bv-files>${'x'.repeat(300_000)}</bv-topic>`;
   await plantTree(repo, { 'code/app.html': good, 'x/deep.html': deep });
-  const first = (await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!;
+  const first = (await ensureCitedCache(internals(brv).store, await internals(brv).store.snapshot(brv.branch)))!;
   t.is(first.source, 'full');
   t.deepEqual(first.entries, [{ file: 'src/app.ts', topic: 'code/app' }]);
   await plantTree(repo, { 'code/app.html': good, 'x/deep.html': deep, 'x/huge.html': huge });
-  const second = (await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)))!;
+  const second = (await ensureCitedCache(internals(brv).store, await internals(brv).store.snapshot(brv.branch)))!;
   t.is(second.source, 'incremental');
   t.deepEqual(second.entries, [{ file: 'src/app.ts', topic: 'code/app' }]);
 });

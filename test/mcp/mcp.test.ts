@@ -173,6 +173,23 @@ test('the CLI and the MCP server name the same kind for the same failure', async
     ['not-found', ['read', 'no/such'], 'brv-read', { path: 'no/such' }],
     ['unsafe-path', ['ls', '../..'], 'brv-list', { prefix: '../..' }],
     ['missing-query', ['query', '   '], 'brv-query', { query: '   ' }],
+    ['missing-query', ['query', ''], 'brv-query', { query: '' }],
+    ['missing-query', ['search', ''], 'brv-search', { query: '' }],
+    ['too-large', ['query', 'x'.repeat(4001)], 'brv-query', { query: 'x'.repeat(4001) }],
+    ['unsafe-path', ['read', 'a/'.repeat(300) + 'b'], 'brv-read', { path: 'a/'.repeat(300) + 'b' }],
+    [
+      'invalid-response-format',
+      ['curate', '--html-file', await htmlFile(topic('x/y', 'Fine.')), '--meta', '{"impact":"huge"}'],
+      'brv-curate',
+      { html: topic('x/y', 'Fine.'), meta: { impact: 'huge' } },
+    ],
+    [
+      'invalid-response-format',
+      ['curate', '--html-file', await htmlFile(topic('x/y', 'Fine.')), '--meta', '{"colour":"red"}'],
+      'brv-curate',
+      { html: topic('x/y', 'Fine.'), meta: { colour: 'red' } },
+    ],
+    ['too-large', ['curate', '--html-file', await htmlFile(topic('x/z', 'y'.repeat(1100 * 1024)))], 'brv-curate', { html: topic('x/z', 'y'.repeat(1100 * 1024)) }],
     ['unsafe-html', ['curate', '--html-file', await htmlFile(unsafe)], 'brv-curate', { html: unsafe }],
     ['path-exists', ['curate', '--html-file', await htmlFile(existing)], 'brv-curate', { html: existing }],
     // A bad command line and arguments outside a tool's input schema are both `usage`.

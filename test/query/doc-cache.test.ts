@@ -8,7 +8,8 @@ import { DOC_CACHE_VERSION, DocCache, documentAt, parseEntry, serializeEntry, ty
 import { blobDocument, documentFromTopic } from '../../src/query/document.js';
 import { queryTopics } from '../../src/query/query-topics.js';
 import { TreeIndexStore } from '../../src/query/tree-index.js';
-import { Brv } from '../../src/service/brv.js';
+import type { Brv } from '../../src/service/brv.js';
+import { internals, openBrv } from '../helpers/service.js';
 import { readStoredTopic } from '../../src/topic/stored.js';
 import { renderTopicMarkdown } from '../../src/topic/render.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
@@ -92,8 +93,8 @@ async function importedRepo(count: number) {
     await mkdir(path.join(dir, path.dirname(topic.path)), { recursive: true });
     await writeFile(path.join(dir, `${topic.path}.html`), topic.html);
   }
-  const brv = await Brv.open(repo);
-  const imported = await brv.importFolder(dir);
+  const brv = await openBrv(repo);
+  const imported = await brv.knowledge.importTree({ directory: dir }, {});
   if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
   return { repo, brv, commonDir: path.join(repo, '.git') };
 }
@@ -101,7 +102,7 @@ async function importedRepo(count: number) {
 const QUESTIONS = ['token rotation', 'postgres replica timeout', 'webhook retries', 'kafka consumer lag', 'billing invoice'];
 
 async function answers(indexes: TreeIndexStore, brv: Brv) {
-  const snapshot = await brv.store.snapshot(brv.branch);
+  const snapshot = await internals(brv).store.snapshot(brv.branch);
   const results = [];
   for (const question of QUESTIONS) {
     const result = await queryTopics(indexes, snapshot, question, { limit: 50 });
@@ -114,13 +115,13 @@ test('a full build reads the cache import wrote, parses nothing, and answers exa
   const { brv, commonDir } = await importedRepo(60);
   try {
     const cache = DocCache.forRepository(commonDir);
-    const warm = new TreeIndexStore(brv.repo, path.join(commonDir, 'brv', 'index'), cache);
-    const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
+    const warm = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), cache);
+    const tree = (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
     const built = await warm.open(tree);
     t.like(built, { build: 'full', parsedTopics: 0, cachedTopics: 60 });
     // A store with an empty cache parses every topic (and fills that cache).
     const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
-    const cold = new TreeIndexStore(brv.repo, path.join(await tempDir(), 'index'), coldCache);
+    const cold = new TreeIndexStore(internals(brv).repo, path.join(await tempDir(), 'index'), coldCache);
     t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0 });
     t.deepEqual(await answers(warm, brv), await answers(cold, brv));
     // The cache the cold build wrote holds the same bytes as the one import wrote.
@@ -136,20 +137,20 @@ test('a damaged or missing entry is parsed again and rewritten; a rebuild after 
   try {
     const cache = DocCache.forRepository(commonDir);
     const indexRoot = path.join(commonDir, 'brv', 'index');
-    const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
-    const first = await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree);
-    const expected = await answers(new TreeIndexStore(brv.repo, indexRoot, cache), brv);
+    const tree = (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
+    const first = await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree);
+    const expected = await answers(new TreeIndexStore(internals(brv).repo, indexRoot, cache), brv);
     const [damaged, missing] = [first.stack.segments[0]!.blob(2), first.stack.segments[0]!.blob(5)];
     const text = await readFile(cache.file(damaged), 'utf8');
     await writeFile(cache.file(damaged), text.replace(/"body":"./, '"body":"X'));
     await rm(cache.file(missing));
     await rm(indexRoot, { recursive: true });
-    const rebuilt = new TreeIndexStore(brv.repo, indexRoot, cache);
+    const rebuilt = new TreeIndexStore(internals(brv).repo, indexRoot, cache);
     t.like(await rebuilt.open(tree), { build: 'full', parsedTopics: 2, cachedTopics: 10 });
     t.deepEqual(await answers(rebuilt, brv), expected);
     t.is(await readFile(cache.file(damaged), 'utf8'), text, 'the damaged entry is rewritten');
     await rm(indexRoot, { recursive: true });
-    t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 12 });
+    t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 12 });
   } finally {
     brv.close();
   }
@@ -166,15 +167,15 @@ test('a blob that is not a topic is cached as such and not parsed again', async 
   await run(['update-index', '--add', '--cacheinfo', `100644,${oid},misc/junk.html`]);
   const commit = await run(['commit-tree', await run(['write-tree']), '-m', 'junk']);
   await git(repo, 'update-ref', 'refs/brv/heads/main', commit);
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   try {
-    const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
+    const tree = (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
     const cache = DocCache.forRepository(path.join(repo, '.git'));
     const indexRoot = path.join(repo, '.git', 'brv', 'index');
-    t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 1, cachedTopics: 0 });
+    t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree), { parsedTopics: 1, cachedTopics: 0 });
     t.like(cache.read([oid])[0], { problem: 'not-a-topic' });
     await rm(indexRoot, { recursive: true });
-    t.like(await new TreeIndexStore(brv.repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 1 });
+    t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 1 });
   } finally {
     brv.close();
   }
@@ -184,8 +185,8 @@ test('the sweep keeps entries indexed segments use and fresh ones; it drops old 
   const { brv, commonDir } = await importedRepo(8);
   try {
     const cache = DocCache.forRepository(commonDir);
-    const indexes = new TreeIndexStore(brv.repo, path.join(commonDir, 'brv', 'index'), cache);
-    await indexes.open((await brv.store.snapshot(brv.branch)).commit!.tree);
+    const indexes = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), cache);
+    await indexes.open((await internals(brv).store.snapshot(brv.branch)).commit!.tree);
     const unused = new Map([
       ['b'.repeat(40), { problem: 'not-a-topic' as const, message: '' }],
       ['c'.repeat(40), { problem: 'not-a-topic' as const, message: '' }],
@@ -215,7 +216,7 @@ test('the sweep keeps entries indexed segments use and fresh ones; it drops old 
     await t.throwsAsync(stat(otherVersion));
     // Everything the index uses is still there: a rebuild parses nothing.
     await rm(path.join(commonDir, 'brv', 'index'), { recursive: true });
-    t.like(await indexes.open((await brv.store.snapshot(brv.branch)).commit!.tree), { parsedTopics: 0, cachedTopics: 8 });
+    t.like(await indexes.open((await internals(brv).store.snapshot(brv.branch)).commit!.tree), { parsedTopics: 0, cachedTopics: 8 });
   } finally {
     brv.close();
   }

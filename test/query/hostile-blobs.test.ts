@@ -2,7 +2,8 @@ import test from 'ava';
 import { execa } from 'execa';
 import path from 'node:path';
 import { MAX_INDEXED_BLOB_BYTES, TreeIndexStore } from '../../src/query/tree-index.js';
-import { Brv } from '../../src/service/brv.js';
+import type { Brv } from '../../src/service/brv.js';
+import { internals, openBrv } from '../helpers/service.js';
 import { MAX_STORED_TOPIC_BYTES } from '../../src/topic/stored.js';
 import { put } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
@@ -30,8 +31,8 @@ const huge = () => Buffer.from(`<bv-topic path="x/huge" title="Huge tokens"><p>$
 /** Records every object name the repository's reader is asked for. */
 function spyReads(brv: Brv): string[] {
   const names: string[] = [];
-  const read = brv.repo.readObject.bind(brv.repo);
-  brv.repo.readObject = (name: string) => {
+  const read = internals(brv).repo.readObject.bind(internals(brv).repo);
+  internals(brv).repo.readObject = (name: string) => {
     names.push(name);
     return read(name);
   };
@@ -52,10 +53,10 @@ test('a huge topic blob is never read: a full build skips it from its size, quer
   const big = huge();
   await plantTree(repo, { ...GOOD, 'x/huge.html': big, 'x/deep.html': DEEP });
   const bigOid = await blobOid(repo, big);
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
   const reads = spyReads(brv);
-  const result = await brv.query('tokens');
+  const result = await brv.retrieval.query({ question: 'tokens' });
   t.deepEqual(
     result.matchedDocs.map((d) => d.topicPath),
     ['auth/tokens'],
@@ -66,41 +67,41 @@ test('a huge topic blob is never read: a full build skips it from its size, quer
     'the huge blob was never asked for',
   );
   t.deepEqual(
-    (await brv.skippedTopics()).map((s) => [s.path, s.problem]),
+    (await brv.retrieval.skippedTopics()).map((s) => [s.path, s.problem]),
     [
       ['x/deep.html', 'too-deep'],
       ['x/huge.html', 'too-large'],
     ],
   );
   // `brv read` refuses it from its size too, with a typed error.
-  const error = await t.throwsAsync(brv.read('x/huge'));
+  const error = await t.throwsAsync(brv.knowledge.read({ path: 'x/huge' }));
   t.is((error as { kind?: string }).kind, 'too-large');
   t.false(
     reads.some((name) => name.includes(bigOid) || name.endsWith(':x/huge.html')),
     'read did not load it',
   );
-  t.regex((await brv.read('x/deep')).content, /cannot be shown as a topic/);
+  t.regex((await brv.knowledge.read({ path: 'x/deep' })).content, /cannot be shown as a topic/);
   // And it can be removed without being loaded (rm asks what kind of entry the path is).
-  t.deepEqual((await brv.remove('x/huge')).removed, ['x/huge']);
+  t.deepEqual((await brv.knowledge.remove({ path: 'x/huge' }, {})).removed, ['x/huge']);
   t.false(
     reads.some((name) => name.includes(bigOid) || name.endsWith(':x/huge.html')),
     'rm did not load it',
   );
-  t.is((await brv.query('tokens')).metadata.skippedTopics, 1);
+  t.is((await brv.retrieval.query({ question: 'tokens' })).metadata.skippedTopics, 1);
 });
 
 test('incremental builds check sizes too: a huge blob that arrives after the first index is not read', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   await plantTree(repo, GOOD);
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
-  t.is((await brv.query('tokens')).metadata.index.build, 'full');
+  t.is((await brv.retrieval.query({ question: 'tokens' })).metadata.index.build, 'full');
   const big = huge();
   await plantTree(repo, { ...GOOD, 'x/huge.html': big, 'x/deep.html': DEEP });
   const bigOid = await blobOid(repo, big);
   const reads = spyReads(brv);
-  const after = await brv.query('tokens');
+  const after = await brv.retrieval.query({ question: 'tokens' });
   t.like(after.metadata, { skippedTopics: 2, index: { build: 'incremental', changedTopics: 2, skippedTopics: 2 } });
   t.deepEqual(
     after.matchedDocs.map((d) => d.topicPath),
@@ -114,20 +115,20 @@ test('incremental builds check sizes too: a huge blob that arrives after the fir
     'x/deep.html': topic('x/deep', 'Deep no more', 'Shallow tokens now.'),
     'new/one.html': topic('new/one', 'New', 'Fresh tokens.'),
   });
-  const third = await brv.query('tokens');
+  const third = await brv.retrieval.query({ question: 'tokens' });
   t.like(third.metadata, { skippedTopics: 1, index: { build: 'incremental' } });
   t.deepEqual(third.matchedDocs.map((d) => d.topicPath).sort(), ['auth/tokens', 'new/one', 'x/deep']);
   t.deepEqual(
-    (await brv.skippedTopics()).map((s) => s.path),
+    (await brv.retrieval.skippedTopics()).map((s) => s.path),
     ['x/huge.html'],
   );
   // A good topic that becomes unreadable leaves the index (its old version is not served).
   await plantTree(repo, { ...GOOD, 'ops/deploy.html': DEEP });
-  const fourth = await brv.query('deploy tuesdays');
+  const fourth = await brv.retrieval.query({ question: 'deploy tuesdays' });
   t.is(fourth.metadata.index.build, 'incremental');
   t.deepEqual(fourth.matchedDocs, []);
   t.deepEqual(
-    (await brv.skippedTopics()).map((s) => [s.path, s.problem]),
+    (await brv.retrieval.skippedTopics()).map((s) => [s.path, s.problem]),
     [['ops/deploy.html', 'too-deep']],
   );
 });
@@ -175,20 +176,20 @@ test('a tree naming a path twice: the first entry is indexed, the second skipped
     doctor.json?.data.checks.find((c: { name: string }) => c.name === 'search index'),
     { status: 'ok' },
   );
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
-  t.like(await brv.skippedTopics(), [{ path: 'a/one.html', problem: 'duplicate-path' }]);
+  t.like(await brv.retrieval.skippedTopics(), [{ path: 'a/one.html', problem: 'duplicate-path' }]);
 });
 
 test('a path named twice after a clean index: the incremental build is not fooled into replacing the first entry', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   await plantTree(repo, { ...GOOD, 'a/one.html': topic('a/one', 'First', 'The first zebra.') });
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
-  t.is((await brv.query('zebra')).matchedDocs[0]?.title, 'First');
+  t.is((await brv.retrieval.query({ question: 'zebra' })).matchedDocs[0]?.title, 'First');
   await plantDuplicate(repo, topic('a/one', 'First', 'The first zebra.'), topic('a/one', 'Second', 'The second zebra.'), GOOD);
-  const dup = await brv.query('zebra');
+  const dup = await brv.retrieval.query({ question: 'zebra' });
   t.deepEqual(
     dup.matchedDocs.map((d) => d.title),
     ['First'],
@@ -196,7 +197,7 @@ test('a path named twice after a clean index: the incremental build is not foole
   t.is(dup.metadata.skippedTopics, 1);
   // And back to a clean tree: the path is still there (diff-tree calls it deleted).
   await plantTree(repo, { ...GOOD, 'a/one.html': topic('a/one', 'First', 'The first zebra.') });
-  const clean = await brv.query('zebra');
+  const clean = await brv.retrieval.query({ question: 'zebra' });
   t.deepEqual(
     clean.matchedDocs.map((d) => d.title),
     ['First'],
@@ -250,10 +251,10 @@ test('a knowledge source holding bad blobs: query in the consuming repository st
     'shared:platform/logging',
   ]);
   t.like(query.json!.data.metadata, { skippedTopics: 2, sources: [{ alias: 'platform', skippedTopics: 2 }] });
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
   t.deepEqual(
-    (await brv.skippedTopics()).map((s) => [s.source, s.path, s.problem]),
+    (await brv.retrieval.skippedTopics()).map((s) => [s.source, s.path, s.problem]),
     [
       ['platform', 'x/deep.html', 'too-deep'],
       ['platform', 'x/huge.html', 'too-large'],
@@ -275,10 +276,10 @@ test('a TreeIndexStore lists skipped topics for a tree directly (what brv doctor
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   await plantTree(repo, { ...GOOD, 'x/deep.html': DEEP, 'x/junk.html': '<p>not a topic</p>', 'notes.txt': 'not at a topic path' });
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
-  const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
-  const store = new TreeIndexStore(brv.repo, path.join(brv.repo.location.commonDir, 'brv', 'index'));
+  const tree = (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
+  const store = new TreeIndexStore(internals(brv).repo, path.join(internals(brv).repo.location.commonDir, 'brv', 'index'));
   t.deepEqual(
     (await store.skippedTopics(tree)).map((s) => [s.path, s.problem]),
     [
@@ -287,7 +288,7 @@ test('a TreeIndexStore lists skipped topics for a tree directly (what brv doctor
     ],
   );
   // From the manifest of a fresh store: the list survives the process.
-  const fresh = new TreeIndexStore(brv.repo, path.join(brv.repo.location.commonDir, 'brv', 'index'));
+  const fresh = new TreeIndexStore(internals(brv).repo, path.join(internals(brv).repo.location.commonDir, 'brv', 'index'));
   const opened = await fresh.open(tree);
   t.is(opened.build, 'cached');
   t.is(opened.skipped.length, 2);

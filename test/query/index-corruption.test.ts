@@ -7,7 +7,7 @@ import { DOC_CACHE_VERSION } from '../../src/query/doc-cache.js';
 import { buildDocstore, crc32, docstoreLooksValid, readDocstoreEntries } from '../../src/query/docstore.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { INDEX_VERSION } from '../../src/query/tree-index.js';
-import { Brv } from '../../src/service/brv.js';
+import { openBrv } from '../helpers/service.js';
 import { plantTree } from '../helpers/plant.js';
 import { CLI, cleanup, ENV, makeRepo, tempDir } from '../helpers/repo.js';
 
@@ -239,14 +239,14 @@ test('an index folder that cannot be written: queries answer from an index built
   }
   t.is(await readFile(path.join(repo, '.git', 'brv', 'index'), 'utf8'), 'not a folder', 'left alone: not brv’s own folder');
   // A long-lived process (MCP) keeps the in-memory index: the next query is warm, a new tree is incremental.
-  const brv = await Brv.open(repo);
+  const brv = await openBrv(repo);
   t.teardown(() => brv.close());
-  t.is((await brv.query('zebras')).metadata.index.build, 'full');
-  t.is((await brv.query('zebras')).metadata.index.build, 'cached');
+  t.is((await brv.retrieval.query({ question: 'zebras' })).metadata.index.build, 'full');
+  t.is((await brv.retrieval.query({ question: 'zebras' })).metadata.index.build, 'cached');
   await plantTree(repo, { ...TOPICS, ...LATER });
-  const later = await brv.query('zebras');
+  const later = await brv.retrieval.query({ question: 'zebras' });
   t.is(later.metadata.index.build, 'incremental');
   t.deepEqual(later.matchedDocs.map((d) => d.topicPath).sort(), ['a/one', 'b/two', 'c/three', 'd/four']);
-  const search = await brv.search('zebras');
+  const search = await brv.retrieval.search({ question: 'zebras' });
   t.is((search as { results: unknown[] }).results.length, 4);
 });

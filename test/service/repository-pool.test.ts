@@ -4,7 +4,8 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GitRepository } from '../../src/git/repository.js';
-import { RepositoryPool, type RefChangeEvent } from '../../src/service/repository-pool.js';
+import type { RefChangeEvent } from '../../src/service/repository-pool.js';
+import { testService } from '../helpers/service.js';
 import { put, rule } from '../helpers/knowledge.js';
 import { brvJson, cleanup, ENV, git, makeRepo, makeWorktree, refTip, ROOT, tempDir } from '../helpers/repo.js';
 
@@ -49,7 +50,7 @@ test.serial('moves by other processes are events within 1 s: curate, update-ref,
   const other = await initialized();
   t.teardown(() => cleanup(repo, other));
   await put(other, 'remote/topic', rule('From elsewhere.'));
-  const pool = new RepositoryPool(repo);
+  const pool = testService.pool(repo);
   t.teardown(() => pool.close());
   const seen = recorder();
   const subscription = await pool.watch(seen.listener);
@@ -117,7 +118,7 @@ test.serial('moves by other processes are events within 1 s: curate, update-ref,
 test.serial('idle costs nothing: no event and no git process while nothing changes', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = testService.pool(repo);
   t.teardown(() => pool.close());
   const seen = recorder();
   await pool.watch(seen.listener);
@@ -145,7 +146,7 @@ test.serial('idle costs nothing: no event and no git process while nothing chang
 test.serial("this process's own writes are events too; listeners share one watch and unsubscribe", async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = testService.pool(repo);
   t.teardown(() => pool.close());
   const first = recorder();
   const second = recorder();
@@ -162,7 +163,7 @@ test.serial("this process's own writes are events too; listeners share one watch
   );
   const brv = await pool.resolve(undefined);
   const before = await refTip(repo);
-  const written = await brv.curateHtml(`<bv-topic path="a/b" title="A">${rule('x')}</bv-topic>`, {}, false);
+  const written = await brv.knowledge.curateHtml({ html: `<bv-topic path="a/b" title="A">${rule('x')}</bv-topic>`, meta: {} }, {});
   t.true(written.ok);
   const after = await refTip(repo);
   t.deepEqual(await first.next(1), [{ repository: a.repository, ref: 'refs/brv/heads/main', from: before, to: after }]);
@@ -188,7 +189,7 @@ test.serial("this process's own writes are events too; listeners share one watch
 test.serial('close() stops every watch; watching never keeps a process alive', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = testService.pool(repo);
   const seen = recorder();
   await pool.watch(seen.listener);
   await pool.close();
@@ -216,7 +217,7 @@ test.serial('close() stops every watch; watching never keeps a process alive', a
 test.serial('where files cannot be watched it polls, and says so', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo, { watch: { poll: true, pollMs: 200 } });
+  const pool = testService.pool(repo, { watch: { poll: true, pollMs: 200 } });
   t.teardown(() => pool.close());
   const seen = recorder();
   const subscription = await pool.watch(seen.listener);
@@ -231,7 +232,7 @@ test.serial('a linked worktree watches the refs it shares with the main checkout
   const repo = await initialized();
   const worktree = await makeWorktree(repo);
   t.teardown(() => cleanup(repo, path.dirname(worktree)));
-  const pool = new RepositoryPool(worktree);
+  const pool = testService.pool(worktree);
   t.teardown(() => pool.close());
   const seen = recorder();
   const subscription = await pool.watch(seen.listener);
@@ -246,7 +247,7 @@ test.serial('a linked worktree watches the refs it shares with the main checkout
 test.serial('a write while the watch starts is never diffed against an empty snapshot', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = testService.pool(repo);
   t.teardown(() => pool.close());
   await pool.resolve(undefined);
   const tip = (await refTip(repo))!;

@@ -1,8 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { ConnectorType } from '../../connectors/agents.js';
-import type { ErrorKind } from '../../error-kinds.js';
-import type { ConnectorScope } from '../../connectors/connectors.js';
-import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
+import type { ConnectorRequest, ConnectorType } from '../../service/service.js';
+import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { agentsText, connectorStatusText, installText, uninstallText } from '../../views/connectors.js';
 
@@ -19,15 +17,8 @@ interface StatusOptions extends GlobalOptions {
   global?: boolean;
 }
 
-const connectors = () => import('../../connectors/connectors.js');
-
-/** Runs a command that needs no repository, with the same error envelope as withBrv. */
-/** The project scope (this repository's work tree), or the home directory with --global (no repository needed). */
-async function inScope(command: string, argv: AgentOptions, run: (scope: ConnectorScope) => Promise<void>): Promise<void> {
-  if (argv.global) {
-    return reportingErrors(command, argv, async () => run((await connectors()).globalScope()));
-  }
-  return withBrv(command, argv, async (brv) => run((await connectors()).projectScope(brv.repo.location)));
+function connectorRequest(argv: AgentOptions): ConnectorRequest {
+  return { cwd: argv.C ?? process.cwd(), global: argv.global, agent: argv.agent, type: argv.type };
 }
 
 const agentPositional = <T>(y: Argv<T>) =>
@@ -45,7 +36,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'Every agent brv connects to, its connector types (default marked *) and the files each one writes',
   handler: (argv) =>
     reportingErrors('connectors list', argv, async () => {
-      const agents = (await connectors()).listAgents();
+      const agents = await (await cliService()).agents();
       if (argv.format === 'json') return printJson('connectors list', true, { agents });
       printText(agentsText(agents));
     }),
@@ -71,8 +62,8 @@ const installCommand: CommandModule<GlobalOptions, AgentOptions> = {
           '--global. Installing again is a no-op when nothing changed.',
       ),
   handler: (argv) =>
-    inScope('connectors install', argv, async (scope) => {
-      const result = await (await connectors()).installConnector(scope, argv.agent, argv.type);
+    reportingErrors('connectors install', argv, async () => {
+      const result = await (await cliService()).installConnector(connectorRequest(argv));
       if (argv.format === 'json') return printJson('connectors install', true, result);
       printText(installText(result));
     }),
@@ -90,8 +81,8 @@ const uninstallCommand: CommandModule<GlobalOptions, AgentOptions> = {
           'or key is taken out. An MCP entry or skill folder another agent still uses (same file) is kept until that agent is uninstalled too.',
       ),
   handler: (argv) =>
-    inScope('connectors uninstall', argv, async (scope) => {
-      const result = await (await connectors()).uninstallConnector(scope, argv.agent, argv.type);
+    reportingErrors('connectors uninstall', argv, async () => {
+      const result = await (await cliService()).uninstallConnector(connectorRequest(argv));
       if (argv.format === 'json') return printJson('connectors uninstall', true, result);
       printText(uninstallText(result));
     }),
@@ -111,25 +102,14 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
       ),
   handler: (argv) =>
     reportingErrors('connectors status', argv, async () => {
-      const api = await connectors();
-      const scopes: ConnectorScope[] = [];
-      if (!argv.global) {
-        const { Brv } = await import('../../service/brv.js');
-        let brv;
-        try {
-          brv = await Brv.open(argv.C ?? process.cwd());
-          if (brv.repo.location.workTree) scopes.push(api.projectScope(brv.repo.location));
-        } catch (error) {
-          if ((error as { kind?: ErrorKind }).kind !== 'not-a-git-repository') throw error;
-        } finally {
-          brv?.close();
-        }
-      }
-      scopes.push(api.globalScope());
-      const entries = await api.connectorStatus(scopes, argv.agent);
-      if (argv.format === 'json') {
-        return printJson('connectors status', true, { scopes: scopes.map(({ scope, root }) => ({ scope, root })), connectors: entries });
-      }
+      const { scopes, connectors: entries } = await (
+        await cliService()
+      ).connectorStatus({
+        cwd: argv.C ?? process.cwd(),
+        global: argv.global,
+        agent: argv.agent,
+      });
+      if (argv.format === 'json') return printJson('connectors status', true, { scopes, connectors: entries });
       printText(connectorStatusText(scopes, entries));
     }),
 };

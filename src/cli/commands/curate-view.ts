@@ -13,7 +13,7 @@ export const curateViewCommand: CommandModule<GlobalOptions, ViewOptions> = {
   handler: (argv) =>
     withBrv('curate view', argv, async (brv) => {
       const limit = Math.max(1, Math.min(1000, Math.floor(argv.limit)));
-      const entries = await brv.history(limit);
+      const entries = await brv.history.log({ limit });
       if (argv.format === 'json') return printJson('curate view', true, { branch: brv.branch, entries });
       printText((await import('../../views/curate.js')).curateHistoryText(brv.branch, entries));
     }),

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { CurateEnvelope } from '../../curate/envelope.js';
+import type { CurateResult as CurateEnvelope } from '../../service/knowledge.js';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, printJson, printText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
@@ -63,7 +63,7 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
             errors: [{ kind: 'removed-flag', message: `Flag '--${removed}' was removed in tool mode. ${REMOVED_FLAGS[removed]}` }],
           };
         } else {
-          envelope = await brv.curate(
+          envelope = await brv.knowledge.curate(
             {
               intent: argv.intent,
               session: argv.session,
@@ -84,6 +84,6 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
         printText((await import('../../views/curate.js')).curateText(envelope));
       },
       // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
-      () => import('../../curate/protocol.js'),
+      () => import('../../service/knowledge.js').then((m) => m.preloadCurate()),
     ),
 };

@@ -28,7 +28,11 @@ export const exportCommand: CommandModule<GlobalOptions, ExportOptions> = {
       .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
   handler: (argv) =>
     withBrv('export', argv, async (brv) => {
-      const result = await brv.exportTo(path.resolve(argv.C ?? process.cwd(), argv.dir), { force: argv.force, at: argv.at });
+      const result = await brv.knowledge.exportTree({
+        directory: path.resolve(argv.C ?? process.cwd(), argv.dir),
+        force: argv.force,
+        at: argv.at,
+      });
       if (argv.format === 'json') return printJson('export', true, result);
       printText(exportText(result));
     }),

@@ -14,8 +14,8 @@ export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions
   handler: async (argv) => {
     let text = '';
     try {
-      const { readTemplate } = await import('../../templates/templates.js');
-      text = await readTemplate('prompt-hook.md');
+      const { promptHookText } = await import('../../service/texts.js');
+      text = await promptHookText();
     } catch {
       text = '';
     }

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { ErrorKind } from '../../error-kinds.js';
-import { HOOK_NAMES, type HookName } from '../../hooks/scripts.js';
+import { HOOK_NAMES, type HookName } from '../../service/names.js';
 import type { Brv } from '../../service/brv.js';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, cliService, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
 import { hooksInstallText, hooksStatusText, hooksUninstallText, integratedNote, staleWarning } from '../../views/hooks.js';
 
@@ -40,8 +40,7 @@ const installCommand: CommandModule<GlobalOptions, SelectOptions> = {
       ),
   handler: (argv) =>
     withBrv('hooks install', argv, async (brv) => {
-      const { installRepositoryHooks } = await import('../../hooks/repository-hooks.js');
-      const report = await installRepositoryHooks(brv.repo, argv.hooks);
+      const report = await brv.setup.installHooks({ hooks: argv.hooks });
       if (argv.format === 'json') return printJson('hooks install', true, report);
       printText(hooksInstallText(report));
     }),
@@ -53,8 +52,7 @@ const uninstallCommand: CommandModule<GlobalOptions, SelectOptions> = {
   builder: (y) => selectHooks(y),
   handler: (argv) =>
     withBrv('hooks uninstall', argv, async (brv) => {
-      const { uninstallRepositoryHooks } = await import('../../hooks/repository-hooks.js');
-      const report = await uninstallRepositoryHooks(brv.repo, argv.hooks);
+      const report = await brv.setup.uninstallHooks({ hooks: argv.hooks });
       if (argv.format === 'json') return printJson('hooks uninstall', true, report);
       printText(hooksUninstallText(report));
     }),
@@ -65,48 +63,34 @@ const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'Show, per hook, whether brv is installed, outdated or not, and the hooks directory git uses',
   handler: (argv) =>
     withBrv('hooks status', argv, async (brv) => {
-      const { repositoryHooksStatus } = await import('../../hooks/repository-hooks.js');
-      const report = await repositoryHooksStatus(brv.repo);
+      const report = await brv.setup.hooksStatus();
       if (argv.format === 'json') return printJson('hooks status', true, report);
       printText(hooksStatusText(report));
     }),
 };
 
 async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
-  const snapshot = await brv.store.snapshot(brv.branch);
-  const { ensureCitedCache, staleTopics } = await import('../../hooks/cited.js');
-  const cache = await ensureCitedCache(brv.store, snapshot);
-  if (!cache || argv['cache-only']) {
-    if (argv.format === 'json')
-      printJson('hooks run', true, {
-        hook: argv.hook,
-        cache: cache ? { file: cache.file, source: cache.source, entries: cache.entries.length } : null,
-      });
+  const indexFile = process.env.GIT_INDEX_FILE ? path.resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
+  const decision = await brv.setup.preCommit({ cacheOnly: argv['cache-only'], indexFile });
+  if (decision.mode === undefined) {
+    if (argv.format === 'json') printJson('hooks run', true, { hook: argv.hook, cache: decision.cache });
     return;
   }
-  const { stagedPaths } = await import('../../git/hooks.js');
-  const indexFile = process.env.GIT_INDEX_FILE ? path.resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
-  const { readSettings } = await import('../../settings/settings.js');
-  const [staged, settings] = await Promise.all([stagedPaths(brv.repo, { indexFile }), readSettings(brv.repo)]);
-  const mode = settings['hooks.preCommit'];
-  const stale = staleTopics(cache.entries, staged);
-  const blocking = mode === 'block' && stale.length > 0;
+  const { mode, stale, blocked } = decision;
   if (argv.format === 'json') {
-    printJson('hooks run', true, { hook: argv.hook, mode, stale, blocked: blocking });
+    printJson('hooks run', true, { hook: argv.hook, mode, stale, blocked });
   } else if (stale.length > 0) {
     process.stderr.write(staleWarning(stale, mode));
   }
-  if (blocking) process.exitCode = EXIT_FAILURE;
+  if (blocked) process.exitCode = EXIT_FAILURE;
 }
 
 async function runIntegration(brv: Brv, argv: RunOptions): Promise<void> {
-  const before = (await brv.store.snapshot(brv.branch)).commit?.oid;
-  const result = await brv.integrateFetched();
-  const after = (await brv.store.snapshot(brv.branch)).commit?.oid;
+  const { before, after, merge } = await brv.sharing.integrateFetched(cliActor());
   if (argv.format === 'json')
-    return printJson('hooks run', true, { hook: argv.hook, integrated: true, before: before ?? null, after: after ?? null, result });
+    return printJson('hooks run', true, { hook: argv.hook, integrated: true, before: before ?? null, after: after ?? null, result: merge });
   if (after === before) return;
-  note(integratedNote(brv.branch, before, after, result?.conflicts ?? []));
+  note(integratedNote(brv.branch, before, after, merge?.conflicts ?? []));
 }
 
 const runCommand: CommandModule<GlobalOptions, RunOptions> = {
@@ -123,8 +107,7 @@ const runCommand: CommandModule<GlobalOptions, RunOptions> = {
     if (argv.hook === 'post-checkout' && argv.args?.[2] !== '1') return; // file checkouts: nothing to do
     let brv: Brv | undefined;
     try {
-      const { Brv } = await import('../../service/brv.js');
-      brv = await Brv.open(argv.C ?? process.cwd());
+      brv = await (await cliService()).open(argv.C ?? process.cwd());
       if (argv.hook === 'pre-commit') await runPreCommit(brv, argv);
       else await runIntegration(brv, argv);
     } catch (error) {

@@ -29,11 +29,10 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
   handler: (argv) =>
     withBrv('import', argv, async (brv) => {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
-      const result = await brv.importFolder(path.resolve(argv.C ?? process.cwd(), argv.dir), {
-        overwrite: argv.overwrite,
-        skipInvalid: argv['skip-invalid'],
-        ...cliActor(),
-      });
+      const result = await brv.knowledge.importTree(
+        { directory: path.resolve(argv.C ?? process.cwd(), argv.dir), overwrite: argv.overwrite, skipInvalid: argv['skip-invalid'] },
+        cliActor(),
+      );
       if (!result.ok) process.exitCode = EXIT_FAILURE;
       if (argv.format === 'json') return printJson('import', result.ok, result);
       if (!result.ok) return printText(importRefusedText(result));

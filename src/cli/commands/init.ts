@@ -19,8 +19,8 @@ export const initCommand: CommandModule<GlobalOptions, InitOptions> = {
     }),
   handler: (argv) =>
     withBrv('init', argv, async (brv) => {
-      const result = await brv.init();
-      const tracked = argv.track ? await brv.track(argv.track) : undefined;
+      const result = await brv.setup.init();
+      const tracked = argv.track ? await brv.sharing.track({ remote: argv.track }) : undefined;
       if (argv.format === 'json') return printJson('init', true, { ...result, ...(tracked ? { tracked } : {}) });
       printText(initText(result, tracked));
     }),

@@ -17,7 +17,7 @@ export const lsCommand: CommandModule<GlobalOptions, LsOptions> = {
       .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
   handler: (argv) =>
     withBrv('ls', argv, async (brv) => {
-      const result = await brv.list(argv.prefix, { at: argv.at });
+      const result = await brv.knowledge.list({ prefix: argv.prefix, at: argv.at });
       if (argv.format === 'json') return printJson('ls', true, result);
       printText(listText(result));
     }),

@@ -1,17 +1,17 @@
 import type { CommandModule } from 'yargs';
-import type { GlobalOptions } from '../context.js';
+import { cliService, type GlobalOptions } from '../context.js';
 
 export const mcpCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   command: 'mcp',
   describe: "Serve this repository's knowledge to an agent over MCP (stdio): tools brv-query, brv-curate, brv-search, brv-read, brv-list",
   handler: async (argv) => {
-    const [{ serveStdio }, { readTemplate }, { brvVersion }] = await Promise.all([
+    const [{ serveStdio }, texts, service] = await Promise.all([
       import('../../mcp/serve.js'),
-      import('../../templates/templates.js'),
-      import('../../package-root.js'),
+      import('../../service/texts.js'),
+      cliService(),
     ]);
-    const instructions = await readTemplate('mcp-workflow.md').catch(() => undefined);
-    const session = await serveStdio({ launchDir: argv.C ?? process.cwd(), version: brvVersion(), instructions });
+    const [version, instructions] = await Promise.all([texts.brvVersion(), texts.mcpInstructions()]);
+    const session = await serveStdio({ service, launchDir: argv.C ?? process.cwd(), version, instructions });
     // The client ending the session (closing our stdin, dying, or a signal) ends the server: running
     // calls get a moment to finish, repositories close their git processes, and the process exits, so
     // nothing an abandoned call still holds keeps it (or a git child) alive.

@@ -18,12 +18,12 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       argv,
       async (brv) => {
         const { question, options } = retrievalRequest(argv);
-        const result = await brv.query(question, options);
+        const result = await brv.retrieval.query({ question, ...options });
         if (argv.format === 'json') return printJson('query', true, result);
         printText(queryText(result));
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).
-      () => Promise.all([import('../../query/query-topics.js'), import('../../query/tree-index.js')]),
+      () => import('../../service/retrieval.js').then((m) => m.preloadRetrieval()),
     ),
 };

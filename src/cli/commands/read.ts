@@ -19,7 +19,7 @@ export const readCommand: CommandModule<GlobalOptions, ReadOptions> = {
       .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
   handler: (argv) =>
     withBrv('read', argv, async (brv) => {
-      const result = await brv.read(argv.path, { raw: argv.raw, at: argv.at });
+      const result = await brv.knowledge.read({ path: argv.path, raw: argv.raw, at: argv.at });
       if (argv.format === 'json') return printJson('read', true, result);
       printText(readText(result));
     }),

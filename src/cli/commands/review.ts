@@ -5,7 +5,7 @@ import { reviewDecisionText, reviewsText, reviewToggleText } from '../../views/r
 import type { Brv } from '../../service/brv.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
-  const list = await brv.reviews();
+  const list = await brv.review.pending();
   if (format === 'json') return printJson(command, true, list);
   printText(reviewsText(list));
 }
@@ -34,7 +34,10 @@ function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOpti
         .option('file', { type: 'string', array: true, describe: 'Only these topics (repeatable); the rest stay pending' }),
     handler: (argv) =>
       withBrv(`review ${decision}`, argv, async (brv) => {
-        const result = decision === 'approve' ? await brv.approve(argv.id, argv.file ?? []) : await brv.reject(argv.id, argv.file ?? []);
+        const result =
+          decision === 'approve'
+            ? await brv.review.approve({ id: argv.id, files: argv.file })
+            : await brv.review.reject({ id: argv.id, files: argv.file });
         if (argv.format === 'json') return printJson(`review ${decision}`, true, { ...result, status: 'success' });
         printText(reviewDecisionText(decision, result));
       }),
@@ -60,8 +63,7 @@ export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
   handler: (argv) =>
     withBrv('review', argv, async (brv) => {
       if (argv.enable || argv.disable) {
-        const { setSetting } = await import('../../settings/settings.js');
-        await setSetting(brv.repo, 'review.enabled', argv.enable ? 'true' : 'false');
+        await brv.review.setEnabled({ enabled: Boolean(argv.enable) });
         if (argv.format === 'json') return printJson('review', true, { enabled: Boolean(argv.enable) });
         return printText(reviewToggleText(Boolean(argv.enable)));
       }

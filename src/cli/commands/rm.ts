@@ -19,7 +19,7 @@ export const rmCommand: CommandModule<GlobalOptions, RmOptions> = {
       .option('reason', { type: 'string', describe: 'Why, recorded in the commit (Brv-Reason)' }),
   handler: (argv) =>
     withBrv('rm', argv, async (brv) => {
-      const result = await brv.remove(argv.path, { recursive: argv.recursive, reason: argv.reason, ...cliActor() });
+      const result = await brv.knowledge.remove({ path: argv.path, recursive: argv.recursive, reason: argv.reason }, cliActor());
       if (argv.format === 'json') return printJson('rm', true, result);
       printText(removeText(result));
     }),

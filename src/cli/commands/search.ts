@@ -14,12 +14,12 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       argv,
       async (brv) => {
         const { question, options } = retrievalRequest(argv);
-        const result = await brv.search(question, options);
+        const result = await brv.retrieval.search({ question, ...options });
         if (argv.format === 'json') return printJson('search', true, result);
         printText(searchText(result));
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).
-      () => Promise.all([import('../../query/query-topics.js'), import('../../query/tree-index.js')]),
+      () => import('../../service/retrieval.js').then((m) => m.preloadRetrieval()),
     ),
 };

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { GitRepository } from '../../git/repository.js';
+import type { Brv } from '../../service/brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
 
@@ -19,13 +19,12 @@ interface SetOptions extends KeyOptions {
 const listCommand: CommandModule<GlobalOptions, SettingsOptions> = {
   command: 'list',
   describe: 'Every setting, its value and where the value comes from (default, repository or global)',
-  handler: (argv) => withBrv('settings list', argv, (brv) => printList(brv.repo, argv, 'settings list')),
+  handler: (argv) => withBrv('settings list', argv, (brv) => printList(brv, argv, 'settings list')),
 };
 
-async function printList(repo: GitRepository, argv: SettingsOptions, command: string): Promise<void> {
-  const { listSettings } = await import('../../settings/settings.js');
+async function printList(brv: Brv, argv: SettingsOptions, command: string): Promise<void> {
   const { settingsText } = await import('../../views/settings.js');
-  const settings = await listSettings(repo, { global: argv.global });
+  const settings = await brv.setup.settings({ global: argv.global });
   if (argv.format === 'json') return printJson(command, true, { settings });
   printText(settingsText(settings));
 }
@@ -36,8 +35,7 @@ const getCommand: CommandModule<GlobalOptions, KeyOptions> = {
   builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
   handler: (argv) =>
     withBrv('settings get', argv, async (brv) => {
-      const { getSetting } = await import('../../settings/settings.js');
-      const state = await getSetting(brv.repo, argv.key, { global: argv.global });
+      const state = await brv.setup.setting({ key: argv.key, global: argv.global });
       if (argv.format === 'json') return printJson('settings get', true, { key: state.key, value: state.value, source: state.source });
       printText((await import('../../views/settings.js')).settingText(state));
     }),
@@ -54,8 +52,7 @@ const setCommand: CommandModule<GlobalOptions, SetOptions> = {
       .example('$0 settings set hooks.preCommit block --global', 'Refuse such commits in every repository'),
   handler: (argv) =>
     withBrv('settings set', argv, async (brv) => {
-      const { setSetting } = await import('../../settings/settings.js');
-      const result = await setSetting(brv.repo, argv.key, String(argv.value), { global: argv.global });
+      const result = await brv.setup.setSetting({ key: argv.key, value: String(argv.value), global: argv.global });
       if (argv.format === 'json') return printJson('settings set', true, result);
       printText((await import('../../views/settings.js')).settingSetText(result, argv.global));
     }),
@@ -67,11 +64,9 @@ const resetCommand: CommandModule<GlobalOptions, KeyOptions> = {
   builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
   handler: (argv) =>
     withBrv('settings reset', argv, async (brv) => {
-      const { getSetting, resetSetting } = await import('../../settings/settings.js');
-      const result = await resetSetting(brv.repo, argv.key, { global: argv.global });
-      if (argv.format === 'json') return printJson('settings reset', true, result);
-      const now = await getSetting(brv.repo, result.key, { global: argv.global });
-      printText((await import('../../views/settings.js')).settingResetText(result.key, now, argv.global));
+      const { key, scope, now } = await brv.setup.resetSetting({ key: argv.key, global: argv.global });
+      if (argv.format === 'json') return printJson('settings reset', true, { key, scope });
+      printText((await import('../../views/settings.js')).settingResetText(key, now, argv.global));
     }),
 };
 
@@ -94,6 +89,6 @@ export const settingsCommand: CommandModule<GlobalOptions, SettingsOptions> = {
       const message = `Unknown settings command "${argv.command}": use list, get <key>, set <key> <value> or reset <key>.`;
       return printError('settings', argv.format, 'usage', `${message}${argv.format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE);
     }
-    return withBrv('settings', argv, (brv) => printList(brv.repo, argv, 'settings'));
+    return withBrv('settings', argv, (brv) => printList(brv, argv, 'settings'));
   },
 };

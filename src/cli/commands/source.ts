@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
@@ -20,7 +21,12 @@ const addCommand: CommandModule<GlobalOptions, AddOptions> = {
       .option('branch', { type: 'string', requiresArg: true, describe: 'Its brv branch to read (default: main)' }),
   handler: stoppingGit((argv) =>
     withBrv('source add', argv, async (brv) => {
-      const source = await brv.sourceAdd(argv.location, { alias: argv.alias, branch: argv.branch, cwd: argv.C ?? process.cwd() });
+      const source = await brv.sharing.addSource({
+        location: argv.location,
+        alias: argv.alias,
+        branch: argv.branch,
+        cwd: path.resolve(argv.C ?? process.cwd()),
+      });
       if (argv.format === 'json') return printJson('source add', true, source);
       printText(sourceAddedText(source));
     }),
@@ -37,7 +43,7 @@ const removeCommand: CommandModule<GlobalOptions, RemoveOptions> = {
   builder: (y) => y.positional('source', { type: 'string', demandOption: true, describe: 'Alias or location' }),
   handler: (argv) =>
     withBrv('source remove', argv, async (brv) => {
-      const source = await brv.sourceRemove(argv.source);
+      const source = await brv.sharing.removeSource({ source: argv.source });
       if (argv.format === 'json') return printJson('source remove', true, source);
       printText(sourceRemovedText(source));
     }),
@@ -48,7 +54,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'Knowledge sources and the tip fetched from each',
   handler: (argv) =>
     withBrv('source list', argv, async (brv) => {
-      const sources = await brv.sources();
+      const sources = await brv.sharing.sources();
       if (argv.format === 'json') return printJson('source list', true, { sources });
       printText(sourcesText(sources));
     }),
@@ -59,7 +65,7 @@ const refreshCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'Fetch every knowledge source again (brv sync does this too)',
   handler: stoppingGit((argv) =>
     withBrv('source refresh', argv, async (brv) => {
-      const results = await brv.sourceRefresh();
+      const results = await brv.sharing.refreshSources();
       if (argv.format === 'json') return printJson('source refresh', true, { sources: results });
       printText(sourceRefreshText(results));
     }),

@@ -8,7 +8,7 @@ export const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'Show the repository, brv branch and tip, topic count and open curate sessions',
   handler: (argv) =>
     withBrv('status', argv, async (brv) => {
-      const status = await brv.status();
+      const status = await brv.setup.status();
       if (argv.format === 'json') return printJson('status', true, status);
       printText(statusText(status));
     }),

@@ -23,16 +23,16 @@ export const vcBranchCommand: CommandModule<GlobalOptions, BranchOptions> = {
   handler: (argv) =>
     withBrv('vc branch', argv, async (brv) => {
       if (argv.delete) {
-        const result = await brv.deleteBranch(argv.delete, { force: argv.force });
+        const result = await brv.history.deleteBranch({ name: argv.delete, force: argv.force });
         if (argv.format === 'json') return printJson('vc branch', true, { deleted: result });
         return printText(branchDeletedText(result));
       }
       if (argv.name) {
-        const result = await brv.createBranch(argv.name);
+        const result = await brv.history.createBranch({ name: argv.name });
         if (argv.format === 'json') return printJson('vc branch', true, { created: result });
         return printText(branchCreatedText(result));
       }
-      const branches = await brv.branches({ all: argv.all });
+      const branches = await brv.history.branches({ all: argv.all });
       if (argv.format === 'json') return printJson('vc branch', true, { current: brv.branch, branches });
       printText(branchesText(branches));
     }),
@@ -55,7 +55,7 @@ export const vcCheckoutCommand: CommandModule<GlobalOptions, CheckoutOptions> = 
       'vc checkout',
       argv,
       async (brv) => {
-        const result = await brv.checkout(argv.branch, { create: argv.b });
+        const result = await brv.history.checkout({ name: argv.branch, create: argv.b });
         if (argv.format === 'json') return printJson('vc checkout', true, result);
         printText(checkoutText(result));
       },
@@ -74,7 +74,7 @@ export const vcMergeCommand: CommandModule<GlobalOptions, MergeOptions> = {
   builder: (y) => y.positional('branch', { type: 'string', demandOption: true, describe: 'The brv branch to merge in' }),
   handler: (argv) =>
     withBrv('vc merge', argv, async (brv) => {
-      const result = await brv.merge(argv.branch, cliActor());
+      const result = await brv.history.merge({ source: argv.branch }, cliActor());
       if (argv.format === 'json') return printJson('vc merge', true, result);
       printText(mergeText(argv.branch, result));
     }),

@@ -20,7 +20,7 @@ export const vcLogCommand: CommandModule<GlobalOptions, LogOptions> = {
   handler: (argv) =>
     withBrv('vc log', argv, async (brv) => {
       const limit = Math.max(1, Math.min(10000, Math.floor(argv.limit)));
-      const entries = await brv.history(limit, { all: argv.all, path: argv.path });
+      const entries = await brv.history.log({ limit, all: argv.all, path: argv.path });
       if (argv.format === 'json') return printJson('vc log', true, { branch: brv.branch, entries });
       printText(logText(brv.branch, entries));
     }),
@@ -46,7 +46,7 @@ export const vcDiffCommand: CommandModule<GlobalOptions, DiffOptions> = {
   handler: (argv) =>
     withBrv('vc diff', argv, async (brv) => {
       const paths = argv.path?.map((p) => p.replace(/\/+$/, '').replace(/\.html$/, ''));
-      const result = await brv.diff(argv.range, { patch: !argv.stat, paths });
+      const result = await brv.history.diff({ range: argv.range, patch: !argv.stat, paths });
       if (argv.format === 'json') return printJson('vc diff', true, result);
       printText(diffText(result));
     }),
@@ -66,7 +66,7 @@ export const vcShowCommand: CommandModule<GlobalOptions, ShowOptions> = {
       .option('stat', { type: 'boolean', default: false, describe: 'List changed topics without their diffs' }),
   handler: (argv) =>
     withBrv('vc show', argv, async (brv) => {
-      const result = await brv.show(argv.spec, { patch: !argv.stat });
+      const result = await brv.history.show({ spec: argv.spec, patch: !argv.stat });
       if (argv.format === 'json') return printJson('vc show', true, result.kind === 'topic' ? result.topic : result.commit);
       printText(showText(result));
     }),
@@ -77,7 +77,7 @@ export const vcStatusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'The brv branch, how far it is ahead of / behind its remote, and open reviews',
   handler: (argv) =>
     withBrv('vc status', argv, async (brv) => {
-      const status = await brv.vcStatus();
+      const status = await brv.history.status();
       if (argv.format === 'json') return printJson('vc status', true, status);
       printText(vcStatusText(status));
     }),
@@ -97,7 +97,7 @@ export const vcConfigCommand: CommandModule<GlobalOptions, ConfigOptions> = {
       .positional('value', { type: 'string', describe: 'New value (omit to read)' }),
   handler: (argv) =>
     withBrv('vc config', argv, async (brv) => {
-      const result = await brv.gitConfig(argv.key as 'user.name' | 'user.email', argv.value);
+      const result = await brv.setup.gitConfig({ key: argv.key as 'user.name' | 'user.email', value: argv.value });
       if (argv.format === 'json') return printJson('vc config', true, result);
       printText(gitConfigText(argv.key, result.value));
     }),

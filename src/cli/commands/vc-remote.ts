@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
-import { cliActor, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
+import path from 'node:path';
+import { cliActor, cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { cloneText, fetchText, mergeText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
@@ -26,16 +27,19 @@ export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
       return printError('vc remote', argv.format, 'usage', `vc remote ${argv.action} needs ${missing} (see --help).`, EXIT_USAGE);
     return withBrv('vc remote', argv, async (brv) => {
       if (argv.action === 'add' || argv.action === 'set-url') {
-        const result = argv.action === 'add' ? await brv.remoteAdd(argv.name!, argv.url!) : await brv.remoteSetUrl(argv.name!, argv.url!);
+        const result =
+          argv.action === 'add'
+            ? await brv.sharing.addRemote({ name: argv.name!, url: argv.url! })
+            : await brv.sharing.setRemoteUrl({ name: argv.name!, url: argv.url! });
         if (argv.format === 'json') return printJson('vc remote', true, { action: argv.action, ...result });
         return printText(remoteChangedText(argv.action, result));
       }
       if (argv.action === 'remove') {
-        const result = await brv.remoteRemove(argv.name!);
+        const result = await brv.sharing.removeRemote({ name: argv.name! });
         if (argv.format === 'json') return printJson('vc remote', true, { action: 'remove', ...result });
         return printText(remoteChangedText('remove', result));
       }
-      const remotes = await brv.remotes();
+      const remotes = await brv.sharing.remotes();
       if (argv.format === 'json') return printJson('vc remote', true, { remotes });
       printText(remotesText(remotes));
     });
@@ -52,7 +56,7 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {
-      const result = await brv.fetch(argv.remote);
+      const result = await brv.sharing.fetch({ remote: argv.remote });
       if (argv.format === 'json') return printJson('vc fetch', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(fetchText(result));
@@ -66,7 +70,7 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
-      const result = await brv.pull(argv.remote, cliActor());
+      const result = await brv.sharing.pull({ remote: argv.remote }, cliActor());
       if (argv.format === 'json') return printJson('vc pull', true, result);
       printText(mergeText(`${result.remote}/${result.branch}`, result.merge));
     }),
@@ -86,7 +90,7 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
       .option('u', { alias: 'set-upstream', type: 'boolean', default: false, describe: 'Remember this remote for the branch' }),
   handler: stoppingGit((argv) =>
     withBrv('vc push', argv, async (brv) => {
-      const result = await brv.push(argv.remote, { setUpstream: argv.u });
+      const result = await brv.sharing.push({ remote: argv.remote, setUpstream: argv.u });
       if (argv.format === 'json') return printJson('vc push', true, result);
       printText(pushText(result));
     }),
@@ -100,7 +104,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
   handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
-      const result = await brv.sync(argv.remote, cliActor());
+      const result = await brv.sharing.sync({ remote: argv.remote }, cliActor());
       if (argv.format === 'json') return printJson('sync', true, result);
       printText(syncText(result));
     }),
@@ -121,7 +125,6 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' }),
   handler: stoppingGit((argv) =>
     reportingErrors('vc clone', argv, async () => {
-      const { Brv } = await import('../../service/brv.js');
       const dir =
         argv.dir ??
         argv.url
@@ -131,7 +134,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
           .pop() ??
         'repository';
       if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
-      const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd());
+      const result = await (await cliService()).clone({ url: argv.url, directory: dir, cwd: path.resolve(argv.C ?? process.cwd()) });
       if (argv.format === 'json') return printJson('vc clone', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(cloneText(result));

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
@@ -23,7 +24,8 @@ const addCommand: CommandModule<GlobalOptions, AddOptions> = {
       .option('create-brv-branch', { type: 'boolean', default: false, describe: 'Create --brv-branch from the current brv tip' }),
   handler: (argv) =>
     withBrv('worktree add', argv, async (brv) => {
-      const result = await brv.worktreeAdd(argv.path, {
+      const result = await brv.setup.addWorktree({
+        directory: path.resolve(argv.path),
         gitBranch: argv.b,
         commitish: argv.commitish,
         brvBranch: argv['brv-branch'],
@@ -48,7 +50,7 @@ const removeCommand: CommandModule<GlobalOptions, RemoveOptions> = {
       .option('force', { type: 'boolean', default: false, describe: 'Remove even with uncommitted code changes there' }),
   handler: (argv) =>
     withBrv('worktree remove', argv, async (brv) => {
-      const result = await brv.worktreeRemove(argv.path, { force: argv.force });
+      const result = await brv.setup.removeWorktree({ directory: path.resolve(argv.path), force: argv.force });
       if (argv.format === 'json') return printJson('worktree remove', true, result);
       printText(worktreeRemovedText(result));
     }),
@@ -59,7 +61,7 @@ const listCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   describe: 'Worktrees of this repository and the brv branch each works on',
   handler: (argv) =>
     withBrv('worktree list', argv, async (brv) => {
-      const worktrees = await brv.worktrees();
+      const worktrees = await brv.setup.worktrees();
       if (argv.format === 'json') return printJson('worktree list', true, { worktrees });
       printText(worktreesText(worktrees));
     }),

@@ -1,0 +1,65 @@
+import { BrvError } from '../errors.js';
+import type { GitRepository } from '../git/repository.js';
+import { SessionStore } from '../curate/sessions.js';
+import type { TreeIndexStore } from '../query/tree-index.js';
+import { ContextStore, type Snapshot } from '../store/context-store.js';
+import { branchRef, localStateDir, parseSourceRef, SOURCES_PREFIX } from '../store/layout.js';
+import type { Host } from './host.js';
+
+/** The key of `Brv`'s accessor for its context: service modules (the repository pool) use it, front ends cannot name it. */
+export const CONTEXT = Symbol('brv repository context');
+
+/**
+ * What the capabilities of one opened repository share: the repository, its store and curate
+ * sessions, the brv branch this worktree is on, and the search indexes kept warm between calls.
+ * Internal to src/service/: front ends see the capabilities, never this.
+ */
+export class RepositoryContext {
+  readonly store: ContextStore;
+  readonly sessions: SessionStore;
+  private indexStore: Promise<TreeIndexStore> | undefined;
+
+  constructor(
+    readonly repo: GitRepository,
+    /** This worktree's brv branch (re-read by `Brv.refreshBranch`). */
+    public branch: string,
+    readonly host: Host,
+    /** Why brv/HEAD could not be read (opened with `repairHead`): `branch` is then only a placeholder. */
+    readonly headProblem?: BrvError,
+  ) {
+    this.store = new ContextStore(repo);
+    this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
+  }
+
+  /** The snapshot a read works on: the branch tip, or `at` (see ContextStore.snapshotAt). */
+  snapshotFor(at: string | undefined): Promise<Snapshot> {
+    return at ? this.store.snapshotAt(this.branch, at) : this.store.snapshot(this.branch);
+  }
+
+  async tipCommit() {
+    const commit = await this.repo.readRefCommit(branchRef(this.branch));
+    if (!commit) throw new BrvError('not-initialized', `brv branch ${this.branch} has no commits yet. Run brv init.`);
+    return commit;
+  }
+
+  /** One index store per repository: it keeps the last indexes it opened (a long-lived server queries warm). */
+  indexes(): Promise<TreeIndexStore> {
+    this.indexStore ??= import('../query/tree-index.js').then(
+      ({ TreeIndexStore }) => new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index')),
+    );
+    return this.indexStore;
+  }
+
+  /** Snapshots of every fetched knowledge source; costs no process when there are none. */
+  async sourceSnapshots(): Promise<Array<{ alias: string; snapshot: Snapshot }>> {
+    if (!(await this.repo.refsMayExist(SOURCES_PREFIX))) return [];
+    const snapshots = [];
+    for (const { ref, oid } of await this.repo.listRefs(SOURCES_PREFIX)) {
+      const commit = await this.repo.readCommit(oid);
+      const source = parseSourceRef(ref);
+      if (!commit || !source) continue;
+      snapshots.push({ alias: source.alias, snapshot: { branch: source.branch, ref, commit: { oid: commit.oid, tree: commit.tree } } });
+    }
+    return snapshots;
+  }
+}

@@ -1,0 +1,222 @@
+import { BrvError } from '../errors.js';
+import type { MergeResult } from '../vc/merge.js';
+import type { DiffResult, ShowResult as CommitShown } from '../vc/inspect.js';
+import type { BranchInfo } from '../vc/branches.js';
+import { readHistory, type HistoryEntry } from '../store/history.js';
+import { branchRef, validateBranchName } from '../store/layout.js';
+import { normalizeTopicPath, topicBlobPath } from '../topic/path.js';
+import type { RepositoryContext } from './context.js';
+import type { Actor } from './host.js';
+import type { Knowledge, ReadResult } from './knowledge.js';
+
+export type { BranchInfo } from '../vc/branches.js';
+export type { DiffResult, TopicChange } from '../vc/inspect.js';
+export type { HistoryEntry } from '../store/history.js';
+export type { MergeResult } from '../vc/merge.js';
+
+export interface LogRequest {
+  /** At most this many commits, newest first. */
+  limit: number;
+  /** Every brv branch, not only the current one. */
+  all?: boolean;
+  /** Only commits that changed this topic (or a topic under this folder). */
+  path?: string;
+}
+
+export interface DiffRequest {
+  /** No range: the last commit; `rev`: rev..tip; `a..b`. */
+  range?: string;
+  /** A unified diff of each changed topic's rendered markdown. */
+  patch?: boolean;
+  /** Only these topics. */
+  paths?: string[];
+}
+
+export interface ShowRequest {
+  /** A revision (default: the tip), or `<rev>:<path>` for one topic as it was then. */
+  spec?: string;
+  patch?: boolean;
+}
+
+export type ShowResult = { kind: 'commit'; commit: CommitShown } | { kind: 'topic'; topic: ReadResult };
+
+export interface VcStatusResult {
+  branch: string;
+  ref: string;
+  tip: string | undefined;
+  remote: string | undefined;
+  tracking: string | undefined;
+  ahead: number;
+  behind: number;
+  openReviews: number;
+  pendingChanges: number;
+}
+
+export interface BranchesRequest {
+  /** Remote-tracking branches too. */
+  all?: boolean;
+}
+
+export interface CreateBranchRequest {
+  name: string;
+  /** A revision to start at (default: the current tip). */
+  start?: string;
+}
+
+export interface BranchResult {
+  branch: string;
+  commit: string;
+}
+
+export interface DeleteBranchRequest {
+  name: string;
+  /** Delete even with knowledge not merged into the current branch. */
+  force?: boolean;
+}
+
+export interface CheckoutRequest {
+  name: string;
+  /** Create the branch from the current tip. */
+  create?: boolean;
+}
+
+export interface CheckoutResult {
+  branch: string;
+  /** The branch this worktree was on; null when its brv/HEAD was damaged. */
+  previous: string | null;
+  created: boolean;
+  commit: string | undefined;
+}
+
+export interface MergeRequest {
+  /** A local brv branch, or `<remote>/<branch>`. */
+  source: string;
+}
+
+/** The brv branch's history and its branches: log, diff, show, status, branch, checkout, merge. */
+export class History {
+  constructor(
+    private readonly ctx: RepositoryContext,
+    private readonly knowledge: Knowledge,
+  ) {}
+
+  async log(request: LogRequest): Promise<HistoryEntry[]> {
+    const { store, repo } = this.ctx;
+    let filePath: string | undefined;
+    if (request.path) {
+      const normalized = normalizeTopicPath(request.path.replace(/\/+$/, ''));
+      if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+      const snapshot = await store.snapshot(this.ctx.branch);
+      filePath = (await store.pathKind(snapshot, normalized.path)) === 'folder' ? normalized.path : topicBlobPath(normalized.path);
+    }
+    if (request.all) {
+      const refs = (await store.listBranches()).map((b) => branchRef(b.branch));
+      return refs.length === 0 ? [] : readHistory(repo, refs, request.limit, { path: filePath, firstParent: false });
+    }
+    const snapshot = await store.snapshot(this.ctx.branch);
+    if (!snapshot.commit) return [];
+    return readHistory(repo, snapshot.ref, request.limit, { path: filePath });
+  }
+
+  /** Topic-level diff. */
+  async diff(request: DiffRequest = {}): Promise<DiffResult> {
+    const [{ diffCommits }, { resolveRange }] = await Promise.all([import('../vc/inspect.js'), import('../vc/branches.js')]);
+    const { from, to } = await resolveRange(this.ctx.store, this.ctx.branch, await this.ctx.tipCommit(), request.range);
+    return diffCommits(this.ctx.store, from, to, request);
+  }
+
+  /** One commit (with its topic changes), or with `rev:path` one topic as it was then. */
+  async show(request: ShowRequest = {}): Promise<ShowResult> {
+    const { spec } = request;
+    const colon = spec ? spec.indexOf(':') : -1;
+    if (spec && colon >= 0) {
+      const at = spec.slice(0, colon) || this.ctx.branch;
+      return { kind: 'topic', topic: await this.knowledge.read({ path: spec.slice(colon + 1), at }) };
+    }
+    const { showCommit } = await import('../vc/inspect.js');
+    const commit = spec ? await this.ctx.store.resolveCommit(this.ctx.branch, spec) : await this.ctx.tipCommit();
+    return { kind: 'commit', commit: await showCommit(this.ctx.store, commit, request) };
+  }
+
+  /** The branch, its tip, how far it is ahead of and behind its remote, and open reviews. */
+  async status(): Promise<VcStatusResult> {
+    const [{ listReviews }, { resolveRemote }, { countCommits }] = await Promise.all([
+      import('../review/review.js'),
+      import('../sync/sync.js'),
+      import('../vc/branches.js'),
+    ]);
+    const { store, repo, branch } = this.ctx;
+    const { remoteBranchRef } = await import('../store/layout.js');
+    const snapshot = await store.snapshot(branch);
+    const remote = await resolveRemote(repo, branch).catch(() => undefined);
+    const tracking = remote ? remoteBranchRef(remote, branch) : undefined;
+    // A plain `git fetch` can point the tracking ref at anything (even a blob): only a commit counts.
+    const trackingTip = tracking ? await repo.resolve(`${tracking}^{commit}`) : undefined;
+    const counts = snapshot.commit && trackingTip ? await repo.aheadBehind(snapshot.commit.oid, trackingTip) : undefined;
+    const reviews = await listReviews(store, branch);
+    return {
+      branch,
+      ref: snapshot.ref,
+      tip: snapshot.commit?.oid,
+      remote,
+      tracking: trackingTip ? tracking : undefined,
+      ahead: counts?.ahead ?? (snapshot.commit && remote && !trackingTip ? await countCommits(store, snapshot.ref) : 0),
+      behind: counts?.behind ?? 0,
+      openReviews: reviews.tasks.length,
+      pendingChanges: reviews.pendingCount,
+    };
+  }
+
+  async branches(request: BranchesRequest = {}): Promise<BranchInfo[]> {
+    const { listBranches } = await import('../vc/branches.js');
+    return listBranches(this.ctx.store, this.ctx.branch, request.all ?? false);
+  }
+
+  /** A new brv branch at the current tip (or `start`). */
+  async createBranch(request: CreateBranchRequest): Promise<BranchResult> {
+    const commit = request.start ? await this.ctx.store.resolveCommit(this.ctx.branch, request.start) : await this.ctx.tipCommit();
+    await this.ctx.store.createBranch(request.name, commit.oid);
+    return { branch: request.name, commit: commit.oid };
+  }
+
+  async deleteBranch(request: DeleteBranchRequest): Promise<BranchResult> {
+    const { deleteBranch } = await import('../vc/branches.js');
+    const commit = await deleteBranch(this.ctx.store, this.ctx.branch, request.name, request.force ?? false);
+    return { branch: request.name, commit };
+  }
+
+  /** Makes `name` this worktree's brv branch (creating it from the current tip with `create`). */
+  async checkout(request: CheckoutRequest): Promise<CheckoutResult> {
+    const { setCurrentBranch } = await import('../store/layout.js');
+    const { name } = request;
+    validateBranchName(name);
+    let created = false;
+    // -b starts the new branch at the current one's tip, which a damaged brv/HEAD no longer names.
+    if (request.create && this.ctx.headProblem) throw this.ctx.headProblem;
+    if (request.create) {
+      await this.createBranch({ name });
+      created = true;
+    } else if (!(await this.ctx.repo.resolve(branchRef(name)))) {
+      // A branch only on a remote: start tracking it, as git checkout does.
+      const remoteTip = (await this.branches({ all: true })).find((b) => b.remote && b.branch.endsWith(`/${name}`));
+      if (!remoteTip) throw new BrvError('branch-not-found', `No brv branch named ${name}. Create it with brv vc checkout -b ${name}.`);
+      await this.ctx.store.createBranch(name, remoteTip.commit);
+      created = true;
+    }
+    await setCurrentBranch(this.ctx.repo.location.gitDir, name);
+    const previous = this.ctx.headProblem ? null : this.ctx.branch;
+    return { branch: name, previous, created, commit: await this.ctx.repo.resolve(branchRef(name)) };
+  }
+
+  /** Merges another brv branch (local, or `<remote>/<branch>`) into the current one. */
+  async merge(request: MergeRequest, actor: Actor): Promise<MergeResult> {
+    const [{ mergeIntoBranch }, { resolveMergeSource }] = await Promise.all([import('../vc/merge.js'), import('../vc/branches.js')]);
+    const { store, branch } = this.ctx;
+    const theirs = await resolveMergeSource(store, branch, request.source);
+    return mergeIntoBranch(store, branch, theirs, {
+      subject: `merge: ${request.source} into ${branch}`,
+      theirsLabel: request.source,
+      agent: actor.agent,
+    });
+  }
+}

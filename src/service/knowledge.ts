@@ -1,0 +1,238 @@
+import { BrvError } from '../errors.js';
+import type { ImportedTopic, SkippedFile } from '../curate/byterover-tree.js';
+import type { CurateEnvelope, CurateError } from '../curate/envelope.js';
+import type { ExportResult as ExportedTree } from '../curate/export.js';
+import type { ImportResult as ImportedCommit } from '../curate/import.js';
+import type { CurateRequest as ProtocolRequest } from '../curate/protocol.js';
+import type { WriteResult } from '../curate/write-topic.js';
+import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
+import type { RepositoryContext } from './context.js';
+import type { Actor } from './host.js';
+import { absolute } from './paths.js';
+
+/** One step of the curate protocol (`brv curate`): kickoff, a response, or the one-shot `htmlFile`. */
+export type CurateRequest = ProtocolRequest;
+/** The curate envelope (ByteRover's shape): the next prompt, or what was written, or the errors. */
+export type CurateResult = CurateEnvelope;
+
+/** MCP's one-shot write: a whole topic and its optional meta, no session. */
+export interface CurateHtmlRequest {
+  html: string;
+  /** The meta object (`{ reason, type, … }`) as the client sent it: checked here. */
+  meta?: unknown;
+  /** Replace an existing topic at the same path. */
+  overwrite?: boolean;
+}
+
+export type CurateHtmlResult = WriteResult | { ok: false; errors: CurateError[] };
+
+export interface ReadRequest {
+  /** The topic path (`security/auth`; `.html` and `.md` suffixes accepted). */
+  path: string;
+  /** The stored HTML instead of the markdown rendering. */
+  raw?: boolean;
+  /** A revision of the brv branch (`HEAD~2`, a commit, a brv branch) instead of its tip. */
+  at?: string;
+}
+
+export interface ReadResult {
+  path: string;
+  topicPath: string;
+  format: 'markdown' | 'html';
+  content: string;
+  commit: string;
+}
+
+export interface ListRequest {
+  /** A folder of topics; every topic without one. */
+  prefix?: string;
+  at?: string;
+}
+
+export interface ListResult {
+  prefix: string;
+  commit: string | undefined;
+  topics: string[];
+}
+
+export interface RemoveRequest {
+  path: string;
+  /** Every topic under a folder. */
+  recursive?: boolean;
+  /** Recorded in the commit (Brv-Reason trailer). */
+  reason?: string;
+}
+
+export interface RemoveResult {
+  removed: string[];
+  commit: string;
+}
+
+export interface ImportRequest {
+  /** A ByteRover project, its `.brv/` or the context tree itself (absolute). */
+  directory: string;
+  /** Replace topics that already exist with different content. */
+  overwrite?: boolean;
+  /** Import the valid topics and report the rest, instead of importing nothing. */
+  skipInvalid?: boolean;
+}
+
+export interface ImportResult extends ImportedCommit {
+  /** The context-tree folder read. */
+  source: string;
+  imported: ImportedTopic[];
+  converted: ImportedTopic[];
+  skipped: SkippedFile[];
+}
+
+export interface ExportRequest {
+  /** Where the tree is written (absolute). */
+  directory: string;
+  /** Replace a non-empty tree there (hidden entries such as `.git/` are kept). */
+  force?: boolean;
+  at?: string;
+}
+
+export interface ExportResult extends ExportedTree {
+  commit: string | undefined;
+}
+
+/** The topics themselves: curate, read, list, remove, and moving whole trees in and out (ByteRover's layout). */
+export class Knowledge {
+  constructor(private readonly ctx: RepositoryContext) {}
+
+  async curate(request: CurateRequest, actor: Actor): Promise<CurateResult> {
+    // Loaded on demand: HTML parsing is the heaviest code in brv and most commands never need it.
+    const { runCurate } = await import('../curate/protocol.js');
+    const { store, sessions, branch } = this.ctx;
+    return runCurate({ store, sessions, branch, agent: actor.agent }, request);
+  }
+
+  /** The one-shot write behind MCP's brv-curate: the same validator and writer as `brv curate`. */
+  async curateHtml(request: CurateHtmlRequest, actor: Actor): Promise<CurateHtmlResult> {
+    const [{ writeTopic }, { parseMeta, MAX_RESPONSE_BYTES }] = await Promise.all([
+      import('../curate/write-topic.js'),
+      import('../curate/envelope.js'),
+    ]);
+    // The same bound `brv curate --html-file` puts on the file it reads.
+    if (Buffer.byteLength(request.html, 'utf8') > MAX_RESPONSE_BYTES) {
+      return { ok: false, errors: [{ kind: 'too-large', message: `The topic is larger than ${MAX_RESPONSE_BYTES} bytes; split it.` }] };
+    }
+    const parsed = parseMeta(request.meta);
+    if (!parsed.ok) return { ok: false, errors: [{ kind: 'invalid-response-format', message: parsed.message }] };
+    return writeTopic(this.ctx.store, request.html, parsed.meta, {
+      branch: this.ctx.branch,
+      overwrite: request.overwrite ?? false,
+      agent: actor.agent ?? 'mcp',
+    });
+  }
+
+  /** One topic, rendered as markdown for agents or as its stored HTML. */
+  async read(request: ReadRequest): Promise<ReadResult> {
+    const normalized = normalizeTopicPath(request.path);
+    if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+    const snapshot = await this.ctx.snapshotFor(request.at);
+    const filePath = topicBlobPath(normalized.path);
+    const { MAX_STORED_TOPIC_BYTES, renderStoredTopic } = await import('../topic/stored.js');
+    const blob = await this.ctx.store.readFile(snapshot, filePath, { maxBytes: MAX_STORED_TOPIC_BYTES });
+    if (!blob) {
+      const hint =
+        (await this.ctx.store.pathKind(snapshot, normalized.path)) === 'folder'
+          ? ` It is a folder: list it with brv ls ${normalized.path}.`
+          : ' List topics with brv ls.';
+      throw new BrvError('not-found', `No topic at ${normalized.path}${request.at ? ` at ${request.at}` : ''}.${hint}`);
+    }
+    const html = blob.toString('utf8');
+    const found = { path: filePath, topicPath: normalized.path, commit: snapshot.commit!.oid };
+    if (request.raw) return { ...found, format: 'html', content: html };
+    return { ...found, format: 'markdown', content: renderStoredTopic(html) };
+  }
+
+  /** Topic paths under a folder prefix (all topics without one). */
+  async list(request: ListRequest = {}): Promise<ListResult> {
+    let folder = '';
+    const prefix = request.prefix?.replace(/\/+$/, '');
+    if (prefix) {
+      const normalized = normalizeTopicPath(prefix);
+      if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+      folder = `${normalized.path}/`;
+    }
+    const snapshot = await this.ctx.snapshotFor(request.at);
+    const topics = (await this.ctx.store.listFiles(snapshot))
+      .filter((f) => f.startsWith(folder))
+      .map((f) => topicPathFromBlobPath(f))
+      .filter((p): p is NonNullable<typeof p> => p !== undefined);
+    return { prefix: folder, commit: snapshot.commit?.oid, topics };
+  }
+
+  /** Removes a topic (or, with `recursive`, every topic under a folder) in one DELETE commit. */
+  async remove(request: RemoveRequest, actor: Actor): Promise<RemoveResult> {
+    const normalized = normalizeTopicPath(request.path.replace(/\/+$/, ''));
+    if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+    const topicPath = normalized.path;
+    const { store, branch } = this.ctx;
+    const outcome = await store.commit<string[]>(branch, async (snapshot) => {
+      let target: string;
+      let removed: string[];
+      if ((await store.pathKind(snapshot, topicBlobPath(topicPath))) === 'file') {
+        target = topicBlobPath(topicPath);
+        removed = [topicPath];
+      } else if ((await store.pathKind(snapshot, topicPath)) === 'folder') {
+        if (!request.recursive) {
+          throw new BrvError('is-a-folder', `${topicPath} is a folder of topics. Pass --recursive to remove all of them.`);
+        }
+        target = topicPath;
+        removed = (await store.listFiles(snapshot))
+          .filter((f) => f.startsWith(`${topicPath}/`))
+          .map((f) => topicPathFromBlobPath(f))
+          .filter((p): p is NonNullable<typeof p> => p !== undefined);
+      } else {
+        throw new BrvError(
+          'not-found',
+          `No topic at ${topicPath} on brv branch ${branch}. List topics with brv status or brv curate view.`,
+        );
+      }
+      return {
+        write: {
+          edits: [{ path: target, remove: true }],
+          subject: `delete: ${topicPath}${removed.length > 1 ? ` (${removed.length} topics)` : ''}`,
+          meta: { op: 'delete', type: 'DELETE', reason: request.reason, agent: actor.agent },
+        },
+        result: removed,
+      };
+    });
+    return { removed: outcome.result, commit: outcome.commit! };
+  }
+
+  /**
+   * Imports a ByteRover context tree (a project, its `.brv/`, or the tree itself) as one commit: HTML
+   * topics as they are, legacy Markdown topics converted, generated files skipped, with a report.
+   */
+  async importTree(request: ImportRequest, actor: Actor): Promise<ImportResult> {
+    const [{ planByteRoverImport }, { commitImport }] = await Promise.all([
+      import('../curate/byterover-tree.js'),
+      import('../curate/import.js'),
+    ]);
+    const plan = await planByteRoverImport(absolute(request.directory));
+    const result = await commitImport(this.ctx.store, this.ctx.branch, plan.topics, plan.problems, {
+      overwrite: request.overwrite ?? false,
+      skipInvalid: request.skipInvalid ?? false,
+      source: plan.root,
+      agent: actor.agent,
+    });
+    return { ...result, source: plan.root, imported: plan.imported, converted: plan.converted, skipped: plan.skipped };
+  }
+
+  /** Writes the context tree (or the tree `at` a revision) as files in ByteRover's layout. */
+  async exportTree(request: ExportRequest): Promise<ExportResult> {
+    const { exportTree, readTopicBlobs } = await import('../curate/export.js');
+    const snapshot = await this.ctx.snapshotFor(request.at);
+    const written = await exportTree(await readTopicBlobs(this.ctx.store, snapshot), absolute(request.directory), { force: request.force });
+    return { ...written, commit: snapshot.commit?.oid };
+  }
+}
+
+/** Loads the HTML toolchain ahead of a curate, so that loading overlaps the git process that opens the repository. */
+export async function preloadCurate(): Promise<void> {
+  await import('../curate/protocol.js');
+}

@@ -1,0 +1,260 @@
+import { BrvError } from '../errors.js';
+import type { DoctorReport } from '../doctor/doctor.js';
+import type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
+import type { InstallChange, UninstallChange } from '../hooks/install.js';
+import type { PreCommitDecision } from '../hooks/pre-commit.js';
+import type { SettingScope, SettingState } from '../settings/settings.js';
+import type { SettingValue } from '../settings/registry.js';
+import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, validateBranchName } from '../store/layout.js';
+import { topicPathFromBlobPath } from '../topic/path.js';
+import type { RepositoryContext } from './context.js';
+import type { History } from './history.js';
+import { absolute } from './paths.js';
+
+export type { DoctorReport, Check, CheckStatus } from '../doctor/doctor.js';
+export type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
+export type { HookFileStatus, InstallChange, UninstallChange } from '../hooks/install.js';
+export type { PreCommitDecision } from '../hooks/pre-commit.js';
+export type { StaleTopic } from '../hooks/cited.js';
+export type { SettingState, SettingScope } from '../settings/settings.js';
+
+export interface InitResult {
+  created: boolean;
+  branch: string;
+  ref: string;
+  commit: string;
+}
+
+export interface StatusResult {
+  repository: string;
+  gitDir: string;
+  bare: boolean;
+  branch: string;
+  ref: string;
+  initialized: boolean;
+  tip: string | undefined;
+  topics: number;
+  openSessions: number;
+  format: string;
+  gitVersion: string;
+}
+
+export interface SettingsRequest {
+  /** Only the user's global git config, not this repository's. */
+  global?: boolean;
+}
+
+export interface SettingRequest extends SettingsRequest {
+  /** e.g. `review.gate` (`brv.` prefix optional). */
+  key: string;
+}
+
+export interface SetSettingRequest extends SettingRequest {
+  /** Checked against the setting's type. */
+  value: string;
+}
+
+export interface SetSettingResult {
+  key: string;
+  value: SettingValue;
+  scope: SettingScope;
+}
+
+export interface ResetSettingResult {
+  key: string;
+  scope: SettingScope;
+  /** What applies now (the global value or the default). */
+  now: SettingState;
+}
+
+export interface HooksRequest {
+  /** Hooks to act on (default: all of them). */
+  hooks?: string[];
+}
+
+export interface PreCommitRequest {
+  /** Only build the cited-files cache. */
+  cacheOnly?: boolean;
+  /** The index git is committing (GIT_INDEX_FILE in a hook), absolute. */
+  indexFile?: string;
+}
+
+export interface WorktreeInfo {
+  path: string;
+  gitBranch: string | undefined;
+  bare: boolean;
+  /** null when that worktree's brv/HEAD is damaged: never shown as some other branch. */
+  brvBranch: string | null;
+  current: boolean;
+}
+
+export interface AddWorktreeRequest {
+  /** The new worktree's directory, absolute (a front end resolves what the user typed). */
+  directory: string;
+  /** git's branch for it (`git worktree add -b`). */
+  gitBranch?: string;
+  commitish?: string;
+  /** Its brv branch (default: the current one). */
+  brvBranch?: string;
+  /** Create `brvBranch` from the current tip. */
+  createBrvBranch?: boolean;
+}
+
+export interface AddWorktreeResult {
+  path: string;
+  gitBranch: string | undefined;
+  brvBranch: string;
+}
+
+export interface RemoveWorktreeRequest {
+  /** Absolute. */
+  directory: string;
+  force?: boolean;
+}
+
+export interface GitConfigRequest {
+  key: 'user.name' | 'user.email';
+  /** Set it; omitted: read it. */
+  value?: string;
+}
+
+export interface GitConfigResult {
+  key: string;
+  value: string | undefined;
+}
+
+/**
+ * Setting a repository up and checking it: init, status, settings, git hooks (and the pre-commit
+ * decision), worktrees, the git identity and `brv doctor`.
+ */
+export class Setup {
+  constructor(
+    private readonly ctx: RepositoryContext,
+    private readonly history: History,
+    private readonly diagnose: () => Promise<DoctorReport>,
+  ) {}
+
+  async init(): Promise<InitResult> {
+    const { repo, store, branch } = this.ctx;
+    await repo.requireModernGit();
+    const outcome = await store.commit<boolean>(branch, async (snapshot) =>
+      snapshot.commit
+        ? { stop: false }
+        : { write: { edits: [], subject: 'brv: initialize context tree', meta: { op: 'init' } }, result: true },
+    );
+    const snapshot = outcome.commit ? undefined : await store.snapshot(branch);
+    const commit = outcome.commit ?? snapshot?.commit?.oid;
+    if (!commit) throw new BrvError('init-failed', 'Could not create the brv branch.');
+    return { created: outcome.result, branch, ref: branchRef(branch), commit };
+  }
+
+  async status(): Promise<StatusResult> {
+    const { repo, store, sessions, branch } = this.ctx;
+    const gitVersion = await repo.requireModernGit();
+    const snapshot = await store.snapshot(branch);
+    const files = await store.listFiles(snapshot);
+    const { location } = repo;
+    return {
+      repository: location.workTree ?? location.gitDir,
+      gitDir: location.gitDir,
+      bare: location.bare,
+      branch,
+      ref: snapshot.ref,
+      initialized: snapshot.commit !== undefined,
+      tip: snapshot.commit?.oid,
+      topics: files.filter((f) => topicPathFromBlobPath(f) !== undefined).length,
+      openSessions: await sessions.prune(),
+      format: FORMAT_VERSION,
+      gitVersion,
+    };
+  }
+
+  /** Every problem brv can see in this repository, each with its fix. */
+  doctor(): Promise<DoctorReport> {
+    return this.diagnose();
+  }
+
+  async settings(request: SettingsRequest = {}): Promise<SettingState[]> {
+    const { listSettings } = await import('../settings/settings.js');
+    return listSettings(this.ctx.repo, request);
+  }
+
+  async setting(request: SettingRequest): Promise<SettingState> {
+    const { getSetting } = await import('../settings/settings.js');
+    return getSetting(this.ctx.repo, request.key, request);
+  }
+
+  async setSetting(request: SetSettingRequest): Promise<SetSettingResult> {
+    const { setSetting } = await import('../settings/settings.js');
+    return setSetting(this.ctx.repo, request.key, request.value, request);
+  }
+
+  async resetSetting(request: SettingRequest): Promise<ResetSettingResult> {
+    const { getSetting, resetSetting } = await import('../settings/settings.js');
+    const result = await resetSetting(this.ctx.repo, request.key, request);
+    return { ...result, now: await getSetting(this.ctx.repo, result.key, request) };
+  }
+
+  async installHooks(request: HooksRequest = {}): Promise<HooksReport<InstallChange>> {
+    const { installRepositoryHooks } = await import('../hooks/repository-hooks.js');
+    return installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
+  }
+
+  async uninstallHooks(request: HooksRequest = {}): Promise<HooksReport<UninstallChange>> {
+    const { uninstallRepositoryHooks } = await import('../hooks/repository-hooks.js');
+    return uninstallRepositoryHooks(this.ctx.repo, request.hooks);
+  }
+
+  async hooksStatus(): Promise<HooksStatusReport> {
+    const { repositoryHooksStatus } = await import('../hooks/repository-hooks.js');
+    return repositoryHooksStatus(this.ctx.repo, this.ctx.host.env.PATH);
+  }
+
+  /** The pre-commit hook's decision: which topics cite files this commit changes, and whether to refuse it. */
+  async preCommit(request: PreCommitRequest = {}): Promise<PreCommitDecision> {
+    const { preCommitDecision } = await import('../hooks/pre-commit.js');
+    const snapshot = await this.ctx.store.snapshot(this.ctx.branch);
+    return preCommitDecision(this.ctx.store, snapshot, request);
+  }
+
+  /** Every worktree of the repository with the brv branch each one works on. */
+  async worktrees(): Promise<WorktreeInfo[]> {
+    const { listWorktrees } = await import('../git/worktree.js');
+    const here = this.ctx.repo.location.gitDir;
+    const list = await listWorktrees(this.ctx.repo);
+    return Promise.all(
+      list.map(async (w) => ({
+        path: w.path,
+        gitBranch: w.gitBranch,
+        bare: w.bare,
+        brvBranch: w.gitDir ? await currentBranch(w.gitDir).catch(() => null) : DEFAULT_BRANCH,
+        current: w.gitDir === here,
+      })),
+    );
+  }
+
+  /** `git worktree add` plus the brv branch it works on (the current one unless named). */
+  async addWorktree(request: AddWorktreeRequest): Promise<AddWorktreeResult> {
+    const [{ addWorktree }, { setCurrentBranch }] = await Promise.all([import('../git/worktree.js'), import('../store/layout.js')]);
+    const brvBranch = request.brvBranch ?? this.ctx.branch;
+    validateBranchName(brvBranch);
+    if (request.createBrvBranch) await this.history.createBranch({ name: brvBranch });
+    else if (request.brvBranch && !(await this.ctx.repo.resolve(branchRef(brvBranch)))) {
+      throw new BrvError('branch-not-found', `No brv branch named ${brvBranch}. Pass --create-brv-branch to start it here.`);
+    }
+    const worktree = await addWorktree(this.ctx.repo, absolute(request.directory), request);
+    await setCurrentBranch(worktree.gitDir, brvBranch);
+    return { path: worktree.path, gitBranch: worktree.gitBranch, brvBranch };
+  }
+
+  async removeWorktree(request: RemoveWorktreeRequest): Promise<{ path: string }> {
+    const { removeWorktree } = await import('../git/worktree.js');
+    await removeWorktree(this.ctx.repo, absolute(request.directory), request);
+    return { path: request.directory };
+  }
+
+  async gitConfig(request: GitConfigRequest): Promise<GitConfigResult> {
+    if (request.value !== undefined) await this.ctx.repo.configSet(request.key, request.value);
+    return { key: request.key, value: request.value ?? (await this.ctx.repo.configGet(request.key)) };
+  }
+}

@@ -1,0 +1,210 @@
+import { BrvError } from '../errors.js';
+import type { Remote } from '../git/remote.js';
+import type { Source } from '../source/sources.js';
+import { branchRef } from '../store/layout.js';
+import type { FetchResult, PushResult, SyncResult } from '../sync/sync.js';
+import type { MergeResult } from '../vc/merge.js';
+import type { RepositoryContext } from './context.js';
+import type { Actor } from './host.js';
+import { absolute } from './paths.js';
+
+export type { Remote } from '../git/remote.js';
+export type { PushedRef } from '../git/remote.js';
+export type { Source } from '../source/sources.js';
+export type { FetchResult, PushResult, RefusedTip, SyncResult } from '../sync/sync.js';
+
+export interface RemoteRequest {
+  name: string;
+}
+
+export interface RemoteUrlRequest {
+  name: string;
+  /** Any URL git accepts for the transports brv allows (file, git, http(s), ssh) or a directory. */
+  url: string;
+}
+
+export interface TrackRequest {
+  remote: string;
+}
+
+export interface TrackResult {
+  remote: string;
+  /** The fetch refspecs added to the remote (none when they were there). */
+  added: string[];
+}
+
+/** The remote defaults to the branch's upstream, `origin`, or the only remote there is. */
+export interface RemoteSelection {
+  remote?: string;
+}
+
+export interface FetchSummary extends FetchResult {
+  /** Local brv branches created for remote branches that had none. */
+  createdBranches: string[];
+}
+
+export interface PullResult {
+  remote: string;
+  branch: string;
+  fetch: FetchResult;
+  /** `up-to-date` without a commit when the remote had nothing new. */
+  merge: MergeResult | { status: 'up-to-date'; merged: string[]; conflicts: string[] };
+}
+
+export interface PushRequest extends RemoteSelection {
+  /** Remember the remote as this branch's upstream. */
+  setUpstream?: boolean;
+}
+
+export interface SourceRefresh {
+  alias: string;
+  commit?: string;
+  error?: string;
+}
+
+export interface SyncSummary extends SyncResult {
+  /** Knowledge sources refreshed after the push. */
+  sources: SourceRefresh[];
+}
+
+export interface IntegrationResult {
+  /** The brv branch tip before and after (equal when nothing came in). */
+  before: string | undefined;
+  after: string | undefined;
+  /** Undefined when there is no remote, or the remote has no such branch. */
+  merge: MergeResult | undefined;
+}
+
+export interface AddSourceRequest {
+  /** A path to another repository or any URL git accepts. */
+  location: string;
+  /** Default: the last path segment. */
+  alias?: string;
+  /** The source's brv branch (default main). */
+  branch?: string;
+  /** What a relative `location` is relative to (absolute). */
+  cwd: string;
+}
+
+export interface RemoveSourceRequest {
+  /** The alias or the location it was added with. */
+  source: string;
+}
+
+/** Remotes, fetch, pull, push and sync of brv branches and reviews; knowledge sources. */
+export class Sharing {
+  constructor(private readonly ctx: RepositoryContext) {}
+
+  async remotes(): Promise<Remote[]> {
+    const { listRemotes } = await import('../git/remote.js');
+    return listRemotes(this.ctx.repo);
+  }
+
+  async addRemote(request: RemoteUrlRequest): Promise<RemoteUrlRequest> {
+    const { addRemote } = await import('../git/remote.js');
+    await addRemote(this.ctx.repo, request.name, request.url);
+    return { name: request.name, url: request.url };
+  }
+
+  async setRemoteUrl(request: RemoteUrlRequest): Promise<RemoteUrlRequest> {
+    const { setRemoteUrl } = await import('../git/remote.js');
+    await setRemoteUrl(this.ctx.repo, request.name, request.url);
+    return { name: request.name, url: request.url };
+  }
+
+  async removeRemote(request: RemoteRequest): Promise<RemoteRequest> {
+    const { removeRemote } = await import('../git/remote.js');
+    await removeRemote(this.ctx.repo, request.name);
+    return { name: request.name };
+  }
+
+  /** `brv init --track <remote>`: a plain `git fetch` brings knowledge too. */
+  async track(request: TrackRequest): Promise<TrackResult> {
+    const { trackRemote } = await import('../sync/sync.js');
+    return { remote: request.remote, added: await trackRemote(this.ctx.repo, request.remote) };
+  }
+
+  async fetch(request: RemoteSelection = {}): Promise<FetchSummary> {
+    const sync = await import('../sync/sync.js');
+    const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
+    const result = await sync.fetchRemote(this.ctx.store, name);
+    const created = await sync.createMissingBranches(this.ctx.repo, name);
+    return { ...result, createdBranches: created };
+  }
+
+  async pull(request: RemoteSelection, actor: Actor): Promise<PullResult> {
+    const sync = await import('../sync/sync.js');
+    const { repo, store, branch } = this.ctx;
+    const name = await sync.resolveRemote(repo, branch, request.remote);
+    const fetch = await sync.fetchRemote(store, name);
+    const merge = await sync.integrateRemote(store, branch, name, actor.agent, fetch);
+    if (!merge && !(await repo.resolve(branchRef(branch)))) {
+      throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${branch}.`);
+    }
+    return { remote: name, branch, fetch, merge: merge ?? { status: 'up-to-date', merged: [], conflicts: [] } };
+  }
+
+  async push(request: PushRequest = {}): Promise<PushResult> {
+    const sync = await import('../sync/sync.js');
+    const { repo, store, branch } = this.ctx;
+    const name = await sync.resolveRemote(repo, branch, request.remote);
+    const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream });
+    if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
+      throw new BrvError(
+        'non-fast-forward',
+        `The remote ${name} has knowledge on ${branch} that is not here. Run brv vc pull ${name} (or brv sync), then push again.`,
+      );
+    }
+    return result;
+  }
+
+  /** Fetch, integrate and push the current brv branch (and refresh knowledge sources). */
+  async sync(request: RemoteSelection, actor: Actor): Promise<SyncSummary> {
+    const sync = await import('../sync/sync.js');
+    const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
+    const result = await sync.syncBranch(this.ctx.store, this.ctx.branch, name, actor.agent);
+    return { ...result, sources: await this.refreshSources() };
+  }
+
+  /** For git hooks: merge whatever `git fetch`/`git pull` brought into brv's remote-tracking refs. */
+  async integrateFetched(actor: Actor): Promise<IntegrationResult> {
+    const sync = await import('../sync/sync.js');
+    const { repo, store, branch } = this.ctx;
+    const before = (await store.snapshot(branch)).commit?.oid;
+    const remote = await sync.resolveRemote(repo, branch).catch(() => undefined);
+    let merge: MergeResult | undefined;
+    if (remote) {
+      // Reviews a plain `git fetch` brought (or that vanished from the remote) are mirrored too.
+      await sync.mirrorReviews(store, remote, await sync.seenReviews(store, remote));
+      merge = await sync.integrateRemote(store, branch, remote, actor.agent);
+    }
+    const after = (await store.snapshot(branch)).commit?.oid;
+    return { before, after, merge };
+  }
+
+  async sources(): Promise<Source[]> {
+    const { listSources } = await import('../source/sources.js');
+    return listSources(this.ctx.repo);
+  }
+
+  /** Reads another repository's knowledge (fetched into its own refs); never writes to it. */
+  async addSource(request: AddSourceRequest): Promise<Source> {
+    const { addSource } = await import('../source/sources.js');
+    return addSource(this.ctx.repo, request.location, {
+      alias: request.alias,
+      branch: request.branch,
+      cwd: absolute(request.cwd, 'cwd'),
+    });
+  }
+
+  async removeSource(request: RemoveSourceRequest): Promise<Source> {
+    const { removeSource } = await import('../source/sources.js');
+    return removeSource(this.ctx.repo, request.source);
+  }
+
+  /** Fetches every source again; one that cannot be reached is reported, not fatal. */
+  async refreshSources(): Promise<SourceRefresh[]> {
+    const { refreshSources } = await import('../source/sources.js');
+    return refreshSources(this.ctx.repo);
+  }
+}
