@@ -12,6 +12,9 @@ import path from 'node:path';
 import { Brv } from '../src/service/brv.js';
 import { syntheticQuestions, syntheticTopic, writeSyntheticTopics } from './lib/synthetic.js';
 import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report.js';
+import { GitProcesses } from '../src/git/processes.js';
+
+const gitProcesses = new GitProcesses(process.env);
 
 const cli = CLI;
 const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
@@ -72,7 +75,7 @@ for (const size of sizes) {
   }
 
   // In process: the index is opened once, then queries are pure search + rendering.
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: gitProcesses });
   const inProcess: number[] = [];
   for (const [i, question] of asked.entries()) {
     const start = performance.now();

@@ -16,6 +16,9 @@ import path from 'node:path';
 import { GitRepository } from '../src/git/repository.js';
 import { RepositoryPool, type RefChangeEvent } from '../src/service/repository-pool.js';
 import { argValue, BENCH_ENV, CLI, percentiles, writeReport } from './lib/report.js';
+import { GitProcesses } from '../src/git/processes.js';
+
+const gitProcesses = new GitProcesses(process.env);
 
 const idleSeconds = Number(argValue('idle', '10'));
 const rounds = Number(argValue('rounds', '3'));
@@ -58,7 +61,7 @@ async function idle(): Promise<{ cpuMs: number; snapshots: number }> {
   return { cpuMs: Math.round(cpuMs(process.cpuUsage(before)) * 10) / 10, snapshots: snapshots - taken };
 }
 
-const pool = new RepositoryPool(repo);
+const pool = new RepositoryPool(repo, { processes: gitProcesses });
 await pool.resolve(undefined);
 await sleep(2000); // start-up's leftovers settle before anything is measured
 

@@ -13,6 +13,9 @@ import type { Category, Conversation, Dialogue } from './locomo-data.js';
 import { countWords, scoreQuestion, type QuestionMetrics, type RankedDoc } from './locomo-metrics.js';
 import { brvRetriever, type QueryResult, type Retriever } from './locomo-query.js';
 import { generateTopics, type GeneratedTopic, type TopicOptions, type Variant } from './locomo-topics.js';
+import { GitProcesses } from '../../src/git/processes.js';
+
+const gitProcesses = new GitProcesses(process.env);
 
 const QUERY_LIMIT = 50;
 
@@ -132,7 +135,7 @@ export async function runConversation(conversation: Conversation, options: RunOp
       topicBytes += Buffer.byteLength(topic.html);
     }
 
-    const brv = await Brv.open(repoDir);
+    const brv = await Brv.open(repoDir, { processes: gitProcesses });
     try {
       const importStart = performance.now();
       const imported = await brv.importFolder(folder);

@@ -24,11 +24,11 @@ export async function withBrv(
   preload?: () => Promise<unknown>,
   open: { repairHead?: boolean } = {},
 ): Promise<void> {
-  const { Brv } = await import('../service/brv.js');
+  const [{ Brv }, { cliGitProcesses }] = await Promise.all([import('../service/brv.js'), import('./stop-git-with-brv.js')]);
   let brv: Brv | undefined;
   try {
     await reportingErrors(command, argv, async () => {
-      const opening = Brv.open(argv.C ?? process.cwd(), open);
+      const opening = Brv.open(argv.C ?? process.cwd(), { ...open, processes: cliGitProcesses() });
       preload?.().catch(() => {});
       brv = await opening;
       await run(brv);

@@ -1,4 +1,12 @@
-import { terminateGitProcesses } from '../git/run.js';
+import { GitProcesses } from '../git/processes.js';
+
+let processes: GitProcesses | undefined;
+
+/** The git processes of this CLI process (one per process, over its environment): every command passes it to the library. */
+export function cliGitProcesses(): GitProcesses {
+  processes ??= new GitProcesses(process.env);
+  return processes;
+}
 
 const SIGNALS: ReadonlyArray<[NodeJS.Signals, number]> = [
   ['SIGTERM', 143],
@@ -21,17 +29,17 @@ function stopGitWithBrv(): void {
   installed = true;
   for (const [signal, code] of SIGNALS) {
     process.once(signal, () => {
-      terminateGitProcesses();
+      cliGitProcesses().terminate();
       process.exit(code);
     });
   }
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid === parent) return;
-    terminateGitProcesses();
+    cliGitProcesses().terminate();
     process.exit(129);
   }, 500).unref();
-  process.once('exit', () => terminateGitProcesses());
+  process.once('exit', () => cliGitProcesses().terminate());
 }
 
 /** A command handler that installs stopGitWithBrv first. */

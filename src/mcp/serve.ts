@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import { terminateGitProcesses } from '../git/run.js';
+import { GitProcesses } from '../git/processes.js';
 import { createMcpServer, type ServerOptions } from './server.js';
 import { BoundedStdioTransport } from './stdio.js';
 
-export interface StdioServeOptions extends ServerOptions {
+export interface StdioServeOptions extends Omit<ServerOptions, 'processes'> {
   stdin?: Readable;
   stdout?: Writable;
   /** How long calls still running when the client goes away may take to finish (default 3 s). */
@@ -26,7 +26,9 @@ export interface StdioSession {
  * then exits the process, which also ends anything an abandoned call still had open.
  */
 export async function serveStdio(options: StdioServeOptions): Promise<StdioSession> {
-  const { server, pool, calls } = createMcpServer(options);
+  // This server's git processes, over the environment it was started with: stopped when the client goes.
+  const processes = new GitProcesses(process.env);
+  const { server, pool, calls } = createMcpServer({ ...options, processes });
   const transport = new BoundedStdioTransport(options.stdin, options.stdout, options.maxMessageBytes);
   const ended = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
@@ -39,7 +41,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<StdioSessi
     await Promise.race([pool.close(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
     clearTimeout(timer);
     // An abandoned call may still have a git child (and its transport) running: stop them too.
-    terminateGitProcesses();
+    processes.terminate();
   });
   return { finished, stop: () => void transport.close() };
 }

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isBrvError, type ErrorKind } from '../errors.js';
+import type { GitProcesses } from '../git/processes.js';
 import type { Brv } from '../service/brv.js';
 import { renderVocabulary } from '../topic/registry.js';
 import { curateMarkdown } from '../views/curate.js';
@@ -40,6 +41,8 @@ export interface ServerOptions {
   launchDir: string;
   version: string;
   instructions?: string;
+  /** The server's git processes (serveStdio creates them and stops them when the client goes). */
+  processes: GitProcesses;
 }
 
 /**
@@ -49,7 +52,7 @@ export interface ServerOptions {
  * and the error's kind, never a crash of the server.
  */
 export function createMcpServer(options: ServerOptions): { server: McpServer; pool: RepositoryPool; calls: CallTracker } {
-  const pool = new RepositoryPool(options.launchDir, { serverName: 'brv MCP server' });
+  const pool = new RepositoryPool(options.launchDir, { serverName: 'brv MCP server', processes: options.processes });
   const calls = new CallTracker();
   const run = (cwd: string | undefined, call: (brv: Brv) => Promise<CallToolResult>) => calls.track(runCall(pool, cwd, call));
   const server = new McpServer(

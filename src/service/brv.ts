@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { BrvError } from '../errors.js';
+import type { GitProcesses } from '../git/processes.js';
 import { GitRepository } from '../git/repository.js';
 import type { CurateRequest } from '../curate/protocol.js';
 import type { QueryOptions } from '../query/query-topics.js';
@@ -93,9 +94,9 @@ export class Brv {
    * `repairHead`: a damaged brv/HEAD does not stop the opening (only `checkout`, which rewrites it, should
    * pass it); every other command reports `corrupt-local-state` rather than act on a guessed branch.
    */
-  static async open(cwd: string, options: { repairHead?: boolean } = {}): Promise<Brv> {
+  static async open(cwd: string, options: { repairHead?: boolean; processes: GitProcesses }): Promise<Brv> {
     // The default branch's tip is resolved by the discovery process itself (one git start fewer).
-    const repo = await GitRepository.open(cwd, tipRevisions(DEFAULT_BRANCH));
+    const repo = await GitRepository.open(cwd, options.processes, tipRevisions(DEFAULT_BRANCH));
     performance.mark('repository discovered');
     try {
       return await currentBranch(repo.location.gitDir).then(
@@ -116,11 +117,11 @@ export class Brv {
    * `git clone` a repository and bring its knowledge: brv's fetch refspecs on `origin`, its brv
    * branches and reviews fetched, local brv branches created from them.
    */
-  static async clone(url: string, dir: string, cwd: string) {
+  static async clone(url: string, dir: string, cwd: string, processes: GitProcesses) {
     const { cloneRepository } = await import('../git/remote.js');
     const sync = await import('../sync/sync.js');
-    await cloneRepository(url, dir, cwd);
-    const brv = await Brv.open(path.resolve(cwd, dir));
+    await cloneRepository(url, dir, cwd, processes);
+    const brv = await Brv.open(path.resolve(cwd, dir), { processes });
     try {
       await sync.trackRemote(brv.repo, 'origin');
       const fetched = await sync.fetchRemote(brv.store, 'origin');

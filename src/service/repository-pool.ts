@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository } from '../git/discover.js';
+import type { GitProcesses } from '../git/processes.js';
 import { RefWatcher, type RefMove, type RefWatchOptions } from '../git/ref-watch.js';
 import { BRV_REF_PREFIX } from '../store/layout.js';
 import { Brv } from './brv.js';
@@ -36,6 +37,8 @@ export interface Subscription {
 }
 
 export interface RepositoryPoolOptions {
+  /** Runs the git processes of every repository in the pool (the server terminates them when it stops). */
+  processes: GitProcesses;
   /** How the server names itself in errors (default "brv server"). */
   serverName?: string;
   /** Debounce and poll intervals of the ref watch (tests). */
@@ -66,7 +69,7 @@ export class RepositoryPool {
 
   constructor(
     private readonly launchDir: string,
-    private readonly options: RepositoryPoolOptions = {},
+    private readonly options: RepositoryPoolOptions,
   ) {
     this.serverName = options.serverName ?? 'brv server';
   }
@@ -83,7 +86,7 @@ export class RepositoryPool {
       return this.brvFor(home.gitDir, this.launchDir);
     }
     if (!path.isAbsolute(cwd)) throw new BrvError('invalid-cwd', `cwd must be an absolute path, not "${cwd}".`);
-    const location = await discoverRepository(cwd).catch((error: unknown) => {
+    const location = await discoverRepository(cwd, this.options.processes).catch((error: unknown) => {
       throw new BrvError('not-a-git-repository', `cwd ${cwd} is not inside a git repository (${(error as Error).message}).`);
     });
     if (home && location.commonDir !== home.commonDir) {
@@ -183,7 +186,7 @@ export class RepositoryPool {
   }
 
   private homeRepository(): Promise<{ commonDir: string; gitDir: string } | undefined> {
-    this.home ??= discoverRepository(this.launchDir).then(
+    this.home ??= discoverRepository(this.launchDir, this.options.processes).then(
       (location) => ({ commonDir: location.commonDir, gitDir: location.gitDir }),
       () => undefined,
     );
@@ -193,7 +196,7 @@ export class RepositoryPool {
   private async brvFor(gitDir: string, cwd: string): Promise<Brv> {
     let brv = this.open.get(gitDir);
     if (!brv) {
-      brv = Brv.open(cwd);
+      brv = Brv.open(cwd, { processes: this.options.processes });
       this.open.set(gitDir, brv);
       brv.catch(() => this.open.delete(gitDir));
     }

@@ -5,6 +5,7 @@ import { exportTree, readTopicBlobs, type ExportFile } from '../../src/curate/ex
 import { isBrvError } from '../../src/errors.js';
 import { Brv } from '../../src/service/brv.js';
 import { makeRepo, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 const topic = (p: string, text = 'A rule.') => `<bv-topic path="${p}" title="${p}">\n  <bv-rule>${text}</bv-rule>\n</bv-topic>\n`;
 const file = (p: string, text?: string): ExportFile => ({ path: `${p}.html`, content: Buffer.from(topic(p, text)) });
@@ -140,7 +141,7 @@ test('readTopicBlobs: the topic blobs of a brv branch, nothing else', async (t) 
   await mkdir(path.join(source, 'a'));
   await writeFile(path.join(source, 'a', 'one.html'), topic('a/one'));
   await writeFile(path.join(source, 'two.html'), topic('two'));
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   try {
     t.deepEqual(await readTopicBlobs(brv.store, await brv.store.snapshot(brv.branch)), [], 'an uninitialized branch has no topics');
     const imported = await brv.importFolder(source);

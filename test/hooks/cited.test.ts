@@ -17,6 +17,7 @@ import { Brv } from '../../src/service/brv.js';
 import { parseTopicHtml } from '../../src/topic/parse.js';
 import { plantTree } from '../helpers/plant.js';
 import { ROOT, cleanup, git, makeRepo, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 const cited = (files: string) => citedPathsIn(parseTopicHtml(`<bv-topic path="a/b" title="t">${files}</bv-topic>`));
 
@@ -94,7 +95,7 @@ async function writeTopic(brv: Brv, dir: string, topicPath: string, files: strin
 test('the cited-files cache is built per tree, then reused, then updated from the previous tree', async (t) => {
   const repo = await makeRepo();
   const scratch = await tempDir();
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.is(await ensureCitedCache(brv.store, await brv.store.snapshot(brv.branch)), undefined, 'no brv branch yet');
 
@@ -121,7 +122,7 @@ test('the cited-files cache is built per tree, then reused, then updated from th
 
 test('hooksDirectory honours core.hooksPath; stagedPaths reads the index git hands the hook', async (t) => {
   const repo = await makeRepo();
-  const brv = await Brv.open(path.join(repo, 'src'));
+  const brv = await Brv.open(path.join(repo, 'src'), { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.deepEqual(await hooksDirectory(brv.repo), { directory: path.join(repo, '.git', 'hooks'), hooksPath: undefined });
   await git(repo, 'config', 'core.hooksPath', '.husky');
@@ -140,7 +141,7 @@ test('hooksDirectory honours core.hooksPath; stagedPaths reads the index git han
 
 test('hostile blobs (too large, too deep) cite nothing and never break the cache, full or incremental', async (t) => {
   const repo = await makeRepo();
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(async () => {
     brv.close();
     await cleanup(repo);

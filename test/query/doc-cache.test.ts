@@ -14,6 +14,7 @@ import { renderTopicMarkdown } from '../../src/topic/render.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
 import { ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
 import { fixture } from '../topic/fixtures.js';
+import { testProcesses } from '../helpers/processes.js';
 
 const BLOB = 'a'.repeat(40);
 
@@ -92,7 +93,7 @@ async function importedRepo(count: number) {
     await mkdir(path.join(dir, path.dirname(topic.path)), { recursive: true });
     await writeFile(path.join(dir, `${topic.path}.html`), topic.html);
   }
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   const imported = await brv.importFolder(dir);
   if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
   return { repo, brv, commonDir: path.join(repo, '.git') };
@@ -166,7 +167,7 @@ test('a blob that is not a topic is cached as such and not parsed again', async 
   await run(['update-index', '--add', '--cacheinfo', `100644,${oid},misc/junk.html`]);
   const commit = await run(['commit-tree', await run(['write-tree']), '-m', 'junk']);
   await git(repo, 'update-ref', 'refs/brv/heads/main', commit);
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   try {
     const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
     const cache = DocCache.forRepository(path.join(repo, '.git'));

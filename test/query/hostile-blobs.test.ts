@@ -7,6 +7,7 @@ import { MAX_STORED_TOPIC_BYTES } from '../../src/topic/stored.js';
 import { put } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
 import { brvJson, cleanup, ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 /**
  * Refs can be moved by plain git (a teammate's push, a knowledge source, plumbing): the index reads
@@ -52,7 +53,7 @@ test('a huge topic blob is never read: a full build skips it from its size, quer
   const big = huge();
   await plantTree(repo, { ...GOOD, 'x/huge.html': big, 'x/deep.html': DEEP });
   const bigOid = await blobOid(repo, big);
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   const reads = spyReads(brv);
   const result = await brv.query('tokens');
@@ -93,7 +94,7 @@ test('incremental builds check sizes too: a huge blob that arrives after the fir
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   await plantTree(repo, GOOD);
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.is((await brv.query('tokens')).metadata.index.build, 'full');
   const big = huge();
@@ -175,7 +176,7 @@ test('a tree naming a path twice: the first entry is indexed, the second skipped
     doctor.json?.data.checks.find((c: { name: string }) => c.name === 'search index'),
     { status: 'ok' },
   );
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.like(await brv.skippedTopics(), [{ path: 'a/one.html', problem: 'duplicate-path' }]);
 });
@@ -184,7 +185,7 @@ test('a path named twice after a clean index: the incremental build is not foole
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   await plantTree(repo, { ...GOOD, 'a/one.html': topic('a/one', 'First', 'The first zebra.') });
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.is((await brv.query('zebra')).matchedDocs[0]?.title, 'First');
   await plantDuplicate(repo, topic('a/one', 'First', 'The first zebra.'), topic('a/one', 'Second', 'The second zebra.'), GOOD);
@@ -250,7 +251,7 @@ test('a knowledge source holding bad blobs: query in the consuming repository st
     'shared:platform/logging',
   ]);
   t.like(query.json!.data.metadata, { skippedTopics: 2, sources: [{ alias: 'platform', skippedTopics: 2 }] });
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.deepEqual(
     (await brv.skippedTopics()).map((s) => [s.source, s.path, s.problem]),
@@ -275,7 +276,7 @@ test('a TreeIndexStore lists skipped topics for a tree directly (what brv doctor
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   await plantTree(repo, { ...GOOD, 'x/deep.html': DEEP, 'x/junk.html': '<p>not a topic</p>', 'notes.txt': 'not at a topic path' });
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
   const store = new TreeIndexStore(brv.repo, path.join(brv.repo.location.commonDir, 'brv', 'index'));

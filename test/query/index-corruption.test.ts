@@ -10,6 +10,7 @@ import { INDEX_VERSION } from '../../src/query/tree-index.js';
 import { Brv } from '../../src/service/brv.js';
 import { plantTree } from '../helpers/plant.js';
 import { CLI, cleanup, ENV, makeRepo, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 /**
  * Local state is a cache: whatever happens to an index file (truncated, bit-flipped, emptied,
@@ -239,7 +240,7 @@ test('an index folder that cannot be written: queries answer from an index built
   }
   t.is(await readFile(path.join(repo, '.git', 'brv', 'index'), 'utf8'), 'not a folder', 'left alone: not brv’s own folder');
   // A long-lived process (MCP) keeps the in-memory index: the next query is warm, a new tree is incremental.
-  const brv = await Brv.open(repo);
+  const brv = await Brv.open(repo, { processes: testProcesses() });
   t.teardown(() => brv.close());
   t.is((await brv.query('zebras')).metadata.index.build, 'full');
   t.is((await brv.query('zebras')).metadata.index.build, 'cached');

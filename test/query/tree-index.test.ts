@@ -5,11 +5,12 @@ import { TreeIndexStore } from '../../src/query/tree-index.js';
 import { Brv } from '../../src/service/brv.js';
 import { put } from '../helpers/knowledge.js';
 import { makeRepo } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 test('a store keeps the indexes it opened warm, and reloads one whose files were pruned', async (t) => {
   const dir = await makeRepo();
   await put(dir, 'a/one', '<bv-rule id="r1">Warm indexes.</bv-rule>');
-  const brv = await Brv.open(dir);
+  const brv = await Brv.open(dir, { processes: testProcesses() });
   t.teardown(() => brv.close());
   const tree = (await brv.store.snapshot(brv.branch)).commit!.tree;
   const root = path.join(brv.repo.location.commonDir, 'brv', 'index');

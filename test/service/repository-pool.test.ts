@@ -7,6 +7,7 @@ import { GitRepository } from '../../src/git/repository.js';
 import { RepositoryPool, type RefChangeEvent } from '../../src/service/repository-pool.js';
 import { put, rule } from '../helpers/knowledge.js';
 import { brvJson, cleanup, ENV, git, makeRepo, makeWorktree, refTip, ROOT, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 // Every snapshot of the refs is one listRefs (one `git for-each-ref`): counted to prove idleness is free.
 let listRefsCalls = 0;
@@ -49,7 +50,7 @@ test.serial('moves by other processes are events within 1 s: curate, update-ref,
   const other = await initialized();
   t.teardown(() => cleanup(repo, other));
   await put(other, 'remote/topic', rule('From elsewhere.'));
-  const pool = new RepositoryPool(repo);
+  const pool = new RepositoryPool(repo, { processes: testProcesses() });
   t.teardown(() => pool.close());
   const seen = recorder();
   const subscription = await pool.watch(seen.listener);
@@ -117,7 +118,7 @@ test.serial('moves by other processes are events within 1 s: curate, update-ref,
 test.serial('idle costs nothing: no event and no git process while nothing changes', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = new RepositoryPool(repo, { processes: testProcesses() });
   t.teardown(() => pool.close());
   const seen = recorder();
   await pool.watch(seen.listener);
@@ -145,7 +146,7 @@ test.serial('idle costs nothing: no event and no git process while nothing chang
 test.serial("this process's own writes are events too; listeners share one watch and unsubscribe", async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = new RepositoryPool(repo, { processes: testProcesses() });
   t.teardown(() => pool.close());
   const first = recorder();
   const second = recorder();
@@ -188,7 +189,7 @@ test.serial("this process's own writes are events too; listeners share one watch
 test.serial('close() stops every watch; watching never keeps a process alive', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = new RepositoryPool(repo, { processes: testProcesses() });
   const seen = recorder();
   await pool.watch(seen.listener);
   await pool.close();
@@ -216,7 +217,7 @@ test.serial('close() stops every watch; watching never keeps a process alive', a
 test.serial('where files cannot be watched it polls, and says so', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo, { watch: { poll: true, pollMs: 200 } });
+  const pool = new RepositoryPool(repo, { processes: testProcesses(), watch: { poll: true, pollMs: 200 } });
   t.teardown(() => pool.close());
   const seen = recorder();
   const subscription = await pool.watch(seen.listener);
@@ -231,7 +232,7 @@ test.serial('a linked worktree watches the refs it shares with the main checkout
   const repo = await initialized();
   const worktree = await makeWorktree(repo);
   t.teardown(() => cleanup(repo, path.dirname(worktree)));
-  const pool = new RepositoryPool(worktree);
+  const pool = new RepositoryPool(worktree, { processes: testProcesses() });
   t.teardown(() => pool.close());
   const seen = recorder();
   const subscription = await pool.watch(seen.listener);
@@ -246,7 +247,7 @@ test.serial('a linked worktree watches the refs it shares with the main checkout
 test.serial('a write while the watch starts is never diffed against an empty snapshot', async (t) => {
   const repo = await initialized();
   t.teardown(() => cleanup(repo));
-  const pool = new RepositoryPool(repo);
+  const pool = new RepositoryPool(repo, { processes: testProcesses() });
   t.teardown(() => pool.close());
   await pool.resolve(undefined);
   const tip = (await refTip(repo))!;

@@ -4,6 +4,7 @@ import type { ErrorKind } from '../../error-kinds.js';
 import type { ConnectorScope } from '../../connectors/connectors.js';
 import { reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { cliGitProcesses } from '../stop-git-with-brv.js';
 import { agentsText, connectorStatusText, installText, uninstallText } from '../../views/connectors.js';
 
 const TYPES = ['rules', 'mcp', 'skill', 'hook'] as const;
@@ -117,7 +118,7 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
         const { Brv } = await import('../../service/brv.js');
         let brv;
         try {
-          brv = await Brv.open(argv.C ?? process.cwd());
+          brv = await Brv.open(argv.C ?? process.cwd(), { processes: cliGitProcesses() });
           if (brv.repo.location.workTree) scopes.push(api.projectScope(brv.repo.location));
         } catch (error) {
           if ((error as { kind?: ErrorKind }).kind !== 'not-a-git-repository') throw error;

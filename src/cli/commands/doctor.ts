@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, printJson, printText } from '../output.js';
+import { cliGitProcesses } from '../stop-git-with-brv.js';
 import { doctorText } from '../../views/doctor.js';
 
 export const doctorCommand: CommandModule<GlobalOptions, GlobalOptions> = {
@@ -15,13 +16,16 @@ export const doctorCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     let report;
     let brv;
     try {
-      brv = await Brv.open(argv.C ?? process.cwd());
+      brv = await Brv.open(argv.C ?? process.cwd(), { processes: cliGitProcesses() });
       report = await diagnose(brv);
     } catch (error) {
       const message = isBrvError(error) ? error.message : String((error as Error)?.message ?? error);
       report = {
         ok: false,
-        checks: [await checkGit(), { name: 'repository', status: 'fail' as const, message, fix: 'cd into your project, or git init' }],
+        checks: [
+          await checkGit(cliGitProcesses()),
+          { name: 'repository', status: 'fail' as const, message, fix: 'cd into your project, or git init' },
+        ],
       };
     } finally {
       brv?.close();

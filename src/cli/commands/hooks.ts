@@ -5,6 +5,7 @@ import { HOOK_NAMES, type HookName } from '../../hooks/scripts.js';
 import type { Brv } from '../../service/brv.js';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { cliGitProcesses } from '../stop-git-with-brv.js';
 import { hooksInstallText, hooksStatusText, hooksUninstallText, integratedNote, staleWarning } from '../../views/hooks.js';
 
 interface SelectOptions extends GlobalOptions {
@@ -124,7 +125,7 @@ const runCommand: CommandModule<GlobalOptions, RunOptions> = {
     let brv: Brv | undefined;
     try {
       const { Brv } = await import('../../service/brv.js');
-      brv = await Brv.open(argv.C ?? process.cwd());
+      brv = await Brv.open(argv.C ?? process.cwd(), { processes: cliGitProcesses() });
       if (argv.hook === 'pre-commit') await runPreCommit(brv, argv);
       else await runIntegration(brv, argv);
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { stoppingGit } from '../stop-git-with-brv.js';
+import { cliGitProcesses, stoppingGit } from '../stop-git-with-brv.js';
 import { cliActor, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { cloneText, fetchText, mergeText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
@@ -131,7 +131,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
           .pop() ??
         'repository';
       if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
-      const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd());
+      const result = await Brv.clone(argv.url, dir, argv.C ?? process.cwd(), cliGitProcesses());
       if (argv.format === 'json') return printJson('vc clone', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(cloneText(result));
