@@ -23,7 +23,15 @@ export abstract class BatchProcess<T> {
     processes.track(this.child);
     this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.child.stdin!.on('error', (error: Error) => this.fail(error));
+    // EPIPE when git is gone (killed, crashed): a typed failure like its exit, whichever is seen first.
+    this.child.stdin!.on('error', (error: Error) =>
+      this.fail(
+        new BrvError(
+          'git-failed',
+          `git ${args[0]} stopped reading its input (${error.message}${this.stderr ? `: ${this.stderr.trim()}` : ''}). Run the command again.`,
+        ),
+      ),
+    );
     this.child.on('error', (error) => this.fail(spawnFailure(error)));
     this.child.on('close', () => {
       if (!this.closed || this.pending.length > 0)
