@@ -110,3 +110,19 @@ test('the ref-name check fails on "refs/brv" in code outside store/, not in comm
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('library code reads no environment variable, working directory or home directory: front ends pass them in (Host)', async (t) => {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const files = (await readdir(path.join(ROOT, 'src'), { recursive: true }))
+    .filter((f) => f.endsWith('.ts') && !/^(cli|mcp)\//.test(f.split(path.sep).join('/')))
+    .sort();
+  t.true(files.length > 100, 'the source tree was found');
+  const offenders: string[] = [];
+  for (const file of files) {
+    const text = (await readFile(path.join(ROOT, 'src', file), 'utf8')).replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
+    for (const pattern of [/\bprocess\.env\b/, /\bprocess\.cwd\(/, /\bhomedir\(/, /\bprocess\.chdir\(/]) {
+      if (pattern.test(text)) offenders.push(`${file}: ${pattern.source}`);
+    }
+  }
+  t.deepEqual(offenders, []);
+});

@@ -128,7 +128,7 @@ export interface StatusEntry {
 }
 
 /** The agent a user named, or `unknown-agent` listing the valid names. */
-export function resolveAgent(name: string): AgentDefinition {
+function resolveAgent(name: string): AgentDefinition {
   const agent = findAgent(name);
   if (!agent) {
     throw new BrvError('unknown-agent', `Unknown agent "${name}". Agents: ${AGENTS.map((a) => a.id).join(', ')}.`, {

@@ -1,4 +1,5 @@
 import { BrvError, isBrvError } from '../errors.js';
+import type { GitProcesses } from '../git/processes.js';
 import { checkGitVersion } from '../git/version.js';
 import type { GitRepository } from '../git/repository.js';
 import type { SkippedTopic } from '../query/tree-index.js';
@@ -56,9 +57,9 @@ async function guarded(name: string, check: () => Promise<Check | Check[]>): Pro
 }
 
 /** git itself, outside any repository: the one check that can run anywhere. */
-export async function checkGit(): Promise<Check> {
+export async function checkGit(processes: GitProcesses): Promise<Check> {
   try {
-    return ok('git', `git ${await checkGitVersion()}`);
+    return ok('git', `git ${await checkGitVersion(processes)}`);
   } catch (error) {
     if (error instanceof BrvError) return fail('git', error.message, 'Install git 2.38 or newer (https://git-scm.com/downloads).');
     throw error;
@@ -71,7 +72,7 @@ export async function checkGit(): Promise<Check> {
  * remotes and sync, reviews and curate sessions.
  */
 export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
-  const checks: Check[] = [await checkGit()];
+  const checks: Check[] = [await checkGit(brv.repo.processes)];
   const { repo } = brv;
   const location = repo.location;
   checks.push(ok('repository', `${location.workTree ?? location.gitDir}${location.bare ? ' (bare)' : ''}, brv branch ${brv.branch}`));

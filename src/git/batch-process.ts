@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BrvError } from '../errors.js';
-import { gitEnvironment, spawnFailure, trackGitProcess, untrackGitProcess } from './run.js';
+import type { GitProcesses } from './processes.js';
+import { spawnFailure } from './run.js';
 
 /**
  * A long-lived git process fed requests on stdin, answering in order on stdout
@@ -13,12 +14,24 @@ export abstract class BatchProcess<T> {
   private closed = false;
   private stderr = '';
 
-  constructor(gitDir: string, args: readonly string[]) {
-    this.child = spawn('git', [`--git-dir=${gitDir}`, ...args], { env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
-    trackGitProcess(this.child);
+  constructor(
+    private readonly processes: GitProcesses,
+    gitDir: string,
+    args: readonly string[],
+  ) {
+    this.child = spawn('git', [`--git-dir=${gitDir}`, ...args], { env: processes.environment(), stdio: ['pipe', 'pipe', 'pipe'] });
+    processes.track(this.child);
     this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    this.child.stdin!.on('error', (error: Error) => this.fail(error));
+    // EPIPE when git is gone (killed, crashed): a typed failure like its exit, whichever is seen first.
+    this.child.stdin!.on('error', (error: Error) =>
+      this.fail(
+        new BrvError(
+          'git-failed',
+          `git ${args[0]} stopped reading its input (${error.message}${this.stderr ? `: ${this.stderr.trim()}` : ''}). Run the command again.`,
+        ),
+      ),
+    );
     this.child.on('error', (error) => this.fail(spawnFailure(error)));
     this.child.on('close', () => {
       if (!this.closed || this.pending.length > 0)
@@ -46,7 +59,7 @@ export abstract class BatchProcess<T> {
     if (this.closed) return;
     this.closed = true;
     // git exits on EOF; nothing left to stop at exit.
-    untrackGitProcess(this.child);
+    this.processes.untrack(this.child);
     this.child.stdin!.end();
     this.child.unref();
     for (const stream of [this.child.stdout, this.child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
+import type { GitProcesses } from './processes.js';
 import { GitCommandError, runGit } from './run.js';
 import { checkGitVersion } from './version.js';
 
@@ -22,9 +23,13 @@ export interface RepositoryLocation {
  * `revisions` are resolved by the same `git rev-parse` process when they all exist, which saves
  * a process start on every command that reads the brv tip.
  */
-export async function discoverRepository(cwd: string, revisions: readonly string[] = []): Promise<RepositoryLocation> {
+export async function discoverRepository(
+  cwd: string,
+  processes: GitProcesses,
+  revisions: readonly string[] = [],
+): Promise<RepositoryLocation> {
   if (!existsSync(cwd)) throw new BrvError('not-a-git-repository', `${cwd} does not exist.`);
-  const lines = await revParse(cwd, revisions);
+  const lines = await revParse(cwd, processes, revisions);
   const [gitDir, commonDir, bare, insideWorkTree, objectFormat, topLevel] = lines;
   if (!gitDir || !commonDir || !bare || !objectFormat) {
     throw new BrvError('git-failed', `Unexpected output from git rev-parse in ${cwd}.`);
@@ -39,7 +44,7 @@ export async function discoverRepository(cwd: string, revisions: readonly string
   };
 }
 
-async function revParse(cwd: string, revisions: readonly string[]): Promise<string[]> {
+async function revParse(cwd: string, processes: GitProcesses, revisions: readonly string[]): Promise<string[]> {
   const common = [
     'rev-parse',
     '--path-format=absolute',
@@ -60,14 +65,14 @@ async function revParse(cwd: string, revisions: readonly string[]): Promise<stri
           ]
         : [[...common, '--show-toplevel']];
     for (const args of attempts) {
-      const result = await runGit(args, { cwd, okExitCodes: [128] });
+      const result = await runGit(processes, args, { cwd, okExitCodes: [128] });
       if (result.exitCode === 0) return result.stdout.split('\n');
       if (/not a git repository/i.test(result.stderr)) throw new GitCommandError(common, 128, result.stderr);
     }
-    return (await runGit(common, { cwd })).stdout.split('\n');
+    return (await runGit(processes, common, { cwd })).stdout.split('\n');
   } catch (error) {
     // Older gits reject --path-format / --show-object-format: say which version is needed.
-    if (error instanceof GitCommandError && /unknown option|needs an argument|usage:/i.test(error.stderr)) await checkGitVersion();
+    if (error instanceof GitCommandError && /unknown option|needs an argument|usage:/i.test(error.stderr)) await checkGitVersion(processes);
     if (error instanceof GitCommandError && /not a git repository/i.test(error.stderr)) {
       throw new BrvError(
         'not-a-git-repository',

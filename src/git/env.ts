@@ -19,7 +19,8 @@ const LEAKING_GIT_VARIABLES = [
   'GIT_PAGER',
 ];
 
-export function cleanGitEnvironment(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/** `base` without the variables above, with brv's fixed settings for every git child (a front end passes the environment it was started with). */
+export function cleanGitEnvironment(base: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
     if (value !== undefined && !LEAKING_GIT_VARIABLES.includes(key)) env[key] = value;

@@ -1,5 +1,6 @@
 import { BrvError } from '../errors.js';
 import { BatchProcess } from './batch-process.js';
+import type { GitProcesses } from './processes.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -21,8 +22,8 @@ export class ObjectReader extends BatchProcess<GitObject | undefined> {
   /** The header of the object being received: where its data ends in the joined chunks. */
   private expected: { oid: string; type: ObjectType; start: number; end: number } | undefined;
 
-  constructor(gitDir: string) {
-    super(gitDir, ['cat-file', '--batch']);
+  constructor(processes: GitProcesses, gitDir: string) {
+    super(processes, gitDir, ['cat-file', '--batch']);
   }
 
   /** Reads any object name git understands (`<oid>`, `<rev>:<path>`); undefined when missing. */

@@ -1,5 +1,6 @@
 import { BrvError } from '../errors.js';
 import { GitCommandError } from './run.js';
+import type { GitProcesses } from './processes.js';
 import type { GitRepository } from './repository.js';
 
 export interface Remote {
@@ -21,7 +22,7 @@ function validateRemoteName(name: string): string {
  * runs `git-remote-<helper>` from PATH).
  */
 const ALLOWED_PROTOCOLS = ['file', 'git', 'http', 'https', 'ssh'] as const;
-const SCHEMES = new Set<string>([...ALLOWED_PROTOCOLS, 'git+ssh', 'ssh+git']);
+const SCHEMES: ReadonlySet<string> = new Set<string>([...ALLOWED_PROTOCOLS, 'git+ssh', 'ssh+git']);
 
 /**
  * A remote URL (or path) from an agent or a user, checked before git sees it: a local path, an
@@ -187,11 +188,11 @@ function lastLine(text: string): string {
 }
 
 /** `git clone` into `dir` (any URL git accepts: ssh, https with the user's credential helpers, a path). */
-export async function cloneRepository(url: string, dir: string, cwd: string): Promise<void> {
+export async function cloneRepository(url: string, dir: string, cwd: string, processes: GitProcesses): Promise<void> {
   const { runGit } = await import('./run.js');
   validateRemoteUrl(url);
   try {
-    await runGit(['clone', '--quiet', '--', url, dir], { cwd });
+    await runGit(processes, ['clone', '--quiet', '--', url, dir], { cwd });
   } catch (error) {
     throw classifyTransportError(error, url);
   }

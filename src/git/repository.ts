@@ -4,6 +4,7 @@ import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
 import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
+import type { GitProcesses } from './processes.js';
 import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
 import { parseTree, type TreeEntry } from './tree.js';
 import { TreeWriter } from './tree-writer.js';
@@ -58,14 +59,18 @@ export class GitRepository {
   private versionCheck: Promise<string> | undefined;
   private emptyTreeOid: Promise<string> | undefined;
 
-  private constructor(location: RepositoryLocation) {
+  private constructor(
+    location: RepositoryLocation,
+    /** Runs and tracks every git process of this repository; reuse it for repositories opened from here (clones, worktrees, sources). */
+    readonly processes: GitProcesses,
+  ) {
     this.location = location;
     this.oidBytes = location.objectFormat === 'sha256' ? 32 : 20;
     this.zeroOid = '0'.repeat(this.oidBytes * 2);
   }
 
-  static async open(cwd: string, prefetch: readonly string[] = []): Promise<GitRepository> {
-    return new GitRepository(await discoverRepository(cwd, prefetch));
+  static async open(cwd: string, processes: GitProcesses, prefetch: readonly string[] = []): Promise<GitRepository> {
+    return new GitRepository(await discoverRepository(cwd, processes, prefetch), processes);
   }
 
   /** A revision resolved at discovery, handed out once (later reads must see later writes). */
@@ -76,15 +81,15 @@ export class GitRepository {
   }
 
   git(args: readonly string[], options: GitRunOptions = {}) {
-    return runGit([`--git-dir=${this.location.gitDir}`, ...args], options);
+    return runGit(this.processes, [`--git-dir=${this.location.gitDir}`, ...args], options);
   }
 
   gitBuffer(args: readonly string[], options: GitRunOptions = {}) {
-    return runGitBuffer([`--git-dir=${this.location.gitDir}`, ...args], options);
+    return runGitBuffer(this.processes, [`--git-dir=${this.location.gitDir}`, ...args], options);
   }
 
   readObject(name: string): Promise<GitObject | undefined> {
-    this.reader ??= new ObjectReader(this.location.gitDir);
+    this.reader ??= new ObjectReader(this.processes, this.location.gitDir);
     return this.reader.read(name);
   }
 
@@ -156,13 +161,13 @@ export class GitRepository {
 
   /** Starts the long-lived reader and tree writer ahead of use, so their process starts overlap other work. */
   prepareBatchProcesses(): void {
-    this.reader ??= new ObjectReader(this.location.gitDir);
-    this.treeWriter ??= new TreeWriter(this.location.gitDir);
+    this.reader ??= new ObjectReader(this.processes, this.location.gitDir);
+    this.treeWriter ??= new TreeWriter(this.processes, this.location.gitDir);
   }
 
   /** brv's newer plumbing (merge-tree --write-tree, ls-tree --format) needs git 2.38. */
   requireModernGit(): Promise<string> {
-    this.versionCheck ??= checkGitVersion();
+    this.versionCheck ??= checkGitVersion(this.processes);
     return this.versionCheck;
   }
 
@@ -173,7 +178,7 @@ export class GitRepository {
   }
 
   writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    this.treeWriter ??= new TreeWriter(this.location.gitDir);
+    this.treeWriter ??= new TreeWriter(this.processes, this.location.gitDir);
     return this.treeWriter.write(entries);
   }
 

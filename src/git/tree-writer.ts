@@ -1,4 +1,5 @@
 import { BatchProcess } from './batch-process.js';
+import type { GitProcesses } from './processes.js';
 import { formatTreeForMktree, type TreeEntry } from './tree.js';
 
 /**
@@ -8,8 +9,8 @@ import { formatTreeForMktree, type TreeEntry } from './tree.js';
 export class TreeWriter extends BatchProcess<string> {
   private buffered = '';
 
-  constructor(gitDir: string) {
-    super(gitDir, ['mktree', '-z', '--batch']);
+  constructor(processes: GitProcesses, gitDir: string) {
+    super(processes, gitDir, ['mktree', '-z', '--batch']);
   }
 
   write(entries: readonly TreeEntry[]): Promise<string> {

@@ -1,4 +1,5 @@
 import { BrvError } from '../errors.js';
+import type { GitProcesses } from './processes.js';
 import { runGit } from './run.js';
 
 const MINIMUM_GIT_VERSION = [2, 38, 0] as const;
@@ -19,8 +20,8 @@ export function isSupportedGitVersion(version: readonly number[]): boolean {
 }
 
 /** brv relies on `merge-tree --write-tree` and `update-ref --stdin` transactions (git >= 2.38). */
-export async function checkGitVersion(): Promise<string> {
-  const { stdout } = await runGit(['version']);
+export async function checkGitVersion(processes: GitProcesses): Promise<string> {
+  const { stdout } = await runGit(processes, ['version']);
   const version = parseGitVersion(stdout);
   if (!version) throw new BrvError('git-version-unknown', `Could not read the git version from "${stdout.trim()}".`);
   if (!isSupportedGitVersion(version)) {

@@ -36,7 +36,7 @@ export async function addWorktree(
     }
     throw error;
   }
-  const location = await discoverRepository(dir);
+  const location = await discoverRepository(dir, repo.processes);
   return { path: path.resolve(dir), gitDir: location.gitDir, head: undefined, gitBranch: options.gitBranch, bare: false };
 }
 
@@ -75,7 +75,7 @@ export async function listWorktrees(repo: GitRepository): Promise<Worktree[]> {
   for (const worktree of worktrees) {
     worktree.gitDir = worktree.bare
       ? repo.location.commonDir
-      : ((await discoverRepository(worktree.path).catch(() => undefined))?.gitDir ?? '');
+      : ((await discoverRepository(worktree.path, repo.processes).catch(() => undefined))?.gitDir ?? '');
   }
   return worktrees;
 }

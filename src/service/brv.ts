@@ -13,8 +13,6 @@ import { Review } from './review.js';
 import { Setup } from './setup.js';
 import { Sharing } from './sharing.js';
 
-export type { Actor, Host } from './host.js';
-
 export interface OpenOptions {
   /**
    * A damaged brv/HEAD does not stop the opening (only `checkout`, which rewrites it, should pass

@@ -10,7 +10,7 @@ import type { Actor } from './host.js';
 import type { Knowledge, ReadResult } from './knowledge.js';
 
 export type { BranchInfo } from '../vc/branches.js';
-export type { DiffResult, TopicChange } from '../vc/inspect.js';
+export type { DiffResult } from '../vc/inspect.js';
 export type { HistoryEntry } from '../store/history.js';
 export type { MergeResult } from '../vc/merge.js';
 

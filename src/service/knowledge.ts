@@ -143,9 +143,8 @@ export class Knowledge {
       throw new BrvError('not-found', `No topic at ${normalized.path}${request.at ? ` at ${request.at}` : ''}.${hint}`);
     }
     const html = blob.toString('utf8');
-    const found = { path: filePath, topicPath: normalized.path, commit: snapshot.commit!.oid };
-    if (request.raw) return { ...found, format: 'html', content: html };
-    return { ...found, format: 'markdown', content: renderStoredTopic(html) };
+    const [format, content] = request.raw ? (['html', html] as const) : (['markdown', renderStoredTopic(html)] as const);
+    return { path: filePath, topicPath: normalized.path, format, content, commit: snapshot.commit!.oid };
   }
 
   /** Topic paths under a folder prefix (all topics without one). */

@@ -5,9 +5,6 @@ import type { SkippedTopic, TreeIndexStore } from '../query/tree-index.js';
 import type { Snapshot } from '../store/context-store.js';
 import type { RepositoryContext } from './context.js';
 
-export type { FederatedDoc, FederatedItem, SourceCount } from '../query/federate.js';
-export type { IndexInfo, MatchedDoc, SearchResultItem } from '../query/query-topics.js';
-
 export interface QueryRequest extends QueryOptions {
   question: string;
   /** A revision of the brv branch; knowledge sources are then left out. */

@@ -1,7 +1,7 @@
 import type { ReviewDecision, ReviewList } from '../review/review.js';
 import type { RepositoryContext } from './context.js';
 
-export type { PendingReview, ReviewDecision, ReviewList, ReviewOperation } from '../review/review.js';
+export type { ReviewDecision, ReviewList } from '../review/review.js';
 
 export interface DecisionRequest {
   /** The review id from `pending` (a unique prefix is enough). */

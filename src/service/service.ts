@@ -11,7 +11,7 @@ import { absolute } from './paths.js';
 import type { Host } from './host.js';
 import { RepositoryPool, type RepositoryPoolOptions } from './repository-pool.js';
 
-export type { AgentInfo, ConnectorTypeInfo, FileChange, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
+export type { AgentInfo, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
 export type { ConnectorType } from '../connectors/agents.js';
 
 export interface CloneRequest {

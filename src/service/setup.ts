@@ -11,11 +11,11 @@ import type { RepositoryContext } from './context.js';
 import type { History } from './history.js';
 import { absolute } from './paths.js';
 
-export type { DoctorReport, Check, CheckStatus } from '../doctor/doctor.js';
+export type { DoctorReport } from '../doctor/doctor.js';
 export type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
-export type { HookFileStatus, InstallChange, UninstallChange } from '../hooks/install.js';
+export type { InstallChange, UninstallChange } from '../hooks/install.js';
+
 export type { PreCommitDecision } from '../hooks/pre-commit.js';
-export type { StaleTopic } from '../hooks/cited.js';
 export type { SettingState, SettingScope } from '../settings/settings.js';
 
 export interface InitResult {

@@ -9,9 +9,8 @@ import type { Actor } from './host.js';
 import { absolute } from './paths.js';
 
 export type { Remote } from '../git/remote.js';
-export type { PushedRef } from '../git/remote.js';
 export type { Source } from '../source/sources.js';
-export type { FetchResult, PushResult, RefusedTip, SyncResult } from '../sync/sync.js';
+export type { FetchResult, PushResult, SyncResult } from '../sync/sync.js';
 
 export interface RemoteRequest {
   name: string;

@@ -8,6 +8,7 @@ import { addWorktree } from '../../src/git/worktree.js';
 import { addSource } from '../../src/source/sources.js';
 import { ContextStore } from '../../src/store/context-store.js';
 import { cleanup, git, makeRepo, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 // Option-like values reach the library from agents (through MCP or a front end that lets them
 // through): every git call that takes one separates it with `--` or refuses it first.
@@ -16,7 +17,7 @@ test('option-like remote names, URLs, branches, revisions and config keys never 
   const scratch = await tempDir('brv-optlike-');
   t.teardown(() => cleanup(repo, scratch));
   const marker = path.join(scratch, 'pwned');
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
   const store = new ContextStore(g);
   await git(repo, 'remote', 'add', 'origin', scratch);
@@ -27,7 +28,7 @@ test('option-like remote names, URLs, branches, revisions and config keys never 
   t.is(await kindOf(addRemote(g, 'x', option)), 'invalid-url');
   t.is(await kindOf(setRemoteUrl(g, 'origin', option)), 'invalid-url');
   t.is(await kindOf(removeRemote(g, '--all')), 'no-remote');
-  t.is(await kindOf(cloneRepository(option, path.join(scratch, 'c'), scratch)), 'invalid-url');
+  t.is(await kindOf(cloneRepository(option, path.join(scratch, 'c'), scratch, testProcesses())), 'invalid-url');
   t.is(await kindOf(addSource(g, option, { cwd: repo, alias: 'x' })), 'invalid-url');
   // A remote argument that looks like an option is a (missing) remote for git, after `--`.
   t.true(['remote-unreachable', 'git-failed'].includes(await kindOf(fetchRefspecs(g, option, ['+refs/brv/heads/*:refs/x/*']))));

@@ -5,11 +5,12 @@ import { GitRepository, RefMovedError } from '../../src/git/repository.js';
 import { isSupportedGitVersion, parseGitVersion } from '../../src/git/version.js';
 import { BLOB_MODE } from '../../src/git/tree.js';
 import { git, makeRepo, makeWorktree, tempDir } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 test('discovers the repository from a sub-directory', async (t) => {
   const repo = await makeRepo();
   const sub = path.join(repo, 'src', 'deep');
-  const g = await GitRepository.open(sub);
+  const g = await GitRepository.open(sub, testProcesses());
   t.teardown(() => g.close());
   t.is(g.location.workTree, repo);
   t.is(g.location.gitDir, path.join(repo, '.git'));
@@ -19,7 +20,7 @@ test('discovers the repository from a sub-directory', async (t) => {
 test('a linked worktree has its own git dir and shares the common dir', async (t) => {
   const repo = await makeRepo();
   const worktree = await makeWorktree(repo);
-  const g = await GitRepository.open(worktree);
+  const g = await GitRepository.open(worktree, testProcesses());
   t.teardown(() => g.close());
   t.is(g.location.commonDir, path.join(repo, '.git'));
   t.not(g.location.gitDir, g.location.commonDir);
@@ -28,7 +29,7 @@ test('a linked worktree has its own git dir and shares the common dir', async (t
 
 test('bare repositories are supported', async (t) => {
   const repo = await makeRepo({ bare: true });
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
   t.true(g.location.bare);
   t.is(g.location.workTree, undefined);
@@ -36,15 +37,15 @@ test('bare repositories are supported', async (t) => {
 
 test('outside a repository the error is typed', async (t) => {
   const dir = await tempDir();
-  const error = await t.throwsAsync(GitRepository.open(dir));
+  const error = await t.throwsAsync(GitRepository.open(dir, testProcesses()));
   t.is((error as any).kind, 'not-a-git-repository');
-  const missing = await t.throwsAsync(GitRepository.open(path.join(dir, 'nope')));
+  const missing = await t.throwsAsync(GitRepository.open(path.join(dir, 'nope'), testProcesses()));
   t.is((missing as any).kind, 'not-a-git-repository');
 });
 
 test('reads blobs and trees through one batch process, and reports missing objects', async (t) => {
   const repo = await makeRepo();
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
   const blob = await g.writeBlob('hello\n');
   t.is((await g.readBlob(blob))?.toString(), 'hello\n');
@@ -63,7 +64,7 @@ test('reads blobs and trees through one batch process, and reports missing objec
 
 test('ref updates are compare-and-swap', async (t) => {
   const repo = await makeRepo();
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
   const tree = await g.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: await g.writeBlob('x'), name: 'x' }]);
   const first = await g.commitTree(tree, [], 'first\n');
@@ -106,14 +107,14 @@ test('git version gate', (t) => {
 test('an empty repository (no commits) and a sub-directory that is not yet tracked both work', async (t) => {
   const repo = await makeRepo({ commit: false });
   await mkdir(path.join(repo, 'new', 'dir'), { recursive: true });
-  const g = await GitRepository.open(path.join(repo, 'new', 'dir'));
+  const g = await GitRepository.open(path.join(repo, 'new', 'dir'), testProcesses());
   t.teardown(() => g.close());
   t.is(g.location.workTree, repo);
 });
 
 test('diffTrees lists added, modified and deleted blobs recursively', async (t) => {
   const repo = await makeRepo();
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
   const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((x) => g.writeBlob(x)));
   const sub1 = await g.writeTree([
@@ -140,7 +141,7 @@ test('diffTrees lists added, modified and deleted blobs recursively', async (t) 
 
 test('a large object is read in time linear in its size, between small and missing ones', async (t) => {
   const repo = await makeRepo();
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(async () => {
     g.close();
     await rm(repo, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { GitRepository } from '../../src/git/repository.js';
 import { readSettings } from '../../src/settings/settings.js';
 import { ROOT, cleanup, git, makeRepo } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 // Every read of a brv.* git config key goes through the settings registry (src/settings), so defaults,
 // accepted spellings and precedence are decided in one place. A quoted `brv.<section>.` anywhere else
@@ -47,7 +48,7 @@ test('readSettings: defaults, git spellings and key matching, the last value win
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
   const read = async () => {
-    const g = await GitRepository.open(repo);
+    const g = await GitRepository.open(repo, testProcesses());
     try {
       return await readSettings(g);
     } finally {

@@ -3,10 +3,11 @@ import { GitRepository } from '../../src/git/repository.js';
 import { ContextStore } from '../../src/store/context-store.js';
 import { parseCommitMessage, formatCommitMessage } from '../../src/store/trailers.js';
 import { git, makeRepo } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 async function openStore(t: any) {
   const repo = await makeRepo();
-  const g = await GitRepository.open(repo);
+  const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
   return { dir: repo, repo: g, store: new ContextStore(g) };
 }

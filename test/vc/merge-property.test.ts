@@ -6,6 +6,7 @@ import { ContextStore } from '../../src/store/context-store.js';
 import { validateTopicHtml } from '../../src/topic/index.js';
 import { mergeIntoBranch } from '../../src/vc/merge.js';
 import { cleanup, makeRepo } from '../helpers/repo.js';
+import { testProcesses } from '../helpers/processes.js';
 
 /**
  * Random concurrent edits on two brv branches, then a merge through the real git plumbing: no edit
@@ -63,7 +64,7 @@ test('random edits on two branches merge with no edit lost and every topic valid
       fc.array(edit, { minLength: 1, maxLength: 5 }),
       async (oursEdits, theirsEdits) => {
         const dir = await makeRepo();
-        const repo = await GitRepository.open(dir);
+        const repo = await GitRepository.open(dir, testProcesses());
         try {
           await repo.requireModernGit();
           const store = new ContextStore(repo);

@@ -10,6 +10,7 @@ import rehypeParse from 'rehype-parse';
 import { unified } from 'unified';
 import { validateTopicHtml } from '../../../src/topic/validate.js';
 import { FORBIDDEN_TAGS } from '../../helpers/hostile.js';
+import { testProcesses } from '../../helpers/processes.js';
 
 /** Attributes whose value a browser or markdown renderer follows as a URL. */
 const URL_ATTRIBUTES = new Set([
@@ -325,7 +326,7 @@ export async function storeAndCheck(repoDir: string, topics: readonly string[]):
   const { ContextStore } = await import('../../../src/store/context-store.js');
   const { writeTopic } = await import('../../../src/curate/write-topic.js');
   const { execa } = await import('execa');
-  const repo = await GitRepository.open(repoDir);
+  const repo = await GitRepository.open(repoDir, testProcesses());
   const problems: string[] = [];
   try {
     const store = new ContextStore(repo);
