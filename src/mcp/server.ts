@@ -89,9 +89,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
       description: curateToolDescription(),
       inputSchema: z
         .object({
-          html: z
-            .string()
-            .describe('One complete <bv-topic path="domain/topic" title="…">…</bv-topic> document'),
+          html: z.string().describe('One complete <bv-topic path="domain/topic" title="…">…</bv-topic> document'),
           meta: meta.optional(),
           confirmOverwrite: z
             .boolean()

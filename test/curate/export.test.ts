@@ -142,7 +142,11 @@ test('readTopicBlobs: the topic blobs of a brv branch, nothing else', async (t) 
   await writeFile(path.join(source, 'two.html'), topic('two'));
   const brv = await openBrv(repo);
   try {
-    t.deepEqual(await readTopicBlobs(internals(brv).store, await internals(brv).store.snapshot(brv.branch)), [], 'an uninitialized branch has no topics');
+    t.deepEqual(
+      await readTopicBlobs(internals(brv).store, await internals(brv).store.snapshot(brv.branch)),
+      [],
+      'an uninitialized branch has no topics',
+    );
     const imported = await brv.knowledge.importTree({ directory: source }, {});
     t.true(imported.ok);
     const blobs = await readTopicBlobs(internals(brv).store, await internals(brv).store.snapshot(brv.branch));

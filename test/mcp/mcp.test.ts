@@ -190,7 +190,12 @@ test('the CLI and the MCP server name the same kind for the same failure', async
       'brv-curate',
       { html: topic('x/y', 'Fine.'), meta: { colour: 'red' } },
     ],
-    ['too-large', ['curate', '--html-file', await htmlFile(topic('x/z', 'y'.repeat(1100 * 1024)))], 'brv-curate', { html: topic('x/z', 'y'.repeat(1100 * 1024)) }],
+    [
+      'too-large',
+      ['curate', '--html-file', await htmlFile(topic('x/z', 'y'.repeat(1100 * 1024)))],
+      'brv-curate',
+      { html: topic('x/z', 'y'.repeat(1100 * 1024)) },
+    ],
     ['unsafe-html', ['curate', '--html-file', await htmlFile(unsafe)], 'brv-curate', { html: unsafe }],
     ['path-exists', ['curate', '--html-file', await htmlFile(existing)], 'brv-curate', { html: existing }],
     // A bad command line and arguments outside a tool's input schema are both `usage`.
