@@ -3,6 +3,8 @@ import { federateQuery, federateSearch, type FederatedQueryResult, type Federate
 import type { QueryOptions, QueryResult as LocalQueryResult, SearchResult as LocalSearchResult } from '../query/query-topics.js';
 import type { SkippedTopic, TreeIndexStore } from '../query/tree-index.js';
 import type { Snapshot } from '../store/context-store.js';
+import { BrvError } from '../errors.js';
+import { normalizeTopicPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 
 export interface QueryRequest extends QueryOptions {
@@ -31,6 +33,14 @@ export type SkippedTopicReport = SkippedTopic & { source?: string };
  */
 export async function preloadRetrieval(): Promise<void> {
   await Promise.all([import('../query/query-topics.js'), import('../query/tree-index.js')]);
+}
+
+/** A scope is a folder of topics: a path that could never name one (`../x`, 10,000 characters) is refused as for `ls`. */
+function checkScope(scope: string | undefined): void {
+  const folder = scope?.replace(/\/+$/, '');
+  if (!folder) return;
+  const normalized = normalizeTopicPath(folder);
+  if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
 }
 
 /** Ranked retrieval over this repository's topics and every knowledge source's (`brv source add`). */
@@ -66,10 +76,11 @@ export class Retrieval {
 
   /** Runs a retrieval on this repository's snapshot and, unless `at` is set, on every knowledge source. */
   private async federated<R, F>(
-    request: { at?: string; limit?: number },
+    request: { at?: string; limit?: number; scope?: string },
     retrieve: (indexes: TreeIndexStore, snapshot: Snapshot) => Promise<R>,
     merge: (local: R, shared: Array<{ alias: string; commit: string | undefined; result: R }>, limit: number) => F,
   ): Promise<R | F> {
+    checkScope(request.scope);
     const [indexes, snapshot] = await Promise.all([this.ctx.indexes(), this.ctx.snapshotFor(request.at)]);
     const local = await retrieve(indexes, snapshot);
     const sources = request.at ? [] : await this.ctx.sourceSnapshots();

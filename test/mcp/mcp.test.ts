@@ -176,6 +176,7 @@ test('the CLI and the MCP server name the same kind for the same failure', async
     ['missing-query', ['query', '   '], 'brv-query', { query: '   ' }],
     ['missing-query', ['query', ''], 'brv-query', { query: '' }],
     ['missing-query', ['search', ''], 'brv-search', { query: '' }],
+    ['unsafe-path', ['search', 'jwt', '--scope', '../..'], 'brv-search', { query: 'jwt', scope: '../..' }],
     ['too-large', ['query', 'x'.repeat(4001)], 'brv-query', { query: 'x'.repeat(4001) }],
     ['unsafe-path', ['read', 'a/'.repeat(300) + 'b'], 'brv-read', { path: 'a/'.repeat(300) + 'b' }],
     [

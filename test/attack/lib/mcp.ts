@@ -134,8 +134,9 @@ export function hostileToolCalls(outside: string): Array<{ name: string; args: u
           continue;
         calls.push({ name, args: { ...base, [field]: value }, expect: invalid });
       }
+      // Values are checked by the service (the kinds the CLI names); only cwd is bounded by the schema.
       if (field !== 'limit' && field !== 'confirmOverwrite' && field !== 'meta')
-        calls.push({ name, args: { ...base, [field]: big }, expect: invalid });
+        calls.push({ name, args: { ...base, [field]: big }, expect: /✗ (too-large|unsafe-path|usage):/ });
     }
     calls.push({ name, args: { ...base, unknownField: 1 }, expect: invalid });
     // Own "__proto__" and "constructor" keys, as JSON.parse makes them (an object literal would set the prototype).
