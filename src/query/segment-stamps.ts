@@ -11,10 +11,11 @@ import type { BigIntStats } from 'node:fs';
  *
  * The racy case (git's "racily clean" index entries): a file changed again within one tick of the
  * file system's clock after it was stamped keeps the same times. So a stamp is trusted only when the
- * file's mtime and ctime are older than the moment the stamps were written by more than
- * `RACY_WINDOW_NS`, measured on the file system's own clock (the stamp file's mtime, so a network
+ * file's mtime and ctime are older than the moment the stamps were written by more than a window
+ * (`racyWindowNs`), measured on the file system's own clock (the stamp file's mtime, so a network
  * file system whose clock differs from this machine's is judged right). A segment written just
- * before it was stamped is hashed again on later opens until its stamp is old enough.
+ * before it was stamped is hashed again on later opens until its stamp is old enough: after a
+ * curate, for 100 ms on a file system with sub-second times, 3 s on one with whole seconds.
  *
  * The stamp file is local state, so it is untrusted: bounded, checksummed and parsed strictly. Any
  * damage makes it empty, which only means every segment is hashed again; it never fails an open.
@@ -30,16 +31,19 @@ export interface FileStamp {
 
 /**
  * How much older than the stamp file a segment's times must be for its stamp to be trusted: more
- * than the coarsest timestamp granularity brv expects (1 s on some file systems; 2 s on FAT) plus
- * the time between checking a segment and writing its stamp, which `STAMP_DELAY_LIMIT_MS` bounds.
+ * than the file system's timestamp granularity plus the time between checking a segment and writing
+ * its stamp (at most `STAMP_DELAY_LIMIT_MS`). Sub-second file system times are at worst a kernel
+ * tick apart (≤ 10 ms; 10 ms on exFAT); a stamp file whose mtime is a whole second is taken to be on
+ * a file system with whole-second (or FAT's 2 s) times.
  */
-export const RACY_WINDOW_NS = 3_000_000_000n;
+export const FINE_RACY_WINDOW_NS = 100_000_000n;
+export const COARSE_RACY_WINDOW_NS = 3_000_000_000n;
 /**
- * A stamp is written only when the stamp file is on disk within this many milliseconds of the
- * segment's status being taken (else a file changed right after the check, in the same clock tick,
- * could pass for unchanged): `RACY_WINDOW_NS` minus the coarsest granularity above.
+ * A stamp is kept only when the stamp file is on disk within this many milliseconds of the segment's
+ * status being taken (else a file changed right after the check, in the same clock tick, could pass
+ * for unchanged): below the fine window minus its granularity.
  */
-export const STAMP_DELAY_LIMIT_MS = 1000;
+export const STAMP_DELAY_LIMIT_MS = 50;
 /** At most this many stamps are kept (indexes keep a dozen manifests of a few segments each). */
 export const MAX_STAMPS = 1024;
 /** The stamp file is read only up to this size (a line is ~150 bytes). */
@@ -56,9 +60,14 @@ function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
+/** The racy window for stamps written at `writtenNs` (the stamp file's mtime): wide when the file system keeps whole seconds. */
+function racyWindowNs(writtenNs: bigint): bigint {
+  return writtenNs % 1_000_000_000n === 0n ? COARSE_RACY_WINDOW_NS : FINE_RACY_WINDOW_NS;
+}
+
 /** Whether a stamp written at `writtenNs` (the stamp file's mtime) is old enough to be trusted: not racy. */
 export function settled(stamp: FileStamp, writtenNs: bigint): boolean {
-  const limit = writtenNs - RACY_WINDOW_NS;
+  const limit = writtenNs - racyWindowNs(writtenNs);
   return stamp.mtimeNs < limit && stamp.ctimeNs < limit;
 }
 

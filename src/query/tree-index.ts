@@ -539,20 +539,22 @@ export class TreeIndexStore {
 
   /**
    * Records the stamps of segments just hashed, keeping the settled stamps read before (a stamp not
-   * yet settled is dropped: its segment is hashed again when next opened). When the file could not
-   * be written soon enough after a status was taken (a stalled process), it is written again
-   * without the new stamps, which would otherwise be judged against a too late write time.
+   * yet settled is dropped: its segment is hashed again when next opened). Stamps are judged
+   * against the time the file is written, so they must reach the disk soon after their status was
+   * taken: past `STAMP_DELAY_LIMIT_MS` (a stalled process) nothing is written, and a file that only
+   * got there late is written again without them.
    */
   private async writeStamps(previous: Stamps | undefined, fresh: FreshStamps): Promise<void> {
+    const earliest = Math.min(...[...fresh.values()].map((f) => f.at));
+    const late = () => performance.now() - earliest > STAMP_DELAY_LIMIT_MS;
+    if (late()) return;
     const kept: Array<[string, FileStamp]> = [];
     for (const [file, stamp] of previous?.stamps ?? []) {
       if (!fresh.has(file) && settled(stamp, previous!.writtenNs)) kept.push([file, stamp]);
     }
-    const entries: Array<[string, FileStamp]> = [...[...fresh].map(([file, { stamp }]): [string, FileStamp] => [file, stamp]), ...kept];
-    await this.writeAtomic(this.stampFile(), serializeStamps(entries.slice(0, MAX_STAMPS)));
-    const earliest = Math.min(...[...fresh.values()].map((f) => f.at));
-    if (performance.now() - earliest > STAMP_DELAY_LIMIT_MS)
-      await this.writeAtomic(this.stampFile(), serializeStamps(kept.slice(0, MAX_STAMPS)));
+    const added = [...fresh].map(([file, { stamp }]): [string, FileStamp] => [file, stamp]);
+    await this.writeAtomic(this.stampFile(), serializeStamps([...added, ...kept].slice(0, MAX_STAMPS)));
+    if (late()) await this.writeAtomic(this.stampFile(), serializeStamps(kept.slice(0, MAX_STAMPS)));
   }
 
   private async readManifest(tree: string): Promise<StackManifest | undefined> {

@@ -3,7 +3,15 @@ import { execa } from 'execa';
 import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DOC_CACHE_VERSION } from '../../src/query/doc-cache.js';
-import { MAX_STAMPS, parseStamps, RACY_WINDOW_NS, serializeStamps, trusted, type FileStamp } from '../../src/query/segment-stamps.js';
+import {
+  MAX_STAMPS,
+  parseStamps,
+  COARSE_RACY_WINDOW_NS,
+  FINE_RACY_WINDOW_NS,
+  serializeStamps,
+  trusted,
+  type FileStamp,
+} from '../../src/query/segment-stamps.js';
 import { INDEX_VERSION, TreeIndexStore, type TreeIndex } from '../../src/query/tree-index.js';
 import { GitRepository } from '../../src/git/repository.js';
 import { Segment } from '../../src/query/segment.js';
@@ -35,13 +43,23 @@ const STAMP: FileStamp = {
 test('the racy rule: a stamp is trusted only when the file is older than the stamp file by more than the window', (t) => {
   const { ctimeNs } = STAMP;
   t.false(trusted(STAMP, STAMP, ctimeNs), 'written in the same nanosecond as the file changed');
-  t.false(trusted(STAMP, STAMP, ctimeNs + 1_000_000_000n), 'one second later: the same tick on a coarse file system');
-  t.false(trusted(STAMP, STAMP, ctimeNs + RACY_WINDOW_NS), 'not strictly older');
-  t.true(trusted(STAMP, STAMP, ctimeNs + RACY_WINDOW_NS + 1n));
-  t.false(trusted(STAMP, { ...STAMP, mtimeNs: ctimeNs + RACY_WINDOW_NS }, ctimeNs + RACY_WINDOW_NS + 1n), 'a racy mtime');
-  t.false(trusted(undefined, STAMP, ctimeNs + 10n * RACY_WINDOW_NS));
+  t.false(trusted(STAMP, STAMP, ctimeNs + 50_000_000n), '50 ms later');
+  t.false(trusted(STAMP, STAMP, ctimeNs + FINE_RACY_WINDOW_NS), 'not strictly older');
+  t.true(trusted(STAMP, STAMP, ctimeNs + FINE_RACY_WINDOW_NS + 1n));
+  const late = ctimeNs + FINE_RACY_WINDOW_NS + 1n;
+  t.false(trusted(STAMP, { ...STAMP, mtimeNs: late - FINE_RACY_WINDOW_NS }, late), 'a racy mtime');
+  t.false(trusted(undefined, STAMP, ctimeNs + COARSE_RACY_WINDOW_NS));
   for (const field of ['dev', 'ino', 'size', 'mtimeNs', 'ctimeNs'] as const)
-    t.false(trusted(STAMP, { ...STAMP, [field]: STAMP[field] - 1n }, ctimeNs + 10n * RACY_WINDOW_NS), `${field} differs`);
+    t.false(trusted(STAMP, { ...STAMP, [field]: STAMP[field] - 1n }, late), `${field} differs`);
+  // A stamp file with a whole-second mtime: a file system that keeps seconds (or FAT's 2 s), the wide window.
+  const second = 1_000_000_000n;
+  const coarse = { ...STAMP, mtimeNs: 1_700_000_000n * second, ctimeNs: 1_700_000_000n * second };
+  t.false(trusted(coarse, coarse, coarse.ctimeNs), 'the same second');
+  t.false(trusted(coarse, coarse, coarse.ctimeNs + 2n * second));
+  t.false(trusted(coarse, coarse, coarse.ctimeNs + COARSE_RACY_WINDOW_NS), 'not strictly older');
+  t.true(trusted(coarse, coarse, coarse.ctimeNs + COARSE_RACY_WINDOW_NS + second));
+  t.false(trusted(STAMP, STAMP, ((ctimeNs + 2n * second) / second) * second), 'a fine stamp judged by a whole-second stamp file');
+  t.true(trusted(STAMP, STAMP, ((ctimeNs + 4n * second) / second) * second));
 });
 
 test('the stamp file round-trips, and anything damaged reads as no stamps (never a throw)', (t) => {
@@ -118,14 +136,20 @@ test('a segment checked once, long enough ago, is not hashed again on the next o
 
 test('the racy rule: a stamp written within the window after the segment changed is not trusted', async (t) => {
   const { open, segment, stamps } = await indexed(t);
-  // As if the stamp had been taken one second after the segment was written (the same tick on a coarse file system).
-  await stampedAfter(stamps, segment, 1);
+  // As if the stamp had been taken 50 ms after the segment was written: within a kernel tick or two.
+  await stampedAfter(stamps, segment, 0.05);
   t.is((await open()).hashedSegments, 1, 'hashed again');
   // That open rewrote the stamp file; it is racy again until the window has passed.
-  await stampedAfter(stamps, segment, 1);
+  await stampedAfter(stamps, segment, 0.05);
   t.is((await open()).hashedSegments, 1);
-  await stampedAfter(stamps, segment, 4);
+  await stampedAfter(stamps, segment, 0.5);
   t.is((await open()).hashedSegments, 0, 'settled');
+  // A stamp file with a whole-second mtime (a file system that keeps seconds): the window is 3 s.
+  const changed = (await stat(segment, { bigint: true })).ctimeNs / 1_000_000_000n;
+  await utimes(stamps, Number(changed) + 2, Number(changed) + 2);
+  t.is((await open()).hashedSegments, 1, 'racy on a whole-second file system');
+  await utimes(stamps, Number(changed) + 5, Number(changed) + 5);
+  t.is((await open()).hashedSegments, 0);
 });
 
 test('a segment damaged after a stamped open (same size, mtime put back) is detected, and the index rebuilt', async (t) => {
