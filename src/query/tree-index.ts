@@ -3,12 +3,23 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
-import { readLocalFile, writeLocalFile, type LocalFileData } from '../store/local-file.js';
+import { readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
+import {
+  MAX_STAMP_FILE_BYTES,
+  MAX_STAMPS,
+  parseStamps,
+  serializeStamps,
+  settled,
+  STAMP_DELAY_LIMIT_MS,
+  stampOf,
+  trusted,
+  type FileStamp,
+} from './segment-stamps.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import {
   applyIndexUpdate,
@@ -46,13 +57,26 @@ export interface TreeIndex {
   parsedTopics: number;
   /** Topic blobs this open took from the per-blob cache instead (see doc-cache.ts). */
   cachedTopics: number;
+  /** Segment files this open read from disk and checked against their SHA-256 names (the others matched a settled stamp, see segment-stamps.ts). */
+  hashedSegments: number;
 }
 
 /** Per open: topic blobs parsed (cache misses) and taken from the per-blob cache. */
 interface Counts {
   parsed: number;
   cached: number;
+  hashed: number;
 }
+
+/** The stamps of segment files already checked, as read at the start of an open. */
+interface Stamps {
+  /** The stamp file's mtime (the file system's clock): stamps of files changed since shortly before it are not trusted. */
+  readonly writtenNs: bigint;
+  readonly stamps: ReadonlyMap<string, FileStamp>;
+}
+
+/** Stamps of segments this open hashed, with when (performance.now()) each status was taken. */
+type FreshStamps = Map<string, { stamp: FileStamp; at: number }>;
 
 /** Topic blobs larger than this are never read (src/topic/limits.ts imports nothing: no HTML code is loaded). */
 export const MAX_INDEXED_BLOB_BYTES = MAX_STORED_TOPIC_BYTES;
@@ -146,7 +170,7 @@ export class TreeIndexStore {
     }
     if (opened) {
       const index = await opened;
-      return { ...index, build: 'cached', buildMs: 0, changedTopics: 0, parsedTopics: 0, cachedTopics: 0 };
+      return { ...index, build: 'cached', buildMs: 0, changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
     }
     opened = this.load(tree, options.rebuild ?? false);
     this.warm.delete(tree);
@@ -163,27 +187,36 @@ export class TreeIndexStore {
 
   private async load(tree: string | undefined, rebuild: boolean): Promise<TreeIndex> {
     const start = performance.now();
-    const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0 };
+    const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
     if (!tree) return { tree, stack: { segments: [], deleted: new Set() }, files: [], skipped: [], build: 'empty', buildMs: 0, ...none };
     if (!rebuild) {
       const cached = await this.readManifest(tree);
       if (cached) {
         try {
-          const opened = await this.openManifest(cached);
-          return { tree, ...opened, skipped: cached.skipped, build: 'cached', buildMs: performance.now() - start, ...none };
+          const checked = { parsed: 0, cached: 0, hashed: 0 };
+          const opened = await this.openManifest(cached, checked);
+          return {
+            tree,
+            ...opened,
+            skipped: cached.skipped,
+            build: 'cached',
+            buildMs: performance.now() - start,
+            ...none,
+            hashedSegments: checked.hashed,
+          };
         } catch (error) {
           if (!isCorrupt(error)) throw error;
         }
       }
     }
-    const counts = { parsed: 0, cached: 0 };
+    const counts = { parsed: 0, cached: 0, hashed: 0 };
     let incremental: { manifest: StackManifest; changed: number } | undefined;
     let opened: { stack: SegmentStack; files: string[] } | undefined;
     if (!rebuild) {
       try {
         const verified = new Map<string, Uint8Array>();
         incremental = await this.tryIncremental(tree, counts, verified);
-        if (incremental) opened = await this.openManifest(incremental.manifest, verified);
+        if (incremental) opened = await this.openManifest(incremental.manifest, counts, verified);
       } catch (error) {
         if (!isCorrupt(error)) throw error;
         incremental = undefined;
@@ -191,7 +224,7 @@ export class TreeIndexStore {
     }
     const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
     performance.mark('index: segments written');
-    opened ??= await this.openManifest(manifest);
+    opened ??= await this.openManifest(manifest, counts);
     await this.publish(tree, manifest);
     performance.mark('index: published');
     return {
@@ -203,6 +236,7 @@ export class TreeIndexStore {
       changedTopics: incremental?.changed ?? 0,
       parsedTopics: counts.parsed,
       cachedTopics: counts.cached,
+      hashedSegments: counts.hashed,
     };
   }
 
@@ -250,7 +284,7 @@ export class TreeIndexStore {
     if (changed.size !== changes.length) return undefined; // a path named twice
     // The previous tree's segments, checked (and kept for the open that follows). A path "added"
     // that was already live is a second entry of a path the tree names twice: build from scratch.
-    const before = await this.openManifest(previous, verified);
+    const before = await this.openManifest(previous, counts, verified);
     const live = liveView(before.stack);
     const hasLive = (topicPath: string) =>
       before.stack.segments.some((segment, s) => {
@@ -279,12 +313,12 @@ export class TreeIndexStore {
       ...applyIndexUpdate(previous, plan, entry),
       skipped: sortSkipped([...previous.skipped.filter((s) => !changed.has(s.path)), ...skipped]),
     };
-    if (plan.compact) manifest = await this.compact(manifest, verified);
+    if (plan.compact) manifest = await this.compact(manifest, counts, verified);
     return { manifest, changed: changes.length };
   }
 
-  private async compact(manifest: StackManifest, verified: Map<string, Uint8Array>): Promise<StackManifest> {
-    const { stack, files } = await this.openManifest(manifest, verified);
+  private async compact(manifest: StackManifest, counts: Counts, verified: Map<string, Uint8Array>): Promise<StackManifest> {
+    const { stack, files } = await this.openManifest(manifest, counts, verified);
     const view = liveView(stack);
     const bytes = compact(stack);
     const sources = await Promise.all(files.map((file) => this.docstoreBytes(file)));
@@ -445,13 +479,19 @@ export class TreeIndexStore {
   /**
    * Opens the segments a manifest names, checking what their content-addressed names promise (the
    * SHA-256 of their bytes) and that each docstore beside them is whole: a bit flip, truncation or
-   * anything that is not a regular file is `index-corrupt`, and the caller rebuilds.
+   * anything that is not a regular file is `index-corrupt`, and the caller rebuilds. A segment whose
+   * file status equals a settled stamp (segment-stamps.ts) was checked before and has not been
+   * written since: its hash is skipped. Segments hashed here are stamped.
    */
   private async openManifest(
     manifest: StackManifest,
+    counts: Counts,
     verified: Map<string, Uint8Array> = new Map(),
   ): Promise<{ stack: SegmentStack; files: string[] }> {
     const files = new Map<string, Uint8Array>();
+    const onDisk = manifest.segments.filter(({ file }) => !this.memory.has(file) && !verified.has(file));
+    const stamps = onDisk.length > 0 ? await this.readStamps() : undefined;
+    const fresh: FreshStamps = new Map();
     await Promise.all(
       manifest.segments.map(async ({ file, docs }) => {
         const known = this.memory.get(file)?.segment ?? verified.get(file);
@@ -459,22 +499,62 @@ export class TreeIndexStore {
           files.set(file, known);
           return;
         }
-        let bytes;
+        const at = performance.now();
+        let read;
         try {
-          bytes = await readLocalFile(path.join(this.segments, file), MAX_SEGMENT_BYTES);
+          read = await readLocalFileStat(path.join(this.segments, file), MAX_SEGMENT_BYTES);
         } catch {
-          bytes = undefined;
+          read = undefined;
         }
-        if (!bytes) throw new BrvError('index-corrupt', `Search index segment ${file} is missing or unreadable.`);
-        if (segmentFileName(bytes) !== file)
-          throw new BrvError('index-corrupt', `Search index segment ${file} is damaged (its bytes do not match its name).`);
+        if (!read) throw new BrvError('index-corrupt', `Search index segment ${file} is missing or unreadable.`);
+        const { bytes } = read;
+        const stamp = stampOf(read.stat);
+        if (!stamps || !trusted(stamps.stamps.get(file), stamp, stamps.writtenNs)) {
+          counts.hashed++;
+          if (segmentFileName(bytes) !== file)
+            throw new BrvError('index-corrupt', `Search index segment ${file} is damaged (its bytes do not match its name).`);
+          fresh.set(file, { stamp, at });
+        }
         if (!docstoreLooksValid(this.docstoreFile(file), docs))
           throw new BrvError('index-corrupt', `The docstore of search index segment ${file} is damaged.`);
         files.set(file, bytes);
         verified.set(file, bytes);
       }),
     );
-    return { stack: openStack(manifest, (file) => files.get(file)!), files: manifest.segments.map((s) => s.file) };
+    const opened = { stack: openStack(manifest, (file) => files.get(file)!), files: manifest.segments.map((s) => s.file) };
+    if (fresh.size > 0) await this.writeStamps(stamps, fresh).catch(() => {}); // an optimisation: never fails an open
+    return opened;
+  }
+
+  /** The stamps of checked segments; none when the stamp file is missing, unreadable or damaged. */
+  private async readStamps(): Promise<Stamps | undefined> {
+    try {
+      const read = await readLocalFileStat(this.stampFile(), MAX_STAMP_FILE_BYTES);
+      if (!read) return undefined;
+      return { writtenNs: read.stat.mtimeNs, stamps: parseStamps(read.bytes.toString('utf8')) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Records the stamps of segments just hashed, keeping the settled stamps read before (a stamp not
+   * yet settled is dropped: its segment is hashed again when next opened). Stamps are judged
+   * against the time the file is written, so they must reach the disk soon after their status was
+   * taken: past `STAMP_DELAY_LIMIT_MS` (a stalled process) nothing is written, and a file that only
+   * got there late is written again without them.
+   */
+  private async writeStamps(previous: Stamps | undefined, fresh: FreshStamps): Promise<void> {
+    const earliest = Math.min(...[...fresh.values()].map((f) => f.at));
+    const late = () => performance.now() - earliest > STAMP_DELAY_LIMIT_MS;
+    if (late()) return;
+    const kept: Array<[string, FileStamp]> = [];
+    for (const [file, stamp] of previous?.stamps ?? []) {
+      if (!fresh.has(file) && settled(stamp, previous!.writtenNs)) kept.push([file, stamp]);
+    }
+    const added = [...fresh].map(([file, { stamp }]): [string, FileStamp] => [file, stamp]);
+    await this.writeAtomic(this.stampFile(), serializeStamps([...added, ...kept].slice(0, MAX_STAMPS)));
+    if (late()) await this.writeAtomic(this.stampFile(), serializeStamps(kept.slice(0, MAX_STAMPS)));
   }
 
   private async readManifest(tree: string): Promise<StackManifest | undefined> {
@@ -593,6 +673,10 @@ export class TreeIndexStore {
    */
   private writeAtomic(file: string, data: LocalFileData): Promise<void> {
     return writeLocalFile(file, data, { repair: this.dir });
+  }
+
+  private stampFile(): string {
+    return path.join(this.dir, 'segment-stamps');
   }
 
   private docstoreFile(segmentFile: string): string {

@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
@@ -26,9 +38,9 @@ function refuse(file: string, error: NodeJS.ErrnoException, fix?: string): BrvEr
   return unreadable(file, `cannot be read (${error.code ?? error.message})`, fix);
 }
 
-function checkStat(file: string, stat: { isFile(): boolean; size: number }, maxBytes: number, fix?: string): void {
+function checkStat(file: string, stat: { isFile(): boolean; size: number | bigint }, maxBytes: number, fix?: string): void {
   if (!stat.isFile()) throw unreadable(file, 'is not a regular file', fix);
-  if (stat.size > maxBytes) throw unreadable(file, `is ${stat.size} bytes, more than the ${maxBytes} expected`, fix);
+  if (stat.size > BigInt(maxBytes)) throw unreadable(file, `is ${stat.size} bytes, more than the ${maxBytes} expected`, fix);
 }
 
 /**
@@ -36,6 +48,21 @@ function checkStat(file: string, stat: { isFile(): boolean; size: number }, maxB
  * regular file. `fix` replaces the default advice (delete it, brv rebuilds it) for state brv cannot rebuild.
  */
 export async function readLocalFile(file: string, maxBytes: number, fix?: string): Promise<Buffer | undefined> {
+  return (await readLocalFileStat(file, maxBytes, fix))?.bytes;
+}
+
+/** What `readLocalFileStat` read: the bytes, and the file's status (fstat of the same descriptor, taken before reading). */
+export interface LocalFileRead {
+  readonly bytes: Buffer;
+  readonly stat: BigIntStats;
+}
+
+/**
+ * `readLocalFile`, with the status of the file that was read (nanosecond times, as bigints): the
+ * fstat of the descriptor the bytes came from, taken before they were read, so a later change to the
+ * file shows in its ctime.
+ */
+export async function readLocalFileStat(file: string, maxBytes: number, fix?: string): Promise<LocalFileRead | undefined> {
   let handle;
   try {
     handle = await open(file, FLAGS);
@@ -44,10 +71,11 @@ export async function readLocalFile(file: string, maxBytes: number, fix?: string
     throw refuse(file, error as NodeJS.ErrnoException, fix);
   }
   try {
-    checkStat(file, await handle.stat(), maxBytes, fix);
+    const stat = await handle.stat({ bigint: true });
+    checkStat(file, stat, maxBytes, fix);
     const bytes = await handle.readFile();
     if (bytes.length > maxBytes) throw unreadable(file, `is more than the ${maxBytes} bytes expected`, fix);
-    return bytes;
+    return { bytes, stat };
   } catch (error) {
     throw error instanceof BrvError ? error : refuse(file, error as NodeJS.ErrnoException, fix);
   } finally {
