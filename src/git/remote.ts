@@ -1,5 +1,5 @@
 import { BrvError } from '../errors.js';
-import { GitCommandError } from './run.js';
+import { GitCommandError, runGit } from './run.js';
 import type { GitProcesses } from './processes.js';
 import type { GitRepository } from './repository.js';
 
@@ -189,7 +189,6 @@ function lastLine(text: string): string {
 
 /** `git clone` into `dir` (any URL git accepts: ssh, https with the user's credential helpers, a path). */
 export async function cloneRepository(url: string, dir: string, cwd: string, processes: GitProcesses): Promise<void> {
-  const { runGit } = await import('./run.js');
   validateRemoteUrl(url);
   try {
     await runGit(processes, ['clone', '--quiet', '--', url, dir], { cwd });

@@ -2,7 +2,7 @@ import { BrvError } from '../errors.js';
 import { mergeCommits, mergeTreesWithBase } from '../git/merge-tree.js';
 import type { ContextStore } from '../store/context-store.js';
 import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
-import type { TreeEdit } from '../store/tree-edit.js';
+import { editTree, type TreeEdit } from '../store/tree-edit.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import { resolveConflicts } from '../vc/merge.js';
@@ -249,6 +249,5 @@ async function pickFiles(store: ContextStore, tree: string, files: readonly stri
 
 async function editTreeFrom(store: ContextStore, tree: string, edits: TreeEdit[]): Promise<string> {
   if (edits.length === 0) return tree;
-  const { editTree } = await import('../store/tree-edit.js');
   return (await editTree(store.repo, tree, edits)) ?? (await store.repo.emptyTree());
 }

@@ -3,7 +3,7 @@ import type { MergeResult } from '../vc/merge.js';
 import type { DiffResult, ShowResult as CommitShown } from '../vc/inspect.js';
 import type { BranchInfo } from '../vc/branches.js';
 import { readHistory, type HistoryEntry } from '../store/history.js';
-import { branchRef, validateBranchName } from '../store/layout.js';
+import { branchRef, remoteBranchRef, setCurrentBranch, validateBranchName } from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
@@ -146,7 +146,6 @@ export class History {
       import('../vc/branches.js'),
     ]);
     const { store, repo, branch } = this.ctx;
-    const { remoteBranchRef } = await import('../store/layout.js');
     const snapshot = await store.snapshot(branch);
     const remote = await resolveRemote(repo, branch).catch(() => undefined);
     const tracking = remote ? remoteBranchRef(remote, branch) : undefined;
@@ -187,7 +186,6 @@ export class History {
 
   /** Makes `name` this worktree's brv branch (creating it from the current tip with `create`). */
   async checkout(request: CheckoutRequest): Promise<CheckoutResult> {
-    const { setCurrentBranch } = await import('../store/layout.js');
     const { name } = request;
     validateBranchName(name);
     let created = false;

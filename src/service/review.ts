@@ -1,4 +1,5 @@
 import type { ReviewDecision, ReviewList } from '../review/review.js';
+import { setSetting } from '../settings/settings.js';
 import type { RepositoryContext } from './context.js';
 
 export type { ReviewDecision, ReviewList } from '../review/review.js';
@@ -37,7 +38,6 @@ export class Review {
 
   /** Opens reviews again, or stops opening them in this repository (git config brv.review.enabled). */
   async setEnabled(request: ReviewToggleRequest): Promise<ReviewToggleRequest> {
-    const { setSetting } = await import('../settings/settings.js');
     await setSetting(this.ctx.repo, 'review.enabled', request.enabled ? 'true' : 'false');
     return { enabled: request.enabled };
   }

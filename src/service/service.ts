@@ -13,6 +13,8 @@ import { RepositoryPool, type RepositoryPoolOptions } from './repository-pool.js
 
 export type { AgentInfo, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
 export type { ConnectorType } from '../connectors/agents.js';
+export { preloadRetrieval } from './retrieval.js';
+export { preloadCurate } from './knowledge.js';
 
 export interface CloneRequest {
   /** Any URL git can clone over the transports brv allows, or a path. */

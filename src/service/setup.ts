@@ -5,7 +5,8 @@ import type { InstallChange, UninstallChange } from '../hooks/install.js';
 import type { PreCommitDecision } from '../hooks/pre-commit.js';
 import type { SettingScope, SettingState } from '../settings/settings.js';
 import type { SettingValue } from '../settings/registry.js';
-import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, validateBranchName } from '../store/layout.js';
+import { getSetting, listSettings, resetSetting, setSetting } from '../settings/settings.js';
+import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, setCurrentBranch, validateBranchName } from '../store/layout.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 import type { History } from './history.js';
@@ -175,22 +176,18 @@ export class Setup {
   }
 
   async settings(request: SettingsRequest = {}): Promise<SettingState[]> {
-    const { listSettings } = await import('../settings/settings.js');
     return listSettings(this.ctx.repo, request);
   }
 
   async setting(request: SettingRequest): Promise<SettingState> {
-    const { getSetting } = await import('../settings/settings.js');
     return getSetting(this.ctx.repo, request.key, request);
   }
 
   async setSetting(request: SetSettingRequest): Promise<SetSettingResult> {
-    const { setSetting } = await import('../settings/settings.js');
     return setSetting(this.ctx.repo, request.key, request.value, request);
   }
 
   async resetSetting(request: SettingRequest): Promise<ResetSettingResult> {
-    const { getSetting, resetSetting } = await import('../settings/settings.js');
     const result = await resetSetting(this.ctx.repo, request.key, request);
     return { ...result, now: await getSetting(this.ctx.repo, result.key, request) };
   }
@@ -235,7 +232,7 @@ export class Setup {
 
   /** `git worktree add` plus the brv branch it works on (the current one unless named). */
   async addWorktree(request: AddWorktreeRequest): Promise<AddWorktreeResult> {
-    const [{ addWorktree }, { setCurrentBranch }] = await Promise.all([import('../git/worktree.js'), import('../store/layout.js')]);
+    const { addWorktree } = await import('../git/worktree.js');
     const brvBranch = request.brvBranch ?? this.ctx.branch;
     validateBranchName(brvBranch);
     if (request.createBrvBranch) await this.history.createBranch({ name: brvBranch });

@@ -84,6 +84,6 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
         printText((await import('../../views/curate.js')).curateText(envelope));
       },
       // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
-      () => import('../../service/knowledge.js').then((m) => m.preloadCurate()),
+      () => import('../../service/service.js').then((m) => m.preloadCurate()),
     ),
 };

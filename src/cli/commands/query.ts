@@ -24,6 +24,6 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).
-      () => import('../../service/retrieval.js').then((m) => m.preloadRetrieval()),
+      () => import('../../service/service.js').then((m) => m.preloadRetrieval()),
     ),
 };
