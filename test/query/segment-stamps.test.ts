@@ -106,6 +106,20 @@ const paths = (index: Pick<TreeIndex, 'stack'> | { stack: { segments: Segment[] 
   index.stack.segments.flatMap((s) => Array.from({ length: s.docCount }, (_, d) => s.path(d))).sort();
 
 /** Moves the stamp file's mtime (the moment the stamps count as taken) to `seconds` after the segment last changed. */
+/**
+ * Opens until the segment's stamp is recorded and used. A stamp written more than 50 ms after its
+ * fstat is not recorded (a loaded machine can do that); each open that hashes writes it again.
+ */
+async function settled(open: () => Promise<TreeIndex>, stamps: string, segment: string): Promise<TreeIndex> {
+  let index: TreeIndex | undefined;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    await stampedAfter(stamps, segment, 10);
+    index = await open();
+    if (index.hashedSegments === 0) break;
+  }
+  return index!;
+}
+
 async function stampedAfter(stamps: string, segment: string, seconds: number): Promise<void> {
   const changed = Number((await stat(segment, { bigint: true })).ctimeNs) / 1e9;
   await utimes(stamps, changed + seconds, changed + seconds);
@@ -128,8 +142,7 @@ test('a segment checked once, long enough ago, is not hashed again on the next o
   const { open, built, segment, stamps } = await indexed(t);
   t.is(built.build, 'full');
   t.is(built.hashedSegments, 1, 'the new segment is read back and checked');
-  await stampedAfter(stamps, segment, 10);
-  const warm = await open();
+  const warm = await settled(open, stamps, segment);
   t.is(warm.build, 'cached');
   t.is(warm.hashedSegments, 0);
   t.deepEqual(paths(warm), ['a/one', 'b/two', 'c/three']);
@@ -137,6 +150,7 @@ test('a segment checked once, long enough ago, is not hashed again on the next o
 
 test('the racy rule: a stamp written within the window after the segment changed is not trusted', async (t) => {
   const { open, segment, stamps } = await indexed(t);
+  await settled(open, stamps, segment);
   // As if the stamp had been taken 50 ms after the segment was written: within a kernel tick or two.
   await stampedAfter(stamps, segment, 0.05);
   t.is((await open()).hashedSegments, 1, 'hashed again');
@@ -155,8 +169,7 @@ test('the racy rule: a stamp written within the window after the segment changed
 
 test('a segment damaged after a stamped open (same size, mtime put back) is detected, and the index rebuilt', async (t) => {
   const { repo, open, segment, stamps } = await indexed(t);
-  await stampedAfter(stamps, segment, 10);
-  t.is((await open()).hashedSegments, 0);
+  t.is((await settled(open, stamps, segment)).hashedSegments, 0);
   const before = await stat(segment, { bigint: true });
   const bytes = await readFile(segment);
   // A flipped byte in a stored path: damage the segment's own structure checks cannot see, only its hash.
@@ -183,8 +196,7 @@ test('a segment damaged after a stamped open (same size, mtime put back) is dete
 
 test('a segment swapped in by hand (renamed over it, same size and times) is detected', async (t) => {
   const { open, segment, stamps } = await indexed(t);
-  await stampedAfter(stamps, segment, 10);
-  t.is((await open()).hashedSegments, 0);
+  t.is((await settled(open, stamps, segment)).hashedSegments, 0);
   const before = await stat(segment, { bigint: true });
   const bytes = await readFile(segment);
   const other = `${segment}.swap`;
@@ -244,7 +256,8 @@ test('a garbled, missing or hostile stamp file is harmless: segments are hashed 
     t.is(index.hashedSegments, 1, name);
     t.deepEqual(paths(index), ['a/one', 'b/two', 'c/three'], name);
     t.true((await stat(stamps)).isFile(), `${name}: rewritten as a file`);
-    await stampedAfter(stamps, segment, 10);
-    t.is((await open()).hashedSegments, 0, `${name}: the rewritten stamps are used`);
+    // A stamp written more than 50 ms after its fstat is not recorded (a loaded machine can do that):
+    // each open that hashes writes it again, so within a few opens one is recorded and used.
+    t.is((await settled(open, stamps, segment)).hashedSegments, 0, `${name}: the rewritten stamps are used`);
   }
 });
