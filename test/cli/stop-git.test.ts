@@ -1,33 +1,14 @@
 import test from 'ava';
+import { alive, waitFor } from '../helpers/wait.js';
 import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { brvJson, cleanup, CLI, ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
-
-/** Alive and not a zombie (an orphan nobody reaps still answers kill 0). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (condition()) return true;
-    await sleep(50);
-  }
-  return condition();
 }
 
 /** A repository whose origin is reached through an ssh that never answers (it records its pid, then sleeps). */

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { alive, waitFor } from '../helpers/wait.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,25 +7,6 @@ import { GitProcesses } from '../../src/git/processes.js';
 import { GitRepository } from '../../src/git/repository.js';
 import { runGit } from '../../src/git/run.js';
 import { git, makeRepo, tempDir } from '../helpers/repo.js';
-
-/** Alive and not a zombie (an orphan nobody reaps still answers kill 0). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (condition()) return true;
-    await sleep(50);
-  }
-  return condition();
-}
 
 /** A git that starts a shell (its descendant) which records its pid in `pidFile` and sleeps. */
 function hangingGit(processes: GitProcesses, cwd: string, pidFile: string): Promise<unknown> {

@@ -52,3 +52,13 @@ export async function sharedClones(remoteUrl?: (bare: string) => string) {
   succeeded(await brvJson(env.root, ['vc', 'clone', env.url, 'b']));
   return env;
 }
+
+const zebraTopic = (topicPath: string, title: string, body: string) =>
+  `<bv-topic path="${topicPath}" title="${title}"><bv-rule id="r1">${body}</bv-rule></bv-topic>`;
+
+/** Three topics (blob path → HTML) to plant; "zebras" matches all of them. */
+export const ZEBRA_TOPICS = {
+  'a/one.html': zebraTopic('a/one', 'Zebra crossings', 'Zebras cross at the lights.'),
+  'b/two.html': zebraTopic('b/two', 'Zebra stripes', 'Zebras have stripes, zebras have manes.'),
+  'c/three.html': zebraTopic('c/three', 'Horses', 'Horses are not zebras, though zebras are horses of a kind.'),
+};

@@ -7,6 +7,7 @@ import { DOC_CACHE_VERSION } from '../../src/query/doc-cache.js';
 import { buildDocstore, crc32, docstoreLooksValid, readDocstoreEntries } from '../../src/query/docstore.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { INDEX_VERSION } from '../../src/query/tree-index.js';
+import { ZEBRA_TOPICS } from '../helpers/knowledge.js';
 import { openBrv } from '../helpers/service.js';
 import { plantTree } from '../helpers/plant.js';
 import { CLI, cleanup, ENV, makeRepo, tempDir } from '../helpers/repo.js';
@@ -20,11 +21,7 @@ import { CLI, cleanup, ENV, makeRepo, tempDir } from '../helpers/repo.js';
 const topic = (topicPath: string, title: string, body: string) =>
   `<bv-topic path="${topicPath}" title="${title}"><bv-rule id="r1">${body}</bv-rule></bv-topic>`;
 
-const TOPICS = {
-  'a/one.html': topic('a/one', 'Zebra crossings', 'Zebras cross at the lights.'),
-  'b/two.html': topic('b/two', 'Zebra stripes', 'Zebras have stripes, zebras have manes.'),
-  'c/three.html': topic('c/three', 'Horses', 'Horses are not zebras, though zebras are horses of a kind.'),
-};
+const TOPICS = ZEBRA_TOPICS;
 const LATER = { 'd/four.html': topic('d/four', 'Zebra foals', 'Zebra foals stand within an hour.') };
 
 const VARIANTS = [

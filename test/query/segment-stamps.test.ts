@@ -1,4 +1,5 @@
 import test from 'ava';
+import { ZEBRA_TOPICS } from '../helpers/knowledge.js';
 import { execa } from 'execa';
 import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,14 +25,7 @@ import { CLI, ENV, makeRepo } from '../helpers/repo.js';
  * (src/query/segment-stamps.ts). These tests hold that the skip never lets a damaged segment through.
  */
 
-const topic = (topicPath: string, title: string, body: string) =>
-  `<bv-topic path="${topicPath}" title="${title}"><bv-rule id="r1">${body}</bv-rule></bv-topic>`;
-
-const TOPICS = {
-  'a/one.html': topic('a/one', 'Zebra crossings', 'Zebras cross at the lights.'),
-  'b/two.html': topic('b/two', 'Zebra stripes', 'Zebras have stripes, zebras have manes.'),
-  'c/three.html': topic('c/three', 'Horses', 'Horses are not zebras, though zebras are horses of a kind.'),
-};
+const TOPICS = ZEBRA_TOPICS;
 
 const STAMP: FileStamp = {
   dev: 2049n,
@@ -150,21 +144,32 @@ test('a segment checked once, long enough ago, is not hashed again on the next o
 
 test('the racy rule: a stamp written within the window after the segment changed is not trusted', async (t) => {
   const { open, segment, stamps } = await indexed(t);
-  await settled(open, stamps, segment);
-  // As if the stamp had been taken 50 ms after the segment was written: within a kernel tick or two.
-  await stampedAfter(stamps, segment, 0.05);
-  t.is((await open()).hashedSegments, 1, 'hashed again');
-  // That open rewrote the stamp file; it is racy again until the window has passed.
-  await stampedAfter(stamps, segment, 0.05);
-  t.is((await open()).hashedSegments, 1);
-  await stampedAfter(stamps, segment, 0.5);
-  t.is((await open()).hashedSegments, 0, 'settled');
-  // A stamp file with a whole-second mtime (a file system that keeps seconds): the window is 3 s.
-  const changed = (await stat(segment, { bigint: true })).ctimeNs / 1_000_000_000n;
-  await utimes(stamps, Number(changed) + 2, Number(changed) + 2);
-  t.is((await open()).hashedSegments, 1, 'racy on a whole-second file system');
-  await utimes(stamps, Number(changed) + 5, Number(changed) + 5);
-  t.is((await open()).hashedSegments, 0);
+  // On a loaded machine an open's rewrite of the stamp file can come over 50 ms after its fstat, and
+  // is then (rightly) written without the record: settle again and retry the sequence (at most 4 times).
+  for (let attempt = 1; ; attempt++) {
+    await settled(open, stamps, segment);
+    const tried = await t.try(async (tt) => {
+      // As if the stamp had been taken 50 ms after the segment was written: within a kernel tick or two.
+      await stampedAfter(stamps, segment, 0.05);
+      tt.is((await open()).hashedSegments, 1, 'hashed again');
+      // That open rewrote the stamp file; it is racy again until the window has passed.
+      await stampedAfter(stamps, segment, 0.05);
+      tt.is((await open()).hashedSegments, 1);
+      await stampedAfter(stamps, segment, 0.5);
+      tt.is((await open()).hashedSegments, 0, 'settled');
+      // A stamp file with a whole-second mtime (a file system that keeps seconds): the window is 3 s.
+      const changed = (await stat(segment, { bigint: true })).ctimeNs / 1_000_000_000n;
+      await utimes(stamps, Number(changed) + 2, Number(changed) + 2);
+      tt.is((await open()).hashedSegments, 1, 'racy on a whole-second file system');
+      await utimes(stamps, Number(changed) + 5, Number(changed) + 5);
+      tt.is((await open()).hashedSegments, 0);
+    });
+    if (tried.passed || attempt === 4) {
+      tried.commit();
+      return;
+    }
+    tried.discard();
+  }
 });
 
 test('a segment damaged after a stamped open (same size, mtime put back) is detected, and the index rebuilt', async (t) => {
