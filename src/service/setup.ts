@@ -18,6 +18,11 @@ export type { InstallChange, UninstallChange } from '../hooks/install.js';
 export type { PreCommitDecision } from '../hooks/pre-commit.js';
 export type { SettingState, SettingScope } from '../settings/settings.js';
 
+export interface HooksInstallReport extends HooksReport<InstallChange> {
+  /** The remote whose fetch refspecs now bring knowledge on a plain `git pull`, and the refspecs added (none: they were there). */
+  tracking?: { remote: string; added: string[] };
+}
+
 export interface InitResult {
   created: boolean;
   branch: string;
@@ -195,9 +200,35 @@ export class Setup {
     return { ...result, now: await getSetting(this.ctx.repo, result.key, request) };
   }
 
-  async installHooks(request: HooksRequest = {}): Promise<HooksReport<InstallChange>> {
-    const { installRepositoryHooks } = await import('../hooks/repository-hooks.js');
-    return installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
+  /**
+   * Installs the hooks. post-merge and post-checkout integrate what a plain `git pull` fetched, so
+   * the remote they integrate from (the branch's upstream, origin, or the only remote) gets brv's
+   * fetch refspecs (as `brv init --track`); when there is no such remote, a note says what to run.
+   */
+  async installHooks(request: HooksRequest = {}): Promise<HooksInstallReport> {
+    const [{ installRepositoryHooks }, sync] = await Promise.all([import('../hooks/repository-hooks.js'), import('../sync/sync.js')]);
+    const report: HooksInstallReport = await installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
+    if (!report.hooks.some((h) => h.name !== 'pre-commit' && h.action !== 'skipped')) return report;
+    const { repo, branch } = this.ctx;
+    let remote: string | undefined;
+    try {
+      remote = await sync.resolveRemote(repo, branch);
+    } catch (error) {
+      if (!(error instanceof BrvError)) throw error;
+      report.notes.push(
+        error.kind === 'no-remote'
+          ? 'No git remote yet: brv vc remote add origin <url> adds one that a plain git pull brings knowledge from.'
+          : `Several git remotes and no upstream for brv branch ${branch}: run brv init --track <remote> so a plain git pull brings knowledge from it.`,
+      );
+      return report;
+    }
+    const added = await sync.trackRemote(repo, remote);
+    report.tracking = { remote, added };
+    if (added.length > 0)
+      report.notes.push(
+        `A plain git fetch or git pull from ${remote} now brings knowledge too (brv's fetch refspecs added to remote.${remote}.fetch).`,
+      );
+    return report;
   }
 
   async uninstallHooks(request: HooksRequest = {}): Promise<HooksReport<UninstallChange>> {

@@ -416,6 +416,12 @@ export async function trackRemote(repo: GitRepository, remote: string): Promise<
   return added;
 }
 
+/** Whether a plain `git fetch <remote>` brings knowledge: the remote's fetch config has brv's refspecs. */
+export async function isTracked(repo: GitRepository, remote: string): Promise<boolean> {
+  const existing = await repo.configGetAll(`remote.${remote}.fetch`);
+  return fetchRefspecs(remote).every((refspec) => existing.includes(refspec));
+}
+
 /**
  * After a clone or a first fetch: local brv branches for remote ones that have no local copy yet.
  * A remote tip that is not a brv commit this brv reads gets no local branch.

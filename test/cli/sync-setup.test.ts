@@ -1,0 +1,130 @@
+import test from 'ava';
+import { execa } from 'execa';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { brv, brvJson, CLI, ENV, git, refTip, tempDir } from '../helpers/repo.js';
+import { put, rule, succeeded, twoClones } from '../helpers/knowledge.js';
+
+// Sharing without reading the manual: after `brv vc remote add`, `brv hooks install`, or a first
+// brv fetch in a plain `git clone`, a plain `git fetch`/`git pull` brings knowledge; read-only
+// commands say what to run.
+
+const TRACKING = 'refs/brv/remotes/origin/heads/main';
+
+/** A bare remote holding code and knowledge (one topic), pushed from clone a. */
+async function remoteWithKnowledge() {
+  const env = await twoClones();
+  succeeded(await brvJson(env.a, ['init']));
+  await put(env.a, 'security/auth', rule('Use RS256.'));
+  succeeded(await brvJson(env.a, ['vc', 'push', '-u', 'origin']));
+  return env;
+}
+
+/** `brv` on PATH for git hooks. */
+async function brvBin(): Promise<Record<string, string>> {
+  const dir = await tempDir('brv-bin-');
+  await writeFile(path.join(dir, 'brv'), `#!/bin/sh\nexec node "${CLI}" "$@"\n`);
+  await chmod(path.join(dir, 'brv'), 0o755);
+  return { ...ENV, PATH: `${dir}${path.delimiter}${ENV.PATH}` };
+}
+
+test('brv vc remote add sets up the fetch refspecs: a plain git fetch then brings knowledge', async (t) => {
+  const { root, a, bare } = await remoteWithKnowledge();
+  const c = path.join(root, 'c');
+  await git(root, 'init', '-q', '-b', 'main', c);
+  const added = succeeded(await brvJson(c, ['vc', 'remote', 'add', 'origin', bare]));
+  t.deepEqual(added.tracked, ['+refs/brv/heads/*:refs/brv/remotes/origin/heads/*', '+refs/brv/review/*:refs/brv/remotes/origin/review/*']);
+  await git(c, 'fetch', '-q', 'origin');
+  t.is(await refTip(c, TRACKING), await refTip(a));
+  // The text says so; adding another remote tells the same.
+  const text = await brv(c, ['vc', 'remote', 'add', 'other', bare]);
+  t.regex(text.stdout, /A plain git fetch or git pull from other now brings knowledge too/);
+  // git push still pushes code only.
+  t.deepEqual(await git(c, 'config', '--get-all', 'remote.origin.push').catch(() => ''), '');
+});
+
+test('brv hooks install in a plain git clone: the next git pull brings knowledge into the brv branch', async (t) => {
+  const { root, a, bare } = await remoteWithKnowledge();
+  const env = await brvBin();
+  const c = path.join(root, 'c');
+  await git(root, 'clone', '-q', bare, c);
+  const report = succeeded(await brvJson(c, ['hooks', 'install'], { env }));
+  t.deepEqual(report.tracking?.remote, 'origin');
+  t.is(report.tracking?.added.length, 2);
+  t.true(report.notes.some((n: string) => /plain git fetch or git pull from origin now brings knowledge/.test(n)));
+  // A teammate adds code and knowledge; a plain git pull here brings both.
+  await put(a, 'api/errors', rule('Return problem+json.'));
+  succeeded(await brvJson(a, ['vc', 'push']));
+  await writeFile(path.join(a, 'more.txt'), 'x\n');
+  await git(a, 'add', '.');
+  await git(a, 'commit', '-q', '-m', 'more code');
+  await git(a, 'push', '-q', 'origin', 'main');
+  const pull = await execa('git', ['pull', '-q', '--ff-only'], { cwd: c, env, extendEnv: false });
+  t.is(pull.exitCode, 0);
+  t.is(await refTip(c), await refTip(a), 'post-merge integrated the fetched knowledge');
+  // Installing again changes nothing and says nothing about tracking.
+  const again = succeeded(await brvJson(c, ['hooks', 'install'], { env }));
+  t.deepEqual(again.tracking?.added, []);
+});
+
+test('brv hooks install without a usable remote says exactly what to run', async (t) => {
+  const dir = await tempDir();
+  await git(dir, 'init', '-q', '-b', 'main');
+  const none = succeeded(await brvJson(dir, ['hooks', 'install']));
+  t.true(none.notes.some((n: string) => n.includes('brv vc remote add origin <url>')));
+  await git(dir, 'remote', 'add', 'one', '/nowhere/one');
+  await git(dir, 'remote', 'add', 'two', '/nowhere/two');
+  const several = succeeded(await brvJson(dir, ['hooks', 'install']));
+  t.true(several.notes.some((n: string) => n.includes('brv init --track <remote>')));
+  // Only pre-commit: nothing about fetching.
+  const preCommit = succeeded(await brvJson(dir, ['hooks', 'install', 'pre-commit']));
+  t.false(preCommit.notes.some((n: string) => n.includes('--track')));
+});
+
+test('a plain git clone: read-only commands hint and write nothing; brv vc fetch brings knowledge and sets up git pull', async (t) => {
+  const { root, a, bare } = await remoteWithKnowledge();
+  const c = path.join(root, 'c');
+  await git(root, 'clone', '-q', bare, c);
+  const configBefore = await git(c, 'config', '--list', '--local');
+  const status = await brv(c, ['vc', 'status']);
+  t.is(status.exitCode, 0);
+  t.regex(status.stdout, /No knowledge here yet, and none fetched from origin: brv vc fetch origin brings what it has\./);
+  t.regex(status.stdout, /A plain git pull does not bring knowledge from origin/);
+  t.notRegex(status.stdout, /commit\(s\) to push/);
+  const json = succeeded(await brvJson(c, ['vc', 'status']));
+  t.like(json, { remote: 'origin', tracking: undefined, ahead: 0, behind: 0, plainFetch: false });
+  const doctor = (await brvJson(c, ['doctor'])).json?.data;
+  t.is(
+    doctor.checks.find((check: { name: string }) => check.name === 'context tree').fix,
+    'brv vc fetch origin if origin has knowledge, else brv init',
+  );
+  t.is(await git(c, 'config', '--list', '--local'), configBefore, 'read-only commands change no config');
+
+  const fetched = succeeded(await brvJson(c, ['vc', 'fetch']));
+  t.deepEqual(fetched.createdBranches, ['main']);
+  t.is(fetched.tracked.length, 2);
+  t.is(await refTip(c), await refTip(a));
+  t.is(succeeded(await brvJson(c, ['vc', 'status'])).plainFetch, true);
+  // From now on a plain git fetch brings new knowledge.
+  await put(a, 'api/errors', rule('Return problem+json.'));
+  succeeded(await brvJson(a, ['vc', 'push']));
+  await git(c, 'fetch', '-q');
+  t.is(await refTip(c, TRACKING), await refTip(a));
+  // A second fetch reports no tracking change.
+  t.is(succeeded(await brvJson(c, ['vc', 'fetch'])).tracked, undefined);
+});
+
+test('brv vc pull and brv sync set up the remote for a plain git pull too, and say so', async (t) => {
+  const { root, a, bare } = await remoteWithKnowledge();
+  const c = path.join(root, 'c');
+  await git(root, 'clone', '-q', bare, c);
+  const pull = await brv(c, ['vc', 'pull']);
+  t.is(pull.exitCode, 0, pull.stderr);
+  t.regex(pull.stdout, /A plain git fetch or git pull from origin now brings knowledge too/);
+  t.is(await refTip(c), await refTip(a));
+  const d = path.join(root, 'd');
+  await git(root, 'clone', '-q', bare, d);
+  const sync = succeeded(await brvJson(d, ['sync']));
+  t.is(sync.tracked.length, 2);
+  t.is(await refTip(d), await refTip(a));
+});
