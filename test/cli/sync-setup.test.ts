@@ -128,3 +128,30 @@ test('brv vc pull and brv sync set up the remote for a plain git pull too, and s
   t.is(sync.tracked.length, 2);
   t.is(await refTip(d), await refTip(a));
 });
+
+test('brv vc status counts against the remote branch; a branch never pushed is "not pushed yet", not its whole history', async (t) => {
+  const { root, a, url } = await remoteWithKnowledge();
+  t.like(succeeded(await brvJson(a, ['vc', 'status'])), { tracking: TRACKING, ahead: 0, behind: 0 });
+  // A new branch from the pushed main, with one commit of its own: brv has never seen it on origin.
+  succeeded(await brvJson(a, ['vc', 'checkout', '-b', 'feature']));
+  await put(a, 'api/errors', rule('Return problem+json.'));
+  const fresh = succeeded(await brvJson(a, ['vc', 'status']));
+  t.like(fresh, { branch: 'feature', remote: 'origin', tracking: undefined, ahead: 0, behind: 0 });
+  const text = await brv(a, ['vc', 'status']);
+  t.regex(text.stdout, /Not pushed to origin yet \(brv has not seen feature there\): brv vc push -u origin\./);
+  t.notRegex(text.stdout, /commit\(s\) to push/);
+  // Pushed: counted against origin/feature from then on.
+  succeeded(await brvJson(a, ['vc', 'push', '-u']));
+  t.like(succeeded(await brvJson(a, ['vc', 'status'])), { tracking: 'refs/brv/remotes/origin/heads/feature', ahead: 0, behind: 0 });
+  await put(a, 'api/retries', rule('Retry idempotent calls only.'));
+  t.like(succeeded(await brvJson(a, ['vc', 'status'])), { ahead: 1, behind: 0 });
+  // A teammate pushes to main; after a fetch, main is one behind and nothing ahead.
+  succeeded(await brvJson(root, ['vc', 'clone', url, 'b']));
+  const b = path.join(root, 'b');
+  await put(b, 'db/migrations', rule('Never edit an applied migration.'));
+  succeeded(await brvJson(b, ['vc', 'push']));
+  succeeded(await brvJson(a, ['vc', 'checkout', 'main']));
+  succeeded(await brvJson(a, ['vc', 'fetch']));
+  t.like(succeeded(await brvJson(a, ['vc', 'status'])), { branch: 'main', ahead: 0, behind: 1 });
+  t.regex((await brv(a, ['vc', 'status'])).stdout, /0 commit\(s\) to push, 1 to pull \(origin\/main\); brv sync does both\./);
+});
