@@ -42,6 +42,12 @@ export interface StatusResult {
   openSessions: number;
   format: string;
   gitVersion: string;
+  /**
+   * Not initialized, in a clone with a remote brv has fetched nothing from (a plain `git clone`):
+   * that remote, which may hold knowledge (`brv vc fetch <remote>` brings it; `brv init` would
+   * start an unrelated history).
+   */
+  fetchFrom?: string;
 }
 
 export interface SettingsRequest {
@@ -171,7 +177,16 @@ export class Setup {
       openSessions: await sessions.prune(),
       format: FORMAT_VERSION,
       gitVersion,
+      ...(snapshot.commit ? {} : await this.unfetchedRemote()),
     };
+  }
+
+  /** See StatusResult.fetchFrom: read-only, so it only names the remote, it fetches nothing. */
+  private async unfetchedRemote(): Promise<{ fetchFrom?: string }> {
+    const [{ resolveRemote }, { remoteBranchPrefix }] = await Promise.all([import('../sync/sync.js'), import('../store/layout.js')]);
+    const remote = await resolveRemote(this.ctx.repo, this.ctx.branch).catch(() => undefined);
+    if (!remote || (await this.ctx.repo.listRefs(remoteBranchPrefix(remote))).length > 0) return {};
+    return { fetchFrom: remote };
   }
 
   /** Every problem brv can see in this repository, each with its fix. */

@@ -91,6 +91,9 @@ test('a plain git clone: read-only commands hint and write nothing; brv vc fetch
   t.regex(status.stdout, /No knowledge here yet, and none fetched from origin: brv vc fetch origin brings what it has\./);
   t.regex(status.stdout, /A plain git pull does not bring knowledge from origin/);
   t.notRegex(status.stdout, /commit\(s\) to push/);
+  const overview = await brv(c, ['status']);
+  t.regex(overview.stdout, /Tip: +none yet — if origin has knowledge, "brv vc fetch origin" brings it; else run "brv init"/);
+  t.is(succeeded(await brvJson(c, ['status'])).fetchFrom, 'origin');
   const json = succeeded(await brvJson(c, ['vc', 'status']));
   t.like(json, { remote: 'origin', tracking: undefined, ahead: 0, behind: 0, plainFetch: false });
   const doctor = (await brvJson(c, ['doctor'])).json?.data;
@@ -105,6 +108,7 @@ test('a plain git clone: read-only commands hint and write nothing; brv vc fetch
   t.is(fetched.tracked.length, 2);
   t.is(await refTip(c), await refTip(a));
   t.is(succeeded(await brvJson(c, ['vc', 'status'])).plainFetch, true);
+  t.is(succeeded(await brvJson(c, ['status'])).fetchFrom, undefined);
   // From now on a plain git fetch brings new knowledge.
   await put(a, 'api/errors', rule('Return problem+json.'));
   succeeded(await brvJson(a, ['vc', 'push']));
