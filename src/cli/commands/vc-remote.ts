@@ -14,7 +14,8 @@ interface RemoteOptions extends GlobalOptions {
 
 export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
   command: 'remote [action] [name] [url]',
-  describe: "Show or change the repository's git remotes (add | set-url | remove); any URL git accepts",
+  describe:
+    "Show or change the repository's git remotes (add | set-url | remove); any URL git accepts. add also makes a plain git fetch/pull from it bring knowledge",
   builder: (y) =>
     y
       .positional('action', { choices: ['add', 'set-url', 'remove'] as const, describe: 'Omit to list the remotes' })
