@@ -13,7 +13,7 @@ import { absolute } from './paths.js';
 
 export type { DoctorReport } from '../doctor/doctor.js';
 export type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
-export type { InstallChange, UninstallChange } from '../hooks/install.js';
+export type { UninstallChange } from '../hooks/install.js';
 
 export type { PreCommitDecision } from '../hooks/pre-commit.js';
 export type { SettingState, SettingScope } from '../settings/settings.js';
