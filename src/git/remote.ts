@@ -128,6 +128,10 @@ export interface PushedRef {
   summary: string;
 }
 
+/** `[remote rejected]` reasons that mean another push got there first (retry), not a refusal. */
+const RACE_SUMMARY =
+  /atomic|failed to update ref|cannot lock|failed to lock|unable to lock|incorrect old value|non-fast-forward|fetch first|stale info/i;
+
 /**
  * Pushes refspecs without force, atomically where the server supports it. A ref the server refuses
  * (non-fast-forward) comes back as `rejected`, not as an exception: the caller fetches and retries.
@@ -154,7 +158,8 @@ export async function pushRefspecs(repo: GitRepository, remote: string, refspecs
     throw classifyTransportError(new GitCommandError(['push', remote], result.exitCode, result.stderr), remote);
   }
   // The server refused (a hook, a read-only repository, a full disk): not a race a fetch can fix.
-  const refused = pushed.filter((p) => p.status === 'rejected' && /^\[remote rejected\]/.test(p.summary) && !/atomic/i.test(p.summary));
+  // A ref lock or an old value lost to a concurrent push is a race: the caller fetches and retries.
+  const refused = pushed.filter((p) => p.status === 'rejected' && /^\[remote rejected\]/.test(p.summary) && !RACE_SUMMARY.test(p.summary));
   if (refused.length > 0) {
     const remoteLines = result.stderr
       .split('\n')
