@@ -2,7 +2,7 @@ import { BrvError } from '../errors.js';
 import type { Remote } from '../git/remote.js';
 import type { Source } from '../source/sources.js';
 import { branchRef } from '../store/layout.js';
-import type { FetchResult, PushResult, SyncResult } from '../sync/sync.js';
+import type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
 import type { MergeResult } from '../vc/merge.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
@@ -10,7 +10,7 @@ import { absolute } from './paths.js';
 
 export type { Remote } from '../git/remote.js';
 export type { Source } from '../source/sources.js';
-export type { FetchResult, PushResult, SyncResult } from '../sync/sync.js';
+export type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
 
 export interface RemoteRequest {
   name: string;
@@ -51,6 +51,8 @@ export interface TrackResult {
 /** The remote defaults to the branch's upstream, `origin`, or the only remote there is. */
 export interface RemoteSelection {
   remote?: string;
+  /** Called as fetch, pull and sync move from step to step (a front end prints it on stderr). */
+  onProgress?: (progress: SyncProgress) => void;
 }
 
 export interface FetchSummary extends FetchResult, TrackedNow {
@@ -144,6 +146,7 @@ export class Sharing {
   async fetch(request: RemoteSelection = {}): Promise<FetchSummary> {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
+    request.onProgress?.({ step: 'fetch', remote: name, branch: this.ctx.branch, attempt: 1 });
     const result = await sync.fetchRemote(this.ctx.store, name);
     const created = await sync.createMissingBranches(this.ctx.repo, name);
     return { ...result, createdBranches: created, ...(await trackAfterFetch(this.ctx, name)) };
@@ -153,7 +156,9 @@ export class Sharing {
     const sync = await import('../sync/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
+    request.onProgress?.({ step: 'fetch', remote: name, branch, attempt: 1 });
     const fetch = await sync.fetchRemote(store, name);
+    request.onProgress?.({ step: 'merge', remote: name, branch, attempt: 1 });
     const merge = await sync.integrateRemote(store, branch, name, actor.agent, fetch);
     if (!merge && !(await repo.resolve(branchRef(branch)))) {
       throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${branch}.`);
@@ -166,6 +171,7 @@ export class Sharing {
     const sync = await import('../sync/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
+    request.onProgress?.({ step: 'push', remote: name, branch, attempt: 1 });
     const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream });
     if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
       throw new BrvError(
@@ -180,7 +186,7 @@ export class Sharing {
   async sync(request: RemoteSelection, actor: Actor): Promise<SyncSummary> {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
-    const result = await sync.syncBranch(this.ctx.store, this.ctx.branch, name, actor.agent);
+    const result = await sync.syncBranch(this.ctx.store, this.ctx.branch, name, actor.agent, request.onProgress);
     const tracked = await trackAfterFetch(this.ctx, name);
     return { ...result, sources: await this.refreshSources(), ...tracked };
   }

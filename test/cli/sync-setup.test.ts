@@ -4,6 +4,8 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { brv, brvJson, CLI, ENV, git, refTip, tempDir } from '../helpers/repo.js';
 import { put, rule, succeeded, twoClones } from '../helpers/knowledge.js';
+import { openBrv } from '../helpers/service.js';
+import type { SyncProgress } from '../../src/service/sharing.js';
 
 // Sharing without reading the manual: after `brv vc remote add`, `brv hooks install`, or a first
 // brv fetch in a plain `git clone`, a plain `git fetch`/`git pull` brings knowledge; read-only
@@ -158,4 +160,26 @@ test('brv vc status counts against the remote branch; a branch never pushed is "
   succeeded(await brvJson(a, ['vc', 'fetch']));
   t.like(succeeded(await brvJson(a, ['vc', 'status'])), { branch: 'main', ahead: 0, behind: 1 });
   t.regex((await brv(a, ['vc', 'status'])).stdout, /0 commit\(s\) to push, 1 to pull \(origin\/main\); brv sync does both\./);
+});
+
+test('fetch, pull, push and sync report their steps to onProgress (for a front end to print on stderr)', async (t) => {
+  const { root, url } = await remoteWithKnowledge();
+  succeeded(await brvJson(root, ['vc', 'clone', url, 'b']));
+  const b = await openBrv(path.join(root, 'b'));
+  t.teardown(() => b.close());
+  const steps: string[] = [];
+  const onProgress = (p: SyncProgress) => steps.push(`${p.step} ${p.remote}/${p.branch} #${p.attempt}`);
+  await b.sharing.fetch({ onProgress });
+  await b.sharing.pull({ onProgress }, { agent: 'test' });
+  await b.sharing.push({ onProgress });
+  await b.sharing.sync({ onProgress }, { agent: 'test' });
+  t.deepEqual(steps, [
+    'fetch origin/main #1',
+    'fetch origin/main #1',
+    'merge origin/main #1',
+    'push origin/main #1',
+    'fetch origin/main #1',
+    'merge origin/main #1',
+    'push origin/main #1',
+  ]);
 });
