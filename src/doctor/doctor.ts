@@ -80,7 +80,12 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
   checks.push(
     ...(await guarded('context tree', async () => {
       const status = await brv.status();
-      if (!status.initialized) return fail('context tree', `brv branch ${brv.branch} does not exist yet.`, 'brv init');
+      if (!status.initialized) {
+        // In a plain git clone, knowledge may be on the remote: init would start an unrelated history.
+        const { remote } = await brv.vcStatus();
+        const fix = remote ? `brv vc fetch ${remote} if ${remote} has knowledge, else brv init` : 'brv init';
+        return fail('context tree', `brv branch ${brv.branch} does not exist yet.`, fix);
+      }
       return ok(
         'context tree',
         `${status.topics} topic(s) on ${branchRef(brv.branch)} at ${status.tip!.slice(0, 10)}, data format ${status.format}`,

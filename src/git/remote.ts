@@ -128,6 +128,10 @@ export interface PushedRef {
   summary: string;
 }
 
+/** `[remote rejected]` reasons that mean another push got there first (retry), not a refusal. */
+const RACE_SUMMARY =
+  /atomic|failed to update ref|cannot lock|failed to lock|unable to lock|incorrect old value|non-fast-forward|fetch first|stale info/i;
+
 /**
  * Pushes refspecs without force, atomically where the server supports it. A ref the server refuses
  * (non-fast-forward) comes back as `rejected`, not as an exception: the caller fetches and retries.
@@ -153,12 +157,37 @@ export async function pushRefspecs(repo: GitRepository, remote: string, refspecs
   if (result.exitCode !== 0 && !pushed.some((p) => p.status === 'rejected')) {
     throw classifyTransportError(new GitCommandError(['push', remote], result.exitCode, result.stderr), remote);
   }
+  // The server refused (a hook, a read-only repository, a full disk): not a race a fetch can fix.
+  // A ref lock or an old value lost to a concurrent push is a race: the caller fetches and retries.
+  const refused = pushed.filter((p) => p.status === 'rejected' && /^\[remote rejected\]/.test(p.summary) && !RACE_SUMMARY.test(p.summary));
+  if (refused.length > 0) {
+    const remoteLines = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('remote: '))
+      .map((line) => line.slice('remote: '.length))
+      .join('\n');
+    const said = gitReason(remoteLines);
+    throw new BrvError(
+      'push-refused',
+      `The remote ${remote} refused the push of ${refused.map((p) => `${p.ref} ${p.summary.replace(/^\[remote rejected\] /, '')}`).join(', ')}` +
+        `${said === 'no details' ? '' : `; it said "${said}"`}. Ask whoever runs it, or push elsewhere.`,
+    );
+  }
   return pushed;
 }
 
+/**
+ * A failed git transport command as a typed error that carries git's own words. Every failure
+ * mode brv can produce locally is mapped (test/cli/transports.test.ts): a transport brv does not
+ * allow, credentials refused or missing (401/403, no credential helper, ssh publickey), no
+ * repository at the path or URL (missing path, not a repository, 404), the host not reachable
+ * (refused connection, unknown host, server errors), a clone into a non-empty directory;
+ * anything else is git-failed, still with git's message.
+ */
 function classifyTransportError(error: unknown, remote: string): unknown {
   if (!(error instanceof GitCommandError)) return error;
   const stderr = error.stderr;
+  const reason = gitReason(stderr);
   const transport = /transport '([^']*)' not allowed/.exec(stderr);
   if (transport) {
     return new BrvError(
@@ -166,25 +195,67 @@ function classifyTransportError(error: unknown, remote: string): unknown {
       `The remote ${remote} uses the ${transport[1]} transport, which brv does not allow (only ${ALLOWED_PROTOCOLS.join(', ')}). Point it at an ssh, https, git or file URL: git remote set-url ${remote} <url>.`,
     );
   }
-  if (/Authentication failed|could not read Username|Permission denied|403/i.test(stderr)) {
+  const destination = /destination path '(.*)' already exists and is not an empty directory/.exec(stderr);
+  if (destination) {
     return new BrvError(
-      'auth-failed',
-      `The remote ${remote} refused the credentials: ${lastLine(stderr)}. Check git's access to it (git fetch ${remote}).`,
+      'destination-exists',
+      `Cannot clone into ${destination[1]}: git says "${reason}". Name another directory: brv vc clone <url> <dir>.`,
     );
   }
   if (
-    /does not appear to be a git repository|Could not read from remote|not found|unable to access|Connection refused|Could not resolve host/i.test(
+    /Authentication failed|could not read (Username|Password)|terminal prompts disabled|Permission denied \(|returned error: 40[13]\b|HTTP Basic: Access denied/i.test(
       stderr,
     )
   ) {
-    return new BrvError('remote-unreachable', `Cannot reach the remote ${remote}: ${lastLine(stderr)}.`);
+    return new BrvError(
+      'auth-failed',
+      `The remote ${remote} refused access: git says "${reason}". Check your credentials for it (a credential helper or an ssh key; try git fetch ${remote} in a terminal).`,
+    );
   }
-  return new BrvError('git-failed', `git could not talk to ${remote}: ${lastLine(stderr)}.`);
+  if (
+    /does not appear to be a git repository|not a git repository|invalid gitfile format|repository '[^']*' not found|returned error: 404\b/i.test(
+      stderr,
+    )
+  ) {
+    return new BrvError(
+      'remote-not-found',
+      `There is no git repository at the remote ${remote}: git says "${reason}". Check the path or URL (brv vc remote set-url <name> <url>).`,
+    );
+  }
+  if (
+    /unable to access|unable to connect|Could not resolve host|Connection refused|Connection timed out|Couldn't connect|Network is unreachable|No route to host|Could not read from remote|the remote end hung up/i.test(
+      stderr,
+    )
+  ) {
+    return new BrvError(
+      'remote-unreachable',
+      `Cannot reach the remote ${remote}: git says "${reason}". Check the network and the URL, then try again.`,
+    );
+  }
+  return new BrvError('git-failed', `git could not talk to the remote ${remote}: git says "${reason}".`);
 }
 
-function lastLine(text: string): string {
-  const lines = text.trim().split('\n').filter(Boolean);
-  return (lines[lines.length - 1] ?? 'no details').replace(/^fatal: /, '');
+/** git's boilerplate after a transport failure, which says nothing about the cause. */
+const BOILERPLATE = [
+  /^Could not read from remote repository\.?$/i,
+  /^Please make sure you have the correct access rights$/i,
+  /^and the repository exists\.?$/i,
+  /^failed to push some refs to /i,
+];
+
+/**
+ * What git said went wrong: its fatal/error lines (and a server's `remote:` lines) without the
+ * generic advice git prints after them, prefixes dropped, at most three lines joined by "; ".
+ */
+function gitReason(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, ' ').trim())
+    .filter(Boolean)
+    .map((line) => line.replace(/^(fatal|error): /, ''))
+    .filter((line) => !BOILERPLATE.some((pattern) => pattern.test(line)));
+  const text = lines.slice(0, 3).join('; ');
+  return (text.length > 500 ? `${text.slice(0, 500)}…` : text) || 'no details';
 }
 
 /** `git clone` into `dir` (any URL git accepts: ssh, https with the user's credential helpers, a path). */

@@ -45,9 +45,16 @@ export interface VcStatusResult {
   ref: string;
   tip: string | undefined;
   remote: string | undefined;
+  /** The remote-tracking ref of this branch; undefined when brv has never seen the branch on the remote. */
   tracking: string | undefined;
+  /**
+   * Commits on this branch that are not on its remote-tracking ref, and the reverse; both 0 when
+   * there is no remote-tracking ref (see `tracking`: "not pushed yet", not a count of the history).
+   */
   ahead: number;
   behind: number;
+  /** Whether a plain `git fetch`/`git pull` from the remote brings knowledge; undefined without a remote. */
+  plainFetch: boolean | undefined;
   openReviews: number;
   pendingChanges: number;
 }
@@ -140,11 +147,7 @@ export class History {
 
   /** The branch, its tip, how far it is ahead of and behind its remote, and open reviews. */
   async status(): Promise<VcStatusResult> {
-    const [{ listReviews }, { resolveRemote }, { countCommits }] = await Promise.all([
-      import('../review/review.js'),
-      import('../sync/sync.js'),
-      import('../vc/branches.js'),
-    ]);
+    const [{ listReviews }, { resolveRemote, isTracked }] = await Promise.all([import('../review/review.js'), import('../sync/sync.js')]);
     const { store, repo, branch } = this.ctx;
     const snapshot = await store.snapshot(branch);
     const remote = await resolveRemote(repo, branch).catch(() => undefined);
@@ -159,8 +162,9 @@ export class History {
       tip: snapshot.commit?.oid,
       remote,
       tracking: trackingTip ? tracking : undefined,
-      ahead: counts?.ahead ?? (snapshot.commit && remote && !trackingTip ? await countCommits(store, snapshot.ref) : 0),
+      ahead: counts?.ahead ?? 0,
       behind: counts?.behind ?? 0,
+      plainFetch: remote ? await isTracked(repo, remote) : undefined,
       openReviews: reviews.tasks.length,
       pendingChanges: reviews.pendingCount,
     };

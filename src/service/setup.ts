@@ -14,10 +14,15 @@ import { absolute } from './paths.js';
 
 export type { DoctorReport } from '../doctor/doctor.js';
 export type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
-export type { InstallChange, UninstallChange } from '../hooks/install.js';
+export type { UninstallChange } from '../hooks/install.js';
 
 export type { PreCommitDecision } from '../hooks/pre-commit.js';
 export type { SettingState, SettingScope } from '../settings/settings.js';
+
+export interface HooksInstallReport extends HooksReport<InstallChange> {
+  /** The remote whose fetch refspecs now bring knowledge on a plain `git pull`, and the refspecs added (none: they were there). */
+  tracking?: { remote: string; added: string[] };
+}
 
 export interface InitResult {
   created: boolean;
@@ -38,6 +43,12 @@ export interface StatusResult {
   openSessions: number;
   format: string;
   gitVersion: string;
+  /**
+   * Not initialized, in a clone with a remote brv has fetched nothing from (a plain `git clone`):
+   * that remote, which may hold knowledge (`brv vc fetch <remote>` brings it; `brv init` would
+   * start an unrelated history).
+   */
+  fetchFrom?: string;
 }
 
 export interface SettingsRequest {
@@ -167,7 +178,16 @@ export class Setup {
       openSessions: await sessions.prune(),
       format: FORMAT_VERSION,
       gitVersion,
+      ...(snapshot.commit ? {} : await this.unfetchedRemote()),
     };
+  }
+
+  /** See StatusResult.fetchFrom: read-only, so it only names the remote, it fetches nothing. */
+  private async unfetchedRemote(): Promise<{ fetchFrom?: string }> {
+    const [{ resolveRemote }, { remoteBranchPrefix }] = await Promise.all([import('../sync/sync.js'), import('../store/layout.js')]);
+    const remote = await resolveRemote(this.ctx.repo, this.ctx.branch).catch(() => undefined);
+    if (!remote || (await this.ctx.repo.listRefs(remoteBranchPrefix(remote))).length > 0) return {};
+    return { fetchFrom: remote };
   }
 
   /** Every problem brv can see in this repository, each with its fix. */
@@ -192,9 +212,35 @@ export class Setup {
     return { ...result, now: await getSetting(this.ctx.repo, result.key, request) };
   }
 
-  async installHooks(request: HooksRequest = {}): Promise<HooksReport<InstallChange>> {
-    const { installRepositoryHooks } = await import('../hooks/repository-hooks.js');
-    return installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
+  /**
+   * Installs the hooks. post-merge and post-checkout integrate what a plain `git pull` fetched, so
+   * the remote they integrate from (the branch's upstream, origin, or the only remote) gets brv's
+   * fetch refspecs (as `brv init --track`); when there is no such remote, a note says what to run.
+   */
+  async installHooks(request: HooksRequest = {}): Promise<HooksInstallReport> {
+    const [{ installRepositoryHooks }, sync] = await Promise.all([import('../hooks/repository-hooks.js'), import('../sync/sync.js')]);
+    const report: HooksInstallReport = await installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
+    if (!report.hooks.some((h) => h.name !== 'pre-commit' && h.action !== 'skipped')) return report;
+    const { repo, branch } = this.ctx;
+    let remote: string | undefined;
+    try {
+      remote = await sync.resolveRemote(repo, branch);
+    } catch (error) {
+      if (!(error instanceof BrvError)) throw error;
+      report.notes.push(
+        error.kind === 'no-remote'
+          ? 'No git remote yet: brv vc remote add origin <url> adds one that a plain git pull brings knowledge from.'
+          : `Several git remotes and no upstream for brv branch ${branch}: run brv init --track <remote> so a plain git pull brings knowledge from it.`,
+      );
+      return report;
+    }
+    const added = await sync.trackRemote(repo, remote);
+    report.tracking = { remote, added };
+    if (added.length > 0)
+      report.notes.push(
+        `A plain git fetch or git pull from ${remote} now brings knowledge too (brv's fetch refspecs added to remote.${remote}.fetch).`,
+      );
+    return report;
   }
 
   async uninstallHooks(request: HooksRequest = {}): Promise<HooksReport<UninstallChange>> {

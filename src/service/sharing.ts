@@ -2,7 +2,7 @@ import { BrvError } from '../errors.js';
 import type { Remote } from '../git/remote.js';
 import type { Source } from '../source/sources.js';
 import { branchRef } from '../store/layout.js';
-import type { FetchResult, PushResult, SyncResult } from '../sync/sync.js';
+import type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
 import type { MergeResult } from '../vc/merge.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
@@ -10,7 +10,7 @@ import { absolute } from './paths.js';
 
 export type { Remote } from '../git/remote.js';
 export type { Source } from '../source/sources.js';
-export type { FetchResult, PushResult, SyncResult } from '../sync/sync.js';
+export type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
 
 export interface RemoteRequest {
   name: string;
@@ -20,6 +20,22 @@ export interface RemoteUrlRequest {
   name: string;
   /** Any URL git accepts for the transports brv allows (file, git, http(s), ssh) or a directory. */
   url: string;
+}
+
+export interface AddRemoteResult extends RemoteUrlRequest {
+  /**
+   * brv's fetch refspecs added to the new remote, so a plain `git fetch`/`git pull` from it brings
+   * knowledge too (into remote-tracking refs only; what `git push` pushes is unchanged).
+   */
+  tracked: string[];
+}
+
+/**
+ * Set on fetch, pull and sync when brv's fetch refspecs were missing on the remote and were added
+ * (so from now on a plain `git pull` brings knowledge too); absent when they were there.
+ */
+export interface TrackedNow {
+  tracked?: string[];
 }
 
 export interface TrackRequest {
@@ -35,14 +51,16 @@ export interface TrackResult {
 /** The remote defaults to the branch's upstream, `origin`, or the only remote there is. */
 export interface RemoteSelection {
   remote?: string;
+  /** Called as fetch, pull and sync move from step to step (a front end prints it on stderr). */
+  onProgress?: (progress: SyncProgress) => void;
 }
 
-export interface FetchSummary extends FetchResult {
+export interface FetchSummary extends FetchResult, TrackedNow {
   /** Local brv branches created for remote branches that had none. */
   createdBranches: string[];
 }
 
-export interface PullResult {
+export interface PullResult extends TrackedNow {
   remote: string;
   branch: string;
   fetch: FetchResult;
@@ -61,7 +79,7 @@ export interface SourceRefresh {
   error?: string;
 }
 
-export interface SyncSummary extends SyncResult {
+export interface SyncSummary extends SyncResult, TrackedNow {
   /** Knowledge sources refreshed after the push. */
   sources: SourceRefresh[];
 }
@@ -99,10 +117,12 @@ export class Sharing {
     return listRemotes(this.ctx.repo);
   }
 
-  async addRemote(request: RemoteUrlRequest): Promise<RemoteUrlRequest> {
-    const { addRemote } = await import('../git/remote.js');
+  /** Adds a git remote with brv's fetch refspecs, so a plain `git pull` from it brings knowledge too. */
+  async addRemote(request: RemoteUrlRequest): Promise<AddRemoteResult> {
+    const [{ addRemote }, { trackRemote }] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
     await addRemote(this.ctx.repo, request.name, request.url);
-    return { name: request.name, url: request.url };
+    const tracked = await trackRemote(this.ctx.repo, request.name);
+    return { name: request.name, url: request.url, tracked };
   }
 
   async setRemoteUrl(request: RemoteUrlRequest): Promise<RemoteUrlRequest> {
@@ -126,27 +146,32 @@ export class Sharing {
   async fetch(request: RemoteSelection = {}): Promise<FetchSummary> {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
+    request.onProgress?.({ step: 'fetch', remote: name, branch: this.ctx.branch, attempt: 1 });
     const result = await sync.fetchRemote(this.ctx.store, name);
     const created = await sync.createMissingBranches(this.ctx.repo, name);
-    return { ...result, createdBranches: created };
+    return { ...result, createdBranches: created, ...(await trackAfterFetch(this.ctx, name)) };
   }
 
   async pull(request: RemoteSelection, actor: Actor): Promise<PullResult> {
     const sync = await import('../sync/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
+    request.onProgress?.({ step: 'fetch', remote: name, branch, attempt: 1 });
     const fetch = await sync.fetchRemote(store, name);
+    request.onProgress?.({ step: 'merge', remote: name, branch, attempt: 1 });
     const merge = await sync.integrateRemote(store, branch, name, actor.agent, fetch);
     if (!merge && !(await repo.resolve(branchRef(branch)))) {
       throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${branch}.`);
     }
-    return { remote: name, branch, fetch, merge: merge ?? { status: 'up-to-date', merged: [], conflicts: [] } };
+    const tracked = await trackAfterFetch(this.ctx, name);
+    return { remote: name, branch, fetch, merge: merge ?? { status: 'up-to-date', merged: [], conflicts: [] }, ...tracked };
   }
 
   async push(request: PushRequest = {}): Promise<PushResult> {
     const sync = await import('../sync/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
+    request.onProgress?.({ step: 'push', remote: name, branch, attempt: 1 });
     const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream });
     if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
       throw new BrvError(
@@ -161,8 +186,9 @@ export class Sharing {
   async sync(request: RemoteSelection, actor: Actor): Promise<SyncSummary> {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
-    const result = await sync.syncBranch(this.ctx.store, this.ctx.branch, name, actor.agent);
-    return { ...result, sources: await this.refreshSources() };
+    const result = await sync.syncBranch(this.ctx.store, this.ctx.branch, name, actor.agent, request.onProgress);
+    const tracked = await trackAfterFetch(this.ctx, name);
+    return { ...result, sources: await this.refreshSources(), ...tracked };
   }
 
   /** For git hooks: merge whatever `git fetch`/`git pull` brought into brv's remote-tracking refs. */
@@ -206,4 +232,15 @@ export class Sharing {
     const { refreshSources } = await import('../source/sources.js');
     return refreshSources(this.ctx.repo);
   }
+}
+
+/**
+ * After an explicit fetch, pull or sync from `remote`: brv's fetch refspecs on it (as `brv init
+ * --track`), so that from now on a plain `git fetch`/`git pull` brings knowledge too. Only explicit
+ * brv commands that talk to the remote write this config; read-only commands only hint.
+ */
+async function trackAfterFetch(ctx: RepositoryContext, remote: string): Promise<TrackedNow> {
+  const { trackRemote } = await import('../sync/sync.js');
+  const added = await trackRemote(ctx.repo, remote);
+  return added.length > 0 ? { tracked: added } : {};
 }

@@ -57,6 +57,14 @@ export interface SyncResult {
 
 const MAX_SYNC_ATTEMPTS = 8;
 
+/** What a fetch, pull or sync is doing now (for a front end's progress line); `attempt` > 1 when the remote moved meanwhile. */
+export interface SyncProgress {
+  step: 'fetch' | 'merge' | 'push';
+  remote: string;
+  branch: string;
+  attempt: number;
+}
+
 /** The git config key naming the remote a brv branch syncs with (set by push -u). */
 function upstreamKey(branch: string): string {
   return `brvbranch.${branch}.remote`;
@@ -382,12 +390,21 @@ export async function pushBranch(
 }
 
 /** Fetch, integrate, push — retried when someone pushed in between. Never fails because of content. */
-export async function syncBranch(store: ContextStore, branch: string, remote: string, agent?: string): Promise<SyncResult> {
+export async function syncBranch(
+  store: ContextStore,
+  branch: string,
+  remote: string,
+  agent?: string,
+  onProgress?: (progress: SyncProgress) => void,
+): Promise<SyncResult> {
   let merge: MergeResult | undefined;
   for (let attempt = 1; ; attempt++) {
+    onProgress?.({ step: 'fetch', remote, branch, attempt });
     const fetch = await fetchRemote(store, remote);
+    onProgress?.({ step: 'merge', remote, branch, attempt });
     merge = (await integrateRemote(store, branch, remote, agent, fetch)) ?? merge;
     const hasLocal = await store.repo.resolve(branchRef(branch));
+    if (hasLocal) onProgress?.({ step: 'push', remote, branch, attempt });
     const push: PushResult = hasLocal ? await pushBranch(store, branch, remote) : { remote, branch, refs: [], upstreamSet: false };
     const rejected = push.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected');
     if (!rejected) return { remote, branch, fetch, merge, push, attempts: attempt };
@@ -414,6 +431,12 @@ export async function trackRemote(repo: GitRepository, remote: string): Promise<
     added.push(refspec);
   }
   return added;
+}
+
+/** Whether a plain `git fetch <remote>` brings knowledge: the remote's fetch config has brv's refspecs. */
+export async function isTracked(repo: GitRepository, remote: string): Promise<boolean> {
+  const existing = await repo.configGetAll(`remote.${remote}.fetch`);
+  return fetchRefspecs(remote).every((refspec) => existing.includes(refspec));
 }
 
 /**

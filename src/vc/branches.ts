@@ -74,9 +74,3 @@ export async function resolveRange(
     to: await store.resolveCommit(branch, right || branch),
   };
 }
-
-/** Commits reachable from `ref` (for a branch not pushed anywhere yet: all of them are ahead). */
-export async function countCommits(store: ContextStore, ref: string): Promise<number> {
-  const { stdout } = await store.repo.git(['rev-list', '--count', ref, '--']);
-  return Number(stdout.trim()) || 0;
-}

@@ -24,7 +24,13 @@ export function statusText(status: StatusResult): string {
   return [
     `Repository:     ${status.repository}${status.bare ? ' (bare)' : ''}`,
     `brv branch:     ${status.branch} (${status.ref})`,
-    `Tip:            ${status.initialized ? shortOid(status.tip) : 'none yet — run "brv init" or curate a topic'}`,
+    `Tip:            ${
+      status.initialized
+        ? shortOid(status.tip)
+        : status.fetchFrom
+          ? `none yet — if ${status.fetchFrom} has knowledge, "brv vc fetch ${status.fetchFrom}" brings it; else run "brv init" or curate a topic`
+          : 'none yet — run "brv init" or curate a topic'
+    }`,
     `Topics:         ${status.topics}`,
     `Open sessions:  ${status.openSessions}`,
     `git:            ${status.gitVersion}`,

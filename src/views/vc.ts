@@ -1,6 +1,6 @@
 import type { BranchInfo, DiffResult, HistoryEntry, ShowResult, VcStatusResult } from '../service/history.js';
 import type { CloneResult } from '../service/service.js';
-import type { FetchSummary, PushResult, Remote, SyncSummary } from '../service/sharing.js';
+import type { FetchSummary, PullResult, PushResult, Remote, SyncSummary } from '../service/sharing.js';
 import { shortOid } from './format.js';
 
 type DiffView = DiffResult;
@@ -57,10 +57,16 @@ export function showText(result: ShowView): string {
 export function vcStatusText(status: VcStatusView): string {
   const lines = [`On brv branch ${status.branch} (${status.tip ? shortOid(status.tip) : 'no commits yet'})`];
   if (!status.remote) lines.push('No git remote: knowledge is only here. Add one with brv vc remote add origin <url>.');
+  else if (!status.tracking && !status.tip)
+    lines.push(`No knowledge here yet, and none fetched from ${status.remote}: brv vc fetch ${status.remote} brings what it has.`);
   else if (!status.tracking)
-    lines.push(`Not yet pushed to ${status.remote}: ${status.ahead} commit(s) to push (brv vc push -u ${status.remote}).`);
+    lines.push(`Not pushed to ${status.remote} yet (brv has not seen ${status.branch} there): brv vc push -u ${status.remote}.`);
   else if (status.ahead === 0 && status.behind === 0) lines.push(`Up to date with ${status.remote}/${status.branch}.`);
   else lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${status.remote}/${status.branch}); brv sync does both.`);
+  if (status.remote && status.plainFetch === false)
+    lines.push(
+      `A plain git pull does not bring knowledge from ${status.remote}: brv init --track ${status.remote} sets that up (so does any brv vc fetch, pull or sync).`,
+    );
   lines.push(
     status.openReviews === 0
       ? 'No open reviews.'
@@ -117,9 +123,23 @@ export function remotesText(remotes: RemotesView): string {
 }
 
 /** `brv vc remote add|set-url|remove`. */
-export function remoteChangedText(action: 'add' | 'set-url' | 'remove', result: { name: string; url?: string }): string {
+export function remoteChangedText(
+  action: 'add' | 'set-url' | 'remove',
+  result: { name: string; url?: string; tracked?: string[] },
+): string {
   if (action === 'remove') return `Removed remote ${result.name}.`;
-  return `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.`;
+  const changed = `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.`;
+  return action === 'add' ? `${changed}\n${trackedLine(result.name)}` : changed;
+}
+
+/** Said when brv's fetch refspecs are (now) on a remote. */
+function trackedLine(remote: string): string {
+  return `A plain git fetch or git pull from ${remote} now brings knowledge too (git push still pushes code only; brv vc push shares knowledge).`;
+}
+
+/** The line fetch, pull and sync add when they set up the remote for a plain git pull. */
+function trackedNow(remote: string, result: { tracked?: string[] }): string[] {
+  return result.tracked && result.tracked.length > 0 ? [trackedLine(remote)] : [];
 }
 
 /** `brv vc fetch` (refused tips are notes, for stderr: see `refusedNotes`). */
@@ -128,12 +148,18 @@ export function fetchText(result: FetchView): string {
   if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
   if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
   if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
+  lines.push(...trackedNow(result.remote, result));
   return lines.join('\n');
 }
 
 /** One note per remote tip that fetch or clone refused. */
 export function refusedNotes(refused: { ref: string; message: string }[]): string[] {
   return refused.map((r) => `Refused ${r.ref}: ${r.message}`);
+}
+
+/** `brv vc pull`: the merge. */
+export function pullText(result: PullResult): string {
+  return [mergeText(`${result.remote}/${result.branch}`, result.merge), ...trackedNow(result.remote, result)].join('\n');
 }
 
 /** `brv vc push`. */
@@ -151,6 +177,7 @@ export function syncText(result: SyncView): string {
   if (result.merge) lines.push(mergeText(`${result.remote}/${result.branch}`, result.merge));
   const pushed = result.push.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
   lines.push(pushed?.status === 'ok' ? `Pushed to ${result.remote}.` : `Nothing to push to ${result.remote}.`);
+  lines.push(...trackedNow(result.remote, result));
   return lines.join('\n');
 }
 

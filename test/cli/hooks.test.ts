@@ -64,7 +64,11 @@ test('install, status and uninstall in a repository without hooks; help and usag
   const hooksDir = path.join(repo, '.git', 'hooks');
   const install = await brvJson(repo, ['hooks', 'install'], { env: bin.env });
   t.is(install.exitCode, 0);
-  t.like(install.json, { command: 'hooks install', success: true, data: { hooksDirectory: hooksDir, hooksPath: null, notes: [] } });
+  t.like(install.json, { command: 'hooks install', success: true, data: { hooksDirectory: hooksDir, hooksPath: null } });
+  // No remote: what to run so that a plain git pull brings knowledge (test/cli/sync-setup.test.ts).
+  t.deepEqual(install.json!.data.notes, [
+    'No git remote yet: brv vc remote add origin <url> adds one that a plain git pull brings knowledge from.',
+  ]);
   t.deepEqual(
     install.json!.data.hooks.map((h: any) => [h.name, h.action, h.path]),
     ['post-merge', 'post-checkout', 'pre-commit'].map((n) => [n, 'created', path.join(hooksDir, n)]),

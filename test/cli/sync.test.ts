@@ -109,7 +109,7 @@ test('unreachable remotes and missing remotes are typed errors', async (t) => {
   succeeded(await brvJson(a, ['vc', 'remote', 'add', 'broken', '/does/not/exist.git']));
   const unreachable = await brvJson(a, ['vc', 'fetch', 'broken']);
   t.is(unreachable.exitCode, 1);
-  t.is(unreachable.json?.data.error.kind, 'remote-unreachable');
+  t.is(unreachable.json?.data.error.kind, 'remote-not-found');
   const dup = await brvJson(a, ['vc', 'remote', 'add', 'broken', '/x']);
   t.is(dup.json?.data.error.kind, 'remote-exists');
   const list = succeeded(await brvJson(a, ['vc', 'remote']));

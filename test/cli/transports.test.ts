@@ -4,7 +4,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrvError } from '../../src/errors.js';
 import { validateRemoteUrl } from '../../src/git/remote.js';
-import { put, twoClones } from '../helpers/knowledge.js';
+import { put, succeeded, twoClones } from '../helpers/knowledge.js';
 import { brvJson, cleanup, ENV, git, tempDir } from '../helpers/repo.js';
 
 const rule = (text: string) => `<bv-rule id="r1">${text}</bv-rule>`;
@@ -115,4 +115,87 @@ test('a hostile URL already in .git/config is refused by git itself (GIT_ALLOW_P
   // …unless the user narrowed the transports themselves: brv keeps the narrower list.
   const narrowed = await brvJson(a, ['vc', 'push', 'origin'], { env: { GIT_ALLOW_PROTOCOL: 'ssh' } });
   t.is(narrowed.json?.data.error.kind, 'unsupported-transport', narrowed.stdout);
+});
+
+/** An http server on loopback that answers every request with `status` (no git behind it, no credential helper here). */
+async function answering(status: number): Promise<{ url: string; close: () => Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const server = createServer((_req, res) => {
+    res.writeHead(status, status === 401 ? { 'WWW-Authenticate': 'Basic realm="brv-test"' } : {});
+    res.end('no\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/team/knowledge.git`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+test("every remote failure git can give here has its own kind and git's own words, never its generic last line", async (t) => {
+  const { root, a, bare } = await twoClones();
+  await brvJson(a, ['init']);
+  await put(a, 'ops/deploy', rule('Deploy on Tuesdays.'));
+  const servers = await Promise.all([answering(401), answering(403), answering(404), answering(500)]);
+  t.teardown(() => Promise.all(servers.map((s) => s.close())));
+  const [unauthorized, forbidden, missing, broken] = servers;
+  await writeFile(path.join(root, 'plain-file'), 'x\n');
+  const cases: Array<{ what: string; url: string; kind: string; says: RegExp }> = [
+    {
+      what: 'a missing path',
+      url: path.join(root, 'nowhere.git'),
+      kind: 'remote-not-found',
+      says: /does not appear to be a git repository/,
+    },
+    { what: 'a directory that is not a repository', url: root, kind: 'remote-not-found', says: /does not appear to be a git repository/ },
+    { what: 'a file', url: path.join(root, 'plain-file'), kind: 'remote-not-found', says: /invalid gitfile format/ },
+    { what: 'http 401 and no credential helper', url: unauthorized!.url, kind: 'auth-failed', says: /could not read Username/ },
+    { what: 'http 403 (permission denied)', url: forbidden!.url, kind: 'auth-failed', says: /403/ },
+    { what: 'http 404', url: missing!.url, kind: 'remote-not-found', says: /not found/ },
+    { what: 'http 500', url: broken!.url, kind: 'remote-unreachable', says: /500/ },
+    { what: 'a refused connection', url: `http://127.0.0.1:${await closedPort()}/x.git`, kind: 'remote-unreachable', says: /connect/i },
+    {
+      what: 'a refused git:// connection',
+      url: `git://127.0.0.1:${await closedPort()}/x.git`,
+      kind: 'remote-unreachable',
+      says: /Connection refused/,
+    },
+  ];
+  for (const [i, c] of cases.entries()) succeeded(await brvJson(a, ['vc', 'remote', 'add', `r${i}`, c.url]));
+  const runs = await Promise.all(
+    cases.flatMap((c, i) => ['fetch', 'push'].map(async (command) => ({ c, i, command, run: await brvJson(a, ['vc', command, `r${i}`]) }))),
+  );
+  for (const { c, i, command, run } of runs) {
+    t.is(run.exitCode, 1, `${command} ${c.what}`);
+    const error = run.json?.data.error;
+    t.is(error?.kind, c.kind, `${command} ${c.what}: ${error?.message}`);
+    t.regex(error?.message ?? '', c.says, `${command} ${c.what}`);
+    t.notRegex(error?.message ?? '', /and the repository exists|Please make sure/, `${command} ${c.what}`);
+    t.regex(error?.message ?? '', new RegExp(`r${i}`), 'names the remote');
+  }
+  // A server hook refusing the push: push-refused with what the server said (not non-fast-forward,
+  // and sync does not retry it as if the remote had moved).
+  await writeFile(path.join(bare, 'hooks', 'pre-receive'), '#!/bin/sh\necho "knowledge pushes are closed this week" >&2\nexit 1\n');
+  await chmod(path.join(bare, 'hooks', 'pre-receive'), 0o755);
+  for (const args of [
+    ['vc', 'push', 'origin'],
+    ['sync', 'origin'],
+  ]) {
+    const refused = await brvJson(a, args);
+    t.is(refused.json?.data.error.kind, 'push-refused', args.join(' '));
+    t.regex(refused.json?.data.error.message, /pre-receive hook declined.*knowledge pushes are closed this week/, args.join(' '));
+  }
+  // brv vc clone into a directory that exists and is not empty.
+  const target = path.join(root, 'taken');
+  await git(root, 'init', '-q', target);
+  const clone = await brvJson(root, ['vc', 'clone', bare, target]);
+  t.is(clone.json?.data.error.kind, 'destination-exists');
+  t.regex(clone.json?.data.error.message, /already exists and is not an empty directory/);
 });

@@ -31,8 +31,16 @@ test('option-like remote names, URLs, branches, revisions and config keys never 
   t.is(await kindOf(cloneRepository(option, path.join(scratch, 'c'), scratch, testProcesses())), 'invalid-url');
   t.is(await kindOf(addSource(g, option, { cwd: repo, alias: 'x' })), 'invalid-url');
   // A remote argument that looks like an option is a (missing) remote for git, after `--`.
-  t.true(['remote-unreachable', 'git-failed'].includes(await kindOf(fetchRefspecs(g, option, ['+refs/brv/heads/*:refs/x/*']))));
-  t.true(['remote-unreachable', 'git-failed'].includes(await kindOf(pushRefspecs(g, option, ['refs/heads/main:refs/heads/main']))));
+  t.true(
+    ['remote-unreachable', 'remote-not-found', 'git-failed'].includes(
+      await kindOf(fetchRefspecs(g, option, ['+refs/brv/heads/*:refs/x/*'])),
+    ),
+  );
+  t.true(
+    ['remote-unreachable', 'remote-not-found', 'git-failed'].includes(
+      await kindOf(pushRefspecs(g, option, ['refs/heads/main:refs/heads/main'])),
+    ),
+  );
   t.is(await kindOf(store.createBranch('-x', '0'.repeat(40))), 'invalid-branch-name');
   t.is(await kindOf(store.resolveCommit('main', '--all')), 'invalid-revision');
   t.is(await kindOf(addWorktree(g, path.join(scratch, 'w'), { gitBranch: '--detach' })), 'invalid-revision');

@@ -33,7 +33,8 @@ const installCommand: CommandModule<GlobalOptions, SelectOptions> = {
       .example('$0 hooks install', 'post-merge, post-checkout and pre-commit')
       .example('$0 hooks install pre-commit', 'Only the staleness warning')
       .epilog(
-        'post-merge and post-checkout integrate knowledge fetched by git pull; pre-commit warns when staged changes touch files that ' +
+        "post-merge and post-checkout integrate knowledge fetched by git pull (install adds brv's fetch refspecs to the remote they " +
+          'merge from — the upstream, origin or the only remote — so that git pull fetches it); pre-commit warns when staged changes touch files that ' +
           'topics cite in <bv-files> (git config brv.hooks.preCommit block refuses such commits). brv adds a marked block to shell ' +
           'hooks and leaves other hooks (python, node, binaries) untouched, printing the line that chains brv from them. ' +
           'BRV_SKIP_HOOKS=1 turns the hooks off for one command. A brv error never fails the git command.',

@@ -3,7 +3,7 @@ import { stoppingGit } from '../stop-git-with-brv.js';
 import path from 'node:path';
 import { cliActor, cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
-import { cloneText, fetchText, mergeText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
+import { cloneText, fetchText, pullText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
 
 interface RemoteOptions extends GlobalOptions {
@@ -14,7 +14,8 @@ interface RemoteOptions extends GlobalOptions {
 
 export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
   command: 'remote [action] [name] [url]',
-  describe: "Show or change the repository's git remotes (add | set-url | remove); any URL git accepts",
+  describe:
+    "Show or change the repository's git remotes (add | set-url | remove); any URL git accepts. add also makes a plain git fetch/pull from it bring knowledge",
   builder: (y) =>
     y
       .positional('action', { choices: ['add', 'set-url', 'remove'] as const, describe: 'Omit to list the remotes' })
@@ -72,7 +73,7 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
     withBrv('vc pull', argv, async (brv) => {
       const result = await brv.sharing.pull({ remote: argv.remote }, cliActor());
       if (argv.format === 'json') return printJson('vc pull', true, result);
-      printText(mergeText(`${result.remote}/${result.branch}`, result.merge));
+      printText(pullText(result));
     }),
   ),
 };
