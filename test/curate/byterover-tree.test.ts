@@ -36,13 +36,29 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
     scan.topics.map((e) => [e.relative, e.format]),
     [
       ['api/errors.html', 'html'],
+      ['api/rate_limits.html', 'html'],
       ['architecture/index.html', 'html'],
       ['auth/context.md', 'markdown'],
       ['auth/jwt/token_refresh.md', 'markdown'],
+      ['auth/sessions/logout.md', 'markdown'],
+      ['build/ci.html', 'html'],
+      ['build/release.html', 'html'],
       ['database/postgres/connection_pool.md', 'markdown'],
       ['database/postgres/migrations.md', 'markdown'],
+      ['database/schema.html', 'html'],
+      ['frontend/components.html', 'html'],
+      ['frontend/state.html', 'html'],
+      ['observability/logging.html', 'html'],
+      ['observability/metrics.html', 'html'],
+      ['ops/context.md', 'markdown'],
+      ['ops/deploy.html', 'html'],
+      ['ops/incidents/2026_03_outage.html', 'html'],
+      ['ops/runbooks/rollback.md', 'markdown'],
+      ['payments/refunds.html', 'html'],
       ['security/auth.html', 'html'],
       ['security/cookies.html', 'html'],
+      ['security/secrets.html', 'html'],
+      ['team/ownership.html', 'html'],
     ],
   );
   t.deepEqual(
@@ -58,6 +74,7 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
       ['index.html', 'derived'],
       ['notes/todo.txt', 'not-a-topic'],
       ['notes/whiteboard.png', 'not-a-topic'],
+      ['ops/_index.md', 'derived'],
       ['security/_index.md', 'derived'],
     ],
   );
@@ -148,7 +165,12 @@ test('an HTML topic is read canonically, without its stamped attributes', async 
   t.is(read.blobPath, 'security/cookies.html');
   t.false(/createdat|updatedat|2026-05-03/.test(read.html));
   t.true(read.html.startsWith('<bv-topic path="security/cookies" title="Session cookies"'));
-  t.deepEqual(read.notes, ['Dropped the stamped createdat, updatedat: brv keeps history in git.']);
+  t.deepEqual(read.notes, []);
+  t.deepEqual(
+    read.repairs.map((r) => r.kind),
+    ['stamp-dropped'],
+  );
+  t.true(read.repairs[0]!.message.includes('createdat="2026-05-03T11:00:00.000Z"'), 'the dropped values are in the report');
 });
 
 test('an HTML topic whose path attribute differs from its file location says so', async (t) => {
@@ -184,16 +206,21 @@ test('planning the bad tree: a typed error per file, nothing else is hidden', as
 test('planning the good tree: HTML imported as is, Markdown converted, all valid', async (t) => {
   const plan = await planByteRoverImport(PROJECT);
   t.deepEqual(plan.problems, []);
-  t.deepEqual(
-    plan.imported.map((i) => i.path),
-    ['api/errors', 'architecture/index', 'security/auth', 'security/cookies'],
-  );
+  t.is(plan.imported.length, 17);
   t.deepEqual(
     plan.converted.map((c) => c.path),
-    ['auth/context', 'auth/jwt/token_refresh', 'database/postgres/connection_pool', 'database/postgres/migrations'],
+    [
+      'auth/context',
+      'auth/jwt/token_refresh',
+      'auth/sessions/logout',
+      'database/postgres/connection_pool',
+      'database/postgres/migrations',
+      'ops/context',
+      'ops/runbooks/rollback',
+    ],
   );
-  t.is(plan.topics.size, 8);
-  t.is(plan.skipped.length, 11);
+  t.is(plan.topics.size, 24);
+  t.is(plan.skipped.length, 12);
 });
 
 test('a Markdown and an HTML topic with the same path: the second is a duplicate-path problem', async (t) => {
