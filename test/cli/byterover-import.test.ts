@@ -291,3 +291,16 @@ test('progress on stderr for large trees: a count line every 500 topics, never w
   const small = await brv(repo, ['import', '--dry-run', path.join(PROJECT)]);
   t.false(small.stderr.includes('Validated '), 'no progress for a small tree');
 });
+
+test('README and --help agree with what import does: Markdown is converted, --dry-run exists', async (t) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  t.false(/Markdown topics are not read/i.test(readme), 'README must not say legacy Markdown is not imported');
+  const row = readme.split('\n').find((line) => line.startsWith('| `brv import'));
+  t.truthy(row);
+  t.regex(row!, /--dry-run/);
+  t.regex(row!, /legacy Markdown topics converted/);
+  const repo = await makeRepo();
+  const help = await brv(repo, ['import', '--help']);
+  t.regex(help.stdout, /--dry-run/);
+  t.regex(help.stdout, /legacy Markdown converted/);
+});
