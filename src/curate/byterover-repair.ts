@@ -175,63 +175,76 @@ function keepContentAround(root: Root, repairs: Repair[]): boolean {
   return true;
 }
 
+/** Each element of the topic with the index of the topic child (section) it is in; -1 for the topic itself. */
+function* elementsBySection(topic: Element): Generator<[Element, number]> {
+  yield [topic, -1];
+  for (const [index, child] of topic.children.entries()) if (child.type === 'element') for (const e of elementsIn(child)) yield [e, index];
+}
+
+/** Attributes that cannot stay on their element, kept as <bv-fact> sections next to it (the topic's own first). */
+function keepAsFacts(
+  topic: Element,
+  moves: Array<{ target: Element; section: number; attribute: string; value: string }>,
+  repairs: Repair[],
+): void {
+  if (moves.length === 0) return;
+  const after = new Map<number, Element[]>();
+  const replaced = new Set<string>();
+  for (const { target, section, attribute, value } of moves) {
+    delete target.properties[propertyOf(attribute)];
+    const name = attribute.replace(/^data-/, '');
+    const tag = target.tagName;
+    const fact = element('bv-fact', { subject: name, value, category: 'other' }, [
+      { type: 'text', value: `Imported from ByteRover: <${tag}> had ${name}="${value}".` },
+    ]);
+    after.set(section, [...(after.get(section) ?? []), fact]);
+    replaced.add(`<${tag}> ${name}=`);
+    repairs.push({
+      kind: 'attribute-kept-as-fact',
+      message: `<${tag}> ${name}="${excerpt(value)}" cannot be stored on <${tag}>; kept as <bv-fact subject="${name}">.`,
+    });
+  }
+  // One entry per attribute: an earlier "kept as data-*" that did not hold is replaced by the fact.
+  const kept = repairs.filter((r) => r.kind !== 'attribute-kept-as-data' || ![...replaced].some((prefix) => r.message.startsWith(prefix)));
+  repairs.splice(0, repairs.length, ...kept);
+  const children: ElementContent[] = [...(after.get(-1) ?? [])];
+  topic.children.forEach((child, index) => children.push(child, ...(after.get(index) ?? [])));
+  topic.children = children;
+}
+
 /** Unknown attributes on bv-* elements: kept as data-* attributes, or (when those are refused) as a <bv-fact>. */
 function keepAttributes(root: Root, errors: TopicError[], repairs: Repair[]): boolean {
   const topic = firstTopic(root);
   if (!topic) return false;
-  let changed = false;
-  const seen = new Set<string>();
+  const unknown = new Set<string>();
   for (const error of errors) {
     const { tag, attribute } = error;
     if (error.kind !== 'attribute-validation' || !tag || !attribute || !isBvTag(tag)) continue;
     const spec = elementSpec(tag);
     if (!spec || spec.attributes.some((a) => a.name === attribute)) continue; // a bad value, not an unknown name
     if (tag === 'bv-topic' && TOLERATED_TOPIC_ATTRIBUTES.includes(attribute)) continue;
-    if (seen.has(`${tag} ${attribute}`)) continue;
-    seen.add(`${tag} ${attribute}`);
-    for (const target of elementsIn(topic)) {
-      if (target.tagName !== tag) continue;
-      const value = attributesOf(target).get(attribute);
-      if (value === undefined) continue;
+    unknown.add(`${tag} ${attribute}`);
+  }
+  if (unknown.size === 0) return false;
+  const facts: Array<{ target: Element; section: number; attribute: string; value: string }> = [];
+  let changed = false;
+  for (const [target, section] of elementsBySection(topic)) {
+    for (const [attribute, value] of attributesOf(target)) {
+      if (!unknown.has(`${target.tagName} ${attribute}`)) continue;
       changed = true;
       const data = `data-${attribute}`;
-      if (!attribute.startsWith('data-') && attributesOf(target).get(data) === undefined) {
+      if (!attribute.startsWith('data-') && !attributesOf(target).has(data)) {
         delete target.properties[propertyOf(attribute)];
         target.properties[propertyOf(data)] = value;
         repairs.push({
           kind: 'attribute-kept-as-data',
-          message: `<${tag}> ${attribute}="${excerpt(value)}" is not a ${tag} attribute; kept as ${data}.`,
+          message: `<${target.tagName}> ${attribute}="${excerpt(value)}" is not a ${target.tagName} attribute; kept as ${data}.`,
         });
-      } else {
-        keepAsFact(topic, target, attribute, value, repairs);
-      }
+      } else facts.push({ target, section, attribute, value });
     }
   }
+  keepAsFacts(topic, facts, repairs);
   return changed;
-}
-
-function keepAsFact(topic: Element, target: Element, attribute: string, value: string, repairs: Repair[]): void {
-  delete target.properties[propertyOf(attribute)];
-  const name = attribute.replace(/^data-/, '');
-  const tag = target.tagName;
-  const fact = element('bv-fact', { subject: name, value, category: 'other' }, [
-    { type: 'text', value: `Imported from ByteRover: <${tag}> had ${name}="${value}".` },
-  ]);
-  if (target === topic) topic.children.unshift(fact);
-  else {
-    const section = topic.children.findIndex((c) => c.type === 'element' && (c === target || [...elementsIn(c)].includes(target)));
-    topic.children.splice(section < 0 ? topic.children.length : section + 1, 0, fact);
-  }
-  // One entry per attribute: an earlier "kept as data-*" that did not hold is replaced.
-  const earlier = repairs.findIndex(
-    (r) => r.kind === 'attribute-kept-as-data' && r.message.includes(`kept as data-${name}.`) && r.message.startsWith(`<${tag}> ${name}=`),
-  );
-  const repair: Repair = {
-    kind: 'attribute-kept-as-fact',
-    message: `<${tag}> ${name}="${excerpt(value)}" cannot be stored on <${tag}>; kept as <bv-fact subject="${name}">.`,
-  };
-  if (earlier >= 0) repairs.splice(earlier, 1, repair);
-  else repairs.push(repair);
 }
 
 /** Direct children of <bv-topic> that the validator refuses there (text, plain tags): wrapped in a bv-highlights section. */
@@ -402,7 +415,7 @@ function applyRepairs(root: Root, errors: TopicError[], repairs: Repair[]): bool
   return changed;
 }
 
-/** Data-* attributes that validated but are not in the stored form (the canonical form keeps a fixed set on <bv-topic>). */
+/** Attributes that validated but are not in the stored form (the canonical form keeps a fixed set on <bv-topic>): kept as facts. */
 function keepLostAttributes(root: Root, validation: TopicValidation, repairs: Repair[]): boolean {
   if (!validation.ok) return false;
   const topic = firstTopic(root);
@@ -410,15 +423,16 @@ function keepLostAttributes(root: Root, validation: TopicValidation, repairs: Re
   if (!topic || !stored) return false;
   const kept = new Set<string>();
   for (const e of elementsIn(stored)) for (const name of attributesOf(e).keys()) kept.add(`${e.tagName} ${name}`);
-  let changed = false;
-  for (const e of [...elementsIn(topic)]) {
-    for (const [name, value] of attributesOf(e)) {
-      if (!name.startsWith('data-') || kept.has(`${e.tagName} ${name}`)) continue;
-      keepAsFact(topic, e, name, value, repairs);
-      changed = true;
+  const facts: Array<{ target: Element; section: number; attribute: string; value: string }> = [];
+  for (const [target, section] of elementsBySection(topic)) {
+    for (const [attribute, value] of attributesOf(target)) {
+      if (value.trim() === '' || kept.has(`${target.tagName} ${attribute}`)) continue;
+      if (target === topic && TOLERATED_TOPIC_ATTRIBUTES.includes(attribute)) continue; // listed as stamp-dropped
+      facts.push({ target, section, attribute, value });
     }
   }
-  return changed;
+  keepAsFacts(topic, facts, repairs);
+  return facts.length > 0;
 }
 
 /**
@@ -433,18 +447,23 @@ export function repairByteRoverTopic(html: string): RepairedTopic {
     for (const n of walk(root)) if (n.type === 'comment') return true;
     return false;
   })();
-  if (validation.ok && !hasComment) {
-    noteStamps(validation, repairs);
-    return { validation, repairs };
+  if (hasComment) {
+    dropComments(root, repairs);
+    validation = validateTopicHtml(toHtml(root));
   }
-  dropComments(root, repairs);
-  validation = validateTopicHtml(toHtml(root));
   for (let round = 0; round < MAX_ROUNDS && !validation.ok; round++) {
     if (!applyRepairs(root, validation.errors, repairs)) break;
     validation = validateTopicHtml(toHtml(root));
   }
   if (keepLostAttributes(root, validation, repairs)) validation = validateTopicHtml(toHtml(root));
   if (validation.ok) noteStamps(validation, repairs);
+  else if (repairs.length > 0) {
+    // Said so: the file itself may be under the limit, the repaired topic is what was checked.
+    const errors = validation.errors.map((e) =>
+      e.kind === 'too-large' ? { ...e, message: `After ${repairs.length} repair(s): ${e.message}` } : e,
+    );
+    validation = { ok: false, errors };
+  }
   return { validation, repairs };
 }
 
