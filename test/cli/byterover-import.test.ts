@@ -2,7 +2,8 @@ import test from 'ava';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brv, brvJson, git, makeRepo, refTip, showTopic, tempDir } from '../helpers/repo.js';
+import { execa } from 'execa';
+import { brv, brvJson, CLI, ENV, git, makeRepo, refTip, showTopic, tempDir } from '../helpers/repo.js';
 
 // End to end through the built CLI: `brv import` of a ByteRover tree (src/curate/byterover-tree.ts,
 // wired into Brv.importFolder) and `brv export` (src/curate/export.ts, src/cli/commands/export.ts).
@@ -303,4 +304,30 @@ test('README and --help agree with what import does: Markdown is converted, --dr
   const help = await brv(repo, ['import', '--help']);
   t.regex(help.stdout, /--dry-run/);
   t.regex(help.stdout, /legacy Markdown converted/);
+});
+
+test('progress on a terminal: one line rewritten in place', async (t) => {
+  const script = await execa('script', ['--version'], { reject: false });
+  if (script.exitCode !== 0) return t.pass('no script(1) to give the CLI a terminal');
+  const dir = await tempDir('brv-import-tty-');
+  await mkdir(path.join(dir, 'bulk'));
+  await Promise.all(
+    Array.from({ length: 120 }, (_, i) =>
+      writeFile(
+        path.join(dir, 'bulk', `t${i}.html`),
+        `<bv-topic path="bulk/t${i}" title="Topic ${i}"><bv-rule>Rule ${i}.</bv-rule></bv-topic>`,
+      ),
+    ),
+  );
+  const repo = await makeRepo();
+  const run = await execa('script', ['-qec', `node ${CLI} import --dry-run ${dir}`, '/dev/null'], {
+    cwd: repo,
+    env: ENV,
+    extendEnv: false,
+    reject: false,
+  });
+  t.is(run.exitCode, 0, run.stdout);
+  t.regex(run.stdout, /\rValidated 25\/120 topics…/);
+  t.regex(run.stdout, /\rValidated 120\/120 topics…\r?\n/);
+  t.regex(run.stdout, /Dry run: would import 120 new/);
 });
