@@ -34,7 +34,8 @@ function progress(): (validated: number, total: number) => void {
 
 export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
   command: 'import <dir>',
-  describe: 'Import a ByteRover context tree (HTML topics, legacy Markdown converted) or a folder of <bv-topic> files, as one commit',
+  describe:
+    'Import a ByteRover context tree (HTML topics, legacy Markdown converted) or a folder of <bv-topic> files, as one commit. What ByteRover accepts but brv stores differently (text around the root, unknown attributes, comments, loose nesting) is repaired, each repair listed per file',
   builder: (y) =>
     y
       .positional('dir', {
