@@ -18,7 +18,10 @@ export function importNotes(result: ImportView): string[] {
   const notes: string[] = [];
   for (const problem of result.problems)
     for (const error of problem.errors) notes.push(`skipped ${problem.file}: ${error.kind}: ${error.message}`);
-  for (const topic of result.converted) notes.push(`converted from Markdown: ${topic.relative} → ${topic.path}`);
+  for (const topic of result.converted) {
+    notes.push(`converted from Markdown: ${topic.relative} → ${topic.path}`);
+    for (const line of topic.notes) notes.push(`  ${line}`);
+  }
   if (result.skipped.length > 0)
     notes.push(`${result.skipped.length} file(s) not topics (generated indexes, archives, other files): see --format json`);
   return notes;

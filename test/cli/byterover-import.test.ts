@@ -331,3 +331,13 @@ test('progress on a terminal: one line rewritten in place', async (t) => {
   t.regex(run.stdout, /\rValidated 120\/120 topics…\r?\n/);
   t.regex(run.stdout, /Dry run: would import 120 new/);
 });
+
+test('brv import (text): what a Markdown conversion dropped or moved is listed under the file', async (t) => {
+  const repo = await makeRepo();
+  const run = await brv(repo, ['import', '--dry-run', PROJECT]);
+  t.is(run.exitCode, 0, run.stderr);
+  t.regex(
+    run.stderr,
+    /^converted from Markdown: database\/postgres\/connection_pool\.md → database\/postgres\/connection_pool\n {2}Dropped frontmatter field\(s\) importance/m,
+  );
+});
