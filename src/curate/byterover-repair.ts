@@ -42,8 +42,13 @@ const MAX_ROUNDS = 8;
 const INLINE = () => new Set(INLINE_TAGS);
 const BLOCK = () => new Set([...INLINE_TAGS, ...BLOCK_TAGS]);
 
+// Decoded character references can hold terminal escapes; a report line never carries one.
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A short, printable excerpt of file content for a repair's message. */
 function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/\s+/g, ' ').replace(CONTROLS, '\ufffd').trim();
   return flat.length > 60 ? `${flat.slice(0, 57)}…` : flat;
 }
 

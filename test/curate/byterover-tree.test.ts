@@ -320,3 +320,12 @@ test('repairs: a topic that only outgrows the size limit through its repairs say
   t.is(validation.errors[0]!.kind, 'too-large');
   t.regex(validation.errors[0]!.message, /^After \d+ repair\(s\): /);
 });
+
+test('repair messages carry no control or bidi-override characters from the file', (t) => {
+  const { validation, repairs } = repairByteRoverTopic(
+    '<bv-topic path="a/b" title="T"><!-- evil \u202e txt.exe --><bv-rule>R</bv-rule></bv-topic>',
+  );
+  t.true(validation.ok);
+  t.is(repairs[0]!.kind, 'comment-dropped');
+  t.false(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(repairs[0]!.message), repairs[0]!.message);
+});
