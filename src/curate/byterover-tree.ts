@@ -1,11 +1,10 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError, type ErrorKind } from '../errors.js';
-import { attributesOf } from '../topic/hast.js';
 import { convertLegacyMarkdown } from '../topic/legacy-markdown.js';
 import { topicBlobPath } from '../topic/path.js';
-import { TOLERATED_TOPIC_ATTRIBUTES } from '../topic/registry.js';
-import { MAX_TOPIC_BYTES, validateTopicHtml } from '../topic/validate.js';
+import { MAX_TOPIC_BYTES } from '../topic/validate.js';
+import { repairByteRoverTopic, type Repair } from './byterover-repair.js';
 import { readInputFile } from './response-file.js';
 
 /**
@@ -169,7 +168,7 @@ export async function scanByteRoverTree(dir: string): Promise<ByteRoverScan> {
 }
 
 export type ByteRoverTopicRead =
-  | { ok: true; path: string; blobPath: string; html: string; format: TopicFormat; notes: string[] }
+  | { ok: true; path: string; blobPath: string; html: string; format: TopicFormat; notes: string[]; repairs: Repair[] }
   | { ok: false; errors: Array<{ kind: ErrorKind; message: string }> };
 
 const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -202,18 +201,18 @@ export async function readByteRoverTopic(entry: ByteRoverTopicFile): Promise<Byt
       html: converted.html,
       format: 'markdown',
       notes: converted.notes,
+      repairs: [],
     };
   }
-  const validation = validateTopicHtml(read.text);
+  // What ByteRover accepts but brv would refuse is repaired first, and every repair is listed.
+  const { validation, repairs } = repairByteRoverTopic(read.text);
   if (!validation.ok) return { ok: false, errors: validation.errors.map(({ kind, message }) => ({ kind, message })) };
   const { topic } = validation;
   const notes: string[] = [];
-  const stamped = [...attributesOf(topic.root).keys()].filter((name) => TOLERATED_TOPIC_ATTRIBUTES.includes(name));
-  if (stamped.length > 0) notes.push(`Dropped the stamped ${stamped.join(', ')}: brv keeps history in git.`);
   const located = entry.relative.replace(/\.html$/, '');
   if (located !== topic.path)
     notes.push(`The file is at ${entry.relative} but its path attribute is "${topic.path}"; imported as ${topic.path}.`);
-  return { ok: true, path: topic.path, blobPath: topicBlobPath(topic.path), html: topic.canonicalHtml, format: 'html', notes };
+  return { ok: true, path: topic.path, blobPath: topicBlobPath(topic.path), html: topic.canonicalHtml, format: 'html', notes, repairs };
 }
 
 export interface ImportedTopic {
@@ -221,6 +220,8 @@ export interface ImportedTopic {
   relative: string;
   path: string;
   notes: string[];
+  /** What was changed so that brv accepts the topic as ByteRover did (empty when nothing was). */
+  repairs: Repair[];
 }
 
 /** Everything `brv import` needs from a ByteRover tree, before anything is written. */
@@ -238,7 +239,10 @@ export interface ByteRoverImportPlan {
 }
 
 /** Scans and reads a whole tree; duplicates (`a/b.md` and `a/b.html`) are problems of the later file. */
-export async function planByteRoverImport(dir: string): Promise<ByteRoverImportPlan> {
+export async function planByteRoverImport(
+  dir: string,
+  onProgress?: (validated: number, total: number) => void,
+): Promise<ByteRoverImportPlan> {
   const scan = await scanByteRoverTree(dir);
   const plan: ByteRoverImportPlan = {
     root: scan.root,
@@ -248,7 +252,8 @@ export async function planByteRoverImport(dir: string): Promise<ByteRoverImportP
     skipped: scan.skipped,
     problems: [...scan.problems],
   };
-  for (const entry of scan.topics) {
+  for (const [index, entry] of scan.topics.entries()) {
+    onProgress?.(index, scan.topics.length);
     const read = await readByteRoverTopic(entry);
     if (!read.ok) {
       plan.problems.push({ file: entry.file, errors: read.errors });
@@ -268,8 +273,10 @@ export async function planByteRoverImport(dir: string): Promise<ByteRoverImportP
       relative: entry.relative,
       path: read.path,
       notes: read.notes,
+      repairs: read.repairs,
     });
   }
+  onProgress?.(scan.topics.length, scan.topics.length);
   plan.problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return plan;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ErrorKind } from '../error-kinds.js';
 import type { ContextStore } from '../store/context-store.js';
 import type { TreeEdit } from '../store/tree-edit.js';
@@ -14,26 +15,39 @@ export interface ImportResult {
   unchanged: number;
   commit: string | undefined;
   problems: ImportProblem[];
+  /** True when nothing was written: the report says what an import would do. */
+  dryRun: boolean;
+}
+
+/** A blob's id computed here, so that a dry run writes no object. */
+function blobOid(objectFormat: 'sha1' | 'sha256', content: string): string {
+  return createHash(objectFormat)
+    .update(`blob ${Buffer.byteLength(content)}\0`)
+    .update(content)
+    .digest('hex');
 }
 
 /**
  * Records read and validated topics (blob path → canonical HTML) as ONE commit. With problems and
  * no `skipInvalid`, or a topic that would replace another without `overwrite`, nothing is written.
+ * With `dryRun`, nothing is written at all (no object, no ref): the result is what an import would do.
  */
 export async function commitImport(
   store: ContextStore,
   branch: string,
   topics: ReadonlyMap<string, { file: string; html: string }>,
   problems: ImportProblem[],
-  options: { overwrite: boolean; skipInvalid?: boolean; source?: string; agent?: string | undefined },
+  options: { overwrite: boolean; skipInvalid?: boolean; dryRun?: boolean; source?: string; agent?: string | undefined },
 ): Promise<ImportResult> {
-  const empty = { added: [], updated: [], unchanged: 0, commit: undefined };
+  const dryRun = options.dryRun ?? false;
+  const empty = { added: [], updated: [], unchanged: 0, commit: undefined, dryRun };
   if (problems.length > 0 && !options.skipInvalid) return { ok: false, ...empty, problems };
   if (topics.size === 0) return { ok: problems.length === 0, ...empty, problems };
   const skipped = problems;
 
   const blobPaths = [...topics.keys()];
-  const oids = await store.repo.writeBlobs(blobPaths.map((p) => topics.get(p)!.html));
+  const contents = blobPaths.map((p) => topics.get(p)!.html);
+  const oids = dryRun ? contents.map((html) => blobOid(store.repo.location.objectFormat, html)) : await store.repo.writeBlobs(contents);
   const outcome = await store.commit<ImportResult>(branch, async (snapshot) => {
     const added: string[] = [];
     const updated: string[] = [];
@@ -65,16 +79,17 @@ export async function commitImport(
     });
     if (conflicts.length > 0 && !options.skipInvalid) return { stop: { ok: false, ...empty, problems: [...skipped, ...conflicts] } };
     if (edits.length === 0) return { stop: { ok: true, ...empty, unchanged, problems: [...skipped, ...conflicts] } };
+    if (dryRun) return { stop: { ok: true, ...empty, added, updated, unchanged, problems: [...skipped, ...conflicts] } };
     return {
       write: {
         edits,
         subject: `import: ${added.length} added, ${updated.length} updated${options.source ? ` from ${options.source}` : ''}`,
         meta: { op: 'import', type: updated.length > 0 ? 'UPDATE' : 'ADD', agent: options.agent },
       },
-      result: { ok: true, added, updated, unchanged, commit: undefined, problems: [...skipped, ...conflicts] },
+      result: { ok: true, added, updated, unchanged, commit: undefined, problems: [...skipped, ...conflicts], dryRun },
     };
   });
-  if (outcome.result.ok) {
+  if (outcome.result.ok && !dryRun) {
     // The search index's per-blob entries (src/query/doc-cache.ts), so the first query after an
     // import builds its index without parsing HTML. Optional: a failure here fails nothing.
     try {

@@ -1,4 +1,5 @@
 import { BrvError } from '../errors.js';
+import type { Repair } from '../curate/byterover-repair.js';
 import type { ImportedTopic, SkippedFile } from '../curate/byterover-tree.js';
 import type { CurateEnvelope, CurateError } from '../curate/envelope.js';
 import type { ExportResult as ExportedTree } from '../curate/export.js';
@@ -75,6 +76,10 @@ export interface ImportRequest {
   overwrite?: boolean;
   /** Import the valid topics and report the rest, instead of importing nothing. */
   skipInvalid?: boolean;
+  /** Validate and report what would be written (added, updated, unchanged, repairs, problems), writing nothing. */
+  dryRun?: boolean;
+  /** Called as topics are validated (`validated` of `total`), for progress on large trees. */
+  onProgress?: (validated: number, total: number) => void;
 }
 
 export interface ImportResult extends ImportedCommit {
@@ -83,6 +88,8 @@ export interface ImportResult extends ImportedCommit {
   imported: ImportedTopic[];
   converted: ImportedTopic[];
   skipped: SkippedFile[];
+  /** Every topic that was repaired to be accepted as ByteRover accepted it, with its repairs (also on each topic). */
+  repaired: Array<{ file: string; relative: string; path: string; repairs: Repair[] }>;
 }
 
 export interface ExportRequest {
@@ -212,14 +219,19 @@ export class Knowledge {
       import('../curate/byterover-tree.js'),
       import('../curate/import.js'),
     ]);
-    const plan = await planByteRoverImport(absolute(request.directory));
+    const plan = await planByteRoverImport(absolute(request.directory), request.onProgress);
     const result = await commitImport(this.ctx.store, this.ctx.branch, plan.topics, plan.problems, {
       overwrite: request.overwrite ?? false,
       skipInvalid: request.skipInvalid ?? false,
+      dryRun: request.dryRun ?? false,
       source: plan.root,
       agent: actor.agent,
     });
-    return { ...result, source: plan.root, imported: plan.imported, converted: plan.converted, skipped: plan.skipped };
+    const repaired = [...plan.imported, ...plan.converted]
+      .filter((topic) => topic.repairs.length > 0)
+      .map(({ file, relative, path, repairs }) => ({ file, relative, path, repairs }))
+      .sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+    return { ...result, source: plan.root, imported: plan.imported, converted: plan.converted, skipped: plan.skipped, repaired };
   }
 
   /** Writes the context tree (or the tree `at` a revision) as files in ByteRover's layout. */

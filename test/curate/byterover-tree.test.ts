@@ -10,6 +10,7 @@ import {
   resolveContextTree,
   scanByteRoverTree,
 } from '../../src/curate/byterover-tree.js';
+import { repairByteRoverTopic } from '../../src/curate/byterover-repair.js';
 import { isBrvError } from '../../src/errors.js';
 import { MAX_TOPIC_BYTES } from '../../src/topic/validate.js';
 import { tempDir } from '../helpers/repo.js';
@@ -36,13 +37,29 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
     scan.topics.map((e) => [e.relative, e.format]),
     [
       ['api/errors.html', 'html'],
+      ['api/rate_limits.html', 'html'],
       ['architecture/index.html', 'html'],
       ['auth/context.md', 'markdown'],
       ['auth/jwt/token_refresh.md', 'markdown'],
+      ['auth/sessions/logout.md', 'markdown'],
+      ['build/ci.html', 'html'],
+      ['build/release.html', 'html'],
       ['database/postgres/connection_pool.md', 'markdown'],
       ['database/postgres/migrations.md', 'markdown'],
+      ['database/schema.html', 'html'],
+      ['frontend/components.html', 'html'],
+      ['frontend/state.html', 'html'],
+      ['observability/logging.html', 'html'],
+      ['observability/metrics.html', 'html'],
+      ['ops/context.md', 'markdown'],
+      ['ops/deploy.html', 'html'],
+      ['ops/incidents/2026_03_outage.html', 'html'],
+      ['ops/runbooks/rollback.md', 'markdown'],
+      ['payments/refunds.html', 'html'],
       ['security/auth.html', 'html'],
       ['security/cookies.html', 'html'],
+      ['security/secrets.html', 'html'],
+      ['team/ownership.html', 'html'],
     ],
   );
   t.deepEqual(
@@ -58,6 +75,7 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
       ['index.html', 'derived'],
       ['notes/todo.txt', 'not-a-topic'],
       ['notes/whiteboard.png', 'not-a-topic'],
+      ['ops/_index.md', 'derived'],
       ['security/_index.md', 'derived'],
     ],
   );
@@ -148,7 +166,12 @@ test('an HTML topic is read canonically, without its stamped attributes', async 
   t.is(read.blobPath, 'security/cookies.html');
   t.false(/createdat|updatedat|2026-05-03/.test(read.html));
   t.true(read.html.startsWith('<bv-topic path="security/cookies" title="Session cookies"'));
-  t.deepEqual(read.notes, ['Dropped the stamped createdat, updatedat: brv keeps history in git.']);
+  t.deepEqual(read.notes, []);
+  t.deepEqual(
+    read.repairs.map((r) => r.kind),
+    ['stamp-dropped'],
+  );
+  t.true(read.repairs[0]!.message.includes('createdat="2026-05-03T11:00:00.000Z"'), 'the dropped values are in the report');
 });
 
 test('an HTML topic whose path attribute differs from its file location says so', async (t) => {
@@ -184,16 +207,21 @@ test('planning the bad tree: a typed error per file, nothing else is hidden', as
 test('planning the good tree: HTML imported as is, Markdown converted, all valid', async (t) => {
   const plan = await planByteRoverImport(PROJECT);
   t.deepEqual(plan.problems, []);
-  t.deepEqual(
-    plan.imported.map((i) => i.path),
-    ['api/errors', 'architecture/index', 'security/auth', 'security/cookies'],
-  );
+  t.is(plan.imported.length, 17);
   t.deepEqual(
     plan.converted.map((c) => c.path),
-    ['auth/context', 'auth/jwt/token_refresh', 'database/postgres/connection_pool', 'database/postgres/migrations'],
+    [
+      'auth/context',
+      'auth/jwt/token_refresh',
+      'auth/sessions/logout',
+      'database/postgres/connection_pool',
+      'database/postgres/migrations',
+      'ops/context',
+      'ops/runbooks/rollback',
+    ],
   );
-  t.is(plan.topics.size, 8);
-  t.is(plan.skipped.length, 11);
+  t.is(plan.topics.size, 24);
+  t.is(plan.skipped.length, 12);
 });
 
 test('a Markdown and an HTML topic with the same path: the second is a duplicate-path problem', async (t) => {
@@ -204,4 +232,100 @@ test('a Markdown and an HTML topic with the same path: the second is a duplicate
     plan.problems.map((p) => [path.relative(dir, p.file), p.errors[0]?.kind]),
     [['a/b.md', 'duplicate-path']],
   );
+});
+
+const kinds = (html: string) => repairByteRoverTopic(html).repairs.map((r) => r.kind);
+
+test('repairs: each quirk ByteRover accepts gets its repair, and the result validates', (t) => {
+  const cases: Array<[string, string[]]> = [
+    [
+      'before <bv-topic path="a/b" title="T"><bv-rule>R</bv-rule></bv-topic> after',
+      ['content-around-topic-kept', 'content-around-topic-kept'],
+    ],
+    ['<div><p>x</p><bv-topic path="a/b" title="T"><bv-rule>R</bv-rule></bv-topic></div>', ['wrapper-removed', 'content-around-topic-kept']],
+    ['<bv-topic path="a/b" title="T"><!-- c --><bv-rule>R</bv-rule></bv-topic>', ['comment-dropped']],
+    ['<bv-topic path="a/b" title="T">loose<bv-rule>R</bv-rule></bv-topic>', ['loose-content-wrapped']],
+    ['<bv-topic path="a/b" title="T"><bv-structure><p>x</p><bv-rule>R</bv-rule></bv-structure></bv-topic>', ['section-moved-up']],
+    ['<bv-topic path="a/b" title="T"><bv-pattern><code>^a$</code></bv-pattern></bv-topic>', ['markup-flattened']],
+    ['<bv-topic path="a/b" title="T"><bv-rule><p>R</p></bv-rule></bv-topic>', ['markup-flattened']],
+    ['<bv-topic path="a/b" title="T"><bv-highlights><li>x</li></bv-highlights></bv-topic>', ['list-item-wrapped']],
+    ['<bv-topic path="a/b" title="T" createdat="2026-01-01T00:00:00Z"><bv-rule>R</bv-rule></bv-topic>', ['stamp-dropped']],
+  ];
+  for (const [html, expected] of cases) {
+    const { validation, repairs } = repairByteRoverTopic(html);
+    t.true(validation.ok, `${html}: ${JSON.stringify(validation.ok ? '' : validation.errors)}`);
+    t.deepEqual(
+      repairs.map((r) => r.kind),
+      expected,
+      html,
+    );
+    for (const repair of repairs) t.true(repair.message.length > 20);
+  }
+  // Unknown attributes: kept as data-* where brv stores them, else as a <bv-fact>; never dropped.
+  const owner = repairByteRoverTopic('<bv-topic path="a/b" title="T" owner="x"><bv-rule owner="y">R</bv-rule></bv-topic>');
+  if (!owner.validation.ok) return t.fail(JSON.stringify(owner.validation.errors));
+  t.is(owner.repairs.length, 2);
+  for (const r of owner.repairs) t.regex(r.kind, /^attribute-kept-as-(data|fact)$/);
+  t.regex(owner.validation.topic.canonicalHtml, /data-owner="x"|subject="owner" value="x"/);
+  t.regex(owner.validation.topic.canonicalHtml, /data-owner="y"|subject="owner" value="y"/);
+});
+
+test('repairs: a valid topic is untouched, and a repaired topic needs no second repair', (t) => {
+  const clean = '<bv-topic path="a/b" title="T"><bv-rule>R</bv-rule></bv-topic>';
+  t.deepEqual(kinds(clean), []);
+  const messy =
+    'x <bv-topic path="a/b" title="T" owner="o"><!-- c -->loose<bv-structure><bv-rule><p>R</p></bv-rule><li>i</li></bv-structure></bv-topic>';
+  const first = repairByteRoverTopic(messy);
+  if (!first.validation.ok) return t.fail(JSON.stringify(first.validation.errors));
+  const second = repairByteRoverTopic(first.validation.topic.canonicalHtml);
+  t.deepEqual(second.repairs, []);
+  t.true(second.validation.ok && second.validation.topic.canonicalHtml === first.validation.topic.canonicalHtml);
+});
+
+test("repairs never let danger through: what stays refused is the validator's own verdict", (t) => {
+  for (const html of [
+    '<script>alert(1)</script><bv-topic path="a/b" title="T"><bv-rule>R</bv-rule></bv-topic>',
+    '<bv-topic path="a/b" title="T"><!-- x --><bv-rule onclick="alert(1)" owner="o">R</bv-rule></bv-topic>',
+    '<bv-topic path="a/b" title="T">text<iframe src="https://x"></iframe></bv-topic>',
+    '<bv-topic path="a/b" title="T"><bv-diagram><a href="javascript:alert(1)">x</a></bv-diagram><bv-structure><bv-rule><img src=x onerror=alert(1)></bv-rule></bv-structure></bv-topic>',
+    '<div onmouseover="alert(1)"><bv-topic path="a/b" title="T"><bv-rule>R</bv-rule></bv-topic></div>',
+    '<bv-topic path="a/b" title="T"></bv-topic><bv-topic path="a/c" title="U"></bv-topic>',
+  ]) {
+    const { validation } = repairByteRoverTopic(html);
+    if (validation.ok) {
+      // A repair may only keep the dangerous part as inert text (markup inside a plain-text section).
+      t.false(
+        /<script|<iframe|onclick|onerror|onmouseover|javascript:/i.test(validation.topic.canonicalHtml.replace(/&lt;[^]*?>/g, '')),
+        html,
+      );
+      t.false(/<(script|iframe)|\son\w+=|href="javascript:/i.test(validation.topic.canonicalHtml), html);
+    } else t.true(validation.errors.length > 0, html);
+  }
+});
+
+test('repairs stay linear: thousands of unknown attributes and loose nodes in well under a second each', (t) => {
+  const many = Array.from({ length: 800 }, (_, i) => `<bv-rule owner="o${i}">R${i}</bv-rule>loose ${i}`).join('');
+  const started = performance.now();
+  const { validation, repairs } = repairByteRoverTopic(`<bv-topic path="a/b" title="T">${many}</bv-topic>`);
+  const elapsed = performance.now() - started;
+  t.true(validation.ok, validation.ok ? '' : JSON.stringify(validation.errors.slice(0, 3)));
+  t.true(repairs.length >= 1600);
+  t.true(elapsed < 5000, `${Math.round(elapsed)} ms`);
+});
+
+test('repairs: a topic that only outgrows the size limit through its repairs says so', (t) => {
+  const many = Array.from({ length: 2000 }, (_, i) => `<bv-rule owner="o${i}">R${i}</bv-rule>`).join('');
+  const { validation } = repairByteRoverTopic(`<bv-topic path="a/b" title="T">${many}</bv-topic>`);
+  if (validation.ok) return t.fail('expected too-large');
+  t.is(validation.errors[0]!.kind, 'too-large');
+  t.regex(validation.errors[0]!.message, /^After \d+ repair\(s\): /);
+});
+
+test('repair messages carry no control or bidi-override characters from the file', (t) => {
+  const { validation, repairs } = repairByteRoverTopic(
+    '<bv-topic path="a/b" title="T"><!-- evil \u202e txt.exe --><bv-rule>R</bv-rule></bv-topic>',
+  );
+  t.true(validation.ok);
+  t.is(repairs[0]!.kind, 'comment-dropped');
+  t.false(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(repairs[0]!.message), repairs[0]!.message);
 });

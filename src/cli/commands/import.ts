@@ -2,17 +2,40 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
-import { importNotes, importRefusedText, importText } from '../../views/transfer.js';
+import { importNotes, importProgressText, importRefusedText, importText } from '../../views/transfer.js';
 
 interface ImportOptions extends GlobalOptions {
   dir: string;
   overwrite: boolean;
   'skip-invalid': boolean;
+  'dry-run': boolean;
+}
+
+/** Without a terminal, a progress line every this many topics (only for trees at least this large). */
+const PROGRESS_EVERY = 500;
+/** On a terminal, the progress line is shown (and rewritten in place) for trees at least this large. */
+const PROGRESS_TTY_MIN = 100;
+
+/** Progress on stderr: rewritten in place on a terminal, a count line every PROGRESS_EVERY topics otherwise. */
+function progress(): (validated: number, total: number) => void {
+  const tty = process.stderr.isTTY === true;
+  let shown = false;
+  return (validated, total) => {
+    if (tty) {
+      if (total < PROGRESS_TTY_MIN || (validated % 25 !== 0 && validated !== total)) return;
+      process.stderr.write(`\r${importProgressText(validated, total)}${validated === total ? '\n' : ''}`);
+      shown = validated !== total;
+    } else if (total >= PROGRESS_EVERY && validated > 0 && (validated % PROGRESS_EVERY === 0 || (validated === total && shown))) {
+      note(importProgressText(validated, total));
+      shown = true;
+    }
+  };
 }
 
 export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
   command: 'import <dir>',
-  describe: 'Import a ByteRover context tree (HTML topics, legacy Markdown converted) or a folder of <bv-topic> files, as one commit',
+  describe:
+    'Import a ByteRover context tree (HTML topics, legacy Markdown converted) or a folder of <bv-topic> files, as one commit. What ByteRover accepts but brv stores differently (text around the root, unknown attributes, comments, loose nesting) is repaired, each repair listed per file',
   builder: (y) =>
     y
       .positional('dir', {
@@ -25,12 +48,23 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
         type: 'boolean',
         default: false,
         describe: 'Import the valid topics and report the others, instead of importing nothing',
+      })
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'Validate and report what would be added, updated, repaired or refused, writing nothing',
       }),
   handler: (argv) =>
     withBrv('import', argv, async (brv) => {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
       const result = await brv.knowledge.importTree(
-        { directory: path.resolve(argv.C ?? process.cwd(), argv.dir), overwrite: argv.overwrite, skipInvalid: argv['skip-invalid'] },
+        {
+          directory: path.resolve(argv.C ?? process.cwd(), argv.dir),
+          overwrite: argv.overwrite,
+          skipInvalid: argv['skip-invalid'],
+          dryRun: argv['dry-run'],
+          ...(argv.format === 'text' ? { onProgress: progress() } : {}),
+        },
         cliActor(),
       );
       if (!result.ok) process.exitCode = EXIT_FAILURE;
