@@ -301,8 +301,9 @@ async function planInstall(
     const added = part.add(base);
     // The undo must lead to the file without brv. Replacing an older brv part brv has no record of:
     // the file without brv is what taking the new part out gives (brv-owned files simply go).
+    // What brv replaced (ByteRover's block) is not part of "the file without brv" either.
     let undo: TextEdit | undefined;
-    if (original) undo = undoEdit(base ?? '', added.content);
+    if (original && !added.replaced) undo = undoEdit(base ?? '', added.content);
     else if (!part.owned) {
       const without = part.remove(added.content, undefined);
       if (without !== undefined) undo = undoEdit(without, added.content);
@@ -315,11 +316,13 @@ async function planInstall(
       ...(undo ? { undo } : {}),
       target: part.target,
       ...(added.createdKey ? { createdKey: added.createdKey } : {}),
+      ...((added.replaced ?? prior?.replaced) ? { replaced: added.replaced ?? prior?.replaced } : {}),
     });
     changes.push({
       path: part.file,
       target: part.target,
       action: file.content === undefined ? 'created' : state === 'outdated' ? 'updated' : 'added',
+      ...(added.replaced ? { note: `replaced ${added.replaced}; uninstall will not restore it` } : {}),
     });
   }
   return {
@@ -388,7 +391,12 @@ async function planUninstall(
     }
     if (after !== undefined && entry?.created) createdTransfers.push(part.file);
     writes.push({ path: part.file, before: file.content, after, mode: file.mode });
-    changes.push({ path: part.file, target: part.target, action: after === undefined ? 'deleted' : 'removed' });
+    changes.push({
+      path: part.file,
+      target: part.target,
+      action: after === undefined ? 'deleted' : 'removed',
+      ...(entry?.replaced ? { note: `${entry.replaced}, which brv replaced at install, is not restored` } : {}),
+    });
   }
   return {
     writes,
