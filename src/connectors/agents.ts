@@ -2,7 +2,7 @@
 // Paths are relative to the scope's root: the repository's work tree (project) or the user's home
 // directory (global). A target absent for a scope means the agent has no such file there.
 
-export const CONNECTOR_TYPES = ['rules', 'mcp', 'skill', 'hook'] as const;
+export const CONNECTOR_TYPES = ['rules', 'mcp', 'skill', 'hook', 'agent'] as const;
 export type ConnectorType = (typeof CONNECTOR_TYPES)[number];
 export type Scope = 'project' | 'global';
 export type ConfigFormat = 'json' | 'toml' | 'yaml';
@@ -54,6 +54,12 @@ export interface HookTarget {
   command: string;
 }
 
+/** brv's curate sub-agent: one file brv owns, in the agent's sub-agent folder. */
+export interface SubAgentTarget {
+  file: string;
+  template: 'agent/brv-curate.md' | 'agent/brv-curate.toml';
+}
+
 export interface PerScope<T> {
   project?: T;
   global?: T;
@@ -69,6 +75,7 @@ export interface AgentDefinition {
   mcp?: PerScope<McpTarget> & { manual?: ManualMcp };
   skill?: PerScope<SkillTarget>;
   hook?: PerScope<HookTarget>;
+  agent?: PerScope<SubAgentTarget>;
 }
 
 const STDIO = { command: 'brv', args: ['mcp'] } as const;
@@ -105,6 +112,10 @@ export function claudeDesktopConfig(platform: NodeJS.Platform): string {
   if (platform === 'win32') return 'AppData/Roaming/Claude/claude_desktop_config.json';
   return '.config/Claude/claude_desktop_config.json';
 }
+
+/** Where ByteRover installs its `brv-curate` sub-agent too (reference/brv-spec.md §7.3), so brv's replaces it. */
+const CLAUDE_SUB_AGENT: SubAgentTarget = { file: '.claude/agents/brv-curate.md', template: 'agent/brv-curate.md' };
+const CODEX_SUB_AGENT: SubAgentTarget = { file: '.codex/agents/brv-curate.toml', template: 'agent/brv-curate.toml' };
 
 const CLAUDE_HOOK = { event: 'UserPromptSubmit', command: 'brv hook-prompt-submit' } as const;
 const OPENCODE_ENTRY = { type: 'local', command: ['brv', 'mcp'], enabled: true } as const;
@@ -168,6 +179,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     mcp: { project: json('.mcp.json', MCP_SERVERS, STDIO_TYPED), global: json('.claude.json', MCP_SERVERS, STDIO_TYPED) },
     skill: skills('.claude/skills', '.claude/skills'),
     hook: { project: { file: '.claude/settings.local.json', ...CLAUDE_HOOK }, global: { file: '.claude/settings.json', ...CLAUDE_HOOK } },
+    agent: { project: CLAUDE_SUB_AGENT, global: CLAUDE_SUB_AGENT },
   },
   {
     id: 'claude-desktop',
@@ -200,6 +212,7 @@ export const AGENTS: readonly AgentDefinition[] = [
       global: { file: '.codex/config.toml', format: 'toml', key: ['mcp_servers', SERVER_NAME], entry: STDIO },
     },
     skill: skills('.agents/skills', '.agents/skills'),
+    agent: { project: CODEX_SUB_AGENT, global: CODEX_SUB_AGENT },
   },
   {
     id: 'cursor',

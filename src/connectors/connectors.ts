@@ -24,7 +24,8 @@ import {
   type InstallRecord,
   type Manifest,
 } from './manifest.js';
-import { hookPart, mcpPart, rulesPart, rulesText, skillBundle, skillFilePart, type Part, type PartState } from './parts.js';
+import { readTemplate } from '../templates/templates.js';
+import { hookPart, mcpPart, rulesPart, rulesText, skillBundle, skillFilePart, subAgentPart, type Part, type PartState } from './parts.js';
 import { applyEdit, sha256, undoEdit, type TextEdit } from './text.js';
 
 /** Where connectors install: the repository's work tree (project) or the home directory (global). */
@@ -167,6 +168,10 @@ function relativeTargets(agent: AgentDefinition, type: ConnectorType, scope: Sco
       const target = agent.hook?.[scope];
       return target ? [target.file] : undefined;
     }
+    case 'agent': {
+      const target = agent.agent?.[scope];
+      return target ? [target.file] : undefined;
+    }
   }
 }
 
@@ -224,6 +229,11 @@ async function resolveParts(ctx: ConnectorScope, agent: AgentDefinition, type: C
       const target = agent.hook?.[ctx.scope];
       if (!target) return { kind: 'none' };
       return { kind: 'parts', parts: [hookPart(await inside(target.file), target)] };
+    }
+    case 'agent': {
+      const target = agent.agent?.[ctx.scope];
+      if (!target) return { kind: 'none' };
+      return { kind: 'parts', parts: [subAgentPart(await inside(target.file), await readTemplate(target.template))] };
     }
   }
 }

@@ -161,6 +161,26 @@ export function skillFilePart(file: string, text: string): Part {
   };
 }
 
+/**
+ * brv's curate sub-agent file, owned by brv. What was at that path before (ByteRover installs its
+ * own `brv-curate` there) is replaced, and uninstall deletes the file rather than bring it back.
+ */
+export function subAgentPart(file: string, text: string): Part {
+  return {
+    file,
+    target: 'brv-curate sub-agent',
+    shared: false,
+    owned: true,
+    inspect: (content) => (content === undefined ? 'absent' : content === text ? 'installed' : 'outdated'),
+    add: (content) => ({
+      content: text,
+      ...(content !== undefined && /byterover|bypassPermissions/i.test(content) ? { replaced: "ByteRover's brv-curate sub-agent" } : {}),
+    }),
+    remove: () => '',
+    isEmpty: () => true,
+  };
+}
+
 let skillFiles: Promise<Array<{ name: string; text: string }>> | undefined;
 
 /** Every file of the skill bundle (templates/skill/, sub-folders included), as paths relative to it. */

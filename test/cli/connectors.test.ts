@@ -273,7 +273,7 @@ test('--help explains each subcommand', async (t) => {
   for (const sub of ['list', 'install <agent>', 'uninstall <agent>', 'status']) t.regex(help.stdout, new RegExp(`brv connectors ${sub}`));
   const install = await brv(dir, ['connectors', 'install', '--help']);
   t.regex(install.stdout, /BEGIN BRV RULES/);
-  t.regex(install.stdout, /--type .*\[choices: "rules", "mcp", "skill", "hook"\]/s);
+  t.regex(install.stdout, /--type .*\[choices: "rules", "mcp", "skill", "hook", "agent"\]/s);
   t.regex(install.stdout, /--global/);
   t.regex((await brv(dir, ['connectors', 'uninstall', '--help'])).stdout, /previous bytes/);
   t.regex((await brv(dir, ['connectors', 'status', '--help'])).stdout, /outdated/);
@@ -313,4 +313,60 @@ test("install replaces the agent's ByteRover rules block in place; uninstall tak
     /removed +AGENTS\.md \(rules block for Codex\) — ByteRover's rules block for Codex, which brv replaced at install, is not restored/,
   );
   t.is(await readFile(path.join(repo, 'AGENTS.md'), 'utf8'), `# Agents\n\nSay hello.\n\n${byterover('Amp')}\n\nMore of ours.\n`);
+});
+
+test("agent type: the brv-curate sub-agent replaces ByteRover's, shows in list and status, and uninstall deletes it", async (t) => {
+  const repo = await makeRepo();
+  const env = await home();
+  const claude = path.join(repo, '.claude/agents/brv-curate.md');
+  await mkdir(path.dirname(claude), { recursive: true });
+  await writeFile(claude, '---\nname: brv-curate\npermissionMode: bypassPermissions\n---\nCurate with ByteRover.\n');
+
+  const list = await brvJson(repo, ['connectors', 'list']);
+  t.like(
+    list.json!.data.agents.find((a: any) => a.id === 'codex').types.find((type: any) => type.type === 'agent'),
+    { type: 'agent', default: false, project: ['.codex/agents/brv-curate.toml'], global: ['.codex/agents/brv-curate.toml'] },
+  );
+  t.regex((await brv(repo, ['connectors', 'list'])).stdout, /^ {2}agent {3}project: \.claude\/agents\/brv-curate\.md /m);
+
+  // ByteRover's file is brv's to update: status says so before install
+  const before = await brvJson(repo, ['connectors', 'status', 'claude-code'], { env });
+  t.like(before.json!.data.connectors, [{ agent: 'claude-code', type: 'agent', state: 'outdated' }]);
+
+  const install = await brvJson(repo, ['connectors', 'install', 'claude', '--type', 'agent'], { env });
+  t.is(install.exitCode, 0, install.stderr);
+  t.like(install.json!.data, { status: 'updated', type: 'agent' });
+  t.like(install.json!.data.changes[0], {
+    target: 'brv-curate sub-agent',
+    note: "replaced ByteRover's brv-curate sub-agent; uninstall will not restore it",
+  });
+  const text = await readFile(claude, 'utf8');
+  t.regex(text, /^---\nname: brv-curate\n/);
+  t.notRegex(text, /ByteRover|bypassPermissions/);
+  const codex = await brvJson(repo, ['connectors', 'install', 'codex', '--type', 'agent'], { env });
+  t.like(codex.json!.data, {
+    status: 'installed',
+    changes: [{ action: 'created', path: path.join(repo, '.codex/agents/brv-curate.toml') }],
+  });
+  t.regex(await readFile(path.join(repo, '.codex/agents/brv-curate.toml'), 'utf8'), /^name = "brv-curate"$/m);
+
+  const status = await brv(repo, ['connectors', 'status'], { env });
+  t.regex(status.stdout, /^ {2}Claude Code +agent +installed +\.claude\/agents\/brv-curate\.md$/m);
+  t.regex(status.stdout, /^ {2}Codex +agent +installed +\.codex\/agents\/brv-curate\.toml$/m);
+
+  const removed = await brvJson(repo, ['connectors', 'uninstall', 'claude-code'], { env });
+  t.like(
+    removed.json!.data.types.find((type: any) => type.type === 'agent'),
+    {
+      status: 'removed',
+      changes: [{ action: 'deleted', note: "ByteRover's brv-curate sub-agent, which brv replaced at install, is not restored" }],
+    },
+  );
+  await t.throwsAsync(readFile(claude));
+  t.is((await brvJson(repo, ['connectors', 'uninstall', 'codex', '--type', 'agent'], { env })).json!.data.status, 'removed');
+  // the folder was there before brv (ByteRover made it), so it stays; .codex/ was brv's and goes
+  t.deepEqual(
+    (await tree(repo)).filter((entry) => entry.startsWith('.')),
+    ['.claude/', '.claude/agents/'],
+  );
 });
