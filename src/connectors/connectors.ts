@@ -521,6 +521,7 @@ export async function connectorStatus(scopes: readonly ConnectorScope[], agentNa
   const agents = agentName ? [resolveAgent(agentName)] : AGENTS;
   const entries: StatusEntry[] = [];
   for (const ctx of scopes) {
+    const manifest = await loadManifest(ctx.manifest);
     for (const agent of agents) {
       for (const type of CONNECTOR_TYPES) {
         if (!agent[type]) continue;
@@ -536,10 +537,25 @@ export async function connectorStatus(scopes: readonly ConnectorScope[], agentNa
         if (resolved.kind !== 'parts') continue;
         const files: StatusEntry['files'] = [];
         let failure: BrvError | undefined;
+        const self = key(agent, type, ctx);
+        const recorded = findInstall(manifest, self);
         for (const part of resolved.parts) {
           try {
             const file = await readConfigFile(part.file);
-            files.push({ path: part.file, target: part.target, state: part.inspect(file.content) });
+            let state = part.inspect(file.content);
+            // What several agents put in one file (one `mcpServers.brv` in .mcp.json, one skill folder)
+            // is this agent's only when brv recorded installing it for this agent, or when no install
+            // record claims it at all (made by hand or by an older brv): another agent's install does
+            // not make this one installed.
+            if (
+              state !== 'absent' &&
+              part.shared &&
+              !recorded?.files.some((entry) => entry.path === part.file && entry.target === part.target) &&
+              otherOwners(manifest, self, part.file, part.target).length > 0
+            ) {
+              state = 'absent';
+            }
+            files.push({ path: part.file, target: part.target, state });
           } catch (error) {
             if (!(error instanceof BrvError)) throw error;
             failure ??= error;

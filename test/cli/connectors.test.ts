@@ -126,7 +126,7 @@ test('install, re-install, status and uninstall through the CLI; the work tree g
       'codex rules project installed',
       'codex mcp project installed',
       'cursor mcp project installed',
-      'openclaude skill project installed',
+      // not OpenClaude's skill: it reads the same .claude/skills/brv/, but brv installed it for Claude Code
     ],
   );
   const statusText = await brv(repo, ['connectors', 'status'], { env });
@@ -368,5 +368,35 @@ test("agent type: the brv-curate sub-agent replaces ByteRover's, shows in list a
   t.deepEqual(
     (await tree(repo)).filter((entry) => entry.startsWith('.')),
     ['.claude/', '.claude/agents/'],
+  );
+});
+
+test('status reports per agent: a file another agent shares (AGENTS.md, .mcp.json, .agents/skills/brv) does not make it installed', async (t) => {
+  const repo = await makeRepo();
+  const env = await home();
+  for (const [agent, type] of [
+    ['codex', 'skill'],
+    ['codex', 'rules'],
+    ['claude-code', 'mcp'],
+  ]) {
+    t.is((await brv(repo, ['connectors', 'install', agent!, '--type', type!], { env })).exitCode, 0);
+  }
+  const status = await brvJson(repo, ['connectors', 'status'], { env });
+  t.is(status.exitCode, 0, status.stderr);
+  t.deepEqual(
+    status.json!.data.connectors.map((entry: any) => `${entry.agent} ${entry.type} ${entry.state}`),
+    ['claude-code mcp installed', 'codex rules installed', 'codex skill installed'],
+  );
+  // Amp and OpenCode read the same AGENTS.md and .agents/skills/brv/, OpenClaude the same .mcp.json
+  for (const agent of ['amp', 'opencode', 'openclaude']) {
+    t.deepEqual((await brvJson(repo, ['connectors', 'status', agent], { env })).json!.data.connectors, [], agent);
+  }
+  // once Amp's skill is installed too, both show; uninstalling Codex's leaves Amp's
+  await brv(repo, ['connectors', 'install', 'amp', '--type', 'skill'], { env });
+  await brv(repo, ['connectors', 'uninstall', 'codex', '--type', 'skill'], { env });
+  const after = await brvJson(repo, ['connectors', 'status'], { env });
+  t.deepEqual(
+    after.json!.data.connectors.map((entry: any) => `${entry.agent} ${entry.type} ${entry.state}`),
+    ['amp skill installed', 'claude-code mcp installed', 'codex rules installed'],
   );
 });

@@ -100,7 +100,8 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
       .option('global', { type: 'boolean', default: false, describe: 'Only the user-wide installs under your home directory' })
       .epilog(
         "Detected from the files themselves (brv's marked rules blocks, its MCP keys, skill folders and hook), so installs made by hand " +
-          'or by an older brv show too. "outdated" means brv\'s part is there but differs from what install writes now. Outside a git ' +
+          'or by an older brv show too; what several agents share (one .mcp.json entry, one skill folder) counts for the agents brv installed ' +
+          'it for. "outdated" means brv\'s part is there but differs from what install writes now. Outside a git ' +
           'repository only the user-wide installs are shown.',
       ),
   handler: (argv) =>
