@@ -73,6 +73,9 @@ test('curate then query through a real client; changes by other processes are se
   const exists = await client.callTool({ name: 'brv-curate', arguments: { html: topic('security/jwt', 'Use ES256.') } });
   t.true(exists.isError);
   t.regex(textOf(exists), /✗ path-exists[\s\S]*RS256[\s\S]*Topic vocabulary/);
+  // in the tool's own parameters: an MCP client has no --overwrite to pass
+  t.regex(textOf(exists), /^✗ path-exists: .*call brv-curate again with confirmOverwrite: true/m);
+  t.notRegex(textOf(exists), /--overwrite/);
   const replaced = await client.callTool({
     name: 'brv-curate',
     arguments: { html: topic('security/jwt', 'Use ES256.'), confirmOverwrite: true },
