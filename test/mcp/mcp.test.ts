@@ -149,6 +149,10 @@ test('brv connectors install claude-code, then the MCP server it configured cura
   t.teardown(() => client.close());
   const written = await client.callTool({ name: 'brv-curate', arguments: { html: topic('build/ci', 'CI runs npm ci then npm test.') } });
   t.falsy(written.isError, textOf(written));
+  // the commit names the client that wrote it, as it introduced itself (clientInfo.name)
+  const message = await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main');
+  t.regex(message, /^Brv-Agent: claude-code-like$/m);
+  t.regex(message, /^Brv-Op: curate$/m);
   t.regex(textOf(await client.callTool({ name: 'brv-query', arguments: { query: 'what does CI run' } })), /npm ci then npm test/);
 });
 
