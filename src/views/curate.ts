@@ -1,4 +1,3 @@
-import type { ErrorKind } from '../error-kinds.js';
 import type { HistoryEntry } from '../service/history.js';
 import type { CurateHtmlResult, CurateResult as CurateEnvelope } from '../service/knowledge.js';
 import { branchRef } from '../store/refs.js';
@@ -35,15 +34,6 @@ export function curateText(envelope: CurateEnvelope): string {
 }
 
 /**
- * Messages that name what to do next in the MCP tool's own parameters: the library's messages are
- * worded for the command line (`--overwrite`), which an MCP client cannot pass.
- */
-const MCP_MESSAGES: Partial<Record<ErrorKind, string>> = {
-  'path-exists':
-    'A topic already exists at that path (its content is below). Merge your knowledge into it and call brv-curate again with confirmOverwrite: true, or choose another path.',
-};
-
-/**
  * MCP `brv-curate`: what was written, or every error and the element vocabulary so the agent can fix
  * the topic and call again (the front end marks that result `isError`).
  */
@@ -62,7 +52,7 @@ export function curateMarkdown(result: CurateHtmlView): string {
   }
   const lines = ['The topic was not written. Fix these and call brv-curate again:'];
   for (const error of result.errors) {
-    lines.push(errorMarkdown(error.kind, MCP_MESSAGES[error.kind] ?? error.message));
+    lines.push(errorMarkdown(error.kind, error.message));
     if (error.existingContent) lines.push('Existing topic:', '```html', error.existingContent, '```');
   }
   lines.push('', renderVocabulary());

@@ -214,3 +214,18 @@ test('the CLI and the MCP server name the same kind for the same failure', async
     t.is(await mcpKind(tool, toolArgs), kind, `${tool} ${JSON.stringify(toolArgs)}`);
   }
 });
+
+test("MCP errors say what to do next in the tools' own terms, not the command line's", async (t) => {
+  const repo = await makeRepo();
+  const client = await connect(t, repo);
+  const said = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    t.true(result.isError);
+    return textOf(result);
+  };
+  t.regex(await said('brv-query', { query: '  ' }), /^✗ missing-query: Say what to look for: pass a non-empty query\.$/m);
+  t.regex(await said('brv-search', { query: '' }), /^✗ missing-query: .*pass a non-empty query/m);
+  t.regex(await said('brv-read', { path: 'no/such' }), /^✗ not-found: No topic at that path\. List topics with brv-list/m);
+  // the CLI keeps its own wording
+  t.regex((await brvJson(repo, ['read', 'no/such'])).json!.data.error.message, /brv ls/);
+});
