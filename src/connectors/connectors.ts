@@ -14,6 +14,7 @@ import {
   type Scope,
 } from './agents.js';
 import { applyWrites, readConfigFile, removeEmptyDirectories, resolveInside, type FileWrite } from './files.js';
+import { withoutByteRoverBlock } from './rules.js';
 import {
   findInstall,
   loadManifest,
@@ -454,6 +455,27 @@ async function commit(ctx: ConnectorScope, plans: Plan[]): Promise<string[]> {
   return removedDirs;
 }
 
+/**
+ * Takes ByteRover's block for the agent out of ByteRover's own rules file (`agent-context.*`), so
+ * the agent reads brv's rules alone; the file goes when nothing else is in it. Not recorded:
+ * uninstalling brv does not bring ByteRover's rules back.
+ */
+async function retireByteRoverRules(ctx: ConnectorScope, agent: AgentDefinition, plan: Plan): Promise<void> {
+  const relative = agent.rules?.[ctx.scope]?.byterover;
+  if (!relative) return;
+  const file = await readConfigFile(await resolveInside(ctx.root, relative));
+  if (file.content === undefined) return;
+  const after = withoutByteRoverBlock(file.content, file.path, agent.name);
+  if (after === null) return;
+  plan.writes.push({ path: file.path, before: file.content, after, mode: file.mode });
+  plan.changes.push({
+    path: file.path,
+    target: `ByteRover's rules block for ${agent.name}`,
+    action: after === undefined ? 'deleted' : 'removed',
+    note: "replaced by brv's rules; uninstall will not restore it",
+  });
+}
+
 /** Installs one connector type for an agent (its default type when `type` is undefined). */
 export async function installConnector(ctx: ConnectorScope, agentName: string, type?: ConnectorType): Promise<InstallResult> {
   const agent = resolveAgent(agentName);
@@ -465,6 +487,7 @@ export async function installConnector(ctx: ConnectorScope, agentName: string, t
   if (resolved.kind === 'none') throw scopeError(agent, chosen, ctx.scope, ctx.platform);
   const manifest = await loadManifest(ctx.manifest);
   const plan = await planInstall(ctx, manifest, agent, chosen, resolved.parts);
+  if (chosen === 'rules') await retireByteRoverRules(ctx, agent, plan);
   await commit(ctx, [plan]);
   const actions = plan.changes.map((change) => change.action);
   const status = actions.every((a) => a === 'unchanged')

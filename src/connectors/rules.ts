@@ -138,3 +138,16 @@ export function removeRulesBlock(content: string, file: string, agentName: strin
 export function frontmatterText(frontmatter: string | undefined): string {
   return frontmatter ? `---\n${frontmatter}\n---\n` : '';
 }
+
+/**
+ * ByteRover's rules file for an agent without ByteRover's block for it: the rest of the file, or
+ * undefined when nothing but whitespace or a frontmatter header is left (the file can go). `null`
+ * when the file holds no such block.
+ */
+export function withoutByteRoverBlock(content: string, file: string, agentName: string): string | undefined | null {
+  const block = findByteRoverBlock(content, file, agentName);
+  if (!block) return null;
+  const rest = removeSpan(content, block.start, block.end);
+  const body = rest.replace(/^\uFEFF?---\r?\n[^]*?\r?\n---[ \t]*(?:\r?\n|$)/, '');
+  return body.trim() === '' ? undefined : rest;
+}
