@@ -122,7 +122,10 @@ async function checkInstalled(t: any, c: Case, root: string, platform: NodeJS.Pl
     if (target.attachment) t.true((await read(target.attachment.file)).includes(rulesFooter(agent.name)));
   } else if (type === 'agent') {
     const target = agent.agent![scope]!;
-    t.regex(await read(target.file), /brv-curate/);
+    const text = await read(target.file);
+    // what the agent reads: Claude Code's markdown with frontmatter, Codex's TOML
+    if (target.file.endsWith('.toml')) t.like(parseToml(text), { name: 'brv-curate' });
+    else t.regex(text, /^---\nname: brv-curate\ndescription: .+\ntools: /);
     if (seeded) t.is(await read(`${path.dirname(target.file)}/reviewer${path.extname(target.file)}`), 'Another sub-agent, not brv.\n');
   } else {
     const target = agent.hook![scope]!;
