@@ -2,7 +2,7 @@
 // Paths are relative to the scope's root: the repository's work tree (project) or the user's home
 // directory (global). A target absent for a scope means the agent has no such file there.
 
-export const CONNECTOR_TYPES = ['rules', 'mcp', 'skill', 'hook'] as const;
+export const CONNECTOR_TYPES = ['rules', 'mcp', 'skill', 'hook', 'agent'] as const;
 export type ConnectorType = (typeof CONNECTOR_TYPES)[number];
 export type Scope = 'project' | 'global';
 export type ConfigFormat = 'json' | 'toml' | 'yaml';
@@ -20,6 +20,12 @@ export interface RulesTarget {
   mode: 'shared' | 'dedicated';
   /** Lines between `---` fences that the agent reads before a dedicated rules file (without the fences). */
   frontmatter?: string;
+  /**
+   * Where ByteRover keeps this agent's rules when that is another file (reference/brv-spec.md §7.2:
+   * `agent-context.*`): installing brv's rules takes ByteRover's block for the agent out of it, and
+   * the file goes when nothing else is left, so the agent does not read two sets of rules.
+   */
+  byterover?: string;
 }
 
 export interface McpTarget {
@@ -54,6 +60,12 @@ export interface HookTarget {
   command: string;
 }
 
+/** brv's curate sub-agent: one file brv owns, in the agent's sub-agent folder. */
+export interface SubAgentTarget {
+  file: string;
+  template: 'agent/brv-curate.md' | 'agent/brv-curate.toml';
+}
+
 export interface PerScope<T> {
   project?: T;
   global?: T;
@@ -69,6 +81,7 @@ export interface AgentDefinition {
   mcp?: PerScope<McpTarget> & { manual?: ManualMcp };
   skill?: PerScope<SkillTarget>;
   hook?: PerScope<HookTarget>;
+  agent?: PerScope<SubAgentTarget>;
 }
 
 const STDIO = { command: 'brv', args: ['mcp'] } as const;
@@ -82,10 +95,11 @@ const json = (file: McpTarget['file'], key: readonly string[] = MCP_SERVERS, ent
   entry,
 });
 const shared = (file: string): RulesTarget => ({ file, mode: 'shared' });
-const dedicated = (file: string, frontmatter?: string): RulesTarget => ({
+const dedicated = (file: string, frontmatter?: string, byterover?: string): RulesTarget => ({
   file,
   mode: 'dedicated',
   ...(frontmatter ? { frontmatter } : {}),
+  ...(byterover ? { byterover } : {}),
 });
 const skills = (project: string | undefined, global: string | undefined): PerScope<SkillTarget> => ({
   ...(project ? { project: { dir: project } } : {}),
@@ -105,6 +119,10 @@ export function claudeDesktopConfig(platform: NodeJS.Platform): string {
   if (platform === 'win32') return 'AppData/Roaming/Claude/claude_desktop_config.json';
   return '.config/Claude/claude_desktop_config.json';
 }
+
+/** Where ByteRover installs its `brv-curate` sub-agent too (reference/brv-spec.md §7.3), so brv's replaces it. */
+const CLAUDE_SUB_AGENT: SubAgentTarget = { file: '.claude/agents/brv-curate.md', template: 'agent/brv-curate.md' };
+const CODEX_SUB_AGENT: SubAgentTarget = { file: '.codex/agents/brv-curate.toml', template: 'agent/brv-curate.toml' };
 
 const CLAUDE_HOOK = { event: 'UserPromptSubmit', command: 'brv hook-prompt-submit' } as const;
 const OPENCODE_ENTRY = { type: 'local', command: ['brv', 'mcp'], enabled: true } as const;
@@ -135,7 +153,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Antigravity',
     aliases: [],
     defaultType: 'skill',
-    rules: { project: dedicated('.agent/rules/brv.md', 'trigger: always_on') },
+    rules: { project: dedicated('.agent/rules/brv.md', 'trigger: always_on', '.agent/rules/agent-context.md') },
     mcp: { global: json('.gemini/antigravity/mcp_config.json') },
     skill: skills('.agent/skills', '.gemini/antigravity/skills'),
   },
@@ -144,7 +162,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Auggie CLI',
     aliases: ['auggie'],
     defaultType: 'skill',
-    rules: { project: dedicated('.augment/rules/brv.md', 'type: always_apply') },
+    rules: { project: dedicated('.augment/rules/brv.md', 'type: always_apply', '.augment/rules/agent-context.md') },
     mcp: { global: json('.augment/settings.json') },
     skill: skills('.augment/skills', '.augment/skills'),
   },
@@ -153,7 +171,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Augment Code',
     aliases: ['augment'],
     defaultType: 'mcp',
-    rules: { project: dedicated('.augment/rules/brv.md', 'type: always_apply') },
+    rules: { project: dedicated('.augment/rules/brv.md', 'type: always_apply', '.augment/rules/agent-context.md') },
     mcp: {
       manual: manual('https://docs.augmentcode.com/setup-augment/mcp#import-from-json', 'Augment settings panel → MCP → Import from JSON'),
     },
@@ -168,6 +186,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     mcp: { project: json('.mcp.json', MCP_SERVERS, STDIO_TYPED), global: json('.claude.json', MCP_SERVERS, STDIO_TYPED) },
     skill: skills('.claude/skills', '.claude/skills'),
     hook: { project: { file: '.claude/settings.local.json', ...CLAUDE_HOOK }, global: { file: '.claude/settings.json', ...CLAUDE_HOOK } },
+    agent: { project: CLAUDE_SUB_AGENT, global: CLAUDE_SUB_AGENT },
   },
   {
     id: 'claude-desktop',
@@ -181,7 +200,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Cline',
     aliases: [],
     defaultType: 'mcp',
-    rules: { project: dedicated('.clinerules/brv.md') },
+    rules: { project: dedicated('.clinerules/brv.md', undefined, '.clinerules/agent-context.md') },
     mcp: {
       manual: manual(
         'https://docs.cline.bot/mcp/configuring-mcp-servers#editing-mcp-settings-files',
@@ -200,6 +219,7 @@ export const AGENTS: readonly AgentDefinition[] = [
       global: { file: '.codex/config.toml', format: 'toml', key: ['mcp_servers', SERVER_NAME], entry: STDIO },
     },
     skill: skills('.agents/skills', '.agents/skills'),
+    agent: { project: CODEX_SUB_AGENT, global: CODEX_SUB_AGENT },
   },
   {
     id: 'cursor',
@@ -210,6 +230,7 @@ export const AGENTS: readonly AgentDefinition[] = [
       project: dedicated(
         '.cursor/rules/brv.mdc',
         'description: brv project memory: query it before work, curate what you learn\nalwaysApply: true',
+        '.cursor/rules/agent-context.mdc',
       ),
     },
     mcp: { project: json('.cursor/mcp.json'), global: json('.cursor/mcp.json') },
@@ -255,7 +276,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Kilo Code',
     aliases: ['kilo'],
     defaultType: 'skill',
-    rules: { project: dedicated('.kilocode/rules/brv.md') },
+    rules: { project: dedicated('.kilocode/rules/brv.md', undefined, '.kilocode/rules/agent-context.md') },
     mcp: { project: json('.kilocode/mcp.json') },
     skill: skills('.kilocode/skills', '.kilocode/skills'),
   },
@@ -265,7 +286,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     aliases: [],
     defaultType: 'skill',
     rules: {
-      project: dedicated('.kiro/steering/brv.md', 'inclusion: always'),
+      project: dedicated('.kiro/steering/brv.md', 'inclusion: always', '.kiro/steering/agent-context.md'),
       global: dedicated('.kiro/steering/brv.md', 'inclusion: always'),
     },
     mcp: { project: json('.kiro/settings/mcp.json'), global: json('.kiro/settings/mcp.json') },
@@ -304,7 +325,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Qoder',
     aliases: [],
     defaultType: 'skill',
-    rules: { project: dedicated('.qoder/rules/brv.md', 'trigger: always_on') },
+    rules: { project: dedicated('.qoder/rules/brv.md', 'trigger: always_on', '.qoder/rules/agent-context.md') },
     mcp: {
       manual: manual('https://docs.qoder.com/user-guide/chat/model-context-protocol#configure-mcp-servers', 'Qoder Settings → MCP → Add'),
     },
@@ -323,7 +344,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Roo Code',
     aliases: ['roo'],
     defaultType: 'skill',
-    rules: { project: dedicated('.roo/rules/brv.md') },
+    rules: { project: dedicated('.roo/rules/brv.md', undefined, '.roo/rules/agent-context.md') },
     mcp: { project: json('.roo/mcp.json') },
     skill: skills('.roo/skills', '.roo/skills'),
   },
@@ -359,7 +380,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     aliases: [],
     defaultType: 'skill',
     rules: {
-      project: dedicated('.windsurf/rules/brv.md', 'trigger: always_on'),
+      project: dedicated('.windsurf/rules/brv.md', 'trigger: always_on', '.windsurf/rules/agent-context.md'),
       global: shared('.codeium/windsurf/memories/global_rules.md'),
     },
     mcp: { global: json('.codeium/windsurf/mcp_config.json') },
@@ -370,7 +391,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     name: 'Zed',
     aliases: [],
     defaultType: 'mcp',
-    rules: { project: shared('.rules') },
+    rules: { project: { ...shared('.rules'), byterover: 'agent-context.rules' } },
     mcp: {
       project: json('.zed/settings.json', ['context_servers', SERVER_NAME]),
       global: json('.config/zed/settings.json', ['context_servers', SERVER_NAME]),

@@ -14,6 +14,7 @@ import {
   type Scope,
 } from './agents.js';
 import { applyWrites, readConfigFile, removeEmptyDirectories, resolveInside, type FileWrite } from './files.js';
+import { withoutByteRoverBlock } from './rules.js';
 import {
   findInstall,
   loadManifest,
@@ -24,7 +25,8 @@ import {
   type InstallRecord,
   type Manifest,
 } from './manifest.js';
-import { hookPart, mcpPart, rulesPart, rulesText, skillBundle, skillFilePart, type Part, type PartState } from './parts.js';
+import { readTemplate } from '../templates/templates.js';
+import { hookPart, mcpPart, rulesPart, rulesText, skillBundle, skillFilePart, subAgentPart, type Part, type PartState } from './parts.js';
 import { applyEdit, sha256, undoEdit, type TextEdit } from './text.js';
 
 /** Where connectors install: the repository's work tree (project) or the home directory (global). */
@@ -167,6 +169,10 @@ function relativeTargets(agent: AgentDefinition, type: ConnectorType, scope: Sco
       const target = agent.hook?.[scope];
       return target ? [target.file] : undefined;
     }
+    case 'agent': {
+      const target = agent.agent?.[scope];
+      return target ? [target.file] : undefined;
+    }
   }
 }
 
@@ -224,6 +230,11 @@ async function resolveParts(ctx: ConnectorScope, agent: AgentDefinition, type: C
       const target = agent.hook?.[ctx.scope];
       if (!target) return { kind: 'none' };
       return { kind: 'parts', parts: [hookPart(await inside(target.file), target)] };
+    }
+    case 'agent': {
+      const target = agent.agent?.[ctx.scope];
+      if (!target) return { kind: 'none' };
+      return { kind: 'parts', parts: [subAgentPart(await inside(target.file), await readTemplate(target.template))] };
     }
   }
 }
@@ -301,8 +312,9 @@ async function planInstall(
     const added = part.add(base);
     // The undo must lead to the file without brv. Replacing an older brv part brv has no record of:
     // the file without brv is what taking the new part out gives (brv-owned files simply go).
+    // What brv replaced (ByteRover's block) is not part of "the file without brv" either.
     let undo: TextEdit | undefined;
-    if (original) undo = undoEdit(base ?? '', added.content);
+    if (original && !added.replaced) undo = undoEdit(base ?? '', added.content);
     else if (!part.owned) {
       const without = part.remove(added.content, undefined);
       if (without !== undefined) undo = undoEdit(without, added.content);
@@ -315,11 +327,13 @@ async function planInstall(
       ...(undo ? { undo } : {}),
       target: part.target,
       ...(added.createdKey ? { createdKey: added.createdKey } : {}),
+      ...((added.replaced ?? prior?.replaced) ? { replaced: added.replaced ?? prior?.replaced } : {}),
     });
     changes.push({
       path: part.file,
       target: part.target,
       action: file.content === undefined ? 'created' : state === 'outdated' ? 'updated' : 'added',
+      ...(added.replaced ? { note: `replaced ${added.replaced}; uninstall will not restore it` } : {}),
     });
   }
   return {
@@ -388,7 +402,12 @@ async function planUninstall(
     }
     if (after !== undefined && entry?.created) createdTransfers.push(part.file);
     writes.push({ path: part.file, before: file.content, after, mode: file.mode });
-    changes.push({ path: part.file, target: part.target, action: after === undefined ? 'deleted' : 'removed' });
+    changes.push({
+      path: part.file,
+      target: part.target,
+      action: after === undefined ? 'deleted' : 'removed',
+      ...(entry?.replaced ? { note: `${entry.replaced}, which brv replaced at install, is not restored` } : {}),
+    });
   }
   return {
     writes,
@@ -436,6 +455,27 @@ async function commit(ctx: ConnectorScope, plans: Plan[]): Promise<string[]> {
   return removedDirs;
 }
 
+/**
+ * Takes ByteRover's block for the agent out of ByteRover's own rules file (`agent-context.*`), so
+ * the agent reads brv's rules alone; the file goes when nothing else is in it. Not recorded:
+ * uninstalling brv does not bring ByteRover's rules back.
+ */
+async function retireByteRoverRules(ctx: ConnectorScope, agent: AgentDefinition, plan: Plan): Promise<void> {
+  const relative = agent.rules?.[ctx.scope]?.byterover;
+  if (!relative) return;
+  const file = await readConfigFile(await resolveInside(ctx.root, relative));
+  if (file.content === undefined) return;
+  const after = withoutByteRoverBlock(file.content, file.path, agent.name);
+  if (after === null) return;
+  plan.writes.push({ path: file.path, before: file.content, after, mode: file.mode });
+  plan.changes.push({
+    path: file.path,
+    target: `ByteRover's rules block for ${agent.name}`,
+    action: after === undefined ? 'deleted' : 'removed',
+    note: "replaced by brv's rules; uninstall will not restore it",
+  });
+}
+
 /** Installs one connector type for an agent (its default type when `type` is undefined). */
 export async function installConnector(ctx: ConnectorScope, agentName: string, type?: ConnectorType): Promise<InstallResult> {
   const agent = resolveAgent(agentName);
@@ -447,6 +487,7 @@ export async function installConnector(ctx: ConnectorScope, agentName: string, t
   if (resolved.kind === 'none') throw scopeError(agent, chosen, ctx.scope, ctx.platform);
   const manifest = await loadManifest(ctx.manifest);
   const plan = await planInstall(ctx, manifest, agent, chosen, resolved.parts);
+  if (chosen === 'rules') await retireByteRoverRules(ctx, agent, plan);
   await commit(ctx, [plan]);
   const actions = plan.changes.map((change) => change.action);
   const status = actions.every((a) => a === 'unchanged')
@@ -503,6 +544,7 @@ export async function connectorStatus(scopes: readonly ConnectorScope[], agentNa
   const agents = agentName ? [resolveAgent(agentName)] : AGENTS;
   const entries: StatusEntry[] = [];
   for (const ctx of scopes) {
+    const manifest = await loadManifest(ctx.manifest);
     for (const agent of agents) {
       for (const type of CONNECTOR_TYPES) {
         if (!agent[type]) continue;
@@ -518,10 +560,25 @@ export async function connectorStatus(scopes: readonly ConnectorScope[], agentNa
         if (resolved.kind !== 'parts') continue;
         const files: StatusEntry['files'] = [];
         let failure: BrvError | undefined;
+        const self = key(agent, type, ctx);
+        const recorded = findInstall(manifest, self);
         for (const part of resolved.parts) {
           try {
             const file = await readConfigFile(part.file);
-            files.push({ path: part.file, target: part.target, state: part.inspect(file.content) });
+            let state = part.inspect(file.content);
+            // What several agents put in one file (one `mcpServers.brv` in .mcp.json, one skill folder)
+            // is this agent's only when brv recorded installing it for this agent, or when no install
+            // record claims it at all (made by hand or by an older brv): another agent's install does
+            // not make this one installed.
+            if (
+              state !== 'absent' &&
+              part.shared &&
+              !recorded?.files.some((entry) => entry.path === part.file && entry.target === part.target) &&
+              otherOwners(manifest, self, part.file, part.target).length > 0
+            ) {
+              state = 'absent';
+            }
+            files.push({ path: part.file, target: part.target, state });
           } catch (error) {
             if (!(error instanceof BrvError)) throw error;
             failure ??= error;

@@ -18,6 +18,8 @@ export interface FileRecord {
   undo?: TextEdit;
   /** The outermost configuration key brv created (pruned on uninstall when left empty). */
   createdKey?: string[];
+  /** What brv's part took the place of at install (ByteRover's rules block), which uninstall does not restore. */
+  replaced?: string;
   /** What brv put in the file (`mcpServers.brv`, `rules block`, …): two installs sharing it keep it until the last goes. */
   target: string;
 }
@@ -58,6 +60,7 @@ function isFileRecord(value: unknown): value is FileRecord {
     isString(file.sha256) &&
     isString(file.target) &&
     (file.undo === undefined || isTextEdit(file.undo)) &&
+    (file.replaced === undefined || isString(file.replaced)) &&
     (file.createdKey === undefined || (Array.isArray(file.createdKey) && file.createdKey.every(isString)))
   );
 }

@@ -4,7 +4,7 @@ import { readTemplate, templatesDirectory, type TemplateName } from '../template
 import type { HookTarget, McpTarget, RulesTarget } from './agents.js';
 import { jsonAppend, jsonGet, jsonIsEmpty, jsonRemove, jsonSet } from './json-config.js';
 import type { FileRecord } from './manifest.js';
-import { findAgentBlock, frontmatterText, removeRulesBlock, renderRulesBlock, upsertRulesBlock } from './rules.js';
+import { findAgentBlock, findByteRoverBlock, frontmatterText, removeRulesBlock, renderRulesBlock, upsertRulesBlock } from './rules.js';
 import { displayKey, includesFields } from './text.js';
 import { tomlGet, tomlRemove, tomlSet } from './toml-config.js';
 import { yamlGet, yamlRemove, yamlSet } from './yaml-config.js';
@@ -25,8 +25,12 @@ export interface Part {
   /** brv owns the whole file: it is deleted once brv's part is gone and nothing else is left. */
   owned: boolean;
   inspect(content: string | undefined): PartState;
-  /** The file's content with brv's part in place (`content` undefined: the file does not exist yet). */
-  add(content: string | undefined): { content: string; createdKey?: string[] };
+  /**
+   * The file's content with brv's part in place (`content` undefined: the file does not exist yet).
+   * `replaced` names what else brv's part took the place of (ByteRover's rules block): gone for
+   * good, uninstall does not bring it back.
+   */
+  add(content: string | undefined): { content: string; createdKey?: string[]; replaced?: string };
   /** The content without brv's part; undefined when it is not there. */
   remove(content: string, record: FileRecord | undefined): string | undefined;
   /** Whether what is left after `remove` is nothing worth keeping (the file can go when brv created it). */
@@ -47,7 +51,13 @@ export function rulesPart(file: string, target: RulesTarget, agentName: string, 
       if (!existing) return 'absent';
       return existing.text === block ? 'installed' : 'outdated';
     },
-    add: (content) => ({ content: upsertRulesBlock(content ?? header, file, agentName, block) }),
+    add(content) {
+      const replaced =
+        content !== undefined && !findAgentBlock(content, file, agentName) && findByteRoverBlock(content, file, agentName)
+          ? `ByteRover's rules block for ${agentName}`
+          : undefined;
+      return { content: upsertRulesBlock(content ?? header, file, agentName, block), ...(replaced ? { replaced } : {}) };
+    },
     remove: (content) => removeRulesBlock(content, file, agentName),
     isEmpty: (content) => content.trim() === '' || (header !== '' && content.trim() === header.trim()),
   };
@@ -146,6 +156,26 @@ export function skillFilePart(file: string, text: string): Part {
     owned: true,
     inspect: (content) => (content === undefined ? 'absent' : content === text ? 'installed' : 'outdated'),
     add: () => ({ content: text }),
+    remove: () => '',
+    isEmpty: () => true,
+  };
+}
+
+/**
+ * brv's curate sub-agent file, owned by brv. What was at that path before (ByteRover installs its
+ * own `brv-curate` there) is replaced, and uninstall deletes the file rather than bring it back.
+ */
+export function subAgentPart(file: string, text: string): Part {
+  return {
+    file,
+    target: 'brv-curate sub-agent',
+    shared: false,
+    owned: true,
+    inspect: (content) => (content === undefined ? 'absent' : content === text ? 'installed' : 'outdated'),
+    add: (content) => ({
+      content: text,
+      ...(content !== undefined && /byterover|bypassPermissions/i.test(content) ? { replaced: "ByteRover's brv-curate sub-agent" } : {}),
+    }),
     remove: () => '',
     isEmpty: () => true,
   };

@@ -74,6 +74,12 @@ export interface SearchResultItem {
 
 /** `brv search`'s answer for one tree. */
 export interface SearchResult {
+  /**
+   * ByteRover's `brv search` JSON carries `status: 'completed'` on every answer, matches or none
+   * (reference/brv-spec.md §3.3), so scripts written for it keep working; `results` says whether
+   * anything matched.
+   */
+  status: 'completed';
   results: SearchResultItem[];
   totalFound: number;
   skippedTopics: number;
@@ -235,7 +241,14 @@ export async function searchTopics(
     excerpt: excerpt(plainText(markdown), hit.matched.terms),
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
-  return { results, totalFound, skippedTopics: info.skippedTopics, commit: snapshot.commit?.oid, index: info };
+  return {
+    status: 'completed',
+    results,
+    totalFound,
+    skippedTopics: info.skippedTopics,
+    commit: snapshot.commit?.oid,
+    index: info,
+  };
 }
 
 const EXCERPT_LENGTH = 160;

@@ -11,8 +11,17 @@ import { brvPackageRoot } from '../package-root.js';
  * - prompt-hook.md    printed into every prompt by the Claude Code UserPromptSubmit hook
  * - skill/SKILL.md    the skill bundle (frontmatter name ≤ 64 chars, description ≤ 1,024), plus its
  *                     other files under skill/
+ * - agent/brv-curate.md, agent/brv-curate.toml
+ *                     the curate sub-agent for Claude Code and Codex (the `agent` connector type)
  */
-export const TEMPLATE_NAMES = ['rules.md', 'mcp-workflow.md', 'prompt-hook.md', 'skill/SKILL.md'] as const;
+export const TEMPLATE_NAMES = [
+  'rules.md',
+  'mcp-workflow.md',
+  'prompt-hook.md',
+  'skill/SKILL.md',
+  'agent/brv-curate.md',
+  'agent/brv-curate.toml',
+] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number] | `skill/${string}`;
 
 export function templatesDirectory(): string {

@@ -36,7 +36,7 @@ export function agentsText(agents: AgentsView): string {
       lines.push(`  ${`${type.type}${type.default ? '*' : ''}`.padEnd(7)} ${where.join('   ')}`);
     }
   }
-  lines.push('', 'Install with: brv connectors install <agent> [--type rules|mcp|skill|hook] [--global]');
+  lines.push('', 'Install with: brv connectors install <agent> [--type rules|mcp|skill|hook|agent] [--global]');
   return lines.join('\n');
 }
 

@@ -84,6 +84,17 @@ test('search gives paths, titles, scores and excerpts', async (t) => {
   t.regex((await brv(repo, ['search', 'canary'])).stdout, /1\. Deploying \[\d+%\]\n {3}ops\/deploy/);
 });
 
+test("search --format json carries ByteRover's status field ('completed', matches or none)", async (t) => {
+  const repo = await makeRepo();
+  await seed(repo);
+  const hit = await brvJson(repo, ['search', 'problem json']);
+  t.like(hit.json, { success: true, data: { status: 'completed' } });
+  t.true(hit.json!.data.results.length > 0);
+  const none = await brvJson(repo, ['search', 'zebra quantum']);
+  t.is(none.exitCode, 0);
+  t.like(none.json, { success: true, data: { status: 'completed', results: [], totalFound: 0 } });
+});
+
 test('after a curate the next query updates the index incrementally, not from scratch', async (t) => {
   const repo = await makeRepo();
   await seed(repo);

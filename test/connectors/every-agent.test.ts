@@ -1,5 +1,6 @@
 import test from 'ava';
 import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -83,10 +84,11 @@ test('the registry covers the 25 agents of ByteRover, each with a default type i
         { type: 'mcp', default: true, project: ['.mcp.json'], global: ['.claude.json'] },
         { type: 'skill', default: false, project: ['.claude/skills/brv/'], global: ['.claude/skills/brv/'] },
         { type: 'hook', default: false, project: ['.claude/settings.local.json'], global: ['.claude/settings.json'] },
+        { type: 'agent', default: false, project: ['.claude/agents/brv-curate.md'], global: ['.claude/agents/brv-curate.md'] },
       ],
     },
   );
-  t.is(cases.length, 99, 'agent × type × scope combinations');
+  t.is(cases.length, 103, 'agent × type × scope combinations');
 });
 
 function parseConfig(format: string, content: string): any {
@@ -118,6 +120,13 @@ async function checkInstalled(t: any, c: Case, root: string, platform: NodeJS.Pl
     const target = agent.skill![scope]!;
     t.true((await read(`${target.dir}/brv/SKILL.md`)).length > 0);
     if (target.attachment) t.true((await read(target.attachment.file)).includes(rulesFooter(agent.name)));
+  } else if (type === 'agent') {
+    const target = agent.agent![scope]!;
+    const text = await read(target.file);
+    // what the agent reads: Claude Code's markdown with frontmatter, Codex's TOML
+    if (target.file.endsWith('.toml')) t.like(parseToml(text), { name: 'brv-curate' });
+    else t.regex(text, /^---\nname: brv-curate\ndescription: .+\ntools: /);
+    if (seeded) t.is(await read(`${path.dirname(target.file)}/reviewer${path.extname(target.file)}`), 'Another sub-agent, not brv.\n');
   } else {
     const target = agent.hook![scope]!;
     const data = JSON.parse(await read(target.file));

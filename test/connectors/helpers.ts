@@ -90,5 +90,10 @@ export async function seedUserContent(ctx: ConnectorScope, agent: AgentDefinitio
       );
       return;
     }
+    case 'agent': {
+      const target = agent.agent![scope]!;
+      await put(root, path.join(path.dirname(target.file), `reviewer${path.extname(target.file)}`), 'Another sub-agent, not brv.\n');
+      return;
+    }
   }
 }

@@ -73,6 +73,9 @@ test('curate then query through a real client; changes by other processes are se
   const exists = await client.callTool({ name: 'brv-curate', arguments: { html: topic('security/jwt', 'Use ES256.') } });
   t.true(exists.isError);
   t.regex(textOf(exists), /✗ path-exists[\s\S]*RS256[\s\S]*Topic vocabulary/);
+  // in the tool's own parameters: an MCP client has no --overwrite to pass
+  t.regex(textOf(exists), /^✗ path-exists: .*call brv-curate again with confirmOverwrite: true/m);
+  t.notRegex(textOf(exists), /--overwrite/);
   const replaced = await client.callTool({
     name: 'brv-curate',
     arguments: { html: topic('security/jwt', 'Use ES256.'), confirmOverwrite: true },
@@ -146,6 +149,10 @@ test('brv connectors install claude-code, then the MCP server it configured cura
   t.teardown(() => client.close());
   const written = await client.callTool({ name: 'brv-curate', arguments: { html: topic('build/ci', 'CI runs npm ci then npm test.') } });
   t.falsy(written.isError, textOf(written));
+  // the commit names the client that wrote it, as it introduced itself (clientInfo.name)
+  const message = await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main');
+  t.regex(message, /^Brv-Agent: claude-code-like$/m);
+  t.regex(message, /^Brv-Op: curate$/m);
   t.regex(textOf(await client.callTool({ name: 'brv-query', arguments: { query: 'what does CI run' } })), /npm ci then npm test/);
 });
 
@@ -206,4 +213,19 @@ test('the CLI and the MCP server name the same kind for the same failure', async
     t.is(await cliKind(args), kind, `brv ${args.join(' ')}`);
     t.is(await mcpKind(tool, toolArgs), kind, `${tool} ${JSON.stringify(toolArgs)}`);
   }
+});
+
+test("MCP errors say what to do next in the tools' own terms, not the command line's", async (t) => {
+  const repo = await makeRepo();
+  const client = await connect(t, repo);
+  const said = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    t.true(result.isError);
+    return textOf(result);
+  };
+  t.regex(await said('brv-query', { query: '  ' }), /^✗ missing-query: Say what to look for: pass a non-empty query\.$/m);
+  t.regex(await said('brv-search', { query: '' }), /^✗ missing-query: .*pass a non-empty query/m);
+  t.regex(await said('brv-read', { path: 'no/such' }), /^✗ not-found: No topic at that path\. List topics with brv-list/m);
+  // the CLI keeps its own wording
+  t.regex((await brvJson(repo, ['read', 'no/such'])).json!.data.error.message, /brv ls/);
 });

@@ -16,7 +16,7 @@ async function templateFiles(dir = TEMPLATES): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await templateFiles(full)));
-    else if (entry.name.endsWith('.md')) files.push(full);
+    else if (entry.name.endsWith('.md') || entry.name.endsWith('.toml')) files.push(full);
   }
   return files.sort();
 }
@@ -180,7 +180,15 @@ test('every template brv ships exists, is filled in, and reads through the loade
 test('every brv command, subcommand and flag a template names exists in the built CLI', async (t) => {
   const files = await templateFiles();
   t.true(files.length >= TEMPLATE_NAMES.length);
-  const mentions = (await Promise.all(files.map(async (file) => findMentions(await readFile(file, 'utf8'), file)))).flat();
+  // A TOML template (the Codex sub-agent) is instructions without markdown code spans: every line counts as code.
+  const asMarkdown = (text: string, file: string) => (file.endsWith('.toml') ? `\`\`\`\n${text}\n\`\`\`` : text);
+  const mentions = (
+    await Promise.all(files.map(async (file) => findMentions(asMarkdown(await readFile(file, 'utf8'), file), file)))
+  ).flat();
+  t.true(
+    mentions.some((m) => m.where.startsWith('templates/agent/brv-curate.toml') && m.flags.includes('--delete-response-file')),
+    'the Codex sub-agent is checked too',
+  );
   // The checker really sees the texts: the curate protocol and the sharing commands are in them.
   const seen = new Set(mentions.map((m) => [m.command, m.sub].filter(Boolean).join(' ')));
   for (const command of ['query', 'curate', 'review pending', 'review approve', 'sync', 'vc log', 'settings set'])
