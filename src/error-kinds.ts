@@ -69,6 +69,7 @@ export const ERROR_KINDS = {
   'unresolved-conflicts':
     'The merge review still has topics with conflict notes; resolve them (`brv review resolve`) or approve with `--keep-both`.',
   'no-conflict': 'The topic (or section) named has no merge conflict to resolve.',
+  'conflict-needs-edit': 'The conflict cannot be resolved by picking a side (no valid other version); resolve it with `--edit`.',
 
   // ---- remotes, sync and knowledge sources ----
   'no-remote': 'There is no git remote of that name, or none at all.',

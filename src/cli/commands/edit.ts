@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { BrvError } from '../../errors.js';
+import type { EditSaveResult } from '../../service/knowledge.js';
 import { cliActor, cliService, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { editErrorsComment, editText, stripEditErrorsComment } from '../../views/edit.js';
+import type { Brv } from '../../service/brv.js';
+
+type SavedEdit = Extract<EditSaveResult, { ok: true }>;
 
 interface EditOptions extends GlobalOptions {
   path: string;
@@ -18,6 +22,52 @@ function configuredEditor(): string | undefined {
     if (value) return value;
   }
   return undefined;
+}
+
+/**
+ * The edit loop of `brv edit` (and `brv review resolve --edit`): opens the topic in the person's editor,
+ * saves it by compare-and-swap on the version opened, reopens it with the errors while it does not
+ * validate. Throws `no-terminal`, `edit-aborted`, `edit-conflict`, `editor-failed`.
+ */
+export async function editInEditor(brv: Brv, topic: string): Promise<SavedEdit> {
+  const configured = configuredEditor();
+  if (!configured && !(process.stdin.isTTY && process.stdout.isTTY)) {
+    throw new BrvError(
+      'no-terminal',
+      'brv edit needs a terminal to run vi in. Run it in a terminal, or name an editor in $VISUAL or $EDITOR (e.g. EDITOR="code --wait").',
+    );
+  }
+  const editor = configured ?? 'vi';
+  const service = await cliService();
+  const opened = await brv.knowledge.editOpen({ path: topic });
+  const dir = await mkdtemp(path.join(tmpdir(), 'brv-edit-'));
+  try {
+    const file = path.join(dir, `${path.basename(opened.topicPath)}.html`);
+    let text = opened.html;
+    let header = '';
+    let failed: string | undefined;
+    for (;;) {
+      await writeFile(file, header + text);
+      await service.runEditor({ editor, file });
+      text = stripEditErrorsComment(await readFile(file, 'utf8'));
+      if (text.trim() === '') throw new BrvError('edit-aborted', `The file was emptied: ${opened.topicPath} is unchanged.`);
+      if (failed !== undefined && text === failed) {
+        const { file: kept } = await brv.knowledge.keepEditText({ path: opened.topicPath, html: text });
+        throw new BrvError(
+          'edit-aborted',
+          `The topic still fails validation and was saved unchanged, so nothing was written. Your text is in ${kept}.`,
+        );
+      }
+      if (text === opened.html)
+        return { ok: true, topicPath: opened.topicPath, filePath: opened.filePath, commit: undefined, unchanged: true };
+      const result = await brv.knowledge.editSave({ path: opened.topicPath, html: text, version: opened.version }, cliActor());
+      if (result.ok) return result;
+      failed = text;
+      header = editErrorsComment(result.errors);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export const editCommand: CommandModule<GlobalOptions, EditOptions> = {
@@ -33,55 +83,8 @@ export const editCommand: CommandModule<GlobalOptions, EditOptions> = {
       ),
   handler: (argv) =>
     withBrv('edit', argv, async (brv) => {
-      const configured = configuredEditor();
-      if (!configured && !(process.stdin.isTTY && process.stdout.isTTY)) {
-        throw new BrvError(
-          'no-terminal',
-          'brv edit needs a terminal to run vi in. Run it in a terminal, or name an editor in $VISUAL or $EDITOR (e.g. EDITOR="code --wait").',
-        );
-      }
-      const editor = configured ?? 'vi';
-      const service = await cliService();
-      const opened = await brv.knowledge.editOpen({ path: argv.path });
-      const dir = await mkdtemp(path.join(tmpdir(), 'brv-edit-'));
-      try {
-        const file = path.join(dir, `${path.basename(opened.topicPath)}.html`);
-        let text = opened.html;
-        let header = '';
-        let failed: string | undefined;
-        for (;;) {
-          await writeFile(file, header + text);
-          await service.runEditor({ editor, file });
-          text = stripEditErrorsComment(await readFile(file, 'utf8'));
-          if (text.trim() === '') throw new BrvError('edit-aborted', `The file was emptied: ${opened.topicPath} is unchanged.`);
-          if (failed !== undefined && text === failed) {
-            const { file: kept } = await brv.knowledge.keepEditText({ path: opened.topicPath, html: text });
-            throw new BrvError(
-              'edit-aborted',
-              `The topic still fails validation and was saved unchanged, so nothing was written. Your text is in ${kept}.`,
-            );
-          }
-          if (text === opened.html) {
-            const result = {
-              ok: true as const,
-              topicPath: opened.topicPath,
-              filePath: opened.filePath,
-              commit: undefined,
-              unchanged: true,
-            };
-            if (argv.format === 'json') return printJson('edit', true, result);
-            return printText(editText(result));
-          }
-          const result = await brv.knowledge.editSave({ path: opened.topicPath, html: text, version: opened.version }, cliActor());
-          if (result.ok) {
-            if (argv.format === 'json') return printJson('edit', true, result);
-            return printText(editText(result));
-          }
-          failed = text;
-          header = editErrorsComment(result.errors);
-        }
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      const result = await editInEditor(brv, argv.path);
+      if (argv.format === 'json') return printJson('edit', true, result);
+      printText(editText(result));
     }),
 };
