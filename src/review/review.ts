@@ -28,6 +28,8 @@ export interface PendingReview {
   gated: boolean;
   /** The reviewed commit is in the current brv branch's history (decisions apply here). */
   onBranch: boolean;
+  /** When the reviewed change was recorded (its commit's committer date, ISO 8601). */
+  time: string;
   operations: ReviewOperation[];
 }
 
@@ -49,7 +51,7 @@ export interface ReviewDecision {
 
 const STATUS_TYPE: Record<string, string> = { A: 'ADD', M: 'UPDATE', D: 'DELETE' };
 
-/** Every open review, oldest ref name first, with the files still awaiting a decision. */
+/** Every open review, oldest first (by when its change was recorded), with the files still awaiting a decision. */
 export async function listReviews(store: ContextStore, branch: string): Promise<ReviewList> {
   const refs = await store.repo.listRefs(REVIEW_PREFIX);
   const tasks: PendingReview[] = [];
@@ -57,6 +59,7 @@ export async function listReviews(store: ContextStore, branch: string): Promise<
     const review = await loadReview(store, branch, ref.slice(REVIEW_PREFIX.length), oid);
     if (review && review.operations.length > 0) tasks.push(review);
   }
+  tasks.sort((a, b) => a.time.localeCompare(b.time));
   return { pendingCount: tasks.reduce((n, t) => n + t.operations.length, 0), tasks };
 }
 
@@ -211,6 +214,9 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
   const { repo } = store;
   const commit = await repo.readCommit(oid);
   if (!commit) return undefined;
+  const raw = await repo.readObject(commit.oid);
+  const seconds = raw ? /^committer .* (\d+) [+-]\d{4}$/m.exec(raw.data.toString('utf8').split('\n\n')[0] ?? '')?.[1] : undefined;
+  const time = new Date(Number(seconds ?? 0) * 1000).toISOString();
   const { subject, meta } = parseCommitMessage(commit.message);
   const tip = await repo.resolve(branchRef(branch));
   const onBranch = tip !== undefined && (await repo.isAncestor(oid, tip));
@@ -239,7 +245,7 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
       }));
   }
   operations = operations.filter((o) => !decided.has(o.filePath));
-  return { taskId: id, commit: oid, subject, gated, onBranch, operations };
+  return { taskId: id, commit: oid, subject, gated, onBranch, time, operations };
 }
 
 /** Files of review `id` already decided by partial decisions recorded after the reviewed commit. */

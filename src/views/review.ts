@@ -9,7 +9,7 @@ export function reviewsText(list: ReviewListView): string {
   if (list.tasks.length === 0) return 'No changes awaiting review.';
   const lines: string[] = [];
   for (const task of list.tasks) {
-    lines.push(`${task.taskId}  ${task.subject}${task.gated ? '  [waiting: not on the branch until approved]' : ''}`);
+    lines.push(`${task.taskId}  ${task.time}  ${task.subject}${task.gated ? '  [held: not on the branch until approved]' : ''}`);
     for (const op of task.operations) {
       lines.push(`    ${op.type.padEnd(6)} ${op.path}${op.impact ? `  (impact ${op.impact})` : ''}`);
       if (op.reason) lines.push(`           reason: ${op.reason}`);
