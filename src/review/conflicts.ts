@@ -110,7 +110,11 @@ function unmarked(element: Element): string {
   markerOf(copy)?.remove();
   return serializeCanonical({ type: 'element', tagName: 'bv-topic', properties: {}, children: [copy] })
     .replace(/^<bv-topic>\n?/, '')
-    .replace(/\n?<\/bv-topic>\n?$/, '');
+    .replace(/\n?<\/bv-topic>\n?$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^ {2}/, ''))
+    .join('\n')
+    .trim();
 }
 
 /** The pair of marked copies of each section entry: sections kept twice are listed in document order. */
