@@ -3,7 +3,6 @@ import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
 
 export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
-export type { TopicConflict } from '../review/conflicts.js';
 
 export interface DecisionRequest {
   /** The review id from `pending` (a unique prefix is enough). */

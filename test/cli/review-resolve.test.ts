@@ -110,3 +110,24 @@ test('review resolve --ours on the whole topic, and --edit through the editor', 
   t.regex((await showTopic(other.repo, 'ops/deploy.html'))!, /Combined\./);
   t.like(await ok(other.repo, ['review', 'approve', other.id]), { decision: 'approved' });
 });
+
+test('review resolve: a title changed on both sides takes theirs with --theirs', async (t) => {
+  const repo = await makeRepo();
+  await put(repo, 'ops/deploy', rule('Base.'), { title: 'Deploys' });
+  await ok(repo, ['vc', 'checkout', '-b', 'feature']);
+  await put(repo, 'ops/deploy', rule('Base.'), { title: 'Shipping' });
+  await ok(repo, ['vc', 'checkout', 'main']);
+  await put(repo, 'ops/deploy', rule('Base.'), { title: 'Releases' });
+  const { review } = await ok(repo, ['vc', 'merge', 'feature']);
+  const conflicts = (await ok(repo, ['review', 'show', review.id])).topics[0].conflicts;
+  t.deepEqual(
+    conflicts.map((c: { section: string }) => c.section),
+    ['title'],
+  );
+  const resolved = await ok(repo, ['review', 'resolve', review.id, 'ops/deploy', '--section', 'title', '--theirs']);
+  t.deepEqual(resolved.remaining, []);
+  const html = (await showTopic(repo, 'ops/deploy.html'))!;
+  t.regex(html, /title="Shipping"/);
+  t.notRegex(html, /Merge conflict/);
+  t.like(await ok(repo, ['review', 'approve', review.id]), { decision: 'approved' });
+});
