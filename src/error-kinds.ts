@@ -54,6 +54,11 @@ export const ERROR_KINDS = {
   'unsupported-format': 'The context tree uses a brv data format this brv does not read.',
   'invalid-merge': 'The merge is not possible, e.g. a brv branch into itself.',
   'merge-failed': 'A merge produced no commit.',
+  'edit-conflict': 'The topic changed (or was removed) while it was being edited; the edited text was kept in the file named.',
+  'edit-path-changed': 'An edited topic names another path than the topic being edited.',
+  'edit-aborted': 'The edit was abandoned (empty text, or invalid text saved again unchanged); the text was kept in the file named.',
+  'no-terminal': '`brv edit` needs a terminal, or an editor named in `$VISUAL`/`$EDITOR`.',
+  'editor-failed': 'The editor could not be started or exited with an error; nothing was saved.',
 
   // ---- reviews ----
   'invalid-review-id': 'The text is not a review id.',
@@ -61,6 +66,10 @@ export const ERROR_KINDS = {
   'review-not-found': 'There is no open review with that id.',
   'review-not-on-branch': 'The review is about a commit that is not on the current brv branch.',
   'file-not-in-review': 'The review has no pending change to the file named.',
+  'unresolved-conflicts':
+    'The merge review still has topics with conflict notes; resolve them (`brv review resolve`) or approve with `--keep-both`.',
+  'no-conflict': 'The topic (or section) named has no merge conflict to resolve.',
+  'conflict-needs-edit': 'The conflict cannot be resolved by picking a side (no valid other version); resolve it with `--edit`.',
 
   // ---- remotes, sync and knowledge sources ----
   'no-remote': 'There is no git remote of that name, or none at all.',

@@ -30,6 +30,8 @@ export interface CurateEnvelope {
   warnings?: string[];
   /** On done: a high-impact change opened this review (gated: it waits for approval, not yet on the branch). */
   review?: { id: string; gated: boolean };
+  /** On done: the change is held for review `review.id` (review.gate) and is not on the branch until a person approves it. */
+  held?: boolean;
 }
 
 export function failed(kind: ErrorKind, message: string, sessionId?: string): CurateEnvelope {

@@ -177,5 +177,6 @@ function doneEnvelope(result: Extract<WriteResult, { ok: true }>): CurateEnvelop
     ...(result.unchanged ? { unchanged: true } : {}),
     ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     ...(result.review ? { review: { id: result.review.id, gated: result.review.gated } } : {}),
+    ...(result.review?.gated ? { held: true } : {}),
   };
 }

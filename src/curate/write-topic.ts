@@ -1,5 +1,6 @@
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
-import { oneLine } from '../store/trailers.js';
+import { REVIEW_PREFIX } from '../store/layout.js';
+import { oneLine, parseCommitMessage } from '../store/trailers.js';
 import { topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
 import { validateTopicHtml } from '../topic/validate.js';
@@ -81,6 +82,21 @@ export async function writeTopic(
         };
       }
     }
+    const held = await heldReviewWith(store, filePath, await blob);
+    if (held) {
+      return {
+        stop: {
+          ok: true,
+          filePath,
+          topicPath: topic.path,
+          type: meta?.type ?? 'UPDATE',
+          commit: undefined,
+          unchanged: true,
+          warnings: [],
+          review: held,
+        },
+      };
+    }
     const type = meta?.type ?? (existing ? 'UPDATE' : 'ADD');
     const kinds = new Map<string, PathKind>();
     for (const ref of topic.related) {
@@ -113,6 +129,21 @@ export async function writeTopic(
     return { ...outcome.result, commit: outcome.commit, ...(outcome.review ? { review: outcome.review } : {}) };
   }
   return outcome.result;
+}
+
+/**
+ * The held review (review.gate) whose change already puts exactly this blob at `filePath`: sending the
+ * same topic again while it waits is `unchanged`, not a second review. Costs nothing without reviews.
+ */
+async function heldReviewWith(store: ContextStore, filePath: string, blob: string): Promise<OpenedReview | undefined> {
+  if (!(await store.repo.refsMayExist(REVIEW_PREFIX))) return undefined;
+  for (const { ref, oid } of await store.repo.listRefs(REVIEW_PREFIX)) {
+    const commit = await store.repo.readCommit(oid);
+    if (!commit || parseCommitMessage(commit.message).meta.gate !== 'held') continue;
+    const [entry] = await store.repo.objectInfo([`${commit.tree}:${filePath}`]);
+    if (entry?.oid === blob) return { id: ref.slice(REVIEW_PREFIX.length), ref, gated: true };
+  }
+  return undefined;
 }
 
 /** Stores the per-blob index cache entry of a topic being written (see src/query/doc-cache.ts); never throws. */

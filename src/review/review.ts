@@ -5,7 +5,9 @@ import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
 import { editTree, type TreeEdit } from '../store/tree-edit.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { resolveConflicts } from '../vc/merge.js';
+import { hasConflictNote, resolveTopicConflicts, topicConflicts, type ConflictSide, type TopicConflict } from './conflicts.js';
 
 /** One changed file of a reviewed commit, in ByteRover's `review pending` shape. */
 export interface ReviewOperation {
@@ -26,6 +28,8 @@ export interface PendingReview {
   gated: boolean;
   /** The reviewed commit is in the current brv branch's history (decisions apply here). */
   onBranch: boolean;
+  /** When the reviewed change was recorded (its commit's committer date, ISO 8601). */
+  time: string;
   operations: ReviewOperation[];
 }
 
@@ -47,7 +51,7 @@ export interface ReviewDecision {
 
 const STATUS_TYPE: Record<string, string> = { A: 'ADD', M: 'UPDATE', D: 'DELETE' };
 
-/** Every open review, oldest ref name first, with the files still awaiting a decision. */
+/** Every open review, oldest first (by when its change was recorded), with the files still awaiting a decision. */
 export async function listReviews(store: ContextStore, branch: string): Promise<ReviewList> {
   const refs = await store.repo.listRefs(REVIEW_PREFIX);
   const tasks: PendingReview[] = [];
@@ -55,6 +59,7 @@ export async function listReviews(store: ContextStore, branch: string): Promise<
     const review = await loadReview(store, branch, ref.slice(REVIEW_PREFIX.length), oid);
     if (review && review.operations.length > 0) tasks.push(review);
   }
+  tasks.sort((a, b) => a.time.localeCompare(b.time));
   return { pendingCount: tasks.reduce((n, t) => n + t.operations.length, 0), tasks };
 }
 
@@ -63,8 +68,9 @@ export async function approveReview(
   branch: string,
   id: string,
   files: readonly string[] = [],
+  options: { keepBoth?: boolean } = {},
 ): Promise<ReviewDecision> {
-  return decide(store, branch, id, 'approved', files);
+  return decide(store, branch, id, 'approved', files, options.keepBoth ?? false);
 }
 
 export async function rejectReview(
@@ -82,6 +88,7 @@ async function decide(
   rawId: string,
   decision: 'approved' | 'rejected',
   files: readonly string[],
+  keepBoth = false,
 ): Promise<ReviewDecision> {
   const { repo } = store;
   await repo.requireModernGit();
@@ -114,6 +121,24 @@ async function decide(
         'review-not-on-branch',
         `Review ${id} is about a commit that is not on brv branch ${branch}. Check out the branch it was made on (or merge it) and decide there.`,
       );
+    }
+
+    if (decision === 'approved' && !keepBoth && !review.gated) {
+      // A merge's topics keep both versions, marked, until someone picks: approving must not bless the markers unseen.
+      const unresolved: string[] = [];
+      for (const op of review.operations) {
+        if (op.type !== 'MERGE' || !selected.includes(op.filePath)) continue;
+        const html = (await store.readFile(snapshot, op.filePath, { maxBytes: MAX_STORED_TOPIC_BYTES }))?.toString('utf8');
+        if (html !== undefined && hasConflictNote(html)) unresolved.push(op.path);
+      }
+      if (unresolved.length > 0) {
+        throw new BrvError(
+          'unresolved-conflicts',
+          `Review ${id}: ${unresolved.join(', ')} still ${unresolved.length === 1 ? 'carries' : 'carry'} merge conflict notes. ` +
+            `See them with brv review show ${id}, resolve with brv review resolve ${id} <topic> --ours|--theirs|--both|--edit, ` +
+            `or approve with --keep-both to keep both versions as they are.`,
+        );
+      }
     }
 
     let edits: TreeEdit[] = [];
@@ -189,6 +214,9 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
   const { repo } = store;
   const commit = await repo.readCommit(oid);
   if (!commit) return undefined;
+  const raw = await repo.readObject(commit.oid);
+  const seconds = raw ? /^committer .* (\d+) [+-]\d{4}$/m.exec(raw.data.toString('utf8').split('\n\n')[0] ?? '')?.[1] : undefined;
+  const time = new Date(Number(seconds ?? 0) * 1000).toISOString();
   const { subject, meta } = parseCommitMessage(commit.message);
   const tip = await repo.resolve(branchRef(branch));
   const onBranch = tip !== undefined && (await repo.isAncestor(oid, tip));
@@ -217,7 +245,7 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
       }));
   }
   operations = operations.filter((o) => !decided.has(o.filePath));
-  return { taskId: id, commit: oid, subject, gated, onBranch, operations };
+  return { taskId: id, commit: oid, subject, gated, onBranch, time, operations };
 }
 
 /** Files of review `id` already decided by partial decisions recorded after the reviewed commit. */
@@ -250,4 +278,83 @@ async function pickFiles(store: ContextStore, tree: string, files: readonly stri
 async function editTreeFrom(store: ContextStore, tree: string, edits: TreeEdit[]): Promise<string> {
   if (edits.length === 0) return tree;
   return (await editTree(store.repo, tree, edits)) ?? (await store.repo.emptyTree());
+}
+
+/** A merge review's topics and the conflicts each still carries on the branch tip. */
+export interface ReviewConflicts {
+  taskId: string;
+  subject: string;
+  topics: Array<{ path: string; filePath: string; conflicts: TopicConflict[] }>;
+}
+
+export interface ConflictResolution {
+  taskId: string;
+  path: string;
+  side: ConflictSide;
+  /** The conflicts resolved by this call (as the topic's note named them). */
+  resolved: string[];
+  /** The topic's conflicts still unresolved. */
+  remaining: string[];
+  commit: string | undefined;
+}
+
+async function openReview(store: ContextStore, branch: string, rawId: string): Promise<PendingReview> {
+  const id = await findReviewId(store, rawId);
+  const oid = await store.repo.resolve(reviewRef(id));
+  const review = oid ? await loadReview(store, branch, id, oid) : undefined;
+  if (!review || review.operations.length === 0) throw new BrvError('review-not-found', `Review ${id} has nothing left to decide.`);
+  return review;
+}
+
+async function tipTopic(store: ContextStore, branch: string, filePath: string): Promise<string | undefined> {
+  const snapshot = await store.snapshot(branch);
+  return (await store.readFile(snapshot, filePath, { maxBytes: MAX_STORED_TOPIC_BYTES }))?.toString('utf8');
+}
+
+/** What `brv review show` lists: for each topic of the review, the conflicts still marked in it. */
+export async function reviewConflicts(store: ContextStore, branch: string, rawId: string): Promise<ReviewConflicts> {
+  const review = await openReview(store, branch, rawId);
+  const topics: ReviewConflicts['topics'] = [];
+  for (const op of review.operations) {
+    const html = review.gated ? undefined : await tipTopic(store, branch, op.filePath);
+    topics.push({ path: op.path, filePath: op.filePath, conflicts: html === undefined ? [] : topicConflicts(html) });
+  }
+  return { taskId: review.taskId, subject: review.subject, topics };
+}
+
+/**
+ * Resolves the conflicts a merge left in one topic of a review (one of them with `section`) by keeping
+ * ours, theirs or both copies: one commit on the branch (`Brv-Op: review-resolve`, `Brv-Review: <id>`),
+ * made by compare-and-swap. The review stays open: approve it once its topics are resolved.
+ */
+export async function resolveReviewConflict(
+  store: ContextStore,
+  branch: string,
+  request: { id: string; topic: string; side: ConflictSide; section?: string; agent?: string },
+): Promise<ConflictResolution> {
+  const review = await openReview(store, branch, request.id);
+  const filePath = toFilePath(request.topic);
+  const op = review.operations.find((o) => o.filePath === filePath);
+  if (!op) {
+    throw new BrvError(
+      'file-not-in-review',
+      `Review ${review.taskId} has no pending change to ${filePath}. Its files: ${review.operations.map((o) => o.filePath).join(', ')}.`,
+    );
+  }
+  let outcome: { resolved: string[]; remaining: string[] } = { resolved: [], remaining: [] };
+  const written = await store.commit<typeof outcome>(branch, async (snapshot) => {
+    const blob = await store.readFile(snapshot, filePath, { maxBytes: MAX_STORED_TOPIC_BYTES });
+    if (!blob) throw new BrvError('no-conflict', `${op.path} is not on brv branch ${branch}: there is nothing to resolve.`);
+    const result = resolveTopicConflicts(blob.toString('utf8'), request.side, request.section);
+    outcome = { resolved: result.resolved, remaining: result.remaining };
+    return {
+      write: {
+        edits: [{ path: filePath, blob: await store.repo.writeBlob(result.html) }],
+        subject: `review: resolve ${op.path} (${request.side}: ${result.resolved.join(', ')}) — ${review.taskId}`,
+        meta: { op: 'review-resolve', type: 'UPDATE', review: review.taskId, agent: request.agent },
+      },
+      result: outcome,
+    };
+  });
+  return { taskId: review.taskId, path: op.path, side: request.side, ...written.result, commit: written.commit };
 }

@@ -6,6 +6,7 @@ import type { ExportResult as ExportedTree } from '../curate/export.js';
 import type { ImportResult as ImportedCommit } from '../curate/import.js';
 import type { CurateRequest as ProtocolRequest } from '../curate/protocol.js';
 import type { WriteResult } from '../curate/write-topic.js';
+import type { OpenedTopic, SavedEdit } from '../curate/edit-topic.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
@@ -102,6 +103,30 @@ export interface ExportRequest {
 
 export interface ExportResult extends ExportedTree {
   commit: string | undefined;
+}
+
+export interface EditOpenRequest {
+  /** The topic path (`security/auth`; `.html` accepted). */
+  path: string;
+}
+
+/** A topic opened for editing: its stored HTML and the version a save must still find. */
+export type EditOpenResult = OpenedTopic;
+
+export interface EditSaveRequest {
+  path: string;
+  /** The edited topic HTML. */
+  html: string;
+  /** `version` from editOpen: the save is refused (`edit-conflict`) if the topic changed since. */
+  version: string;
+}
+
+/** Saved (or `unchanged`: nothing committed), or the validation errors to show the person. */
+export type EditSaveResult = SavedEdit;
+
+export interface KeepTextRequest {
+  path: string;
+  html: string;
 }
 
 /** The topics themselves: curate, read, list, remove, and moving whole trees in and out (ByteRover's layout). */
@@ -208,6 +233,24 @@ export class Knowledge {
       };
     });
     return { removed: outcome.result, commit: outcome.commit! };
+  }
+
+  /** Opens a topic of the branch tip for a person to edit (`brv edit`). */
+  async editOpen(request: EditOpenRequest): Promise<EditOpenResult> {
+    const { openTopicForEdit } = await import('../curate/edit-topic.js');
+    return openTopicForEdit(this.ctx.store, this.ctx.branch, request.path);
+  }
+
+  /** Saves an edited topic (`Brv-Op: edit`) by compare-and-swap on the version opened; see saveTopicEdit. */
+  async editSave(request: EditSaveRequest, actor: Actor): Promise<EditSaveResult> {
+    const { saveTopicEdit } = await import('../curate/edit-topic.js');
+    return saveTopicEdit(this.ctx.store, this.ctx.branch, { ...request, agent: actor.agent });
+  }
+
+  /** Keeps text an edit could not save under `<git-common-dir>/brv/edits/`; returns the file. */
+  async keepEditText(request: KeepTextRequest): Promise<{ file: string }> {
+    const { keepEditedText } = await import('../curate/edit-topic.js');
+    return { file: await keepEditedText(this.ctx.store, request.path, request.html) };
   }
 
   /**

@@ -1,14 +1,32 @@
-import type { ReviewDecision, ReviewList } from '../review/review.js';
+import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
 import { setSetting } from '../settings/settings.js';
 import type { RepositoryContext } from './context.js';
+import type { Actor } from './host.js';
 
-export type { ReviewDecision, ReviewList } from '../review/review.js';
+export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
 
 export interface DecisionRequest {
   /** The review id from `pending` (a unique prefix is enough). */
   id: string;
   /** Only these topics; the rest stay pending. */
   files?: string[];
+  /** Approve a merge review even though its topics still carry conflict notes (both versions stay, marked). */
+  keepBoth?: boolean;
+}
+
+export interface ConflictsRequest {
+  /** The review id (a unique prefix is enough). */
+  id: string;
+}
+
+export interface ResolveRequest {
+  id: string;
+  /** A topic of the review (`security/auth`). */
+  topic: string;
+  /** Keep our copy, theirs, or both (markers removed). */
+  side: 'ours' | 'theirs' | 'both';
+  /** One conflict as `show` names it (`bv-rule#r1`, `title`); every conflict of the topic without. */
+  section?: string;
 }
 
 export interface ReviewToggleRequest {
@@ -27,7 +45,7 @@ export class Review {
   /** Keeps a reviewed change (a held change lands on the branch now). */
   async approve(request: DecisionRequest): Promise<ReviewDecision> {
     const { approveReview } = await import('../review/review.js');
-    return approveReview(this.ctx.store, this.ctx.branch, request.id, request.files ?? []);
+    return approveReview(this.ctx.store, this.ctx.branch, request.id, request.files ?? [], { keepBoth: request.keepBoth ?? false });
   }
 
   /** Undoes a reviewed change on the current tip (later, unrelated changes survive). */
@@ -40,5 +58,17 @@ export class Review {
   async setEnabled(request: ReviewToggleRequest): Promise<ReviewToggleRequest> {
     await setSetting(this.ctx.repo, 'review.enabled', request.enabled ? 'true' : 'false');
     return { enabled: request.enabled };
+  }
+
+  /** A merge review's topics with the conflicts each still carries (`brv review show`). */
+  async conflicts(request: ConflictsRequest): Promise<ReviewConflicts> {
+    const { reviewConflicts } = await import('../review/review.js');
+    return reviewConflicts(this.ctx.store, this.ctx.branch, request.id);
+  }
+
+  /** Resolves a topic's merge conflicts (or one of them) by keeping ours, theirs or both; one commit, the review stays open. */
+  async resolve(request: ResolveRequest, actor: Actor): Promise<ConflictResolution> {
+    const { resolveReviewConflict } = await import('../review/review.js');
+    return resolveReviewConflict(this.ctx.store, this.ctx.branch, { ...request, agent: actor.agent });
   }
 }

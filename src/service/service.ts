@@ -65,6 +65,13 @@ export interface ConnectorStatusResult {
   connectors: StatusEntry[];
 }
 
+export interface EditorRequest {
+  /** The editor command as the person configured it (`$VISUAL`, `$EDITOR`): shell text, arguments allowed. */
+  editor: string;
+  /** The file to edit (absolute). */
+  file: string;
+}
+
 /**
  * brv for one front-end process: the entry point of the library. It owns the git processes it
  * starts (`terminateGitProcesses` when the front end is told to stop) and knows the host (its
@@ -179,6 +186,15 @@ export class BrvService {
    */
   terminateGitProcesses(signal: NodeJS.Signals = 'SIGTERM'): number {
     return this.processes.terminate(signal);
+  }
+
+  /**
+   * Runs a person's editor on a file and waits for it (`brv edit`): the editor is started like git's
+   * own, with the terminal inherited, and is stopped with the git processes.
+   */
+  async runEditor(request: EditorRequest): Promise<void> {
+    const { runEditor } = await import('../git/editor.js');
+    await runEditor(this.processes, request.editor, absolute(request.file));
   }
 
   private async inScope<T>(request: ConnectorScopeRequest, run: (scope: ConnectorScope) => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@
  * brv's commit metadata lives in git trailers (`Brv-Op: curate`), so `git log` shows it and any git
  * tool can read it. One codec writes and reads them.
  */
-export type CommitOp = 'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'import' | 'edit';
+export type CommitOp = 'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'review-resolve' | 'import' | 'edit';
 
 export interface CommitMeta {
   op: CommitOp;

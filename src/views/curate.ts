@@ -11,11 +11,16 @@ type CurateHtmlView = CurateHtmlResult;
 export function curateText(envelope: CurateEnvelope): string {
   const lines: string[] = [];
   if (envelope.status === 'done') {
-    lines.push(
-      envelope.unchanged
-        ? `Unchanged: ${envelope.topicPath} already holds exactly this content.`
-        : `Curated ${envelope.topicPath} (${envelope.type}) in commit ${shortOid(envelope.commit)}.`,
-    );
+    const { review } = envelope;
+    if (review?.gated) lines.push(heldLine(envelope.topicPath ?? '', review.id, envelope.unchanged ?? false));
+    else {
+      lines.push(
+        envelope.unchanged
+          ? `Unchanged: ${envelope.topicPath} already holds exactly this content.`
+          : `Curated ${envelope.topicPath} (${envelope.type}) in commit ${shortOid(envelope.commit)}.`,
+      );
+      if (review) lines.push(`Review ${review.id} opened: a person looks at this change (brv review pending).`);
+    }
     for (const warning of envelope.warnings ?? []) lines.push(`warning: ${warning}`);
   } else if (envelope.status === 'needs-llm-step') {
     if (envelope.errors?.length) {
@@ -33,11 +38,21 @@ export function curateText(envelope: CurateEnvelope): string {
   return lines.join('\n');
 }
 
+/** A change held by review.gate: not on the branch, and which review to approve. */
+function heldLine(topicPath: string, id: string, unchanged: boolean): string {
+  return unchanged
+    ? `Held (unchanged): ${topicPath} with exactly this content already waits for review ${id}; nothing new was recorded. A person approves it with brv review approve ${id}.`
+    : `Held for review ${id}: ${topicPath} is not on the branch until a person approves it (brv review approve ${id}).`;
+}
+
 /**
  * MCP `brv-curate`: what was written, or every error and the element vocabulary so the agent can fix
  * the topic and call again (the front end marks that result `isError`).
  */
 export function curateMarkdown(result: CurateHtmlView): string {
+  if (result.ok && result.review?.gated) {
+    return [heldLine(result.topicPath, result.review.id, result.unchanged), ...result.warnings.map((w) => `  ⚠ ${w}`)].join('\n');
+  }
   if (result.ok) {
     const verb = result.unchanged
       ? 'Unchanged (identical to the stored topic):'

@@ -35,6 +35,8 @@ interface Step {
   args: (c: Context) => string[];
   cwd?: (c: Context) => string;
   input?: string;
+  /** More environment for the command (an editor). */
+  env?: (c: Context) => Record<string, string>;
   /** Runs before the command (setup that is not itself recorded). */
   before?: (c: Context) => Promise<void>;
   after?: (c: Context, run: BrvRun) => void;
@@ -191,6 +193,37 @@ const STEPS: Step[] = [
   { name: 'hooks-uninstall', args: () => ['hooks', 'uninstall'] },
   { name: 'connectors-uninstall', args: () => ['connectors', 'uninstall', 'claude-code'] },
   { name: 'doctor-outside-repository', args: () => ['doctor'], cwd: (c) => c.scratch },
+  {
+    name: 'edit',
+    before: async (c) => {
+      // The PATH has node, git and sh only: the editor uses sh's printf.
+      const html =
+        '<bv-topic path="security/jwt" title="JWT signing" summary="How jwt signing works"><bv-rule id="r1" severity="must">Sign every token with RS256 or EdDSA.</bv-rule><bv-reason>Agreed in review.</bv-reason></bv-topic>';
+      await writeFile(path.join(c.scratch, 'editor.sh'), `printf '%s' '${html}' > "$1"\n`);
+    },
+    env: (c) => ({ EDITOR: `sh ${path.join(c.scratch, 'editor.sh')}` }),
+    args: () => ['edit', 'security/jwt'],
+  },
+  {
+    name: 'review-approve-unresolved',
+    before: async (c) => {
+      // A merge that keeps both versions of rule r1 of security/jwt: one merge review.
+      const put = async (rule: string) => {
+        const file = path.join(c.scratch, 'conflict.html');
+        await writeFile(file, `<bv-topic path="security/jwt" title="JWT signing"><bv-rule id="r1">${rule}</bv-rule></bv-topic>`);
+        await brv(c.repo, ['curate', '--html-file', file, '--overwrite']);
+      };
+      await brv(c.repo, ['vc', 'checkout', '-b', 'other-side']);
+      await put('Sign with EdDSA only.');
+      await brv(c.repo, ['vc', 'checkout', 'main']);
+      await put('Sign with RS256 only.');
+      await brv(c.repo, ['vc', 'merge', 'other-side']);
+      c.reviews = [...c.reviews, ...(await reviewIds(c.repo))];
+    },
+    args: (c) => ['review', 'approve', c.reviews.at(-1) ?? 'missing'],
+  },
+  { name: 'review-show', args: (c) => ['review', 'show', c.reviews.at(-1) ?? 'missing'] },
+  { name: 'review-resolve', args: (c) => ['review', 'resolve', c.reviews.at(-1) ?? 'missing', 'security/jwt', '--theirs'] },
   { name: 'unknown-command', args: () => ['frobnicate'] },
 ];
 
@@ -261,7 +294,8 @@ async function runScript(format: Format): Promise<Map<string, string>> {
     await step.before?.(c);
     const args = step.args(c);
     const full = [...args, '--format', format];
-    const run = await brv(step.cwd?.(c) ?? repo, full, step.input === undefined ? { env } : { env, input: step.input });
+    const stepEnv = { ...env, ...step.env?.(c) };
+    const run = await brv(step.cwd?.(c) ?? repo, full, step.input === undefined ? { env: stepEnv } : { env: stepEnv, input: step.input });
     step.after?.(c, run);
     outputs.set(step.name, record(c, args, run));
   }

@@ -1,7 +1,8 @@
 import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
-import { printJson, printText } from '../output.js';
-import { reviewDecisionText, reviewsText, reviewToggleText } from '../../views/review.js';
+import { cliActor, withBrv, type GlobalOptions } from '../context.js';
+import { BrvError } from '../../errors.js';
+import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
+import { conflictResolutionText, reviewConflictsText, reviewDecisionText, reviewsText, reviewToggleText } from '../../views/review.js';
 import type { Brv } from '../../service/brv.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
@@ -19,6 +20,7 @@ const reviewPendingCommand: CommandModule<GlobalOptions, GlobalOptions> = {
 interface DecideOptions extends GlobalOptions {
   id: string;
   file?: string[];
+  keepBoth?: boolean;
 }
 
 function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOptions, DecideOptions> {
@@ -31,18 +33,88 @@ function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOpti
     builder: (y) =>
       y
         .positional('id', { type: 'string', demandOption: true, describe: 'The review id from brv review pending (a prefix is enough)' })
-        .option('file', { type: 'string', array: true, describe: 'Only these topics (repeatable); the rest stay pending' }),
+        .option('file', { type: 'string', array: true, describe: 'Only these topics (repeatable); the rest stay pending' })
+        .option(
+          'keep-both',
+          decision === 'approve'
+            ? { type: 'boolean', describe: 'Approve a merge whose topics still carry conflict notes, keeping both versions as they are' }
+            : { hidden: true, type: 'boolean' },
+        ),
     handler: (argv) =>
       withBrv(`review ${decision}`, argv, async (brv) => {
         const result =
           decision === 'approve'
-            ? await brv.review.approve({ id: argv.id, files: argv.file })
+            ? await brv.review.approve({ id: argv.id, files: argv.file, keepBoth: argv.keepBoth })
             : await brv.review.reject({ id: argv.id, files: argv.file });
         if (argv.format === 'json') return printJson(`review ${decision}`, true, { ...result, status: 'success' });
         printText(reviewDecisionText(decision, result));
       }),
   };
 }
+
+const reviewShowCommand: CommandModule<GlobalOptions, GlobalOptions & { id: string }> = {
+  command: 'show <id>',
+  describe: "A review's topics and the merge conflicts they still carry (both versions of each)",
+  builder: (y) => y.positional('id', { type: 'string', demandOption: true, describe: 'The review id (a prefix is enough)' }),
+  handler: (argv) =>
+    withBrv('review show', argv, async (brv) => {
+      const result = await brv.review.conflicts({ id: argv.id });
+      if (argv.format === 'json') return printJson('review show', true, result);
+      printText(reviewConflictsText(result));
+    }),
+};
+
+interface ResolveOptions extends GlobalOptions {
+  id: string;
+  topic: string;
+  section?: string;
+  ours?: boolean;
+  theirs?: boolean;
+  both?: boolean;
+  edit?: boolean;
+}
+
+const reviewResolveCommand: CommandModule<GlobalOptions, ResolveOptions> = {
+  command: 'resolve <id> <topic>',
+  describe: 'Resolve the merge conflicts of a topic of a review: keep --ours, --theirs or --both, or --edit it',
+  builder: (y) =>
+    y
+      .positional('id', { type: 'string', demandOption: true, describe: 'The review id (a prefix is enough)' })
+      .positional('topic', { type: 'string', demandOption: true, describe: 'A topic of the review, e.g. security/auth' })
+      .option('section', { type: 'string', describe: 'Only this conflict, as brv review show names it (e.g. bv-rule#r1, title)' })
+      .option('ours', { type: 'boolean', describe: 'Keep our version' })
+      .option('theirs', { type: 'boolean', describe: 'Keep their version' })
+      .option('both', { type: 'boolean', describe: 'Keep both versions, without the conflict markers' })
+      .option('edit', { type: 'boolean', describe: 'Resolve by hand in $VISUAL/$EDITOR (as brv edit)' })
+      .conflicts('section', 'edit'),
+  handler: (argv) => {
+    const picked = (['ours', 'theirs', 'both', 'edit'] as const).filter((name) => argv[name]);
+    if (picked.length !== 1) {
+      const message = `review resolve needs exactly one of --ours, --theirs, --both, --edit${picked.length ? ` (given: ${picked.map((p) => `--${p}`).join(', ')})` : ''}`;
+      return printError('review resolve', argv.format, 'usage', `${message}.${argv.format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE);
+    }
+    return withBrv('review resolve', argv, async (brv) => {
+      if (argv.edit) {
+        const pending = await brv.review.conflicts({ id: argv.id });
+        if (!pending.topics.some((t) => t.path === argv.topic.replace(/\.html$/, '').replace(/^\/+/, ''))) {
+          throw new BrvError(
+            'file-not-in-review',
+            `Review ${pending.taskId} has no topic ${argv.topic}. Its topics: ${pending.topics.map((t) => t.path).join(', ')}.`,
+          );
+        }
+        const { editInEditor } = await import('./edit.js');
+        const { editText } = await import('../../views/edit.js');
+        const result = await editInEditor(brv, argv.topic);
+        if (argv.format === 'json') return printJson('review resolve', true, result);
+        return printText(editText(result));
+      }
+      const side = argv.ours ? 'ours' : argv.theirs ? 'theirs' : 'both';
+      const result = await brv.review.resolve({ id: argv.id, topic: argv.topic, side, section: argv.section }, cliActor());
+      if (argv.format === 'json') return printJson('review resolve', true, result);
+      printText(conflictResolutionText(result));
+    });
+  },
+};
 
 interface ReviewOptions extends GlobalOptions {
   enable?: boolean;
@@ -51,10 +123,12 @@ interface ReviewOptions extends GlobalOptions {
 
 export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
   command: 'review [command]',
-  describe: 'Human review of agent changes: pending, approve <id>, reject <id>',
+  describe: 'Human review of agent changes: pending, show <id>, resolve <id> <topic>, approve <id>, reject <id>',
   builder: (y) =>
     y
       .command(reviewPendingCommand)
+      .command(reviewShowCommand as never)
+      .command(reviewResolveCommand as never)
       .command(decideCommand('approve') as never)
       .command(decideCommand('reject') as never)
       .option('enable', { type: 'boolean', describe: 'Open reviews again (git config brv.review.enabled true)' })
