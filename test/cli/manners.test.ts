@@ -1,0 +1,97 @@
+import test from 'ava';
+import { brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
+
+// A git tool's manners (issue 11 §5), through the real CLI.
+
+const TOPIC = (path: string, title: string, rule: string) =>
+  `<bv-topic path="${path}" title="${title}"><bv-rule>${rule}</bv-rule></bv-topic>`;
+
+test('brv alone prints its help and exits 0', async (t) => {
+  const dir = await tempDir();
+  const run = await brv(dir, []);
+  t.is(run.exitCode, 0);
+  t.regex(run.stdout, /brv <command> \[options\]/);
+  t.regex(run.stdout, /brv query <question\.\.>/);
+  t.is(run.stderr, '');
+});
+
+test('-- ends options: brv query -- "-Werror flag" searches for that text, on the fast path and through yargs', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await brv(repo, ['init']);
+  const write = await brv(repo, ['curate', '--html-file', '-', '--meta', '{"impact":"low"}'], {
+    input: TOPIC('build/flags', 'Compiler flags', 'Build with -Werror; warnings are errors.'),
+  });
+  t.is(write.exitCode, 0, write.stderr);
+  // Fast path (plain line) and yargs (an array option sends it there).
+  for (const args of [
+    ['query', '--format', 'json', '--', '-Werror flag'],
+    ['query', '--format', 'json', '--scope', 'build/', '--kind', 'rule', '--', '-Werror', 'flag'],
+    ['search', '--format', 'json', '--', '-Werror'],
+  ]) {
+    const run = await brv(repo, args);
+    t.is(run.exitCode, 0, `${args.join(' ')}: ${run.stderr}`);
+    t.regex(run.stdout, /build\/flags/, args.join(' '));
+  }
+  // A word after -- is never a sub-command: `curate -- view` starts a session about "view".
+  const session = await brv(repo, ['curate', '--format', 'json', '--', 'view']);
+  t.is(session.exitCode, 0);
+  t.is(session.json?.data.status, 'needs-llm-step');
+});
+
+test('number and enum options out of range are usage errors (exit 2) that say what is allowed', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await brv(repo, ['init']);
+  const cases: Array<[string[], RegExp]> = [
+    [['query', 'x', '--limit', 'abc'], /--limit needs a number/],
+    [['query', 'x', '--limit', '500'], /--limit needs a whole number from 1 to 50; got "500"/],
+    [['query', 'x', '--limit', '0'], /--limit needs a whole number from 1 to 50/],
+    [['search', 'x', '--limit=51'], /--limit needs a whole number from 1 to 50/],
+    [['query', 'x', '--kind', 'foo'], /--kind "foo" is not a topic element; use one of: .*rule.*decision/],
+    [['curate', 'view', '--limit', '5000'], /--limit needs a whole number from 1 to 1000; got "5000"/],
+    [['vc', 'log', '-n', '0'], /--limit needs a whole number from 1 to 10000/],
+  ];
+  for (const [args, message] of cases) {
+    const text = await brv(repo, args);
+    t.is(text.exitCode, 2, args.join(' '));
+    t.regex(text.stderr, message, args.join(' '));
+    const json = await brvJson(repo, args);
+    t.is(json.exitCode, 2, args.join(' '));
+    t.is(json.json?.data.error.kind, 'usage', args.join(' '));
+  }
+  // In range still works, `rule` and `bv-rule` alike.
+  t.is((await brv(repo, ['query', 'x', '--limit', '50', '--kind', 'rule', 'bv-decision'])).exitCode, 0);
+  t.is((await brv(repo, ['curate', 'view', '--limit', '1000'])).exitCode, 0);
+});
+
+test("curate view --help shows its own options, not curate's", async (t) => {
+  const dir = await tempDir();
+  const help = await brv(dir, ['curate', 'view', '--help']);
+  t.is(help.exitCode, 0);
+  t.regex(help.stdout, /--limit/);
+  t.notRegex(help.stdout, /--session|--html-file|--response|intent/);
+  // curate's own help still lists them.
+  t.regex((await brv(dir, ['curate', '--help'])).stdout, /--html-file/);
+});
+
+test("ByteRover's command names point at what brv has", async (t) => {
+  const dir = await tempDir();
+  const cases: Array<[string, RegExp]> = [
+    ['pull', /brv vc pull/],
+    ['push', /brv vc push/],
+    ['dream', /brv curate/],
+    ['hub', /brv connectors install/],
+    ['swarm', /brv source add/],
+    ['migrate', /brv import/],
+    ['login', /git remotes/],
+  ];
+  for (const [word, hint] of cases) {
+    const run = await brv(dir, [word]);
+    t.is(run.exitCode, 2, word);
+    t.regex(run.stderr, hint, word);
+    t.notRegex(run.stderr, /Did you mean/, word);
+  }
+  // A real misspelling still gets its suggestion.
+  t.regex((await brv(dir, ['qurey'])).stderr, /Did you mean query\?/);
+});
