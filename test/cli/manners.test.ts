@@ -1,5 +1,8 @@
 import test from 'ava';
-import { brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
+import { execa } from 'execa';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CLI, ENV, brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 // A git tool's manners (issue 11 §5), through the real CLI.
 
@@ -94,4 +97,33 @@ test("ByteRover's command names point at what brv has", async (t) => {
   }
   // A real misspelling still gets its suggestion.
   t.regex((await brv(dir, ['qurey'])).stderr, /Did you mean query\?/);
+});
+
+test('brv completion bash: a real bash completes commands, sub-commands, options and their values (brv and git brv)', async (t) => {
+  const bin = await tempDir();
+  await writeFile(path.join(bin, 'brv'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+  const complete = async (words: string[], fn = '_brv_completions') => {
+    const script = `source <(brv completion bash) && COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}) && COMP_CWORD=${words.length - 1} && ${fn} && printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const run = await execa('bash', ['--norc', '--noprofile', '-c', script], {
+      cwd: bin,
+      env: { ...ENV, PATH: `${bin}:${process.env.PATH}` },
+      extendEnv: false,
+      reject: false,
+    });
+    t.is(run.exitCode, 0, run.stderr);
+    return run.stdout.split('\n').filter(Boolean);
+  };
+  t.deepEqual(await complete(['brv', 'qu']), ['query']);
+  t.true((await complete(['brv', ''])).includes('completion'));
+  t.deepEqual(await complete(['brv', 'vc', 'pu']), ['pull', 'push']);
+  t.deepEqual(await complete(['brv', 'query', 'x', '--li']), ['--limit']);
+  t.deepEqual(await complete(['brv', 'status', '--format', '']), ['text', 'json']);
+  t.deepEqual(await complete(['git', 'brv', 'cur'], '_git_brv'), ['curate']);
+  // zsh and fish get their own scripts; an unknown shell is a usage error.
+  for (const shell of ['zsh', 'fish']) {
+    const run = await brv(bin, ['completion', shell]);
+    t.is(run.exitCode, 0);
+    t.regex(run.stdout, /--get-yargs-completions/);
+  }
+  t.is((await brv(bin, ['completion', 'tcsh'])).exitCode, 2);
 });

@@ -20,6 +20,7 @@ import { settingsCommand } from './settings.js';
 import { hookPromptSubmitCommand } from './hook-prompt-submit.js';
 import { mcpCommand } from './mcp.js';
 import { doctorCommand } from './doctor.js';
+import { completionCommand } from './completion.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -44,4 +45,5 @@ export const commands = [
   hookPromptSubmitCommand,
   mcpCommand,
   doctorCommand,
+  completionCommand,
 ] as unknown as CommandModule[];
