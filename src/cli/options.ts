@@ -36,7 +36,7 @@ export const GLOBAL_OPTIONS = {
 export class ArgumentCheckError extends Error {}
 
 /** How a number option's allowed range is said in messages and help. */
-export function rangeText(spec: OptionSpec): string {
+function rangeText(spec: OptionSpec): string {
   if (spec.min !== undefined && spec.max !== undefined) return `a whole number from ${spec.min} to ${spec.max}`;
   if (spec.min !== undefined) return `a whole number of at least ${spec.min}`;
   return spec.max !== undefined ? `a whole number up to ${spec.max}` : 'a number';

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI, ENV, brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
+import { CLI, ENV, ROOT, brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 // A git tool's manners (issue 11 §5), through the real CLI.
 
@@ -126,4 +126,38 @@ test('brv completion bash: a real bash completes commands, sub-commands, options
     t.regex(run.stdout, /--get-yargs-completions/);
   }
   t.is((await brv(bin, ['completion', 'tcsh'])).exitCode, 2);
+});
+
+test('man brv and git brv --help show the man pages the package ships (package.json "man")', async (t) => {
+  const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  t.deepEqual(pkg.man, ['./dist/man/man1/brv.1', './dist/man/man1/git-brv.1']);
+  for (const page of pkg.man as string[]) {
+    const text = await readFile(path.join(ROOT, page), 'utf8');
+    t.regex(text, /^\.TH (GIT-)?BRV 1 /);
+    // Every command and sub-command, with its options.
+    for (const section of ['vc pull', 'curate view', 'completion', 'settings set']) t.true(text.includes(` ${section}\n`), section);
+    t.regex(text, /--limit +How many entries, newest first \(1–1000\)/);
+  }
+  const man = await execa('man', ['--version'], { reject: false });
+  if (man.exitCode !== 0) return t.log('man is not installed: the pages were checked as files only');
+  // git maps `git brv --help` to `man git-brv`; git-brv must be a git command on PATH.
+  const bin = await tempDir();
+  for (const name of ['brv', 'git-brv'])
+    await writeFile(path.join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+  const env = {
+    ...ENV,
+    PATH: `${bin}:${process.env.PATH}`,
+    MANPATH: path.join(ROOT, 'dist/man'),
+    MANPAGER: 'cat',
+    PAGER: 'cat',
+    GIT_PAGER: 'cat',
+    MANWIDTH: '80',
+  };
+  const gitHelp = await execa('git', ['brv', '--help'], { cwd: bin, env, extendEnv: false, reject: false });
+  t.is(gitHelp.exitCode, 0, gitHelp.stderr);
+  t.regex(gitHelp.stdout, /GIT-BRV\(1\)/);
+  t.regex(gitHelp.stdout, /git brv vc pull/);
+  const manBrv = await execa('man', ['brv'], { cwd: bin, env, extendEnv: false, reject: false });
+  t.is(manBrv.exitCode, 0, manBrv.stderr);
+  t.regex(manBrv.stdout, /BRV\(1\)[\s\S]*brv query/);
 });
