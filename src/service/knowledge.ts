@@ -186,10 +186,7 @@ export class Knowledge {
           .map((f) => topicPathFromBlobPath(f))
           .filter((p): p is NonNullable<typeof p> => p !== undefined);
       } else {
-        throw new BrvError(
-          'not-found',
-          `No topic at ${topicPath} on brv branch ${branch}. List topics with brv status or brv curate view.`,
-        );
+        throw new BrvError('not-found', `No topic at ${topicPath} on brv branch ${branch}. List the topics with brv ls.`);
       }
       return {
         write: {

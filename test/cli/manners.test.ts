@@ -161,3 +161,34 @@ test('man brv and git brv --help show the man pages the package ships (package.j
   t.is(manBrv.exitCode, 0, manBrv.stderr);
   t.regex(manBrv.stdout, /BRV\(1\)[\s\S]*brv query/);
 });
+
+test('settings --global work outside any repository', async (t) => {
+  const outside = await tempDir();
+  const env = { GIT_CONFIG_GLOBAL: path.join(outside, 'gitconfig') };
+  const set = await brvJson(outside, ['settings', 'set', 'review.gate', 'true', '--global'], { env });
+  t.is(set.exitCode, 0, set.stdout + set.stderr);
+  t.like(set.json?.data, { key: 'review.gate', value: true, scope: 'global' });
+  const get = await brvJson(outside, ['settings', 'get', 'review.gate', '--global'], { env });
+  t.like(get.json?.data, { key: 'review.gate', value: true, source: 'global' });
+  const list = await brvJson(outside, ['settings', '--global'], { env });
+  t.is(list.exitCode, 0);
+  t.true(list.json?.data.settings.some((s: any) => s.key === 'review.gate' && s.value === true));
+  t.is((await brvJson(outside, ['settings', 'reset', 'review.gate', '--global'], { env })).exitCode, 0);
+  t.like((await brvJson(outside, ['settings', 'get', 'review.gate', '--global'], { env })).json?.data, { source: 'default' });
+  // Without --global, outside a repository is still an error that says so.
+  t.is((await brvJson(outside, ['settings', 'get', 'review.gate'], { env })).json?.data.error.kind, 'not-a-git-repository');
+  // A repository sees the global value.
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await brv(outside, ['settings', 'set', 'review.gate', 'true', '--global'], { env });
+  t.like((await brvJson(repo, ['settings', 'get', 'review.gate'], { env })).json?.data, { value: true, source: 'global' });
+});
+
+test('brv rm of a missing topic points at brv ls', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await brv(repo, ['init']);
+  const run = await brv(repo, ['rm', 'no/such/topic']);
+  t.is(run.exitCode, 1);
+  t.regex(run.stderr, /No topic at no\/such\/topic.*brv ls/);
+});
