@@ -4,8 +4,8 @@ import type { OutputFormat } from './output.js';
  * Progress for people, on stderr: one line rewritten in place ("Exporting topics 120/4000 (3%)"), shown
  * only when stderr is a terminal, never with `--format json`, and only once the work has run for a
  * second (fast commands print nothing). Service requests take the returned `onProgress` as their
- * `onProgress?: (done: number, total?: number) => void` callback; call `finish()` when the work ends
- * (success or failure) to clear the line.
+ * `onProgress?: (done: number, total?: number) => void` callback; the line is cleared when `done`
+ * reaches `total`, and by `finish()`, which a command calls when the work ends (success or failure).
  *
  * `BRV_PROGRESS=always` shows it on a non-terminal stderr too, without the delay (tests, logs);
  * `BRV_PROGRESS=never` hides it.
@@ -59,11 +59,14 @@ export function startProgress(label: string, options: ProgressOptions): Progress
       if (now - lastDraw < 100 && !(total !== undefined && done >= total)) return;
       lastDraw = now;
       draw(done, total);
+      // All done: the line goes, so that what the command prints next starts clean.
+      if (total !== undefined && done >= total) finish();
     },
-    finish() {
-      if (finished) return;
-      finished = true;
-      if (shown && stream.isTTY) stream.write('\r\x1b[2K');
-    },
+    finish,
   };
+  function finish() {
+    if (finished) return;
+    finished = true;
+    if (shown && stream.isTTY) stream.write('\r\x1b[2K');
+  }
 }

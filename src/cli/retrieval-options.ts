@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { GlobalOptions } from './context.js';
 import { checkNumbers, type OptionTable } from './options.js';
+import { startProgress } from './progress.js';
 
 /** The options `query` and `search` share: what to look for and which topics may answer. */
 export interface RetrievalOptions extends GlobalOptions {
@@ -32,6 +33,15 @@ export function retrievalOptions(y: Argv<GlobalOptions>, questionHelp: string): 
 export function retrievalRequest(argv: RetrievalOptions) {
   return {
     question: argv.question.join(' '),
-    options: { limit: argv.limit, scope: argv.scope, at: argv.at, kinds: argv.kind, since: argv.since, until: argv.until },
+    options: {
+      limit: argv.limit,
+      scope: argv.scope,
+      at: argv.at,
+      kinds: argv.kind,
+      since: argv.since,
+      until: argv.until,
+      // Building the search index of many new topics takes a while: progress on a terminal's stderr.
+      onProgress: startProgress('Indexing topics', argv).onProgress,
+    },
   };
 }

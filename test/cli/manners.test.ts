@@ -2,6 +2,7 @@ import test from 'ava';
 import { execa } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { plantTree } from '../helpers/plant.js';
 import { CLI, ENV, ROOT, brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 // A git tool's manners (issue 11 §5), through the real CLI.
@@ -191,4 +192,31 @@ test('brv rm of a missing topic points at brv ls', async (t) => {
   const run = await brv(repo, ['rm', 'no/such/topic']);
   t.is(run.exitCode, 1);
   t.regex(run.stderr, /No topic at no\/such\/topic.*brv ls/);
+});
+
+test('progress on stderr for export and the first index build; never with --format json, never on stdout', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await brv(repo, ['init']);
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 40; i++) files[`notes/n${i}.html`] = TOPIC(`notes/n${i}`, `Note ${i}`, `Rule number ${i} about widgets.`);
+  await plantTree(repo, files);
+  // A pipe is not a terminal: nothing unless asked for (BRV_PROGRESS=always, which also skips the one-second delay).
+  const quiet = await brv(repo, ['search', 'widgets']);
+  t.is(quiet.exitCode, 0);
+  t.is(quiet.stderr, '');
+  await plantTree(repo, { ...files, 'more/m.html': TOPIC('more/m', 'More', 'Another widget rule.') });
+  const env = { BRV_PROGRESS: 'always' };
+  const search = await brv(repo, ['search', 'widgets'], { env });
+  t.is(search.exitCode, 0, search.stderr);
+  t.regex(search.stderr, /^Indexing topics \d+/m);
+  t.notRegex(search.stdout, /Indexing/);
+  const out = await tempDir();
+  const exported = await brv(repo, ['export', out], { env });
+  t.is(exported.exitCode, 0, exported.stderr);
+  t.regex(exported.stderr, /Exporting topics 41\/41 \(100%\)/);
+  const json = await brv(repo, ['export', out, '--force', '--format', 'json'], { env });
+  t.is(json.exitCode, 0);
+  t.is(json.stderr, '');
+  t.true(json.json?.success);
 });
