@@ -192,6 +192,9 @@ const STEPS: Step[] = [
   { name: 'connectors-uninstall', args: () => ['connectors', 'uninstall', 'claude-code'] },
   { name: 'doctor-outside-repository', args: () => ['doctor'], cwd: (c) => c.scratch },
   { name: 'unknown-command', args: () => ['frobnicate'] },
+  { name: 'byterover-command', args: () => ['pull'] },
+  { name: 'completion', args: () => ['completion', 'bash'] },
+  { name: 'settings-global-outside-repository', args: () => ['settings', 'get', 'review.gate', '--global'], cwd: (c) => c.scratch },
 ];
 
 function sessionOf(run: BrvRun): string | undefined {
