@@ -220,3 +220,25 @@ test('progress on stderr for export and the first index build; never with --form
   t.is(json.stderr, '');
   t.true(json.json?.success);
 });
+
+test('curate --html-file - reads the topic from standard input, with the same checks as a file', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await brv(repo, ['init']);
+  const ok = await brv(repo, ['curate', '--html-file', '-', '--format', 'json'], {
+    input: TOPIC('ops/deploy', 'Deploy', 'Deploy on Tuesdays.'),
+  });
+  t.is(ok.exitCode, 0, ok.stdout);
+  t.like(ok.json?.data, { ok: true, status: 'done', topicPath: 'ops/deploy' });
+  const bad = await brv(repo, ['curate', '--html-file', '-', '--format', 'json'], {
+    input: '<bv-topic path="x/y" title="X"><script>1</script></bv-topic>',
+  });
+  t.is(bad.exitCode, 1);
+  t.false(bad.json?.data.ok);
+  t.true(bad.json?.data.errors.length > 0);
+  const binary = await brv(repo, ['curate', '--html-file', '-', '--format', 'json'], {
+    input: Buffer.from([0xff, 0xfe, 0x3c]) as unknown as string,
+  });
+  t.is(binary.exitCode, 1);
+  t.regex(JSON.stringify(binary.json?.data.errors), /standard input/);
+});
