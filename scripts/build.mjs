@@ -69,3 +69,7 @@ for (const chunk of chunks) await writeFile(path.join('dist/app', chunk.name), c
 await writeFile('dist/cli/main.js', launcher.outputFiles[0].text);
 await chmod('dist/cli/main.js', 0o755);
 if (app.metafile) await writeFile('dist/meta.json', JSON.stringify(app.metafile));
+
+// man brv, man git-brv (and so `git brv --help`), from the built CLI's help texts.
+const { writeManPages } = await import('./man-pages.mjs');
+await writeManPages(version, build);

@@ -5,14 +5,14 @@ import { CURATE_OPTIONS, curateCommand } from './commands/curate.js';
 import { hookPromptSubmitCommand } from './commands/hook-prompt-submit.js';
 import { queryCommand } from './commands/query.js';
 import { searchCommand } from './commands/search.js';
-import { GLOBAL_OPTIONS, type OptionSpec, type OptionTable } from './options.js';
+import { GLOBAL_OPTIONS, inRange, type OptionSpec, type OptionTable } from './options.js';
 import { RETRIEVAL_OPTIONS } from './retrieval-options.js';
 
 // Loading yargs and building its parser for every command costs ~30–40 ms per process (measured,
 // bench/README.md), most of an agent command's time above a bare Node start. The commands agents run
 // in a loop are parsed here with node:util's parseArgs from the same option tables, and only when the
-// command line is plain: anything else (help, version, unknown or repeated options, arrays, `--`,
-// values yargs would read differently) returns undefined and goes to yargs, which behaves as always.
+// command line is plain: anything else (help, version, unknown or repeated options, arrays,
+// values yargs would read differently, values out of range) returns undefined and goes to yargs, which behaves as always.
 // test/cli/fast-args.test.ts checks every accepted command line against yargs' own result.
 
 interface FastCommand {
@@ -74,12 +74,19 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
   const argv: Record<string, unknown> = { _: [args[0]] };
   const seen = new Set<string>();
   const positionals: string[] = [];
+  // After `--`, every word is a positional, whatever it looks like (as in parser.ts).
+  let literal = false;
+  let literals = 0;
   for (const [i, token] of tokens.entries()) {
-    if (token.kind === 'option-terminator') return undefined;
+    if (token.kind === 'option-terminator') {
+      literal = true;
+      continue;
+    }
     if (token.kind === 'positional') {
       // yargs drops a lone "-" and runs its help command for "help" anywhere on the line.
-      if (token.value === '-' || token.value === 'help') return undefined;
+      if (!literal && (token.value === '-' || token.value === 'help')) return undefined;
       positionals.push(token.value);
+      if (literal) literals++;
       continue;
     }
     const spec = table[token.name]!;
@@ -98,6 +105,8 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
     } else if (spec.type === 'number') {
       if (!/^(0|[1-9][0-9]{0,8})$/.test(token.value ?? '')) return undefined;
       value = Number(token.value);
+      // Out of range: yargs reports it (options.ts checkNumbers).
+      if (!inRange(spec, value)) return undefined;
     } else {
       value = token.value ?? '';
       if (spec.choices && !spec.choices.includes(value)) return undefined;
@@ -117,7 +126,9 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
     // A first positional near a sub-command's name makes yargs answer "Did you mean view?" (edit
     // distance ≤ 3, so only words within 3 characters of its length can be near).
     const first = positionals[0];
-    if (first !== undefined && command.subcommands.some((name) => Math.abs(first.length - name.length) <= 3)) return undefined;
+    const literalFirst = literals === positionals.length;
+    if (first !== undefined && !literalFirst && command.subcommands.some((name) => Math.abs(first.length - name.length) <= 3))
+      return undefined;
     if (positionals[0] !== undefined) argv[positionalName] = positionals[0];
   }
   argv.$0 = scriptName;

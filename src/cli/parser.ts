@@ -1,7 +1,8 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { commands } from './commands/index.js';
-import { GLOBAL_OPTIONS } from './options.js';
+import { ArgumentCheckError, GLOBAL_OPTIONS } from './options.js';
 import { BRV_REF_PREFIX } from '../store/refs.js';
+import { ELEMENTS } from '../topic/registry.js';
 import { EXIT_USAGE, commandWord, printError, requestedFormat, type OutputFormat } from './output.js';
 
 /** The version from package.json, put in by the build (yargs' own guess reads the package.json above the cwd). */
@@ -9,8 +10,65 @@ declare const BRV_VERSION: string | undefined;
 
 class UsageFailure extends Error {}
 
-/** A command line our own checks refuse (yargs hands it to the fail handler like its own). */
-class ArgumentCheckError extends Error {}
+/**
+ * `--` ends options on every command: each word after it is a positional, whatever it looks like
+ * (`brv query -- "-Werror flag"`, `brv curate -- view`). yargs keeps such words out of positionals
+ * (and re-parses positionals as options), so they are handed to it marked with a private-use
+ * character, which `unmarkLiterals` strips before validation and the handler.
+ */
+const LITERAL = '\uE000';
+
+function markLiterals(args: readonly string[]): string[] {
+  const end = args.indexOf('--') < 0 ? args.length : args.indexOf('--');
+  const options: string[] = [];
+  for (let i = 0; i < end; i++) {
+    // yargs never takes a lone "-" as a value; for the options that read a file, it means standard input.
+    if (STDIN_OPTIONS.has(args[i]!) && args[i + 1] === '-' && i + 1 < end) options.push(`${args[i++]!}=-`);
+    else options.push(args[i]!);
+  }
+  if (end === args.length) return options;
+  // The marker option stops an array option before `--` (`--kind rule -- -x`) from taking the words after it.
+  return [...options, `--${END_OF_OPTIONS}`, ...args.slice(end + 1).map((word) => LITERAL + word)];
+}
+
+/** A hidden flag standing where `--` was; removed with the marks. */
+const END_OF_OPTIONS = 'brv-end-of-options';
+
+/** Options whose value "-" means standard input. */
+const STDIN_OPTIONS = new Set(['--html-file']);
+
+function unmarkLiterals(argv: Record<string, unknown>): void {
+  const unmark = (value: unknown): unknown =>
+    typeof value === 'string' && value.startsWith(LITERAL) ? value.slice(LITERAL.length) : Array.isArray(value) ? value.map(unmark) : value;
+  for (const key of Object.keys(argv)) argv[key] = unmark(argv[key]);
+  delete argv[END_OF_OPTIONS];
+  delete argv.brvEndOfOptions;
+}
+
+/**
+ * ByteRover's commands that brv has under another name, or not at all: what to run instead.
+ * (Without this, yargs would suggest the nearest spelling: `brv pull` → "Did you mean ls?".)
+ */
+const BYTEROVER_COMMANDS: Record<string, string> = {
+  pull: 'brv pulls knowledge with git: run `brv vc pull` (or `brv sync` to pull and push).',
+  push: 'brv pushes knowledge with git: run `brv vc push` (or `brv sync` to pull and push).',
+  dream:
+    'brv has no dream: your agent consolidates knowledge through `brv curate`; prune with `brv rm`, and see changes with `brv vc log` or `brv review`.',
+  hub: 'brv has no hub: `brv connectors install <agent>` installs the rules, MCP server, skill and hook for an agent.',
+  swarm: "brv has no swarm: `brv source add <repository>` makes another repository's knowledge answer queries too.",
+  space: 'brv has no spaces: knowledge lives in this git repository; share it with `brv vc remote` and `brv sync`.',
+  login: 'brv has no account: knowledge is shared through your git remotes and their credentials (`brv vc remote`, `brv sync`).',
+  logout: 'brv has no account: knowledge is shared through your git remotes and their credentials.',
+  migrate: 'Run `brv import <project folder>`: it reads a ByteRover .brv/context-tree, HTML and legacy Markdown alike.',
+  index: 'brv keeps its search index up to date by itself; `brv doctor` checks it.',
+  restart: 'brv runs no daemon, so there is nothing to restart; `brv doctor` checks the setup.',
+  debug: '`brv doctor` checks git, the repository, hooks, connectors and the index; BRV_TRACE=1 brv … shows timings.',
+  locations: 'brv keeps knowledge in each git repository; `brv status` shows this one, `brv source list` the others it reads.',
+  providers: 'brv calls no model: your coding agent writes and reads the knowledge (`brv curate`, `brv query`).',
+  model: 'brv calls no model: your coding agent writes and reads the knowledge (`brv curate`, `brv query`).',
+  webui: 'brv has no web UI yet: `brv status`, `brv ls` and `brv read <path>` show the knowledge.',
+  'query-log': 'brv records no query log; `brv vc log` shows the history of the knowledge.',
+};
 
 /** yargs reads `--limit abc` as NaN and runs the command anyway: a number option must hold a number. */
 function numbersAreNumbers(argv: Record<string, unknown>, options: { number?: string[] }): true | Error {
@@ -18,6 +76,20 @@ function numbersAreNumbers(argv: Record<string, unknown>, options: { number?: st
     const values = Array.isArray(argv[key]) ? (argv[key] as unknown[]) : [argv[key]];
     if (values.some((value) => value !== undefined && !(typeof value === 'number' && Number.isFinite(value))))
       return new ArgumentCheckError(`${key.length === 1 ? '-' : '--'}${key} needs a number.`);
+  }
+  return true;
+}
+
+/** `--kind` (query, search) names topic elements (`rule` or `bv-rule`); anything else would silently match nothing. */
+function kindsAreElements(argv: Record<string, unknown>): true {
+  if (!Array.isArray(argv.kind)) return true;
+  const kinds = ELEMENTS.map((e) => e.name).filter((name) => name.startsWith('bv-') && name !== 'bv-topic');
+  for (const given of argv.kind) {
+    const name = String(given).toLowerCase();
+    if (!kinds.includes(name.startsWith('bv-') ? name : `bv-${name}`))
+      throw new ArgumentCheckError(
+        `--kind ${JSON.stringify(String(given))} is not a topic element; use one of: ${kinds.map((k) => k.slice(3)).join(', ')}.`,
+      );
   }
   return true;
 }
@@ -52,22 +124,28 @@ export function createParser(
   reportUsage: (command: string, format: OutputFormat, message: string) => void = (command, format, message) =>
     printError(command, format, 'usage', `${message}${format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE),
 ): Argv {
-  const parser = yargs(args)
+  const parser = yargs(markLiterals(args))
     .scriptName(scriptName)
     .usage(
       `$0 <command> [options]\n\nPersistent, structured memory for AI coding agents, stored on ${BRV_REF_PREFIX}* in this git repository.`,
     )
     .options(GLOBAL_OPTIONS as never)
+    .option(END_OF_OPTIONS, { type: 'boolean', hidden: true })
     .command(list as CommandModule[])
+    .middleware(unmarkLiterals as never, true)
     .demandCommand(1, 'Name a command.')
     .strict()
     .check(numbersAreNumbers as never, true)
-    .recommendCommands()
+    .check(kindsAreElements as never, true)
     .help()
     .alias('help', 'h');
+  // A misspelt command gets "Did you mean …?"; not a word after `--`, which is never a command.
+  if (!args.includes('--')) parser.recommendCommands();
   (typeof BRV_VERSION === 'string' ? parser.version(BRV_VERSION) : parser.version())
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((message, error) => {
+      // Already reported (an asynchronous check's failure comes back through here once more).
+      if (error instanceof UsageFailure) throw error;
       // A handler's own failure: main's top-level handler reports it (internal-error, exit 1).
       if (!isUsageError(error)) throw error;
       // The command being parsed when it failed (e.g. "source add"), else the first word.
@@ -75,10 +153,11 @@ export function createParser(
         .getInternalMethods()
         .getContext().commands;
       const command = words.length ? words.join(' ') : commandWord(args);
+      const byterover = words.length ? undefined : BYTEROVER_COMMANDS[commandWord(args)];
       reportUsage(
         command,
         requestedFormat(args),
-        explain((error instanceof ArgumentCheckError ? error.message : message) || error?.message || 'Invalid command line.'),
+        byterover ?? explain((error instanceof ArgumentCheckError ? error.message : message) || error?.message || 'Invalid command line.'),
       );
       // Stop yargs here: without this it would still run the command's handler.
       throw new UsageFailure(message);
@@ -96,6 +175,11 @@ export function createParser(
 
 export async function runParser(args: string[], scriptName: string): Promise<void> {
   try {
+    // `brv` alone shows what it can do (exit 0), until the TUI lands.
+    if (args.length === 0) {
+      createParser(['--help'], scriptName).showHelp('log');
+      return;
+    }
     await createParser(args, scriptName).parseAsync();
   } catch (error) {
     if (!(error instanceof UsageFailure)) throw error;

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { GlobalOptions } from './context.js';
-import type { OptionTable } from './options.js';
+import { checkNumbers, type OptionTable } from './options.js';
+import { startProgress } from './progress.js';
 
 /** The options `query` and `search` share: what to look for and which topics may answer. */
 export interface RetrievalOptions extends GlobalOptions {
@@ -14,7 +15,7 @@ export interface RetrievalOptions extends GlobalOptions {
 }
 
 export const RETRIEVAL_OPTIONS = {
-  limit: { type: 'number', default: 10, describe: 'How many topics, 1–50' },
+  limit: { type: 'number', default: 10, min: 1, max: 50, describe: 'How many topics, 1–50' },
   scope: { type: 'string', describe: 'Only topics under this folder, e.g. security/' },
   kind: { type: 'string', array: true, describe: 'Only topics with one of these elements, e.g. --kind rule decision' },
   since: { type: 'string', describe: 'Only topics dated (bv-timestamp) on or after YYYY-MM-DD' },
@@ -25,12 +26,22 @@ export const RETRIEVAL_OPTIONS = {
 export function retrievalOptions(y: Argv<GlobalOptions>, questionHelp: string): Argv<RetrievalOptions> {
   return y
     .positional('question', { type: 'string', array: true, demandOption: true, describe: questionHelp })
-    .options(RETRIEVAL_OPTIONS) as unknown as Argv<RetrievalOptions>;
+    .options(RETRIEVAL_OPTIONS)
+    .check(checkNumbers(RETRIEVAL_OPTIONS) as never) as unknown as Argv<RetrievalOptions>;
 }
 
 export function retrievalRequest(argv: RetrievalOptions) {
   return {
     question: argv.question.join(' '),
-    options: { limit: argv.limit, scope: argv.scope, at: argv.at, kinds: argv.kind, since: argv.since, until: argv.until },
+    options: {
+      limit: argv.limit,
+      scope: argv.scope,
+      at: argv.at,
+      kinds: argv.kind,
+      since: argv.since,
+      until: argv.until,
+      // Building the search index of many new topics takes a while: progress on a terminal's stderr.
+      onProgress: startProgress('Indexing topics', argv).onProgress,
+    },
   };
 }

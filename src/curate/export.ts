@@ -22,6 +22,8 @@ export interface ExportFile {
 export interface ExportOptions {
   /** Replace a non-empty target tree (its hidden entries, such as ByteRover's `.git/`, are kept). */
   force?: boolean;
+  /** Called as topics are written: `done` of `total` (a front end shows progress for large trees). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface ExportResult {
@@ -135,10 +137,11 @@ export async function exportTree(files: readonly ExportFile[], outDir: string, o
   const moved: string[] = [];
   let old: string | undefined;
   try {
-    for (const { relative, content } of planned) {
+    for (const [i, { relative, content }] of planned.entries()) {
       const file = path.join(stage, relative);
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content, { flag: 'wx' });
+      options.onProgress?.(i + 1, planned.length);
     }
     if (occupied) {
       // Hidden entries (ByteRover's .git/, .gitignore) are not topics; the new tree keeps them.

@@ -1,7 +1,7 @@
 import type { ContextStore } from '../store/context-store.js';
 import { failed, parseMeta, parseResponseBody, type CurateEnvelope, type CurateError } from './envelope.js';
 import { buildCorrectionPrompt, buildGeneratePrompt } from './prompts.js';
-import { deleteFile, readInputFile } from './response-file.js';
+import { decodeInput, deleteFile, readInputFile } from './response-file.js';
 import type { SessionStore } from './sessions.js';
 import { writeTopic, type WriteResult } from './write-topic.js';
 
@@ -25,6 +25,8 @@ export interface CurateRequest {
   overwrite?: boolean;
   /** One-shot mode for scripts: a topic file and optional meta JSON, no session. */
   htmlFile?: string;
+  /** With `htmlFile: '-'`: the HTML read from standard input by the front end (`--html-file -`). */
+  htmlStdin?: Uint8Array;
   meta?: string;
 }
 
@@ -65,7 +67,7 @@ export function checkFlags(request: CurateRequest): CurateEnvelope | undefined {
 export async function runCurate(ctx: CurateContext, request: CurateRequest): Promise<CurateEnvelope> {
   const misuse = checkFlags(request);
   if (misuse) return misuse;
-  if (request.htmlFile !== undefined) return oneShot(ctx, request.htmlFile, request.meta, request.overwrite ?? false);
+  if (request.htmlFile !== undefined) return oneShot(ctx, request.htmlFile, request.meta, request.overwrite ?? false, request.htmlStdin);
   if (request.session === undefined) return kickoff(ctx, request.intent ?? '');
 
   let body = request.response;
@@ -147,7 +149,13 @@ export async function continueSession(ctx: CurateContext, sessionId: string, bod
   };
 }
 
-async function oneShot(ctx: CurateContext, htmlFile: string, metaJson: string | undefined, overwrite: boolean): Promise<CurateEnvelope> {
+async function oneShot(
+  ctx: CurateContext,
+  htmlFile: string,
+  metaJson: string | undefined,
+  overwrite: boolean,
+  stdin: Uint8Array | undefined,
+): Promise<CurateEnvelope> {
   let meta;
   if (metaJson !== undefined) {
     let value: unknown;
@@ -160,7 +168,8 @@ async function oneShot(ctx: CurateContext, htmlFile: string, metaJson: string | 
     if (!parsed.ok) return failed('invalid-response-format', parsed.message);
     meta = parsed.meta;
   }
-  const read = await readInputFile(htmlFile, undefined, 'html-file');
+  const read =
+    htmlFile === '-' && stdin ? decodeInput(stdin, 'The HTML on standard input') : await readInputFile(htmlFile, undefined, 'html-file');
   if (!read.ok) return failed(read.kind, read.message);
   const result = await writeTopic(ctx.store, read.text, meta, { branch: ctx.branch, overwrite, agent: ctx.agent });
   return result.ok ? doneEnvelope(result) : { ok: false, status: 'failed', errors: result.errors };

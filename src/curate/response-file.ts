@@ -59,11 +59,16 @@ export async function readInputFile(
       message: `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
     };
   }
-  if (bytes.length > maxBytes) return { ok: false, kind: 'too-large', message: `${file} is larger than ${maxBytes} bytes.` };
+  return decodeInput(bytes, file, maxBytes);
+}
+
+/** Input already read (a file's bytes, or standard input): bounded in size, valid UTF-8. */
+export function decodeInput(bytes: Uint8Array, name: string, maxBytes = MAX_RESPONSE_BYTES): FileRead {
+  if (bytes.length > maxBytes) return { ok: false, kind: 'too-large', message: `${name} is larger than ${maxBytes} bytes.` };
   try {
     return { ok: true, text: utf8.decode(bytes) };
   } catch {
-    return { ok: false, kind: 'invalid-encoding', message: `${file} is not valid UTF-8. Save it as UTF-8 and try again.` };
+    return { ok: false, kind: 'invalid-encoding', message: `${name} is not valid UTF-8. Save it as UTF-8 and try again.` };
   }
 }
 

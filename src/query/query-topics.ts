@@ -17,6 +17,8 @@ export interface QueryOptions {
   /** Only topics with a bv-timestamp date on or after / on or before this YYYY-MM-DD day. */
   since?: string;
   until?: string;
+  /** Progress while the search index of the tree is built (the first query after many new topics): topics done of `total`. */
+  onProgress?: (done: number, total?: number) => void;
 }
 
 export interface MatchedDoc {
@@ -122,7 +124,7 @@ function filters(options: QueryOptions) {
 async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, options: QueryOptions) {
   const tree = snapshot.commit?.tree;
   performance.mark('query: modules loaded');
-  let index = await indexes.open(tree);
+  let index = await indexes.open(tree, { onProgress: options.onProgress });
   performance.mark('query: index opened');
   const answer = async () => {
     const result = search(index.stack, question, { limit, scope: options.scope?.replace(/\/+$/, '') || undefined, ...filters(options) });

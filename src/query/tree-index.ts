@@ -66,6 +66,16 @@ interface Counts {
   parsed: number;
   cached: number;
   hashed: number;
+  /** Progress of a build: topics done (parsed or taken from the cache) of `total` (a full build's). */
+  onProgress?: (done: number, total?: number) => void;
+  done?: number;
+  total?: number;
+}
+
+function progressed(counts: Counts, topics: number): void {
+  if (!counts.onProgress || topics === 0) return;
+  counts.done = (counts.done ?? 0) + topics;
+  counts.onProgress(counts.done, counts.total);
 }
 
 /** The stamps of segment files already checked, as read at the start of an open. */
@@ -160,7 +170,10 @@ export class TreeIndexStore {
    * The index of `tree`: cached, built incrementally or from scratch. `rebuild` ignores what is on
    * disk and builds from the tree (after a damaged file was found while answering).
    */
-  async open(tree: string | undefined, options: { rebuild?: boolean } = {}): Promise<TreeIndex> {
+  async open(
+    tree: string | undefined,
+    options: { rebuild?: boolean; onProgress?: (done: number, total?: number) => void } = {},
+  ): Promise<TreeIndex> {
     if (!tree) return this.load(tree, false);
     let opened = options.rebuild ? undefined : this.warm.get(tree);
     // Another process may have pruned (or someone deleted) the files a warm index reads its texts from.
@@ -172,7 +185,7 @@ export class TreeIndexStore {
       const index = await opened;
       return { ...index, build: 'cached', buildMs: 0, changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
     }
-    opened = this.load(tree, options.rebuild ?? false);
+    opened = this.load(tree, options.rebuild ?? false, options.onProgress);
     this.warm.delete(tree);
     this.warm.set(tree, opened);
     opened.catch(() => this.warm.delete(tree));
@@ -185,7 +198,7 @@ export class TreeIndexStore {
     return [...(await this.open(tree)).skipped];
   }
 
-  private async load(tree: string | undefined, rebuild: boolean): Promise<TreeIndex> {
+  private async load(tree: string | undefined, rebuild: boolean, onProgress?: (done: number, total?: number) => void): Promise<TreeIndex> {
     const start = performance.now();
     const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
     if (!tree) return { tree, stack: { segments: [], deleted: new Set() }, files: [], skipped: [], build: 'empty', buildMs: 0, ...none };
@@ -209,7 +222,7 @@ export class TreeIndexStore {
         }
       }
     }
-    const counts = { parsed: 0, cached: 0, hashed: 0 };
+    const counts: Counts = { parsed: 0, cached: 0, hashed: 0, onProgress };
     let incremental: { manifest: StackManifest; changed: number } | undefined;
     let opened: { stack: SegmentStack; files: string[] } | undefined;
     if (!rebuild) {
@@ -351,6 +364,7 @@ export class TreeIndexStore {
   private async buildFull(tree: string, counts: Counts): Promise<StackManifest> {
     const listed = (await this.repo.listTreeBlobs(tree)).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
     const { blobs, skipped } = screenBlobs(listed);
+    counts.total = blobs.length;
     // Chunks bound memory at 100,000 topics: each chunk's text is analysed into a small segment and
     // a docstore of bytes; the segments are then merged without re-analysing anything.
     const parts: Array<{ segment: Segment; docstore: DocstoreBytes }> = [];
@@ -400,6 +414,7 @@ export class TreeIndexStore {
     const entries: Array<CachedBlob | undefined> = this.docs.read(blobs.map((b) => b.oid));
     performance.mark('index: cache read');
     counts.cached += entries.filter((e) => e !== undefined).length;
+    progressed(counts, entries.filter((e) => e !== undefined).length);
     const missing = blobs.filter((_, i) => entries[i] === undefined);
     if (missing.length > 0) {
       // Sizes first: a huge blob is refused from its header, never loaded.
@@ -426,6 +441,7 @@ export class TreeIndexStore {
           const bytes = contents[i];
           if (bytes === undefined) verdicts.set(oid, 'missing');
           else fresh.set(oid, blobDocument(bytes.toString('utf8')));
+          progressed(counts, 1);
         });
         for (const [oid, doc] of fresh) verdicts.set(oid, doc);
       }

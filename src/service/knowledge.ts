@@ -99,6 +99,8 @@ export interface ExportRequest {
   /** Replace a non-empty tree there (hidden entries such as `.git/` are kept). */
   force?: boolean;
   at?: string;
+  /** Progress as topics are written: `done` of `total`. */
+  onProgress?: (done: number, total?: number) => void;
 }
 
 export interface ExportResult extends ExportedTree {
@@ -218,10 +220,7 @@ export class Knowledge {
           .map((f) => topicPathFromBlobPath(f))
           .filter((p): p is NonNullable<typeof p> => p !== undefined);
       } else {
-        throw new BrvError(
-          'not-found',
-          `No topic at ${topicPath} on brv branch ${branch}. List topics with brv status or brv curate view.`,
-        );
+        throw new BrvError('not-found', `No topic at ${topicPath} on brv branch ${branch}. List the topics with brv ls.`);
       }
       return {
         write: {
@@ -281,7 +280,10 @@ export class Knowledge {
   async exportTree(request: ExportRequest): Promise<ExportResult> {
     const { exportTree, readTopicBlobs } = await import('../curate/export.js');
     const snapshot = await this.ctx.snapshotFor(request.at);
-    const written = await exportTree(await readTopicBlobs(this.ctx.store, snapshot), absolute(request.directory), { force: request.force });
+    const written = await exportTree(await readTopicBlobs(this.ctx.store, snapshot), absolute(request.directory), {
+      force: request.force,
+      onProgress: request.onProgress,
+    });
     return { ...written, commit: snapshot.commit?.oid };
   }
 }

@@ -10,6 +10,7 @@ import { CONTEXT } from './context.js';
 import { absolute } from './paths.js';
 import type { Host } from './host.js';
 import { RepositoryPool, type RepositoryPoolOptions } from './repository-pool.js';
+import { GlobalSettings } from './global-settings.js';
 
 export type { AgentInfo, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
 export type { ConnectorType } from '../connectors/agents.js';
@@ -84,6 +85,11 @@ export class BrvService {
 
   constructor(private readonly host: Host) {
     this.processes = new GitProcesses(host.env);
+  }
+
+  /** Settings in the user's global git config: no repository needed (`brv settings --global` anywhere). */
+  globalSettings(): GlobalSettings {
+    return new GlobalSettings(this.processes, this.host.home);
   }
 
   /** The repository containing `cwd` (any sub-directory, a linked worktree or a bare repository). */

@@ -1,5 +1,6 @@
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
+import type { GlobalGitConfig } from '../git/global-config.js';
 import {
   SECTION,
   SETTINGS,
@@ -14,6 +15,9 @@ import {
 
 export type SettingSource = 'default' | 'repository' | 'global';
 export type SettingScope = 'repository' | 'global';
+
+/** A repository's git config, or (for `--global` outside any repository) only the global one. */
+type ConfigAccess = Pick<GitRepository, 'configList' | 'configSet' | 'configUnset'> | GlobalGitConfig;
 
 export interface SettingState {
   key: string;
@@ -79,7 +83,7 @@ function requireSetting(name: string): SettingSpec {
  * scope to the narrowest and the last value wins, as `git config --get` does; an entry not found in the
  * global config comes from the repository (its config, a worktree's, or `git -c`).
  */
-export async function listSettings(repo: GitRepository, options: ScopeOptions = {}): Promise<SettingState[]> {
+export async function listSettings(repo: ConfigAccess, options: ScopeOptions = {}): Promise<SettingState[]> {
   const pattern = `^${SECTION}\\.`;
   const [visible, global] = await Promise.all([
     options.global ? Promise.resolve(undefined) : repo.configList(pattern),
@@ -103,7 +107,7 @@ export async function listSettings(repo: GitRepository, options: ScopeOptions = 
   });
 }
 
-export async function getSetting(repo: GitRepository, name: string, options: ScopeOptions = {}): Promise<SettingState> {
+export async function getSetting(repo: ConfigAccess, name: string, options: ScopeOptions = {}): Promise<SettingState> {
   const spec = requireSetting(name);
   return (await listSettings(repo, options)).find((s) => s.key === spec.key)!;
 }
@@ -113,7 +117,7 @@ export async function getSetting(repo: GitRepository, name: string, options: Sco
  * stored in canonical form (`true`, `block`); any earlier values of the key in that scope are replaced.
  */
 export async function setSetting(
-  repo: GitRepository,
+  repo: ConfigAccess,
   name: string,
   raw: string,
   options: ScopeOptions = {},
@@ -130,7 +134,7 @@ export async function setSetting(
 
 /** Removes a setting from one scope; what remains visible (the global value or the default) applies. */
 export async function resetSetting(
-  repo: GitRepository,
+  repo: ConfigAccess,
   name: string,
   options: ScopeOptions = {},
 ): Promise<{ key: string; scope: SettingScope }> {

@@ -31,6 +31,12 @@ const AGENT_LINES = [
   ['curate', '--html-file', 'topic.html', '--meta', '{"impact":"low"}'],
   ['hook-prompt-submit'],
   ['hook-prompt-submit', '--format', 'json'],
+  // `--` ends options: what follows is the question (or intent), whatever it looks like.
+  ['query', '--', '-Werror flag'],
+  ['query', 'x', '--', '--scope'],
+  ['query', '--format', 'json', '--limit', '3', '--', '-x', 'help', '-'],
+  ['curate', '--format', 'json', '--', 'view'],
+  ['curate', '--', '--session'],
 ];
 
 test('the fast path takes the agent command lines and reads them exactly as yargs does', async (t) => {
@@ -54,7 +60,6 @@ test('anything the fast path cannot read exactly as yargs does goes to yargs', (
     ['query', 'x', '--limit', '0x10'],
     ['query', 'x', '--kind', 'rule'],
     ['query', 'x', '--scope', 'a', '--scope', 'b'],
-    ['query', 'x', '--', '--scope'],
     ['query', '-'],
     ['query', 'x', '-C/tmp'],
     ['query', 'x', '--no-limit'],

@@ -18,8 +18,9 @@ const CASES: Array<[string[], number]> = [
   [['source', 'add', './x', '--alias', '-x'], USAGE],
   [['source', 'add', './x', '--alias'], USAGE],
   [['vc', 'remote', 'add', '-x', 'url'], USAGE],
-  [['vc', 'remote', 'add', '--', '-x', 'url'], USAGE],
-  [['query', '--', '-x'], USAGE],
+  // After `--` every word is a positional: the command runs (and refuses a bad remote name itself).
+  [['vc', 'remote', 'add', '--', '-x', 'url'], ANY],
+  [['query', '--', '-x'], ANY],
   [['curate', '--response-file', '-x'], USAGE],
   // An empty session id: the curate protocol's own failure (exit 0 with its envelope, by contract).
   [['curate', '--session', '--response', 'x'], ANY],
@@ -39,6 +40,22 @@ const CASES: Array<[string[], number]> = [
   [['search', '--limit', 'x', '--scope'], USAGE],
   [['search', 'x', '--limit', 'abc'], USAGE],
   [['vc', 'log', '--limit=Infinity'], USAGE],
+  // Every number option is checked against its range, every enum-like option against its values.
+  [['query', 'x', '--limit', '500'], USAGE],
+  [['query', 'x', '--limit', '0'], USAGE],
+  [['query', 'x', '--limit', '2.5'], USAGE],
+  [['search', 'x', '--limit', '51'], USAGE],
+  [['query', 'x', '--kind', 'foo'], USAGE],
+  [['search', 'x', '--kind', 'rule', 'nonsense'], USAGE],
+  [['curate', 'view', '--limit', '5000'], USAGE],
+  [['curate', 'view', '--limit', 'abc'], USAGE],
+  [['vc', 'log', '-n', '0'], USAGE],
+  [['vc', 'log', '--limit', '10001'], USAGE],
+  [['connectors', 'install', 'claude-code', '--type', 'bogus'], USAGE],
+  [['hooks', 'run', 'bogus'], USAGE],
+  // ByteRover's commands get a hint, not a misspelling guess.
+  [['pull'], USAGE],
+  [['dream'], USAGE],
   // --format garbage.
   [['status', '--format', 'xml'], USAGE],
   [['status', '--format'], USAGE],

@@ -225,6 +225,9 @@ const STEPS: Step[] = [
   { name: 'review-show', args: (c) => ['review', 'show', c.reviews.at(-1) ?? 'missing'] },
   { name: 'review-resolve', args: (c) => ['review', 'resolve', c.reviews.at(-1) ?? 'missing', 'security/jwt', '--theirs'] },
   { name: 'unknown-command', args: () => ['frobnicate'] },
+  { name: 'byterover-command', args: () => ['pull'] },
+  { name: 'completion', args: () => ['completion', 'bash'] },
+  { name: 'settings-global-outside-repository', args: () => ['settings', 'get', 'review.gate', '--global'], cwd: (c) => c.scratch },
 ];
 
 function sessionOf(run: BrvRun): string | undefined {

@@ -30,7 +30,7 @@ export const CURATE_OPTIONS = {
   'response-file': { type: 'string', describe: 'Read the reply from this regular file instead' },
   'delete-response-file': { type: 'boolean', describe: 'Delete --response-file after it was processed' },
   overwrite: { type: 'boolean', describe: 'Replace an existing topic at the same path' },
-  'html-file': { type: 'string', describe: 'One-shot: write this <bv-topic> file directly (no session)' },
+  'html-file': { type: 'string', describe: 'One-shot: write this <bv-topic> file directly (no session); - reads standard input' },
   meta: { type: 'string', describe: 'One-shot: meta JSON, e.g. \'{"impact":"low","reason":"…"}\'' },
   folder: { alias: 'd', hidden: true },
   files: { alias: 'f', hidden: true },
@@ -42,7 +42,7 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
   command: 'curate [intent]',
   describe: "Record knowledge as a topic: start a session with an intent, then continue it with the agent's HTML",
   builder: (y: Argv<GlobalOptions>) =>
-    y
+    notInherited(y, ['intent', ...Object.keys(CURATE_OPTIONS)])
       .command(curateViewCommand)
       .positional('intent', { type: 'string', describe: 'What to record (starts a session and returns a prompt for your LLM)' })
       .options(CURATE_OPTIONS)
@@ -72,6 +72,8 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
               deleteResponseFile: argv['delete-response-file'],
               overwrite: argv.overwrite,
               htmlFile: argv['html-file'],
+              // `--html-file -`: the topic comes on standard input.
+              htmlStdin: argv['html-file'] === '-' ? await readStdin() : undefined,
               meta: argv.meta,
             },
             cliActor(),
@@ -87,3 +89,23 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
       () => import('../../service/service.js').then((m) => m.preloadCurate()),
     ),
 };
+
+/** Standard input, up to a bound well above any topic's limit (the service reports what is too large). */
+async function readStdin(limit = 64 * 1024 * 1024): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * `curate view` has options of its own: curate's are not inherited by it (nor shown in its --help).
+ * yargs' `global(keys, false)`, which its type declarations leave out.
+ */
+function notInherited(y: Argv<GlobalOptions>, keys: string[]): Argv<GlobalOptions> {
+  return (y as unknown as { global(keys: string[], global: boolean): Argv<GlobalOptions> }).global(keys, false);
+}

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { startProgress } from '../progress.js';
 import { exportText } from '../../views/transfer.js';
 
 interface ExportOptions extends GlobalOptions {
@@ -28,11 +29,15 @@ export const exportCommand: CommandModule<GlobalOptions, ExportOptions> = {
       .option('at', { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' }),
   handler: (argv) =>
     withBrv('export', argv, async (brv) => {
-      const result = await brv.knowledge.exportTree({
-        directory: path.resolve(argv.C ?? process.cwd(), argv.dir),
-        force: argv.force,
-        at: argv.at,
-      });
+      const progress = startProgress('Exporting topics', argv);
+      const result = await brv.knowledge
+        .exportTree({
+          directory: path.resolve(argv.C ?? process.cwd(), argv.dir),
+          force: argv.force,
+          at: argv.at,
+          onProgress: progress.onProgress,
+        })
+        .finally(progress.finish);
       if (argv.format === 'json') return printJson('export', true, result);
       printText(exportText(result));
     }),

@@ -21,6 +21,7 @@ import { hookPromptSubmitCommand } from './hook-prompt-submit.js';
 import { mcpCommand } from './mcp.js';
 import { doctorCommand } from './doctor.js';
 import { editCommand } from './edit.js';
+import { completionCommand } from './completion.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -46,4 +47,5 @@ export const commands = [
   mcpCommand,
   doctorCommand,
   editCommand,
+  completionCommand,
 ] as unknown as CommandModule[];

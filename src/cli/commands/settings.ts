@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { Brv } from '../../service/brv.js';
-import { withBrv, type GlobalOptions } from '../context.js';
+import type { GlobalSettings } from '../../service/global-settings.js';
+import { cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
 
 interface SettingsOptions extends GlobalOptions {
@@ -19,12 +20,29 @@ interface SetOptions extends KeyOptions {
 const listCommand: CommandModule<GlobalOptions, SettingsOptions> = {
   command: 'list',
   describe: 'Every setting, its value and where the value comes from (default, repository or global)',
-  handler: (argv) => withBrv('settings list', argv, (brv) => printList(brv, argv, 'settings list')),
+  handler: (argv) => withSettings('settings list', argv, (settings) => printList(settings, argv, 'settings list')),
 };
 
-async function printList(brv: Brv, argv: SettingsOptions, command: string): Promise<void> {
+/** Settings calls on this repository's git config, or with --global on the global one, which needs no repository. */
+type Settings = Pick<GlobalSettings, 'settings' | 'setting' | 'setSetting' | 'resetSetting'>;
+
+function withSettings(command: string, argv: SettingsOptions, run: (settings: Settings) => Promise<void>): Promise<void> {
+  if (argv.global) return reportingErrors(command, argv, async () => run((await cliService()).globalSettings()));
+  return withBrv(command, argv, (brv) => run(repositorySettings(brv)));
+}
+
+function repositorySettings(brv: Brv): Settings {
+  return {
+    settings: () => brv.setup.settings(),
+    setting: (request) => brv.setup.setting(request),
+    setSetting: (request) => brv.setup.setSetting(request),
+    resetSetting: (request) => brv.setup.resetSetting(request),
+  };
+}
+
+async function printList(source: Settings, argv: SettingsOptions, command: string): Promise<void> {
   const { settingsText } = await import('../../views/settings.js');
-  const settings = await brv.setup.settings({ global: argv.global });
+  const settings = await source.settings();
   if (argv.format === 'json') return printJson(command, true, { settings });
   printText(settingsText(settings));
 }
@@ -34,8 +52,8 @@ const getCommand: CommandModule<GlobalOptions, KeyOptions> = {
   describe: 'One setting: its value and where it comes from',
   builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
   handler: (argv) =>
-    withBrv('settings get', argv, async (brv) => {
-      const state = await brv.setup.setting({ key: argv.key, global: argv.global });
+    withSettings('settings get', argv, async (settings) => {
+      const state = await settings.setting({ key: argv.key });
       if (argv.format === 'json') return printJson('settings get', true, { key: state.key, value: state.value, source: state.source });
       printText((await import('../../views/settings.js')).settingText(state));
     }),
@@ -51,8 +69,8 @@ const setCommand: CommandModule<GlobalOptions, SetOptions> = {
       .example('$0 settings set review.gate true', 'Hold high-impact changes until approved')
       .example('$0 settings set hooks.preCommit block --global', 'Refuse such commits in every repository'),
   handler: (argv) =>
-    withBrv('settings set', argv, async (brv) => {
-      const result = await brv.setup.setSetting({ key: argv.key, value: String(argv.value), global: argv.global });
+    withSettings('settings set', argv, async (settings) => {
+      const result = await settings.setSetting({ key: argv.key, value: String(argv.value) });
       if (argv.format === 'json') return printJson('settings set', true, result);
       printText((await import('../../views/settings.js')).settingSetText(result, argv.global));
     }),
@@ -63,8 +81,8 @@ const resetCommand: CommandModule<GlobalOptions, KeyOptions> = {
   describe: "Remove a setting from this repository's git config (or the global one with --global)",
   builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
   handler: (argv) =>
-    withBrv('settings reset', argv, async (brv) => {
-      const { key, scope, now } = await brv.setup.resetSetting({ key: argv.key, global: argv.global });
+    withSettings('settings reset', argv, async (settings) => {
+      const { key, scope, now } = await settings.resetSetting({ key: argv.key });
       if (argv.format === 'json') return printJson('settings reset', true, { key, scope });
       printText((await import('../../views/settings.js')).settingResetText(key, now, argv.global));
     }),
@@ -89,6 +107,6 @@ export const settingsCommand: CommandModule<GlobalOptions, SettingsOptions> = {
       const message = `Unknown settings command "${argv.command}": use list, get <key>, set <key> <value> or reset <key>.`;
       return printError('settings', argv.format, 'usage', `${message}${argv.format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE);
     }
-    return withBrv('settings', argv, (brv) => printList(brv, argv, 'settings'));
+    return withSettings('settings', argv, (settings) => printList(settings, argv, 'settings'));
   },
 };

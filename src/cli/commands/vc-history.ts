@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { checkNumbers } from '../options.js';
 import { diffText, gitConfigText, logText, showText, vcStatusText } from '../../views/vc.js';
 
 interface LogOptions extends GlobalOptions {
@@ -16,11 +17,11 @@ export const vcLogCommand: CommandModule<GlobalOptions, LogOptions> = {
     y
       .positional('path', { type: 'string', describe: 'Only commits that changed this topic or folder' })
       .option('limit', { alias: 'n', type: 'number', default: 10, describe: 'How many commits (1–10000)' })
-      .option('all', { type: 'boolean', default: false, describe: 'Every local brv branch' }),
+      .option('all', { type: 'boolean', default: false, describe: 'Every local brv branch' })
+      .check(checkNumbers({ limit: { type: 'number', min: 1, max: 10000 } }) as never),
   handler: (argv) =>
     withBrv('vc log', argv, async (brv) => {
-      const limit = Math.max(1, Math.min(10000, Math.floor(argv.limit)));
-      const entries = await brv.history.log({ limit, all: argv.all, path: argv.path });
+      const entries = await brv.history.log({ limit: argv.limit, all: argv.all, path: argv.path });
       if (argv.format === 'json') return printJson('vc log', true, { branch: brv.branch, entries });
       printText(logText(brv.branch, entries));
     }),

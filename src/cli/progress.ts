@@ -1,0 +1,72 @@
+import type { OutputFormat } from './output.js';
+
+/**
+ * Progress for people, on stderr: one line rewritten in place ("Exporting topics 120/4000 (3%)"), shown
+ * only when stderr is a terminal, never with `--format json`, and only once the work has run for a
+ * second (fast commands print nothing). Service requests take the returned `onProgress` as their
+ * `onProgress?: (done: number, total?: number) => void` callback; the line is cleared when `done`
+ * reaches `total`, and by `finish()`, which a command calls when the work ends (success or failure).
+ *
+ * `BRV_PROGRESS=always` shows it on a non-terminal stderr too, without the delay (tests, logs);
+ * `BRV_PROGRESS=never` hides it.
+ */
+export interface Progress {
+  /** Report `done` of `total` units (total unknown: just a count). Safe to call very often. */
+  onProgress: (done: number, total?: number) => void;
+  /** Clears the line if one was shown. Idempotent. */
+  finish: () => void;
+}
+
+export interface ProgressOptions {
+  format: OutputFormat;
+  /** Defaults to process.stderr. */
+  stream?: NodeJS.WriteStream;
+  /** How long work runs before the line appears (default 1000 ms). */
+  delayMs?: number;
+  /** Defaults to process.env.BRV_PROGRESS. */
+  mode?: string;
+}
+
+const SILENT: Progress = { onProgress: () => {}, finish: () => {} };
+
+export function startProgress(label: string, options: ProgressOptions): Progress {
+  const stream = options.stream ?? process.stderr;
+  const mode = options.mode ?? process.env.BRV_PROGRESS;
+  const forced = mode === 'always';
+  if (options.format === 'json' || mode === 'never' || (!forced && !stream.isTTY)) return SILENT;
+  const delay = forced ? 0 : (options.delayMs ?? 1000);
+  const started = Date.now();
+  let lastDraw = 0;
+  let shown = false;
+  let finished = false;
+  let last = '';
+  const draw = (done: number, total?: number) => {
+    const count = total ? `${done}/${total} (${Math.floor((done / Math.max(total, 1)) * 100)}%)` : `${done}`;
+    const line = `${label} ${count}`;
+    if (line === last) return;
+    last = line;
+    // A terminal gets the line rewritten in place; anything else (forced) gets one line per update.
+    if (stream.isTTY) stream.write(`\r\x1b[2K${line}`);
+    else stream.write(`${line}\n`);
+    shown = true;
+  };
+  return {
+    onProgress(done, total) {
+      if (finished) return;
+      const now = Date.now();
+      if (now - started < delay) return;
+      // At most ~10 redraws a second, but always the last one.
+      if (now - lastDraw < 100 && !(total !== undefined && done >= total)) return;
+      lastDraw = now;
+      draw(done, total);
+      // All done: the line goes, so that what the command prints next starts clean.
+      if (total !== undefined && done >= total) finish();
+    },
+    finish,
+  };
+  function finish() {
+    if (finished) return;
+    finished = true;
+    if (shown && stream.isTTY) stream.write('\r\x1b[2K');
+  }
+}
