@@ -177,7 +177,9 @@ function reshape(node: ElementContent): ElementContent {
   if (node.type !== 'element') return node;
   const children = node.children.map(reshape);
   if (node.tagName === 'summary') {
-    const text = rawText(node).replace(/\s+/g, ' ').trim();
+    const text = rawText({ ...node, children })
+      .replace(/\s+/g, ' ')
+      .trim(); // abbr titles included
     const strong: Element = { type: 'element', tagName: 'strong', properties: {}, children: [{ type: 'text', value: text }] };
     return { type: 'element', tagName: 'p', properties: {}, children: text ? [strong] : [] };
   }
