@@ -1,9 +1,11 @@
 import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { renderProblems } from '../helpers/hostile.js';
-import { brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
+import { brvJson, cleanup, CLI, ENV, makeRepo, tempDir } from '../helpers/repo.js';
 
 interface Vector {
   readonly note: string;
@@ -68,4 +70,25 @@ test('everyday HTML curates through the CLI: comments dropped with a warning, <t
   );
   const inApril = await brvJson(repo, ['query', 'zebra', '--since', '2024-04-01']);
   t.deepEqual(inApril.json?.data.matchedDocs ?? [], [], inApril.stdout);
+});
+
+test('MCP brv-curate: a sample of the corpus is refused with its kind; a comment is dropped with a warning', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
+  const client = new Client({ name: 'brv-test', version: '1.0.0' });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  const textOf = (result: any) => (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+  for (const vector of VECTORS.filter((_, i) => i % 25 === 3)) {
+    const result = await client.callTool({ name: 'brv-curate', arguments: { html: vector.html } });
+    t.true(result.isError, `${vector.note}: ${textOf(result)}`);
+    t.true(textOf(result).includes(vector.kind), `${vector.note}: ${textOf(result)}`);
+  }
+  const ok = await client.callTool({
+    name: 'brv-curate',
+    arguments: { html: '<bv-topic path="ops/x" title="X"><bv-reason>Why<!-- private --> <mark>now</mark>.</bv-reason></bv-topic>' },
+  });
+  t.falsy(ok.isError, textOf(ok));
+  t.regex(textOf(ok), /⚠ Dropped 1 HTML comment/);
 });
