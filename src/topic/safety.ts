@@ -158,8 +158,14 @@ function unsafeScheme(url: string): string | undefined {
   return SAFE_SCHEMES.includes(scheme) ? undefined : scheme;
 }
 
+/** The scheme as a browser reads it: whitespace and control characters removed, lowercase. */
+function cleanScheme(scheme: string): string {
+  // eslint-disable-next-line no-control-regex
+  return scheme.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
+}
+
 function urlMessage(tag: string, attribute: string, scheme: string): string {
-  const cleaned = scheme.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
+  const cleaned = cleanScheme(scheme);
   // The sanitizer matches schemes exactly, so "HTTPS:" or " https:" would be stripped on the way out.
   if (SAFE_SCHEMES.includes(cleaned)) {
     return `${attribute} on <${tag}> starts with "${scheme}:"; write the scheme in lowercase with nothing before it ("${cleaned}:").`;
@@ -207,7 +213,11 @@ function checkAttributes(element: Element, errors: TopicError[]): void {
   for (const [prop, value] of Object.entries(element.properties)) {
     const attribute = attributeName(prop);
     const danger = dangerousAttribute(tag, attribute, value);
-    if (danger !== undefined) {
+    const scheme = URL_ATTRIBUTES.includes(attribute) ? unsafeScheme(String(value)) : undefined;
+    if (scheme !== undefined && SAFE_SCHEMES.includes(cleanScheme(scheme)) && danger !== undefined) {
+      // "HTTPS:" or " https:": harmless, but not stored as written (the sanitizer matches schemes exactly).
+      errors.push({ kind: 'attribute-validation', tag, attribute, message: urlMessage(tag, attribute, scheme) });
+    } else if (danger !== undefined) {
       errors.push({ kind: 'unsafe-html', tag, attribute, message: danger });
     } else if (!isBvTag(tag) && allowedTags.has(tag) && !plainAttributeAllowed(tag, attribute)) {
       const own = TAG_ATTRIBUTES[tag];

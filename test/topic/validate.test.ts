@@ -177,6 +177,9 @@ test('URLs: relative, anchors, http(s) and mailto pass; odd schemes get a precis
   t.true(validateTopicHtml(html).ok);
   const [upper] = errorsOf(`${T}<bv-task><a href="HTTPS://a.b">x</a></bv-task></bv-topic>`);
   t.regex(upper?.message ?? '', /lowercase/);
+  t.is(upper?.kind, 'attribute-validation', 'a safe scheme in capitals is no danger');
+  t.like(errorsOf(`${T}<bv-task><a href=" https://a.b">x</a></bv-task></bv-topic>`)[0], { kind: 'attribute-validation' });
+  t.like(errorsOf(`${T}<bv-task><a href="JavaScript:x">x</a></bv-task></bv-topic>`)[0], { kind: 'unsafe-html' });
   const [ftp] = errorsOf(`${T}<bv-task><a href="ftp://a.b">x</a></bv-task></bv-topic>`);
   t.regex(ftp?.message ?? '', /"ftp:" URL/);
 });
