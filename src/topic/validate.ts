@@ -244,12 +244,15 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     return { ok: false, errors };
   }
   for (const found of [checkOutside(root, topic), checkVocabulary(topic), checkNesting(topic)]) pushAll(errors, found);
-  if (errors.length === 0 && sanitizerWouldChange(withoutComments(root))) {
+  const warnings = commentWarnings(root);
+  if (errors.length === 0 && sanitizerWouldChange(warnings.length > 0 ? withoutComments(root) : root)) {
     errors.push({
       kind: 'unsafe-html',
       message:
         'The HTML contains markup outside the allowed set (the sanitizer would change it); use only bv-* elements and plain tags such as <p>, <ul>, <code>, <pre>, <table>, <a>.',
     });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, topic: toParsedTopic(topic, commentWarnings(root)) };
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, topic: toParsedTopic(warnings.length > 0 ? withoutComments(topic) : topic, warnings) };
 }

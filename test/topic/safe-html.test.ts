@@ -72,6 +72,7 @@ test('the safe-html fixture renders sensibly: details as a bold summary line, ab
 test('comments are dropped with a warning, inside and around the topic, not refused', (t) => {
   const inside = accepted(fixture('valid', 'comment-inside.html'));
   t.false(inside.canonicalHtml.includes('<!--'));
+  t.is(JSON.stringify(inside.root).includes('"comment"'), false, 'the parsed root holds no comment either');
   t.is(inside.warnings.length, 1);
   t.regex(inside.warnings[0] ?? '', /Dropped 1 HTML comment/);
   const around = accepted(`<!-- a -->${T}<bv-reason>Why<!-- b --> <b>now<!-- c --></b></bv-reason></bv-topic><!-- d -->`);
