@@ -13,7 +13,8 @@ Reply with ONE JSON object and nothing else (the first character is "{", no code
 - Attribute names are lowercase and values double-quoted. Use only the elements and attributes listed below.
 - Do not set createdat, updatedat, importance, maturity or recency: brv derives them from history.
 - <li> items are plain text without bullet markers. <bv-diagram> bodies use entities (&lt; &gt; &amp;), no CDATA.
-- No <script>, <style>, event handlers (on…), inline style attributes, or javascript:/data: URLs: they are rejected.
+- No <script>, <style>, <svg>, embeds, forms, event handlers (on…), style attributes, or javascript:/data: URLs: they are rejected.
+  Ordinary HTML is fine (<div>, <details>, <time datetime>, <mark>, class, lang, data-* …): see the list below.
 - "meta" is optional; its keys: type (ADD | UPDATE | MERGE), impact (high | low; high asks a human to review),
   reason (one sentence for reviewers), summary (one line describing the topic after the change),
   previousSummary (UPDATE/MERGE: one line describing it before), confidence (high | low).`;
@@ -60,7 +61,8 @@ const FIX_HINTS: Partial<Record<ErrorKind, string>> = {
   'content-outside-topic': 'Remove everything before and after the <bv-topic> element.',
   'missing-path-attribute': 'Add path="domain/topic" to <bv-topic>.',
   'unsafe-path': 'Use a relative path of snake_case segments, e.g. path="security/jwt_signing".',
-  'unknown-element': 'Use only the listed bv-* elements; put other content in <bv-highlights> or <bv-structure>.',
+  'unknown-element':
+    'Use only the listed bv-* elements and the allowed plain tags; write other markup as text or with an allowed tag (e.g. <div>, <span>), and put content in <bv-highlights> or <bv-structure>.',
   'attribute-validation': 'Use only the listed attributes and allowed values.',
   'invalid-nesting': 'Make every bv-* element a direct child of <bv-topic> and use only the allowed tags inside it.',
   'unsafe-html': 'Remove scripts, styles, event handlers and non-http(s) URLs; describe them in text or <code> instead.',

@@ -63,7 +63,7 @@ export async function writeTopic(
             type: meta?.type ?? 'UPDATE',
             commit: undefined,
             unchanged: true,
-            warnings: [],
+            warnings: [...topic.warnings],
           },
         };
       }
@@ -104,7 +104,7 @@ export async function writeTopic(
       const isTopic = ref.path === topic.path || (await store.pathKind(snapshot, topicBlobPath(ref.path))) === 'file';
       kinds.set(ref.path, isTopic ? 'topic' : (await store.pathKind(snapshot, ref.path)) === 'folder' ? 'folder' : 'none');
     }
-    const warnings = relatedWarnings(topic.related, (path) => kinds.get(path) ?? 'none');
+    const warnings = [...topic.warnings, ...relatedWarnings(topic.related, (path) => kinds.get(path) ?? 'none')];
     return {
       write: {
         edits: [{ path: filePath, blob: await blob }],

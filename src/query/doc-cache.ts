@@ -15,7 +15,7 @@ import { pathFieldText, type FieldName, type SegmentInput } from './fields.js';
  * index is rebuilt. Analysis (tokenizing, stemming) and the segment format are not part of an entry:
  * a change there bumps `INDEX_VERSION` only, and the rebuild that follows parses no HTML.
  */
-export const DOC_CACHE_VERSION = 2;
+export const DOC_CACHE_VERSION = 3;
 
 /**
  * Everything the index builder needs from one topic blob, independent of where the blob sits in

@@ -2,6 +2,7 @@ import type { Element, ElementContent, Properties } from 'hast';
 import { toHtml } from 'hast-util-to-html';
 import { attributeName, attributesOf, isBlankText, splitList } from './hast.js';
 import { normalizeTopicPath } from './path.js';
+import { BV_GLOBAL_ATTRIBUTES, isDataAttribute } from './registry.js';
 
 const TOPIC_ATTRIBUTES = ['path', 'title', 'summary', 'tags', 'keywords', 'related'] as const;
 const LISTS = new Set(['tags', 'keywords', 'related']);
@@ -24,7 +25,7 @@ function canonicalNode(node: ElementContent): ElementContent {
   const properties: Properties = {};
   const keys = Object.keys(node.properties).sort((a, b) => (attributeName(a) < attributeName(b) ? -1 : 1));
   for (const key of keys) properties[key] = node.properties[key];
-  const children = node.children.map(canonicalNode);
+  const children = node.children.filter((child) => child.type !== 'comment').map(canonicalNode);
   const first = children[0];
   if (LEADING_NEWLINE_EATERS.has(node.tagName) && first?.type === 'text' && first.value.startsWith('\n')) {
     children[0] = { ...first, value: `\n${first.value}` };
@@ -43,9 +44,12 @@ export function serializeCanonical(topic: Element): string {
     const value = topicAttribute(name, attributes.get(name));
     if (value !== undefined) properties[name] = value;
   }
+  // Descriptive attributes (data-*, class, lang, dir) follow, sorted; stamped dates are dropped.
+  const extra = [...attributes.keys()].filter((name) => isDataAttribute(name) || BV_GLOBAL_ATTRIBUTES.includes(name)).sort();
+  for (const name of extra) properties[name] = attributes.get(name) ?? '';
   const open = toHtml({ type: 'element', tagName: 'bv-topic', properties, children: [] }, SERIALIZE).replace(/<\/bv-topic>$/, '');
   const lines = topic.children
-    .filter((child) => !isBlankText(child))
+    .filter((child) => !isBlankText(child) && child.type !== 'comment')
     .map((child) => `  ${toHtml(canonicalNode(child), SERIALIZE).trim()}\n`);
   return `${open}\n${lines.join('')}</bv-topic>\n`;
 }

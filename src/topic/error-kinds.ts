@@ -9,9 +9,11 @@ export const TOPIC_ERROR_KINDS = {
   'missing-path-attribute': 'The `<bv-topic>` element has no `path` attribute.',
   'unsafe-path':
     'A topic path (or a path to export) is not a safe relative path: absolute, with `..`, or with characters a path may not have.',
-  'unknown-element': 'The topic uses an element that is not in the topic vocabulary.',
+  'unknown-element':
+    'The topic uses an element that is neither in the bv-* vocabulary nor allowed plain HTML (dangerous ones are unsafe-html).',
   'attribute-validation': 'An element has an attribute that is unknown, missing or has a value it does not allow.',
-  'unsafe-html': 'The topic contains something unsafe: a script, an event handler, a dangerous URL or invalid Unicode.',
+  'unsafe-html':
+    'The topic holds something that could run or load content (script, embed, form, SVG, event handler, unsafe URL) or control characters.',
   'invalid-nesting': 'An element is placed where it is not allowed (block content inside inline content, or the like).',
   'content-outside-topic': 'The HTML has text or elements outside the `<bv-topic>` element.',
   'too-large': 'An input is over its size limit (a topic, a response, a question, a file, or nesting depth).',

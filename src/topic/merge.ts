@@ -3,7 +3,7 @@ import { serializeCanonical } from './canonical.js';
 import { attributesOf, elementsIn, flatText, splitList } from './hast.js';
 import { parseTopicHtml } from './parse.js';
 import { normalizeTopicPath } from './path.js';
-import { elementSpec } from './registry.js';
+import { BV_GLOBAL_ATTRIBUTES, elementSpec, isDataAttribute } from './registry.js';
 import type { TopicValidation } from './types.js';
 import { validateTopicHtml } from './validate.js';
 
@@ -40,7 +40,31 @@ interface Section {
 }
 
 type Side = 'ours' | 'theirs';
-type TopicAttributes = Record<'path' | 'title' | 'summary', string> & Record<'tags' | 'keywords' | 'related', string[]>;
+type TopicAttributes = Record<'path' | 'title' | 'summary', string> &
+  Record<'tags' | 'keywords' | 'related', string[]> & {
+    /** Descriptive attributes (data-*, class, lang, dir), kept through a merge. */
+    readonly extra?: ReadonlyMap<string, string>;
+  };
+
+const FIXED_TOPIC_ATTRIBUTES = new Set(['path', 'title', 'summary', 'tags', 'keywords', 'related']);
+
+function extraAttributes(topic: Element | undefined): Map<string, string> {
+  const extra = new Map<string, string>();
+  for (const [name, value] of topic ? attributesOf(topic) : []) {
+    if (!FIXED_TOPIC_ATTRIBUTES.has(name) && (isDataAttribute(name) || BV_GLOBAL_ATTRIBUTES.includes(name))) extra.set(name, value);
+  }
+  return extra;
+}
+
+/** Three-way, per attribute: a side's change wins over the base; both changed: ours. */
+function mergeExtra(base: Map<string, string>, ours: Map<string, string>, theirs: Map<string, string>): Map<string, string> {
+  const merged = new Map<string, string>();
+  for (const name of new Set([...ours.keys(), ...theirs.keys()])) {
+    const value = ours.get(name) === base.get(name) ? theirs.get(name) : ours.get(name);
+    if (value !== undefined) merged.set(name, value);
+  }
+  return merged;
+}
 
 const HEADING = /^h[1-6]$/;
 
@@ -220,6 +244,7 @@ function looseTopic(html: string | undefined): Element | undefined {
 
 function topicElement(attributes: TopicAttributes, children: Element[]): Element {
   const properties: Record<string, string> = { path: attributes.path, title: attributes.title };
+  for (const [name, value] of attributes.extra ?? []) properties[name] = value;
   if (attributes.summary) properties['summary'] = attributes.summary;
   for (const name of ['tags', 'keywords', 'related'] as const) {
     if (attributes[name].length > 0) properties[name] = attributes[name].join(',');
@@ -267,6 +292,7 @@ export function mergeTopicHtml(
       tags: mergeList(ab.tags, ao.tags, at.tags),
       keywords: mergeList(ab.keywords, ao.keywords, at.keywords),
       related: mergeList(ab.related, ao.related, at.related),
+      extra: mergeExtra(extraAttributes(baseTopic), extraAttributes(vo.topic.root), extraAttributes(vt.topic.root)),
     };
     const children = merger.sections(baseTopic, vo.topic.root, vt.topic.root);
     const merged = result(
@@ -301,7 +327,7 @@ export function mergeTopicHtml(
     .concat(fallbackPath, 'unknown')
     .map((candidate) => normalizeTopicPath(candidate ?? ''))
     .find((p) => p.ok);
-  const attributes = { ...attributesOfTopic(kept), path: path?.ok ? path.path : 'unknown' };
+  const attributes = { ...attributesOfTopic(kept), path: path?.ok ? path.path : 'unknown', extra: extraAttributes(kept) };
   if (!attributes.title) attributes.title = attributes.path;
   const children = kept ? sectionsOf(kept).map((s) => s.element) : [];
   return (

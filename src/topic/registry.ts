@@ -19,8 +19,40 @@ export interface ElementSpec {
   readonly description: string;
 }
 
-/** Phrasing tags allowed (at any depth) inside `inline` elements. */
-export const INLINE_TAGS: readonly string[] = ['code', 'strong', 'em', 'b', 'i', 'a', 'br', 'kbd', 'sub', 'sup', 'span'];
+/**
+ * Phrasing tags allowed (at any depth) inside `inline` elements. Everything here is inert: it cannot
+ * run code or load anything, so it is kept as written (see safety.ts for what is refused and why).
+ */
+export const INLINE_TAGS: readonly string[] = [
+  'code',
+  'strong',
+  'em',
+  'b',
+  'i',
+  'a',
+  'br',
+  'kbd',
+  'sub',
+  'sup',
+  'span',
+  'time',
+  'mark',
+  'abbr',
+  'u',
+  's',
+  'del',
+  'ins',
+  'small',
+  'cite',
+  'q',
+  'var',
+  'samp',
+  'dfn',
+  'data',
+  'bdi',
+  'bdo',
+  'wbr',
+];
 /** Tags allowed inside `block` elements, in addition to INLINE_TAGS. */
 export const BLOCK_TAGS: readonly string[] = [
   'p',
@@ -36,8 +68,10 @@ export const BLOCK_TAGS: readonly string[] = [
   'pre',
   'blockquote',
   'table',
+  'caption',
   'thead',
   'tbody',
+  'tfoot',
   'tr',
   'th',
   'td',
@@ -46,7 +80,51 @@ export const BLOCK_TAGS: readonly string[] = [
   'dt',
   'dd',
   'img',
+  'div',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'address',
+  'details',
+  'summary',
+  'figure',
+  'figcaption',
 ];
+
+/**
+ * Attributes every plain tag may carry (`data-*`: any `data-` name). They describe, they never
+ * execute or load. bv-* elements take BV_GLOBAL_ATTRIBUTES besides their own.
+ */
+export const GLOBAL_ATTRIBUTES: readonly string[] = ['id', 'title', 'class', 'lang', 'dir', 'data-*'];
+/** What every bv-* element may carry besides its own attributes (id and title mean something on some of them). */
+export const BV_GLOBAL_ATTRIBUTES: readonly string[] = ['class', 'lang', 'dir', 'data-*'];
+/** Further attributes per plain tag. URL-valued ones (href, src, cite) keep only http(s), mailto and relative URLs. */
+export const TAG_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+  a: ['href', 'hreflang', 'rel', 'target'],
+  img: ['src', 'alt', 'width', 'height'],
+  time: ['datetime'],
+  del: ['cite', 'datetime'],
+  ins: ['cite', 'datetime'],
+  q: ['cite'],
+  blockquote: ['cite'],
+  data: ['value'],
+  details: ['open'],
+  ol: ['start', 'reversed', 'type'],
+  li: ['value'],
+  th: ['colspan', 'rowspan', 'headers', 'scope', 'abbr', 'align'],
+  td: ['colspan', 'rowspan', 'headers', 'align'],
+};
+
+/** Whether a plain (non bv-*) allowed tag may carry the attribute (HTML name, lowercase). */
+export function plainAttributeAllowed(tag: string, attribute: string): boolean {
+  return isDataAttribute(attribute) || GLOBAL_ATTRIBUTES.includes(attribute) || (TAG_ATTRIBUTES[tag]?.includes(attribute) ?? false);
+}
+
+export function isDataAttribute(attribute: string): boolean {
+  return /^data-[a-z0-9_.-]+$/.test(attribute);
+}
 
 /** System-managed; an author setting them is a mistake worth reporting. */
 const RESERVED_TOPIC_ATTRIBUTES: readonly string[] = ['importance', 'maturity', 'recency'];
@@ -131,11 +209,16 @@ export function validateElementAttributes(tag: string, attributes: ReadonlyMap<s
       }
     } else if (tag === 'bv-topic' && TOLERATED_TOPIC_ATTRIBUTES.includes(name)) {
       continue;
+    } else if (isDataAttribute(name) || BV_GLOBAL_ATTRIBUTES.includes(name)) {
+      continue;
     } else if (tag === 'bv-topic' && RESERVED_TOPIC_ATTRIBUTES.includes(name)) {
       fail(name, `${name} is system-managed and must not be set on <bv-topic>; remove it.`);
     } else {
-      const hint = allowed.length > 0 ? `allowed attributes: ${allowed.join(', ')}` : 'it takes no attributes';
-      fail(name, `<${tag}> has unknown attribute "${name}"; the vocabulary is closed (${hint}).`);
+      const own = allowed.length > 0 ? `its attributes: ${allowed.join(', ')}` : 'it takes no attributes of its own';
+      fail(
+        name,
+        `<${tag}> has unknown attribute "${name}"; the vocabulary is closed (${own}; any bv-* element also takes ${BV_GLOBAL_ATTRIBUTES.join(', ')}). Keep extra information as data-${name.replace(/[^a-z0-9_.-]/g, '') || 'x'}="…" or in the text.`,
+      );
     }
   }
   for (const attr of spec.attributes) {
@@ -166,7 +249,11 @@ export function renderVocabulary(): string {
     `Block content: inline content plus <${BLOCK_TAGS.join('>, <')}>. <li> goes inside <ul>/<ol>, or directly inside <bv-changes>/<bv-files>.`,
     'Plain text only: no tags; escape < and & as &lt; and &amp;.',
     'bv-* elements never contain other bv-* elements: they are all direct children of <bv-topic>.',
-    'Plain tags take no attributes beyond <a href>, <img src alt>, <code class="language-…">, id and title; URLs are http:, https:, mailto: or relative. No style, class, event handlers, scripts or comments.',
+    `Any plain tag may carry ${GLOBAL_ATTRIBUTES.join(', ')} (data-* is any data- name); also ${Object.entries(TAG_ATTRIBUTES)
+      .map(([tag, names]) => `<${tag} ${names.join(' ')}>`)
+      .join(', ')}. URLs are http:, https:, mailto: or relative.`,
+    `Every bv-* element may also carry ${BV_GLOBAL_ATTRIBUTES.join(', ')}.`,
+    'Refused as unsafe: <script>, <style>, <iframe>/<object>/<embed>, forms and form controls, <base>/<meta>/<link>, <svg>/<math>, audio/video, style and on… attributes, srcdoc, formaction, javascript:/vbscript:/data: URLs. Any other tag is an unknown element. HTML comments are dropped.',
     '',
   ];
   for (const spec of ELEMENTS) {

@@ -166,6 +166,43 @@ function secureNode(node: MdastNodes): MdastNodes[] {
 // Characters that would turn plain text into markup; text without them needs no markdown serializer.
 const MARKDOWN_SIGNIFICANT = /[\\`*_[\]<>#|~&!]|^\s*(?:[-+=]|\d+[.)])\s|\n\s*\n/;
 
+const RESHAPED = new Set(['details', 'summary', 'abbr']);
+
+/**
+ * Elements hast-util-to-mdast has no markdown shape for, made into ones it has: <details> is its
+ * <summary> as a bold line, then its content; <abbr title> reads "HTML (HyperText Markup Language)".
+ * Depth is bounded: stored and validated topics are at most MAX_NESTING_DEPTH deep.
+ */
+function reshape(node: ElementContent): ElementContent {
+  if (node.type !== 'element') return node;
+  const children = node.children.map(reshape);
+  if (node.tagName === 'summary') {
+    const text = rawText({ ...node, children })
+      .replace(/\s+/g, ' ')
+      .trim(); // abbr titles included
+    const strong: Element = { type: 'element', tagName: 'strong', properties: {}, children: [{ type: 'text', value: text }] };
+    return { type: 'element', tagName: 'p', properties: {}, children: text ? [strong] : [] };
+  }
+  if (node.tagName === 'details') return { type: 'element', tagName: 'div', properties: {}, children };
+  if (node.tagName === 'abbr') {
+    const title = attributesOf(node).get('title')?.replace(/\s+/g, ' ').trim();
+    const text = rawText(node).trim();
+    if (title && title !== text) children.push({ type: 'text', value: ` (${title})` });
+    return { type: 'element', tagName: 'span', properties: {}, children };
+  }
+  return { ...node, children };
+}
+
+function needsReshape(children: ElementContent[]): boolean {
+  const stack: ElementContent[] = [...children];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type !== 'element') continue;
+    if (RESHAPED.has(next.tagName)) return true;
+    for (const child of next.children) stack.push(child);
+  }
+  return false;
+}
+
 /** Markdown of some hast content, split into a leading paragraph (to share the label's line) and the rest. */
 function contentMarkdown(children: ElementContent[]): { lead: string; body: string } {
   // Fast path, measured: most elements (rules, facts, reasons) hold one plain sentence, and the
@@ -178,7 +215,8 @@ function contentMarkdown(children: ElementContent[]): { lead: string; body: stri
       .trim();
     if (!MARKDOWN_SIGNIFICANT.test(text)) return { lead: text, body: '' };
   }
-  const mdast = toMdast({ type: 'root', children: wrapBareListItems(children) }) as MdastRoot;
+  const shaped = needsReshape(children) ? children.map(reshape) : children;
+  const mdast = toMdast({ type: 'root', children: wrapBareListItems(shaped) }) as MdastRoot;
   // to-mdast leaves inline content unwrapped (inline-only content reads as one paragraph).
   secureMdast(mdast);
   const [first, ...rest] = mdast.children;

@@ -3,7 +3,17 @@ import { defaultSchema, sanitize, type Schema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
 import { find, html } from 'property-information';
 import { attributeName, isBvTag } from './hast.js';
-import { ELEMENTS, TOLERATED_TOPIC_ATTRIBUTES } from './registry.js';
+import {
+  BLOCK_TAGS,
+  BV_GLOBAL_ATTRIBUTES,
+  ELEMENTS,
+  GLOBAL_ATTRIBUTES,
+  INLINE_TAGS,
+  isDataAttribute,
+  plainAttributeAllowed,
+  TAG_ATTRIBUTES,
+  TOLERATED_TOPIC_ATTRIBUTES,
+} from './registry.js';
 import type { TopicError } from './types.js';
 
 const SAFE_SCHEMES = ['http', 'https', 'mailto'];
@@ -31,41 +41,106 @@ const URL_ATTRIBUTES = [
   'dynsrc',
   'itemtype',
 ];
-const FORM_TAGS = ['form', 'input', 'button', 'select', 'option', 'optgroup', 'textarea', 'fieldset', 'datalist', 'output'];
-const EMBED_TAGS = ['iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'fencedframe'];
+const FORM_TAGS = [
+  'form',
+  'input',
+  'button',
+  'select',
+  'option',
+  'optgroup',
+  'textarea',
+  'fieldset',
+  'legend',
+  'label',
+  'datalist',
+  'output',
+  'keygen',
+  'isindex',
+  'meter',
+  'progress',
+];
+const EMBED_TAGS = ['iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'fencedframe', 'param'];
+const MEDIA_TAGS = ['audio', 'video', 'source', 'track', 'picture', 'bgsound', 'image', 'area', 'map'];
 const DANGEROUS_TAGS = new Map<string, string>(
   Object.entries({
     script: 'scripts never run from a topic; remove it',
     noscript: 'remove it',
     style: 'topics carry no styling; remove it',
-    link: 'remove it',
-    meta: 'remove it',
-    base: 'remove it',
-    template: 'remove it',
+    link: 'it loads another document; remove it',
+    meta: 'it can redirect or change how the page is read; remove it',
+    base: 'it changes where every link points; remove it',
+    template: 'its content is hidden from checks; remove it',
+    svg: 'SVG can run scripts and load resources; describe the picture in text or link to an image with <img src="https://…">',
+    math: 'MathML can hide markup from sanitizers; write the formula as text or in <code>',
+    title: 'it is raw text outside <head>; put the title in the title attribute of <bv-topic>',
+    xmp: 'its raw-text parsing hides markup; use <pre><code> instead',
+    plaintext: 'its raw-text parsing hides markup; use <pre><code> instead',
+    noembed: 'remove it',
+    noframes: 'remove it',
+    menuitem: 'remove it',
+    slot: 'it belongs to scripted components; remove it',
     ...Object.fromEntries(EMBED_TAGS.map((tag) => [tag, 'embedded content is not allowed; link to it with <a href="https://…"> instead'])),
+    ...Object.fromEntries(
+      MEDIA_TAGS.map((tag) => [tag, 'media that loads content is not allowed; link to it with <a href="https://…"> instead']),
+    ),
     ...Object.fromEntries(FORM_TAGS.map((tag) => [tag, 'forms and form controls are not allowed; describe them in text instead'])),
   }),
 );
+/** Attributes that load or run something whatever their value (on any element; on… and style are separate). */
+const DANGEROUS_ATTRIBUTES = new Set([
+  'srcdoc',
+  'formaction',
+  'action',
+  'srcset',
+  'imagesrcset',
+  'http-equiv',
+  'xmlns',
+  'xlink:href',
+  'xml:base',
+]);
 
 const property = (attribute: string) => find(html, attribute).property;
+const PLAIN_TAGS = [...INLINE_TAGS, ...BLOCK_TAGS];
 
-/** defaultSchema (GitHub-style) plus the bv-* vocabulary; ids are kept as written, forms are out. */
+/**
+ * The allowlist, for reading blobs no validator has seen: the plain tags and attributes of registry.ts
+ * plus the bv-* vocabulary. Ids are kept as written; everything else is dropped by the sanitizer.
+ */
 export const TOPIC_SCHEMA: Schema = {
-  ...defaultSchema,
-  tagNames: [...(defaultSchema.tagNames ?? []).filter((tag) => !FORM_TAGS.includes(tag)), ...ELEMENTS.map((e) => e.name)],
+  tagNames: [...PLAIN_TAGS, ...ELEMENTS.map((e) => e.name)],
   attributes: {
-    ...defaultSchema.attributes,
+    '*': GLOBAL_ATTRIBUTES.map((a) => (a === 'data-*' ? 'data*' : property(a))),
+    ...Object.fromEntries(Object.entries(TAG_ATTRIBUTES).map(([tag, names]) => [tag, names.map(property)])),
     ...Object.fromEntries(
       ELEMENTS.map((e) => [
         e.name,
-        [...e.attributes.map((a) => property(a.name)), ...(e.name === 'bv-topic' ? TOLERATED_TOPIC_ATTRIBUTES : [])],
+        [
+          ...e.attributes.map((a) => property(a.name)),
+          ...BV_GLOBAL_ATTRIBUTES.map((a) => (a === 'data-*' ? 'data*' : property(a))),
+          ...(e.name === 'bv-topic' ? TOLERATED_TOPIC_ATTRIBUTES : []),
+        ],
       ]),
     ),
   },
+  ancestors: defaultSchema.ancestors,
   clobber: [],
   required: {},
   // Raw-text and hidden content is dropped with its element, never shown as text.
-  strip: [...(defaultSchema.strip ?? []), 'style', 'noscript', 'template', 'textarea', 'xmp', 'iframe', 'noembed', 'noframes', 'title'],
+  strip: [
+    'script',
+    'style',
+    'noscript',
+    'template',
+    'textarea',
+    'xmp',
+    'iframe',
+    'noembed',
+    'noframes',
+    'title',
+    'svg',
+    'math',
+    'plaintext',
+  ],
   protocols: Object.fromEntries(URL_ATTRIBUTES.map((a) => [property(a), SAFE_SCHEMES])),
 };
 
@@ -83,8 +158,14 @@ function unsafeScheme(url: string): string | undefined {
   return SAFE_SCHEMES.includes(scheme) ? undefined : scheme;
 }
 
+/** The scheme as a browser reads it: whitespace and control characters removed, lowercase. */
+function cleanScheme(scheme: string): string {
+  // eslint-disable-next-line no-control-regex
+  return scheme.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
+}
+
 function urlMessage(tag: string, attribute: string, scheme: string): string {
-  const cleaned = scheme.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
+  const cleaned = cleanScheme(scheme);
   // The sanitizer matches schemes exactly, so "HTTPS:" or " https:" would be stripped on the way out.
   if (SAFE_SCHEMES.includes(cleaned)) {
     return `${attribute} on <${tag}> starts with "${scheme}:"; write the scheme in lowercase with nothing before it ("${cleaned}:").`;
@@ -94,6 +175,7 @@ function urlMessage(tag: string, attribute: string, scheme: string): string {
 
 function schemaAllows(tag: string, prop: string, value: Properties[string]): boolean {
   const definitions = [...(TOPIC_SCHEMA.attributes?.[tag] ?? []), ...(TOPIC_SCHEMA.attributes?.['*'] ?? [])];
+  if (/^data[A-Z0-9]/.test(prop) && isDataAttribute(attributeName(prop))) return definitions.includes('data*');
   const definition = definitions.find((d) => (typeof d === 'string' ? d : d[0]) === prop);
   if (definition === undefined) return false;
   if (typeof definition === 'string' || definition.length < 2) return true;
@@ -107,36 +189,59 @@ export function isUnsafeAttributeName(attribute: string): boolean {
   return /^on/i.test(attribute) || attribute === 'style';
 }
 
+/** Why an attribute is dangerous whatever element carries it, or undefined. */
+function dangerousAttribute(tag: string, attribute: string, value: Properties[string]): string | undefined {
+  if (isUnsafeAttributeName(attribute) && attribute !== 'style') {
+    return `Event-handler attribute ${attribute} on <${tag}> is not allowed: topics never run code. Remove it.`;
+  }
+  if (attribute === 'style') return `The style attribute on <${tag}> is not allowed: topics carry no styling. Remove it.`;
+  if (DANGEROUS_ATTRIBUTES.has(attribute) || /^(xmlns|xlink):/.test(attribute)) {
+    return `The ${attribute} attribute on <${tag}> is not allowed: it can load or run content. Remove it.`;
+  }
+  if (URL_ATTRIBUTES.includes(attribute)) {
+    const scheme = unsafeScheme(String(value));
+    if (scheme !== undefined) return urlMessage(tag, attribute, scheme);
+    if (!isBvTag(tag) && !(TAG_ATTRIBUTES[tag]?.includes(attribute) ?? false)) {
+      return `The ${attribute} attribute on <${tag}> is not allowed: it loads content. Remove it (links go in <a href>, images in <img src>).`;
+    }
+  }
+  return undefined;
+}
+
 function checkAttributes(element: Element, errors: TopicError[]): void {
   const tag = element.tagName;
   for (const [prop, value] of Object.entries(element.properties)) {
     const attribute = attributeName(prop);
-    const fail = (message: string) => errors.push({ kind: 'unsafe-html', tag, attribute, message });
-    if (attribute !== 'style' && isUnsafeAttributeName(attribute)) {
-      fail(`Event-handler attribute ${attribute} on <${tag}> is not allowed: topics never run code. Remove it.`);
-    } else if (attribute === 'style') {
-      fail(`The style attribute on <${tag}> is not allowed: topics carry no styling. Remove it.`);
-    } else if (URL_ATTRIBUTES.includes(attribute) && unsafeScheme(String(value)) !== undefined) {
-      fail(urlMessage(tag, attribute, unsafeScheme(String(value)) ?? ''));
+    const danger = dangerousAttribute(tag, attribute, value);
+    const scheme = URL_ATTRIBUTES.includes(attribute) ? unsafeScheme(String(value)) : undefined;
+    if (scheme !== undefined && SAFE_SCHEMES.includes(cleanScheme(scheme)) && danger !== undefined) {
+      // "HTTPS:" or " https:": harmless, but not stored as written (the sanitizer matches schemes exactly).
+      errors.push({ kind: 'attribute-validation', tag, attribute, message: urlMessage(tag, attribute, scheme) });
+    } else if (danger !== undefined) {
+      errors.push({ kind: 'unsafe-html', tag, attribute, message: danger });
+    } else if (!isBvTag(tag) && allowedTags.has(tag) && !plainAttributeAllowed(tag, attribute)) {
+      const own = TAG_ATTRIBUTES[tag];
+      errors.push({
+        kind: 'attribute-validation',
+        tag,
+        attribute,
+        message: `Attribute ${attribute} is not allowed on <${tag}> (allowed: ${[...GLOBAL_ATTRIBUTES, ...(own ?? [])].join(', ')}). Remove it, or keep the information as data-${attribute.replace(/[^a-z0-9_.-]/g, '') || 'x'}="…".`,
+      });
     } else if (!isBvTag(tag) && allowedTags.has(tag) && !schemaAllows(tag, prop, value)) {
-      fail(`Attribute ${attribute} is not allowed on <${tag}>; remove it.`);
+      errors.push({ kind: 'unsafe-html', tag, attribute, message: `Attribute ${attribute} is not allowed on <${tag}>; remove it.` });
     }
   }
 }
 
-/** Reports everything outside the allowlist under `node`. Unknown bv-* tags are left to the vocabulary check. Iterative. */
+/**
+ * Reports everything outside the allowlist under `node`: dangerous tags and attributes as unsafe-html,
+ * other tags as unknown-element. Unknown bv-* tags are left to the vocabulary check; comments to the
+ * validator (they are dropped, not refused). Iterative.
+ */
 export function checkSafety(node: Nodes): TopicError[] {
   const errors: TopicError[] = [];
   const stack: Nodes[] = [node];
   for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-    if (n.type === 'comment') {
-      errors.push({
-        kind: 'unsafe-html',
-        message:
-          'HTML comments are not allowed in a topic (renderers drop them and they can hide markup); remove the comment or put the note in a bv-* element.',
-      });
-      continue;
-    }
     if (n.type !== 'element' && n.type !== 'root') continue;
     if (n.type === 'element') {
       const tag = n.tagName;
@@ -147,9 +252,9 @@ export function checkSafety(node: Nodes): TopicError[] {
       }
       if (!allowedTags.has(tag) && !isBvTag(tag)) {
         errors.push({
-          kind: 'unsafe-html',
+          kind: 'unknown-element',
           tag,
-          message: `<${tag}> is outside the allowed HTML; use the bv-* elements with plain tags such as <p>, <ul>, <code>, <pre>, <table>, <a>.`,
+          message: `<${tag}> is not an element topics use; write its content as text or with allowed tags such as <p>, <div>, <span>, <code>, <ul>, <table>, <details> (the vocabulary lists them all).`,
         });
       }
       checkAttributes(n, errors);

@@ -32,6 +32,8 @@ export interface ParsedTopic {
   /** The `<bv-topic>` element as parsed. */
   readonly root: Element;
   readonly canonicalHtml: string;
+  /** What validation accepted but changed (HTML comments dropped), for the caller to report. */
+  readonly warnings: readonly string[];
 }
 
 export type TopicValidation = { ok: true; topic: ParsedTopic } | { ok: false; errors: TopicError[] };

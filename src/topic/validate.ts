@@ -65,7 +65,7 @@ function checkDecodedCharacters(root: Root): TopicError[] {
   const found = new Set<string>();
   const stack: Nodes[] = [root];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (next.type === 'text' || next.type === 'comment') decodedControls(next.value, found);
+    if (next.type === 'text') decodedControls(next.value, found);
     if (next.type === 'element') {
       for (const [prop, value] of Object.entries(next.properties)) {
         if (next.tagName === 'bv-topic' && prop === 'path') continue; // reported as unsafe-path
@@ -110,7 +110,7 @@ function checkOutside(root: Root, topic: Element): TopicError[] {
   const fix = 'send only the <bv-topic> element, with nothing before or after it.';
   const topicIndex = root.children.findIndex((child) => child.type === 'element' && [...elementsIn(child)].includes(topic));
   root.children.forEach((child, index) => {
-    if (child === topic || isBlankText(child) || child.type === 'doctype') return;
+    if (child === topic || isBlankText(child) || child.type === 'doctype' || child.type === 'comment') return;
     if (child.type === 'element' && child.tagName === 'bv-topic') return; // reported as multiple-bv-topic
     if (index === topicIndex && child.type === 'element') {
       errors.push({
@@ -167,7 +167,34 @@ function checkVocabulary(topic: Element): TopicError[] {
   return errors;
 }
 
-function toParsedTopic(topic: Element): ParsedTopic {
+/** A copy of `node` without comment nodes (they are dropped, not judged). Iterative. */
+function withoutComments<T extends Nodes>(node: T): T {
+  const copy = { ...node } as T;
+  const stack: Nodes[] = [copy];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (!('children' in next)) continue;
+    const children = next.children.filter((child) => child.type !== 'comment').map((child) => ({ ...child }));
+    (next as { children: Nodes[] }).children = children;
+    for (const child of children) stack.push(child);
+  }
+  return copy;
+}
+
+/** Comments anywhere in the document: dropped from the stored topic, reported as one warning. */
+function commentWarnings(root: Root): string[] {
+  let count = 0;
+  const stack: Nodes[] = [root];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'comment') count++;
+    if ('children' in next) for (const child of next.children) stack.push(child);
+  }
+  if (count === 0) return [];
+  return [
+    `Dropped ${count} HTML comment${count === 1 ? '' : 's'}: topics keep no comments (renderers hide them and they can hide markup). Put notes you want kept in a bv-* element.`,
+  ];
+}
+
+function toParsedTopic(topic: Element, warnings: readonly string[]): ParsedTopic {
   const attributes = attributesOf(topic);
   const path = normalizeTopicPath(attributes.get('path') ?? '');
   const summary = attributes.get('summary')?.trim();
@@ -180,6 +207,7 @@ function toParsedTopic(topic: Element): ParsedTopic {
     related: parseRelated(attributes.get('related')),
     root: topic,
     canonicalHtml: serializeCanonical(topic),
+    warnings,
   };
 }
 
@@ -207,7 +235,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
       message: `Found ${topics.length} <bv-topic> elements; a topic document has exactly one. Send one topic per document.`,
     });
   }
-  for (const child of root.children) if (child.type !== 'comment' || !topic) pushAll(errors, checkSafety(child));
+  for (const child of root.children) pushAll(errors, checkSafety(child));
   if (!topic) {
     errors.push({
       kind: 'missing-bv-topic',
@@ -216,12 +244,15 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     return { ok: false, errors };
   }
   for (const found of [checkOutside(root, topic), checkVocabulary(topic), checkNesting(topic)]) pushAll(errors, found);
-  if (errors.length === 0 && sanitizerWouldChange(root)) {
+  const warnings = commentWarnings(root);
+  if (errors.length === 0 && sanitizerWouldChange(warnings.length > 0 ? withoutComments(root) : root)) {
     errors.push({
       kind: 'unsafe-html',
       message:
         'The HTML contains markup outside the allowed set (the sanitizer would change it); use only bv-* elements and plain tags such as <p>, <ul>, <code>, <pre>, <table>, <a>.',
     });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, topic: toParsedTopic(topic) };
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, topic: toParsedTopic(warnings.length > 0 ? withoutComments(topic) : topic, warnings) };
 }

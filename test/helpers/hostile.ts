@@ -68,6 +68,7 @@ export const RENDERED_ATTRIBUTES: ReadonlyArray<{ tag: string; name: string }> =
   { tag: 'bv-pattern', name: 'flags' },
   { tag: 'bv-diagram', name: 'title' },
   { tag: 'bv-diagram', name: 'type' },
+  { tag: 'abbr', name: 'title' }, // rendered as "CI (title)"
 ];
 
 /** A topic (never validated) with `value` in one attribute; `path` is replaced only when it is the target. */
@@ -84,6 +85,7 @@ export function topicWithAttribute(tag: string, name: string, value: string): st
     `  <bv-fact subject="${attr('bv-fact', 'subject', 'ttl')}" value="${attr('bv-fact', 'value', '15 minutes')}" category="${attr('bv-fact', 'category', 'project')}">Fact.</bv-fact>\n` +
     `  <bv-pattern description="${attr('bv-pattern', 'description', 'd')}" flags="${attr('bv-pattern', 'flags', 'i')}">^a+$</bv-pattern>\n` +
     `  <bv-diagram title="${attr('bv-diagram', 'title', 'Flow')}" type="${attr('bv-diagram', 'type', 'mermaid')}">graph TD; A--&gt;B</bv-diagram>\n` +
+    `  <bv-highlights><details><summary>Why <abbr title="${attr('abbr', 'title', 'Continuous Integration')}">CI</abbr></summary><p>Gate.</p></details></bv-highlights>\n` +
     `</bv-topic>\n`
   );
 }
@@ -108,6 +110,7 @@ export function listTopics(): string[] {
     return [
       `<bv-topic path="hostile/list" title="L"><bv-structure><ul>${p}<li>a</li>${p}</ul><ol>${p}<li>b</li></ol><dl>${p}<dt>t</dt>${p}<dd>d</dd></dl></bv-structure></bv-topic>`,
       `<bv-topic path="hostile/list" title="L"><bv-changes>${p}<li>a</li>${p}<li>b</li></bv-changes><bv-rule>${p}</bv-rule><bv-reason>${p}<p>${p}</p></bv-reason></bv-topic>`,
+      `<bv-topic path="hostile/list" title="L"><bv-structure><details><summary>${p}</summary>${p}</details><figure>${p}<figcaption>${p}</figcaption></figure><div>${p}<section>${p}</section></div><p><abbr title="${attribute(payload)}">${p}</abbr> <q>${p}</q> <time datetime="${attribute(payload)}">${p}</time> <mark>${p}</mark></p></bv-structure></bv-topic>`,
       `<bv-topic path="hostile/list" title="L"><bv-pattern>${p}</bv-pattern><bv-diagram type="ascii">${p}</bv-diagram><bv-unknown>${p}</bv-unknown><bv-examples><pre><code>${p}</code></pre></bv-examples></bv-topic>`,
     ];
   });
@@ -131,6 +134,11 @@ export const PLANTED_BLOBS: readonly string[] = [
   '<bv-topic path="p/a" title="A"><bv-structure><ul>note &lt;img src=x onerror=alert(1)&gt;<li>a</li></ul><dl>&lt;script&gt;alert(1)&lt;/script&gt;<dt>t</dt></dl></bv-structure></bv-topic>',
   '<bv-topic path="p/a" title="A"><bv-reason><a href="https://ok.example/">fine</a> <img src="https://ok.example/i.png" alt="ok"></bv-reason><bv-reason><base href="javascript:alert(1)//"><a href="rel">r</a><meta http-equiv="refresh" content="0;url=javascript:alert(1)"><link rel="import" href="javascript:alert(1)"></bv-reason></bv-topic>',
   '<bv-topic path="p/a" title="A"><bv-structure><table><tr><td><a href="javascript:alert(1)">x</a></td><td>&lt;img src=x onerror=alert(1)&gt;</td></tr></table><blockquote>&lt;script&gt;<a href="javascript:alert(1)">q</a></blockquote></bv-structure></bv-topic>',
+  // The inert vocabulary of issue 11 carrying what must never pass: planted, so only the reader's sanitizer stands between.
+  '<bv-topic path="p/a" title="A"><bv-structure><details open ontoggle="alert(1)"><summary onclick="alert(1)">s<svg onload=alert(1)></svg></summary><iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe></details></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><q cite="javascript:alert(1)">q</q><del cite="javascript:alert(1)">d</del><blockquote cite="vbscript:x">b</blockquote><time datetime="x" onmouseover="alert(1)">t</time><mark style="x">m</mark></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A" data-x="&lt;script&gt;alert(1)&lt;/script&gt;"><bv-structure><div data-y="javascript:alert(1)" class="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"><abbr title="&lt;img src=x onerror=alert(1)&gt;">A</abbr><figure><img src="data:text/html,x" alt="f"><figcaption><a href="javascript:alert(1)">c</a></figcaption></figure></div></bv-structure></bv-topic>',
+  '<bv-topic path="p/a" title="A"><bv-structure><section><math><mtext><table><mglyph><style><!--</style><img title="--&gt;&lt;img src=1 onerror=alert(1)&gt;"></mglyph></table></mtext></math></section><div><noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript></div></bv-structure></bv-topic>',
 ];
 
 /** Tags that must never be stored or rendered, whatever else the validator allows (shared by the render checks and the fuzz campaign). */

@@ -69,7 +69,7 @@ test('documentFromTopic: path segments split on / _ -', (t) => {
 });
 
 test('documentFromTopic: dates from <time datetime> and bv-timestamp prose', (t) => {
-  // <time> is outside the topic schema today, but documents are made from any parsed root.
+  // <time datetime> is in the topic vocabulary (issue 11); documents are made from any parsed root all the same.
   const root = parseTopicHtml(
     '<bv-topic path="a/b" title="T"><bv-reason>Seen on <time datetime="2024-03-05T10:00:00Z">Tuesday</time></bv-reason><bv-timestamp>5 March 2025, then 2025-02-30</bv-timestamp></bv-topic>',
   );

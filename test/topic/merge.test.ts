@@ -422,3 +422,17 @@ test('property: valid, no edit lost, deletions hold, tags are a base-aware union
   );
   t.pass();
 });
+
+test('data-*, lang, dir and class on <bv-topic> survive a section merge, each side’s change kept', (t) => {
+  const base = topic(REASON + RULE, 'data-owner="ops" lang="en"');
+  const ours = topic('<bv-reason>Why we care now.</bv-reason>' + RULE, 'data-owner="platform" lang="en"');
+  const theirs = topic(
+    REASON + '<bv-rule id="r-1" severity="must">Return 401 always.</bv-rule>',
+    'data-owner="ops" lang="en" data-team="auth"',
+  );
+  const merged = topicOf(mergeTopicHtml(base, ours, theirs, LABELS));
+  t.true(
+    merged.canonicalHtml.startsWith('<bv-topic path="security/auth" title="Auth" data-owner="platform" data-team="auth" lang="en">'),
+    merged.canonicalHtml,
+  );
+});
