@@ -70,3 +70,14 @@ export function startProgress(label: string, options: ProgressOptions): Progress
     if (shown && stream.isTTY) stream.write('\r\x1b[2K');
   }
 }
+
+/**
+ * Named steps of longer work (a sync's fetch, merge, push), one line each on stderr, under the same
+ * rules as `startProgress`: a terminal (or BRV_PROGRESS=always), never with `--format json`.
+ */
+export function stepNotes<S>(text: (step: S) => string, options: ProgressOptions): (step: S) => void {
+  const stream = options.stream ?? process.stderr;
+  const mode = options.mode ?? process.env.BRV_PROGRESS;
+  if (options.format === 'json' || mode === 'never' || (mode !== 'always' && !stream.isTTY)) return () => {};
+  return (step) => stream.write(`${text(step)}\n`);
+}

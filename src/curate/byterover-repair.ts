@@ -29,7 +29,7 @@ export type RepairKind =
   | 'element-unwrapped';
 
 export interface Repair {
-  kind: RepairKind;
+  repair: RepairKind;
   message: string;
 }
 
@@ -81,7 +81,7 @@ function dropComments(root: Root, repairs: Repair[]): void {
     for (const child of parent.children) {
       if (child.type === 'comment') {
         repairs.push({
-          kind: 'comment-dropped',
+          repair: 'comment-dropped',
           message: `Dropped the comment <!--${excerpt(child.value)}-->: comments are not stored (put a note in a bv-* element instead).`,
         });
       } else {
@@ -155,7 +155,7 @@ function keepContentAround(root: Root, repairs: Repair[]): boolean {
     if (i > 0) {
       const tag = (parent as Element).tagName;
       repairs.push({
-        kind: 'wrapper-removed',
+        repair: 'wrapper-removed',
         message: `<bv-topic> was wrapped in <${tag}>; the wrapper was removed and its other content kept.`,
       });
     }
@@ -169,7 +169,7 @@ function keepContentAround(root: Root, repairs: Repair[]): boolean {
     if (blocks.length === 0) continue;
     const section = element('bv-highlights', {}, blocks);
     repairs.push({
-      kind: 'content-around-topic-kept',
+      repair: 'content-around-topic-kept',
       message: `Content ${where} <bv-topic> ("${excerpt(flatText(section))}") was moved into a <bv-highlights> section ${where === 'before' ? 'at the start' : 'at the end'} of the topic.`,
     });
     sections.push(section);
@@ -205,12 +205,14 @@ function keepAsFacts(
     after.set(section, [...(after.get(section) ?? []), fact]);
     replaced.add(`<${tag}> ${name}=`);
     repairs.push({
-      kind: 'attribute-kept-as-fact',
+      repair: 'attribute-kept-as-fact',
       message: `<${tag}> ${name}="${excerpt(value)}" cannot be stored on <${tag}>; kept as <bv-fact subject="${name}">.`,
     });
   }
   // One entry per attribute: an earlier "kept as data-*" that did not hold is replaced by the fact.
-  const kept = repairs.filter((r) => r.kind !== 'attribute-kept-as-data' || ![...replaced].some((prefix) => r.message.startsWith(prefix)));
+  const kept = repairs.filter(
+    (r) => r.repair !== 'attribute-kept-as-data' || ![...replaced].some((prefix) => r.message.startsWith(prefix)),
+  );
   repairs.splice(0, repairs.length, ...kept);
   const children: ElementContent[] = [...(after.get(-1) ?? [])];
   topic.children.forEach((child, index) => children.push(child, ...(after.get(index) ?? [])));
@@ -242,7 +244,7 @@ function keepAttributes(root: Root, errors: TopicError[], repairs: Repair[]): bo
         delete target.properties[propertyOf(attribute)];
         target.properties[propertyOf(data)] = value;
         repairs.push({
-          kind: 'attribute-kept-as-data',
+          repair: 'attribute-kept-as-data',
           message: `<${target.tagName}> ${attribute}="${excerpt(value)}" is not a ${target.tagName} attribute; kept as ${data}.`,
         });
       } else facts.push({ target, section, attribute, value });
@@ -263,7 +265,7 @@ function wrapLooseContent(topic: Element, tags: Set<string>, repairs: Repair[]):
     if (run.some(offending)) {
       const section = element('bv-highlights', {}, asBlocks(run));
       repairs.push({
-        kind: 'loose-content-wrapped',
+        repair: 'loose-content-wrapped',
         message: `Content directly inside <bv-topic> ("${excerpt(flatText(section))}") was wrapped in a <bv-highlights> section.`,
       });
       children.push(section);
@@ -297,7 +299,7 @@ function moveSectionsUp(topic: Element, tags: Set<string>, repairs: Repair[]): b
         if (node.type === 'element' && isBvTag(node.tagName) && node.tagName !== 'bv-topic' && tags.has(node.tagName)) {
           moved.push(node);
           repairs.push({
-            kind: 'section-moved-up',
+            repair: 'section-moved-up',
             message: `<${node.tagName}> was inside <${child.tagName}>; moved up to follow it as a section of its own.`,
           });
         } else {
@@ -340,7 +342,7 @@ function flattenMarkup(topic: Element, tags: Set<string>, repairs: Repair[]): bo
         if (model === 'text') {
           out.push({ type: 'text', value: textOf(node) });
           repairs.push({
-            kind: 'markup-flattened',
+            repair: 'markup-flattened',
             message: `<${tag}> inside <${section.tagName}> (plain text only) was replaced by its text.`,
           });
           changed = true;
@@ -352,7 +354,7 @@ function flattenMarkup(topic: Element, tags: Set<string>, repairs: Repair[]): bo
           out.push(...node.children);
           if (br && children.slice(i + 1).some((n) => !isBlankText(n))) out.push(element('br', {}, []));
           repairs.push({
-            kind: 'markup-flattened',
+            repair: 'markup-flattened',
             message: `<${tag}> is not allowed inside <${section.tagName}> (${model} content); its content was kept without it.`,
           });
           changed = true;
@@ -362,7 +364,7 @@ function flattenMarkup(topic: Element, tags: Set<string>, repairs: Repair[]): bo
           while (i + 1 < children.length && (isBlankText(children[i + 1]!) || (children[i + 1] as Element).tagName === 'li'))
             run.push(children[++i]!);
           out.push(element('ul', {}, run));
-          repairs.push({ kind: 'list-item-wrapped', message: `<li> inside <${parent.tagName}> was put in a <ul>.` });
+          repairs.push({ repair: 'list-item-wrapped', message: `<li> inside <${parent.tagName}> was put in a <ul>.` });
           changed = true;
         } else {
           out.push(node);
@@ -388,7 +390,7 @@ function unwrapUnknown(root: Root, tags: Set<string>, repairs: Repair[]): boolea
         if (node.type === 'element' && tags.has(node.tagName)) {
           out.push(...node.children);
           repairs.push({
-            kind: 'element-unwrapped',
+            repair: 'element-unwrapped',
             message: `<${node.tagName}> is not a topic element; its content was kept without it.`,
           });
           changed = again = true;
@@ -489,7 +491,7 @@ function noteStamps(validation: TopicValidation, repairs: Repair[]): void {
   });
   if (stamps.length > 0) {
     repairs.push({
-      kind: 'stamp-dropped',
+      repair: 'stamp-dropped',
       message: `Dropped ByteRover's stamped ${stamps.join(', ')}: brv keeps a topic's history in git (the import commit dates it).`,
     });
   }

@@ -13,7 +13,7 @@ Reply with ONE JSON object and nothing else (the first character is "{", no code
 - Attribute names are lowercase and values double-quoted. Use only the elements and attributes listed below.
 - Do not set createdat, updatedat, importance, maturity or recency: brv derives them from history.
 - <li> items are plain text without bullet markers. <bv-diagram> bodies use entities (&lt; &gt; &amp;), no CDATA.
-- No <script>, <style>, <svg>, embeds, forms, event handlers (on…), style attributes, or javascript:/data: URLs: they are rejected.
+- No <script>, <style>, <svg>, embeds, forms, event handlers (on…), style attributes, or javascript:/data: URLs (except a base64 data:image/png|gif|jpeg|webp in <img src>): they are rejected.
   Ordinary HTML is fine (<div>, <details>, <time datetime>, <mark>, class, lang, data-* …): see the list below.
 - "meta" is optional; its keys: type (ADD | UPDATE | MERGE), impact (high | low; high asks a human to review),
   reason (one sentence for reviewers), summary (one line describing the topic after the change),

@@ -251,9 +251,9 @@ export function renderVocabulary(): string {
     'bv-* elements never contain other bv-* elements: they are all direct children of <bv-topic>.',
     `Any plain tag may carry ${GLOBAL_ATTRIBUTES.join(', ')} (data-* is any data- name); also ${Object.entries(TAG_ATTRIBUTES)
       .map(([tag, names]) => `<${tag} ${names.join(' ')}>`)
-      .join(', ')}. URLs are http:, https:, mailto: or relative.`,
+      .join(', ')}. URLs are http:, https:, mailto: or relative (an <img src> may also be a base64 data:image/png|gif|jpeg|webp URL).`,
     `Every bv-* element may also carry ${BV_GLOBAL_ATTRIBUTES.join(', ')}.`,
-    'Refused as unsafe: <script>, <style>, <iframe>/<object>/<embed>, forms and form controls, <base>/<meta>/<link>, <svg>/<math>, audio/video, style and on… attributes, srcdoc, formaction, javascript:/vbscript:/data: URLs. Any other tag is an unknown element. HTML comments are dropped.',
+    'Refused as unsafe: <script>, <style>, <iframe>/<object>/<embed>, forms and form controls, <base>/<meta>/<link>, <svg>/<math>, audio/video, style and on… attributes, srcdoc, formaction, javascript:/vbscript: URLs, data: URLs other than a base64 PNG/GIF/JPEG/WebP/AVIF/BMP image in <img src>. Any other tag is an unknown element. HTML comments are dropped.',
     '',
   ];
   for (const spec of ELEMENTS) {

@@ -141,13 +141,38 @@ export const TOPIC_SCHEMA: Schema = {
     'math',
     'plaintext',
   ],
-  protocols: Object.fromEntries(URL_ATTRIBUTES.map((a) => [property(a), SAFE_SCHEMES])),
+  // `data:` is let through for src (only <img> has one) and narrowed to inline images by sanitizeTopic.
+  protocols: Object.fromEntries(URL_ATTRIBUTES.map((a) => [property(a), a === 'src' ? [...SAFE_SCHEMES, 'data'] : SAFE_SCHEMES])),
 };
+
+/**
+ * An inline raster image, the one `data:` URL a topic may hold (in <img src>): it loads nothing and
+ * runs nothing. SVG is left out (opened on its own, an SVG document can run script).
+ */
+const IMAGE_DATA_URL = /^data:image\/(?:png|gif|jpeg|webp|avif|bmp);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+function isImageDataUrl(tag: string, attribute: string, value: string): boolean {
+  return tag === 'img' && attribute === 'src' && IMAGE_DATA_URL.test(value);
+}
+
+/** TOPIC_SCHEMA's sanitizer, with any `data:` URL other than an inline image removed. */
+export function sanitizeTopic(node: Nodes): Nodes {
+  const clean = sanitize(node, TOPIC_SCHEMA);
+  const stack: Nodes[] = [clean];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'element' && typeof next.properties.src === 'string' && unsafeScheme(next.tagName, 'src', next.properties.src)) {
+      delete next.properties.src;
+    }
+    if ('children' in next) for (const child of next.children) stack.push(child);
+  }
+  return clean;
+}
 
 const allowedTags = new Set(TOPIC_SCHEMA.tagNames);
 
 /** Same protocol rule as hast-util-sanitize: a colon before any `/`, `?` or `#` starts a scheme. */
-function unsafeScheme(url: string): string | undefined {
+function unsafeScheme(tag: string, attribute: string, url: string): string | undefined {
+  if (isImageDataUrl(tag, attribute, url)) return undefined;
   const colon = url.indexOf(':');
   if (colon < 0) return undefined;
   for (const stop of ['/', '?', '#']) {
@@ -170,7 +195,7 @@ function urlMessage(tag: string, attribute: string, scheme: string): string {
   if (SAFE_SCHEMES.includes(cleaned)) {
     return `${attribute} on <${tag}> starts with "${scheme}:"; write the scheme in lowercase with nothing before it ("${cleaned}:").`;
   }
-  return `${attribute} on <${tag}> uses a "${cleaned}:" URL; only http:, https:, mailto: and relative URLs are allowed. Use a safe URL or remove the attribute.`;
+  return `${attribute} on <${tag}> uses a "${cleaned}:" URL; only http:, https:, mailto:, relative URLs and, in <img src>, base64 data:image/png|gif|jpeg|webp|avif|bmp are allowed. Use a safe URL or remove the attribute.`;
 }
 
 function schemaAllows(tag: string, prop: string, value: Properties[string]): boolean {
@@ -199,7 +224,7 @@ function dangerousAttribute(tag: string, attribute: string, value: Properties[st
     return `The ${attribute} attribute on <${tag}> is not allowed: it can load or run content. Remove it.`;
   }
   if (URL_ATTRIBUTES.includes(attribute)) {
-    const scheme = unsafeScheme(String(value));
+    const scheme = unsafeScheme(tag, attribute, String(value));
     if (scheme !== undefined) return urlMessage(tag, attribute, scheme);
     if (!isBvTag(tag) && !(TAG_ATTRIBUTES[tag]?.includes(attribute) ?? false)) {
       return `The ${attribute} attribute on <${tag}> is not allowed: it loads content. Remove it (links go in <a href>, images in <img src>).`;
@@ -213,7 +238,7 @@ function checkAttributes(element: Element, errors: TopicError[]): void {
   for (const [prop, value] of Object.entries(element.properties)) {
     const attribute = attributeName(prop);
     const danger = dangerousAttribute(tag, attribute, value);
-    const scheme = URL_ATTRIBUTES.includes(attribute) ? unsafeScheme(String(value)) : undefined;
+    const scheme = URL_ATTRIBUTES.includes(attribute) ? unsafeScheme(tag, attribute, String(value)) : undefined;
     if (scheme !== undefined && SAFE_SCHEMES.includes(cleanScheme(scheme)) && danger !== undefined) {
       // "HTTPS:" or " https:": harmless, but not stored as written (the sanitizer matches schemes exactly).
       errors.push({ kind: 'attribute-validation', tag, attribute, message: urlMessage(tag, attribute, scheme) });
@@ -280,7 +305,7 @@ export function isSanitized(node: Nodes): boolean {
       for (const [prop, value] of Object.entries(next.properties)) {
         const attribute = attributeName(prop);
         if (isUnsafeAttributeName(attribute) || !schemaAllows(tag, prop, value)) return false;
-        if (URL_ATTRIBUTES.includes(attribute) && unsafeScheme(String(value)) !== undefined) return false;
+        if (URL_ATTRIBUTES.includes(attribute) && unsafeScheme(tag, attribute, String(value)) !== undefined) return false;
       }
     }
     if ('children' in next) for (const child of next.children) stack.push(child);
@@ -290,5 +315,5 @@ export function isSanitized(node: Nodes): boolean {
 
 /** Backstop: true when the real sanitizer would change the tree. */
 export function sanitizerWouldChange(node: Nodes): boolean {
-  return toHtml(sanitize(node, TOPIC_SCHEMA)) !== toHtml(node);
+  return toHtml(sanitizeTopic(node)) !== toHtml(node);
 }

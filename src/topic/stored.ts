@@ -1,9 +1,8 @@
 import type { Element, Nodes, Root, RootContent } from 'hast';
-import { sanitize } from 'hast-util-sanitize';
 import { attributesOf, nestingDepth } from './hast.js';
 import { parseTopicHtml } from './parse.js';
 import { renderTopicMarkdown } from './render.js';
-import { isSanitized, TOPIC_SCHEMA } from './safety.js';
+import { isSanitized, sanitizeTopic } from './safety.js';
 import { CONTROL } from './inline.js';
 import { MAX_NESTING_DEPTH, MAX_STORED_TOPIC_BYTES } from './limits.js';
 
@@ -55,7 +54,7 @@ function replaceControls(node: Nodes): void {
 /** The topic as a sanitizer would leave it: brv's own (already safe) blobs are returned as parsed. */
 function sanitized(topic: Element): Element | undefined {
   if (!isSanitized(topic)) {
-    const clean = sanitize(topic, TOPIC_SCHEMA);
+    const clean = sanitizeTopic(topic);
     if (clean.type !== 'element') return undefined;
     topic = clean;
   }

@@ -32,7 +32,7 @@ function repairLines(result: ImportView): string[] {
   if (result.repaired.length === 0) return [];
   const lines = [`Repaired ${plural(result.repaired.length, 'topic')} that ByteRover accepts but brv stores differently:`];
   for (const topic of result.repaired)
-    for (const repair of topic.repairs) lines.push(`  ${topic.relative}: ${repair.kind}: ${repair.message}`);
+    for (const repair of topic.repairs) lines.push(`  ${topic.relative}: ${repair.repair}: ${repair.message}`);
   return lines;
 }
 

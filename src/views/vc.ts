@@ -1,6 +1,6 @@
 import type { BranchInfo, DiffResult, HistoryEntry, ShowResult, VcStatusResult } from '../service/history.js';
 import type { CloneResult } from '../service/service.js';
-import type { FetchSummary, PullResult, PushResult, Remote, SyncSummary } from '../service/sharing.js';
+import type { FetchSummary, PullResult, PushResult, Remote, SyncProgress, SyncSummary } from '../service/sharing.js';
 import { shortOid } from './format.js';
 
 type DiffView = DiffResult;
@@ -187,4 +187,12 @@ export function cloneText(result: CloneView): string {
     `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
     ` A plain git fetch now brings knowledge too.`
   );
+}
+
+/** One step of a fetch, pull, push or sync, for a progress line. */
+export function syncStepText(step: SyncProgress): string {
+  const again = step.attempt > 1 ? ` (attempt ${step.attempt}: the remote moved meanwhile)` : '';
+  if (step.step === 'fetch') return `Fetching knowledge from ${step.remote}…${again}`;
+  if (step.step === 'merge') return `Merging ${step.remote}/${step.branch} into ${step.branch}…${again}`;
+  return `Pushing ${step.branch} to ${step.remote}…${again}`;
 }

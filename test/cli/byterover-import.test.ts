@@ -168,9 +168,9 @@ test('a bad ByteRover tree: typed errors per file and nothing written; --skip-in
   t.false((await showTopic(repo, 'unsafe/raw_script.html'))?.includes('<script'));
 });
 
-type Repaired = { relative: string; path: string; repairs: Array<{ kind: string; message: string }> };
+type Repaired = { relative: string; path: string; repairs: Array<{ repair: string; message: string }> };
 const repairKinds = (data: { repaired: Repaired[] }) =>
-  Object.fromEntries(data.repaired.map((r) => [r.relative, r.repairs.map((x) => x.kind).filter((k) => k !== 'stamp-dropped')]));
+  Object.fromEntries(data.repaired.map((r) => [r.relative, r.repairs.map((x) => x.repair).filter((k) => k !== 'stamp-dropped')]));
 
 test('ByteRover quirks import: repaired, listed per file, nothing lost', async (t) => {
   const repo = await makeRepo();
@@ -192,7 +192,7 @@ test('ByteRover quirks import: repaired, listed per file, nothing lost', async (
   const auth = data.repaired.find((r: Repaired) => r.relative === 'security/auth.html');
   t.true(
     auth.repairs.some(
-      (r: { kind: string; message: string }) => r.kind === 'stamp-dropped' && r.message.includes('2026-05-01T10:00:00.000Z'),
+      (r: { repair: string; message: string }) => r.repair === 'stamp-dropped' && r.message.includes('2026-05-01T10:00:00.000Z'),
     ),
   );
   // The same repairs are on each topic entry.

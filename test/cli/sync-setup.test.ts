@@ -183,3 +183,21 @@ test('fetch, pull, push and sync report their steps to onProgress (for a front e
     'push origin/main #1',
   ]);
 });
+
+test('sync, fetch, pull and push name their steps on stderr on a terminal (BRV_PROGRESS=always stands in), never with --format json', async (t) => {
+  const env = await remoteWithKnowledge();
+  await put(env.a, 'ops/deploy', rule('Deploy on Tuesdays.'));
+  const shown = { env: { BRV_PROGRESS: 'always' } };
+  const sync = await brv(env.a, ['sync'], shown);
+  t.is(sync.exitCode, 0, sync.stderr);
+  t.regex(sync.stderr, /Fetching knowledge from origin…/);
+  t.regex(sync.stderr, /Merging origin\/main into main…/);
+  t.regex(sync.stderr, /Pushing main to origin…/);
+  const fetch = await brv(env.a, ['vc', 'fetch'], shown);
+  t.regex(fetch.stderr, /Fetching knowledge from origin…/, fetch.stderr);
+  const json = await brvJson(env.a, ['sync'], shown);
+  t.is(json.exitCode, 0);
+  t.notRegex(json.stderr, /Fetching|Merging|Pushing/);
+  const plain = await brv(env.a, ['sync']);
+  t.notRegex(plain.stderr, /Fetching|Pushing/, 'stderr is not a terminal: no step lines');
+});

@@ -168,7 +168,7 @@ test('an HTML topic is read canonically, without its stamped attributes', async 
   t.true(read.html.startsWith('<bv-topic path="security/cookies" title="Session cookies"'));
   t.deepEqual(read.notes, []);
   t.deepEqual(
-    read.repairs.map((r) => r.kind),
+    read.repairs.map((r) => r.repair),
     ['stamp-dropped'],
   );
   t.true(read.repairs[0]!.message.includes('createdat="2026-05-03T11:00:00.000Z"'), 'the dropped values are in the report');
@@ -234,7 +234,7 @@ test('a Markdown and an HTML topic with the same path: the second is a duplicate
   );
 });
 
-const kinds = (html: string) => repairByteRoverTopic(html).repairs.map((r) => r.kind);
+const kinds = (html: string) => repairByteRoverTopic(html).repairs.map((r) => r.repair);
 
 test('repairs: each quirk ByteRover accepts gets its repair, and the result validates', (t) => {
   const cases: Array<[string, string[]]> = [
@@ -255,7 +255,7 @@ test('repairs: each quirk ByteRover accepts gets its repair, and the result vali
     const { validation, repairs } = repairByteRoverTopic(html);
     t.true(validation.ok, `${html}: ${JSON.stringify(validation.ok ? '' : validation.errors)}`);
     t.deepEqual(
-      repairs.map((r) => r.kind),
+      repairs.map((r) => r.repair),
       expected,
       html,
     );
@@ -265,7 +265,7 @@ test('repairs: each quirk ByteRover accepts gets its repair, and the result vali
   const owner = repairByteRoverTopic('<bv-topic path="a/b" title="T" owner="x"><bv-rule owner="y">R</bv-rule></bv-topic>');
   if (!owner.validation.ok) return t.fail(JSON.stringify(owner.validation.errors));
   t.is(owner.repairs.length, 2);
-  for (const r of owner.repairs) t.regex(r.kind, /^attribute-kept-as-(data|fact)$/);
+  for (const r of owner.repairs) t.regex(r.repair, /^attribute-kept-as-(data|fact)$/);
   t.regex(owner.validation.topic.canonicalHtml, /data-owner="x"|subject="owner" value="x"/);
   t.regex(owner.validation.topic.canonicalHtml, /data-owner="y"|subject="owner" value="y"/);
 });
@@ -314,8 +314,12 @@ test('repairs stay linear: thousands of unknown attributes and loose nodes in we
 });
 
 test('repairs: a topic that only outgrows the size limit through its repairs says so', (t) => {
+  // Each owner="…" becomes data-owner="…" (5 bytes more): 2,000 of them take a topic just under the limit over it.
   const many = Array.from({ length: 2000 }, (_, i) => `<bv-rule owner="o${i}">R${i}</bv-rule>`).join('');
-  const { validation } = repairByteRoverTopic(`<bv-topic path="a/b" title="T">${many}</bv-topic>`);
+  const shell = (padding: string) => `<bv-topic path="a/b" title="T"><bv-reason>${padding}</bv-reason>${many}</bv-topic>`;
+  const html = shell('x'.repeat(256 * 1024 - 2000 - Buffer.byteLength(shell(''))));
+  t.true(Buffer.byteLength(html) < 256 * 1024, 'the file itself is within the limit');
+  const { validation } = repairByteRoverTopic(html);
   if (validation.ok) return t.fail('expected too-large');
   t.is(validation.errors[0]!.kind, 'too-large');
   t.regex(validation.errors[0]!.message, /^After \d+ repair\(s\): /);
@@ -326,6 +330,6 @@ test('repair messages carry no control or bidi-override characters from the file
     '<bv-topic path="a/b" title="T"><!-- evil \u202e txt.exe --><bv-rule>R</bv-rule></bv-topic>',
   );
   t.true(validation.ok);
-  t.is(repairs[0]!.kind, 'comment-dropped');
+  t.is(repairs[0]!.repair, 'comment-dropped');
   t.false(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(repairs[0]!.message), repairs[0]!.message);
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { renderTopicMarkdown, topicText, validateTopicHtml, type TopicError } from '../../src/topic/index.js';
-import { readStoredTopic } from '../../src/topic/stored.js';
+import { readStoredTopic, renderStoredTopic } from '../../src/topic/stored.js';
 import { documentFromTopic } from '../../src/query/document.js';
 import { buildCorrectionPrompt } from '../../src/curate/prompts.js';
 import { fixture } from './fixtures.js';
@@ -105,4 +105,30 @@ test('the correction prompt lists exactly what is allowed and what is refused', 
   for (const word of ['data-*', 'class', 'lang', 'dir', '<time datetime>', 'comments are dropped', '<svg>'])
     t.true(prompt.includes(word), word);
   t.false(/No style, class/.test(prompt), 'class is allowed now');
+});
+
+test('an inline raster image (base64 data:image/png|gif|jpeg|webp in <img src>) is kept (rendered to agents as its alt text); any other data: URL is unsafe-html, and is removed from stored blobs', (t) => {
+  const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  const topic = accepted(`${T}<bv-structure><p><img src="${png}" alt="dot"></p></bv-structure></bv-topic>`);
+  t.true(topic.canonicalHtml.includes(`src="${png}"`), topic.canonicalHtml);
+  // Agents read markdown: a base64 blob there is noise, so an inline image renders as its alt text.
+  t.true(renderTopicMarkdown(topic.root).includes('dot'));
+  t.false(renderTopicMarkdown(topic.root).includes('base64'));
+  const stored = readStoredTopic(topic.canonicalHtml);
+  t.true(stored.ok && JSON.stringify(stored.root).includes(png), 'a stored image is read as written (kept for the HTML views)');
+  for (const bad of [
+    'data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+',
+    'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+    'data:image/png,<svg onload=alert(1)>',
+    'DATA:image/png;base64,iVBORw0K',
+    ' data:image/png;base64,iVBORw0K',
+    'data:image/png;base64,iVBOR w0K',
+  ]) {
+    t.deepEqual(kinds(refused(`${T}<bv-structure><p><img src="${bad}" alt="x"></p></bv-structure></bv-topic>`)), ['unsafe-html'], bad);
+    // Planted past the validator: the reader keeps the image, drops its src.
+    const read = renderStoredTopic(`${T}<bv-structure><p><img src="${bad}" alt="x"></p></bv-structure></bv-topic>`);
+    t.false(read.toLowerCase().includes('data:'), `${bad}: ${read}`);
+  }
+  // Only <img src>: a data: image URL in a link is still unsafe.
+  t.deepEqual(kinds(refused(`${T}<bv-structure><p><a href="${png}">x</a></p></bv-structure></bv-topic>`)), ['unsafe-html']);
 });

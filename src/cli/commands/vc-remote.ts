@@ -2,8 +2,19 @@ import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import path from 'node:path';
 import { cliActor, cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
+import { stepNotes } from '../progress.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
-import { cloneText, fetchText, pullText, pushText, refusedNotes, remoteChangedText, remotesText, syncText } from '../../views/vc.js';
+import {
+  syncStepText,
+  cloneText,
+  fetchText,
+  pullText,
+  pushText,
+  refusedNotes,
+  remoteChangedText,
+  remotesText,
+  syncText,
+} from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
 
 interface RemoteOptions extends GlobalOptions {
@@ -57,7 +68,7 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {
-      const result = await brv.sharing.fetch({ remote: argv.remote });
+      const result = await brv.sharing.fetch({ remote: argv.remote, onProgress: stepNotes(syncStepText, argv) });
       if (argv.format === 'json') return printJson('vc fetch', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(fetchText(result));
@@ -71,7 +82,7 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
-      const result = await brv.sharing.pull({ remote: argv.remote }, cliActor());
+      const result = await brv.sharing.pull({ remote: argv.remote, onProgress: stepNotes(syncStepText, argv) }, cliActor());
       if (argv.format === 'json') return printJson('vc pull', true, result);
       printText(pullText(result));
     }),
@@ -91,7 +102,7 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
       .option('u', { alias: 'set-upstream', type: 'boolean', default: false, describe: 'Remember this remote for the branch' }),
   handler: stoppingGit((argv) =>
     withBrv('vc push', argv, async (brv) => {
-      const result = await brv.sharing.push({ remote: argv.remote, setUpstream: argv.u });
+      const result = await brv.sharing.push({ remote: argv.remote, setUpstream: argv.u, onProgress: stepNotes(syncStepText, argv) });
       if (argv.format === 'json') return printJson('vc push', true, result);
       printText(pushText(result));
     }),
@@ -105,7 +116,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
   handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
-      const result = await brv.sharing.sync({ remote: argv.remote }, cliActor());
+      const result = await brv.sharing.sync({ remote: argv.remote, onProgress: stepNotes(syncStepText, argv) }, cliActor());
       if (argv.format === 'json') return printJson('sync', true, result);
       printText(syncText(result));
     }),
