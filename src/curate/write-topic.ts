@@ -50,23 +50,22 @@ export async function writeTopic(
   // query indexes this topic without loading the HTML code. Optional: a failure here fails nothing.
   const cached = cacheTopic(store, blob, topic.canonicalHtml);
 
+  // Nothing to write: the same topic is there, or held in a review that opened for it.
+  const unchanged = (warnings: string[], review?: OpenedReview): WriteResult => ({
+    ok: true,
+    filePath,
+    topicPath: topic.path,
+    type: meta?.type ?? 'UPDATE',
+    commit: undefined,
+    unchanged: true,
+    warnings,
+    ...(review ? { review } : {}),
+  });
   const outcome = await store.commit<WriteResult>(options.branch, async (snapshot) => {
     const existing = await store.readFile(snapshot, filePath);
     if (existing) {
       const existingHtml = existing.toString('utf8');
-      if (existingHtml === topic.canonicalHtml) {
-        return {
-          stop: {
-            ok: true,
-            filePath,
-            topicPath: topic.path,
-            type: meta?.type ?? 'UPDATE',
-            commit: undefined,
-            unchanged: true,
-            warnings: [...topic.warnings],
-          },
-        };
-      }
+      if (existingHtml === topic.canonicalHtml) return { stop: unchanged([...topic.warnings]) };
       if (!options.overwrite) {
         return {
           stop: {
@@ -83,20 +82,7 @@ export async function writeTopic(
       }
     }
     const held = await heldReviewWith(store, filePath, await blob);
-    if (held) {
-      return {
-        stop: {
-          ok: true,
-          filePath,
-          topicPath: topic.path,
-          type: meta?.type ?? 'UPDATE',
-          commit: undefined,
-          unchanged: true,
-          warnings: [],
-          review: held,
-        },
-      };
-    }
+    if (held) return { stop: unchanged([], held) };
     const type = meta?.type ?? (existing ? 'UPDATE' : 'ADD');
     const kinds = new Map<string, PathKind>();
     for (const ref of topic.related) {

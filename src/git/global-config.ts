@@ -1,4 +1,5 @@
 import type { GitProcesses } from './processes.js';
+import { parseConfigList } from './config-list.js';
 import { runGit } from './run.js';
 
 /**
@@ -30,12 +31,6 @@ export class GlobalGitConfig {
 
   async configList(pattern: string): Promise<Array<{ key: string; value: string }>> {
     const { stdout } = await this.git(['-z', '--get-regexp', '--', pattern], [1]);
-    return stdout
-      .split('\0')
-      .filter(Boolean)
-      .map((entry) => {
-        const newline = entry.indexOf('\n');
-        return newline < 0 ? { key: entry, value: '' } : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
-      });
+    return parseConfigList(stdout);
   }
 }

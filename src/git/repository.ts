@@ -5,6 +5,7 @@ import { BrvError } from '../errors.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
 import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
 import type { GitProcesses } from './processes.js';
+import { parseConfigList } from './config-list.js';
 import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
 import { parseTree, type TreeEntry } from './tree.js';
 import { TreeWriter } from './tree-writer.js';
@@ -356,13 +357,7 @@ export class GitRepository {
     const { stdout } = await this.git(['config', ...(options.global ? ['--global'] : []), '-z', '--get-regexp', '--', pattern], {
       okExitCodes: [1],
     });
-    return stdout
-      .split('\0')
-      .filter(Boolean)
-      .map((entry) => {
-        const newline = entry.indexOf('\n');
-        return newline < 0 ? { key: entry, value: '' } : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
-      });
+    return parseConfigList(stdout);
   }
 
   async configGet(key: string): Promise<string | undefined> {

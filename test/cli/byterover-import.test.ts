@@ -1,4 +1,5 @@
 import test from 'ava';
+import { BYTEROVER_MARKDOWN_TOPICS } from '../helpers/byterover.js';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,15 +32,7 @@ const HTML_TOPICS = [
   'security/secrets',
   'team/ownership',
 ];
-const MARKDOWN_TOPICS = [
-  'auth/context',
-  'auth/jwt/token_refresh',
-  'auth/sessions/logout',
-  'database/postgres/connection_pool',
-  'database/postgres/migrations',
-  'ops/context',
-  'ops/runbooks/rollback',
-];
+const MARKDOWN_TOPICS = BYTEROVER_MARKDOWN_TOPICS;
 const ALL = [...HTML_TOPICS, ...MARKDOWN_TOPICS].sort();
 
 const paths = (entries: Array<{ path: string }>) => entries.map((e) => e.path).sort();

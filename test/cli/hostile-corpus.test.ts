@@ -1,11 +1,10 @@
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { renderProblems } from '../helpers/hostile.js';
-import { brvJson, cleanup, CLI, ENV, makeRepo, tempDir } from '../helpers/repo.js';
+import { brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 interface Vector {
   readonly note: string;
@@ -75,11 +74,7 @@ test('everyday HTML curates through the CLI: comments dropped with a warning, <t
 test('MCP brv-curate: a sample of the corpus is refused with its kind; a comment is dropped with a warning', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
-  const textOf = (result: any) => (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+  const client = await connectMcp(t, repo);
   for (const vector of VECTORS.filter((_, i) => i % 25 === 3)) {
     const result = await client.callTool({ name: 'brv-curate', arguments: { html: vector.html } });
     t.true(result.isError, `${vector.note}: ${textOf(result)}`);

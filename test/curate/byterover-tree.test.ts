@@ -1,4 +1,5 @@
 import test from 'ava';
+import { BYTEROVER_MARKDOWN_TOPICS } from '../helpers/byterover.js';
 import { execa } from 'execa';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -210,15 +211,7 @@ test('planning the good tree: HTML imported as is, Markdown converted, all valid
   t.is(plan.imported.length, 17);
   t.deepEqual(
     plan.converted.map((c) => c.path),
-    [
-      'auth/context',
-      'auth/jwt/token_refresh',
-      'auth/sessions/logout',
-      'database/postgres/connection_pool',
-      'database/postgres/migrations',
-      'ops/context',
-      'ops/runbooks/rollback',
-    ],
+    BYTEROVER_MARKDOWN_TOPICS,
   );
   t.is(plan.topics.size, 24);
   t.is(plan.skipped.length, 12);

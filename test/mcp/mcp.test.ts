@@ -1,4 +1,5 @@
 import test from 'ava';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
@@ -6,17 +7,7 @@ import path from 'node:path';
 import { CLI, ENV, brvJson, git, makeRepo, refTip, showTopic, tempDir } from '../helpers/repo.js';
 import { put } from '../helpers/knowledge.js';
 
-async function connect(t: import('ava').ExecutionContext, cwd: string) {
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
-  return client;
-}
-
-function textOf(result: any): string {
-  return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
-}
+const connect = connectMcp;
 
 const topic = (p: string, rule: string) => `<bv-topic path="${p}" title="${p}"><bv-rule severity="must">${rule}</bv-rule></bv-topic>`;
 

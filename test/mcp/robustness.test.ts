@@ -1,6 +1,5 @@
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -72,10 +71,7 @@ class RawServer {
 test('a message over 10 MB gets an InvalidRequest error with its id and the server keeps serving (real client)', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
+  const client = await connectMcp(t, repo);
 
   const huge = topic('big/topic', 'x'.repeat(11 * 1024 * 1024));
   const error = await t.throwsAsync(client.callTool({ name: 'brv-curate', arguments: { html: huge } }));
@@ -213,10 +209,7 @@ test('a client that goes away during a curate: the server and all its git childr
 test('unknown methods and a burst of 200 concurrent brv-query calls: every one answered, the server stays healthy', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
+  const client = await connectMcp(t, repo);
   await client.callTool({ name: 'brv-curate', arguments: { html: topic('ops/deploy', 'Deploy on Tuesdays.') } });
 
   for (const method of ['no/such/method', 'tools/explode', 'resources/list', '']) {
