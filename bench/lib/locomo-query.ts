@@ -44,6 +44,12 @@ type QueryFunction = (question: string, options: { limit: number }) => Promise<Q
 
 /** brv's own query path, if this checkout's `Brv` has one. */
 export function brvRetriever(brv: Brv): Retriever | undefined {
+  // The typed service (brv.retrieval.query); older checkouts had brv.query(question, options).
+  const retrieval = (brv as unknown as { retrieval?: { query?: unknown } }).retrieval;
+  if (retrieval && typeof retrieval.query === 'function') {
+    const query = retrieval.query as (request: { question: string; limit: number }) => Promise<QueryResult>;
+    return { name: 'brv.retrieval.query', query: (question, options) => query.call(retrieval, { question, ...options }) };
+  }
   const query = (brv as unknown as { query?: unknown }).query;
   if (typeof query !== 'function') return undefined;
   return { name: 'brv.query', query: (question, options) => (query as QueryFunction).call(brv, question, options) };
