@@ -7,9 +7,9 @@
  *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
  *     [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]
  *
- * --retriever brv (default) asks Brv.query; stand-in uses the Lunr BM25 stand-in of
+ * --retriever brv (default) asks brv.retrieval.query; stand-in uses the Lunr BM25 stand-in of
  * bench/lib/locomo-query.ts (a check of the harness against the published baseline, labelled as such
- * everywhere); auto uses Brv.query when this checkout has it, else the stand-in. Prints one table per variant next to the
+ * everywhere); auto uses brv.retrieval.query when this checkout has it, else the stand-in. Prints one table per variant next to the
  * reference baselines and writes bench/results/locomo-<variant>.json. Progress goes to stderr.
  * The data (CC BY-NC) is read from its path at run time and never copied into the repository; the
  * results hold question ids and figures, not question text.
@@ -163,7 +163,7 @@ for (const variant of variants) {
   );
 
   // Only brv.query's figures are written as locomo-<variant>.json.
-  const name = `locomo-${variant}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever === 'brv.query' ? '' : '-stand-in'}`;
+  const name = `locomo-${variant}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
   await writeReport(name, {
     title,
     variant,
