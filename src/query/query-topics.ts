@@ -2,7 +2,7 @@ import { BrvError } from '../errors.js';
 import type { Snapshot } from '../store/context-store.js';
 import { analyze } from './analyze.js';
 import { bestPassageCoverage } from './passages.js';
-import { search, type SearchHit } from './search.js';
+import { search, type SearchHit, type SearchOptions } from './search.js';
 import { liveView } from './stack.js';
 import type { IndexBuild, TreeIndex, TreeIndexStore } from './tree-index.js';
 
@@ -19,6 +19,34 @@ export interface QueryOptions {
   until?: string;
   /** Progress while the search index of the tree is built (the first query after many new topics): topics done of `total`. */
   onProgress?: (done: number, total?: number) => void;
+  /**
+   * Internal, for measurement (bench/locomo.ts --ablate), not a CLI flag: each ranking feature beyond
+   * plain BM25F can be switched off (`false`); unset means on, the default ranking.
+   */
+  ranking?: RankingSwitches;
+}
+
+/** The ranking features beyond plain BM25F, each switchable for ablation. */
+export const RANKING_FEATURES = ['feedback', 'passages', 'questionFrames', 'coordination', 'prefix', 'fieldWeights'] as const;
+export type RankingFeature = (typeof RANKING_FEATURES)[number];
+/**
+ * feedback: pseudo-relevance feedback (search.ts); passages: re-rank by best-passage coverage
+ * (passages.ts); questionFrames: drop question-framing words (question.ts); coordination: the
+ * matched-words factor; prefix: prefix expansion of the last word; fieldWeights: title/meta/path/key
+ * boosts (off: every field weighs 1).
+ */
+export type RankingSwitches = Partial<Record<RankingFeature, boolean>>;
+
+/** `search` options for the switched-off features (none when all are on: the default ranking, unchanged). */
+function rankingSearchOptions(ranking: RankingSwitches | undefined): SearchOptions {
+  if (!ranking) return {};
+  return {
+    ...(ranking.feedback === false ? { feedback: false } : {}),
+    ...(ranking.questionFrames === false ? { question: false } : {}),
+    ...(ranking.coordination === false ? { coordination: 0 } : {}),
+    ...(ranking.prefix === false ? { prefix: false } : {}),
+    ...(ranking.fieldWeights === false ? { fields: { title: 1, path: 1, meta: 1, key: 1, body: 1 } } : {}),
+  };
 }
 
 export interface MatchedDoc {
@@ -127,7 +155,12 @@ async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, qu
   let index = await indexes.open(tree, { onProgress: options.onProgress });
   performance.mark('query: index opened');
   const answer = async () => {
-    const result = search(index.stack, question, { limit, scope: options.scope?.replace(/\/+$/, '') || undefined, ...filters(options) });
+    const result = search(index.stack, question, {
+      ...rankingSearchOptions(options.ranking),
+      limit,
+      scope: options.scope?.replace(/\/+$/, '') || undefined,
+      ...filters(options),
+    });
     performance.mark('query: searched');
     return { hits: result.hits, totalFound: result.totalFound, rendered: await renderedHits(indexes, index, result.hits) };
   };
@@ -173,7 +206,8 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
 const PASSAGE_POOL = 20;
 const PASSAGE_WEIGHT = 1;
 
-function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(rendered: T[], question: string): T[] {
+function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(rendered: T[], question: string, options: QueryOptions): T[] {
+  if (options.ranking?.passages === false) return rendered;
   const terms = new Set(analyze(question));
   return rendered
     .map((r, order) => ({ r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * bestPassageCoverage(r.markdown, terms)) }))
@@ -194,7 +228,7 @@ export async function queryTopics(
   // Re-rank a few more candidates than asked for by their best passage (see passages.ts).
   const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
   const { totalFound, info } = found;
-  const rendered = rerankByPassage(found.rendered, text).slice(0, limit);
+  const rendered = rerankByPassage(found.rendered, text, options).slice(0, limit);
   const matchedDocs: MatchedDoc[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
@@ -234,7 +268,7 @@ export async function searchTopics(
   const limit = clampLimit(options.limit, 10);
   const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
   const { totalFound, info } = found;
-  const rendered = rerankByPassage(found.rendered, text).slice(0, limit);
+  const rendered = rerankByPassage(found.rendered, text, options).slice(0, limit);
   const results: SearchResultItem[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,

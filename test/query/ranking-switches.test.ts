@@ -1,0 +1,101 @@
+import test from 'ava';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { RANKING_FEATURES, type RankingFeature } from '../../src/query/query-topics.js';
+import type { Brv } from '../../src/service/brv.js';
+import { openBrv } from '../helpers/service.js';
+import { cleanup, makeRepo, tempDir } from '../helpers/repo.js';
+
+/**
+ * Each ranking feature beyond plain BM25F (`QueryOptions.ranking`, for bench/locomo.ts --ablate)
+ * changes the answer when switched off, on a tiny tree where it matters; unset, the ranking is the default.
+ */
+
+const topic = (p: string, title: string, facts: string[]) =>
+  `<bv-topic path="${p}" title="${title}">\n${facts.map((f) => `  <bv-fact>${f}</bv-fact>`).join('\n')}\n</bv-topic>\n`;
+
+const TOPICS: Array<[string, string, string[]]> = [
+  // feedback: the one hit for "dog walk" brings in the topics that share its rarer words.
+  ['pets/dog', 'Dog walking', ['We walk the dog at dawn with the red leash and harness.']],
+  ['pets/gear', 'Gear', ['The red leash and harness hang by the door.']],
+  ['pets/shop', 'Shop', ['Bought a new harness and leash.']],
+  // questionFrames: "kind" frames "what kind of"; kept, it matches this topic.
+  ['misc/words', 'Kind words', ['Kind words cost nothing.']],
+  ['art/caroline', 'Caroline paints', ['Caroline makes abstract art in oil.']],
+  // prefix: "observab" matches only as a prefix.
+  ['ops/observability', 'Observability', ['Traces and metrics for every service.']],
+  // passages and fieldWeights: the same words, together in one line or spread, in the title or the body.
+  ['keys/together', 'Notes', ['Rotate the signing keys monthly.', 'Other things entirely here.']],
+  ['keys/spread', 'Rotate', ['Signing is done by the team.', 'Keys are kept in the vault.', 'Monthly review of it all.']],
+  // 52 fillers, so that feedback applies (it needs 50 topics) and document frequencies are low.
+  ...Array.from({ length: 52 }, (_, i): [string, string, string[]] => [
+    `filler/f${i}`,
+    `Filler ${i}`,
+    [`Cooking pasta recipe number ${i} with tomato sauce.`],
+  ]),
+];
+
+let dir: string;
+let brv: Brv;
+
+test.before(async () => {
+  dir = await makeRepo();
+  const folder = await tempDir('brv-ranking-');
+  for (const [p, title, facts] of TOPICS) {
+    const file = path.join(folder, `${p}.html`);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, topic(p, title, facts));
+  }
+  brv = await openBrv(dir);
+  const imported = await brv.knowledge.importTree({ directory: folder }, {});
+  if (!imported.ok) throw new Error(JSON.stringify(imported.problems));
+  await cleanup(folder);
+});
+
+test.after.always(async () => {
+  brv?.close();
+  await cleanup(dir);
+});
+
+async function answer(question: string, off?: RankingFeature) {
+  const result = await brv.retrieval.query({ question, limit: 50, ...(off ? { ranking: { [off]: false } } : {}) });
+  return result.matchedDocs.map((d) => `${d.topicPath} ${d.score}`);
+}
+
+const QUESTIONS: Record<RankingFeature, string> = {
+  feedback: 'dog walk',
+  passages: 'rotate signing keys monthly',
+  questionFrames: 'What kind of art does Caroline make?',
+  coordination: 'rotate keys pasta',
+  prefix: 'observab',
+  fieldWeights: 'rotate signing keys monthly',
+};
+
+for (const feature of RANKING_FEATURES) {
+  test(`ranking: ${feature} off changes the answer`, async (t) => {
+    const on = await answer(QUESTIONS[feature]);
+    t.true(on.length > 0);
+    t.notDeepEqual(await answer(QUESTIONS[feature], feature), on);
+  });
+}
+
+test('ranking: every feature named true is the default ranking', async (t) => {
+  const all = Object.fromEntries(RANKING_FEATURES.map((f) => [f, true]));
+  for (const question of Object.values(QUESTIONS)) {
+    const result = await brv.retrieval.query({ question, limit: 50, ranking: all });
+    t.deepEqual(
+      result.matchedDocs.map((d) => `${d.topicPath} ${d.score}`),
+      await answer(question),
+    );
+  }
+});
+
+test('ranking: feedback brings in topics without the query words; questionFrames and prefix decide what matches', async (t) => {
+  const paths = async (q: string, off?: RankingFeature) => (await answer(q, off)).map((line) => line.split(' ')[0]);
+  t.true((await paths('dog walk')).includes('pets/gear'));
+  t.false((await paths('dog walk', 'feedback')).includes('pets/gear'));
+  t.false((await paths('What kind of art does Caroline make?')).includes('misc/words'));
+  t.true((await paths('What kind of art does Caroline make?', 'questionFrames')).includes('misc/words'));
+  t.deepEqual(await paths('observab'), ['ops/observability']);
+  t.deepEqual(await paths('observab', 'prefix'), []);
+});
