@@ -6,6 +6,14 @@
  *
  *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
  *     [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]
+ *     [--split all|tune|validate] [--ablate]
+ *
+ * --split (issue 12's validation discipline): conversations in file order, 0-based; tune = the
+ * even-indexed ones (0, 2, 4, 6, 8), validate = the odd-indexed (1, 3, 5, 7, 9); all (default) = every one.
+ * --limit-conversations applies after the split. --ablate asks every question once with the default
+ * ranking, once per ranking feature with that one feature off (`QueryOptions.ranking`), and once with
+ * all of them off, over the same imported repository, and prints one Markdown table per variant
+ * (bench/lib/locomo-ablate.ts); the usual table and results file are then the default ranking's.
  *
  * --retriever brv (default) asks brv.retrieval.query; stand-in uses the Lunr BM25 stand-in of
  * bench/lib/locomo-query.ts (a check of the harness against the published baseline, labelled as such
@@ -19,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CATEGORY_NAMES, loadLocomo, type Conversation } from './lib/locomo-data.js';
+import { ablationConfigurations, formatAblation, splitConversations, SPLITS, type Split } from './lib/locomo-ablate.js';
 import { aggregate, percentile, type GroupResult } from './lib/locomo-metrics.js';
 import { standInRetriever } from './lib/locomo-query.js';
 import { BASELINES, COLUMNS, displayValue, formatTable } from './lib/locomo-report.js';
@@ -27,7 +36,7 @@ import { VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js
 import { writeReport } from './lib/report.js';
 
 const usage =
-  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]';
+  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate]';
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -41,6 +50,8 @@ const { values, positionals } = parseArgs({
     'limit-conversations': { type: 'string' },
     'turn-context': { type: 'string', default: 'none' },
     retriever: { type: 'string', default: 'brv' },
+    split: { type: 'string', default: 'all' },
+    ablate: { type: 'boolean', default: false },
   },
 });
 const dataFile = positionals[0] ?? fail('Give the path to locomo10.json.');
@@ -57,6 +68,8 @@ const turnContext = (
     ? values['turn-context']
     : fail(`Unknown --turn-context ${values['turn-context']}.`)
 ) as TurnContext;
+const split = SPLITS.includes(values.split as Split) ? (values.split as Split) : fail(`Unknown --split ${values.split}.`);
+const configurations = values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
 const retrieverFactory: RetrieverFactory =
   values.retriever === 'auto'
     ? preferBrv(standInRetriever)
@@ -79,7 +92,7 @@ const source = await Promise.all([
   execa('git', ['status', '--porcelain', '--', 'src'], { cwd: root, reject: false }),
 ]).then(([head, status]) => ({ commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' }));
 
-const conversations: Conversation[] = (await loadLocomo(dataFile)).slice(0, limit);
+const conversations: Conversation[] = splitConversations(await loadLocomo(dataFile), split).slice(0, limit);
 for (const { log } of conversations) {
   for (const line of log.fixed) console.error(`evidence fixed   ${line}`);
   for (const line of log.dropped) console.error(`evidence dropped ${line}`);
@@ -97,6 +110,7 @@ for (const variant of variants) {
       variant,
       retriever: retrieverFactory,
       topicOptions: { turnContext },
+      rankings: configurations.map((c) => c.ranking),
       onQuestion: (done, total) => {
         if (process.stderr.isTTY) process.stderr.write(`\r${variant} ${conversation.dialogue.sampleId}: question ${done}/${total}`);
       },
@@ -148,7 +162,7 @@ for (const variant of variants) {
     n: latencies.length,
   };
 
-  const title = `LoCoMo, ${variant === 'session' ? 'one topic per session' : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
+  const title = `LoCoMo, ${variant === 'session' ? 'one topic per session' : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${split === 'all' ? '' : `${split} split, `}${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
   console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
   console.log(formatTable(variant, groups));
   const builds = [...new Set(runs.map((r) => r.index?.build).filter(Boolean))].join('/');
@@ -158,12 +172,21 @@ for (const variant of variants) {
       `${build.retrieverMsTotal >= 1 ? `; retriever set-up ${build.retrieverMsTotal} ms total` : ''}\n` +
       `query latency (in process, wall clock around the call) p50 ${latency.p50} ms, p95 ${latency.p95} ms; first query per conversation p50 ${latency.firstQueryP50} ms`,
   );
+  if (values.ablate) {
+    console.log(`\nAblation, ${variant} topics, ${split} split (recalls in %; each row one feature off):`);
+    console.log(
+      formatAblation(
+        variant,
+        configurations.map((c, i) => ({ label: c.label, questions: runs.flatMap((r) => r.questionsByRanking[i]!) })),
+      ),
+    );
+  }
   console.log(
     'recalls in %, budget B = evidence recall within B words of returned rendered_md; relevance for MRR/NDCG = topic holds any evidence turn\n',
   );
 
   // Only brv.query's figures are written as locomo-<variant>.json.
-  const name = `locomo-${variant}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
+  const name = `locomo-${variant}${split === 'all' ? '' : `-${split}`}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
   await writeReport(name, {
     title,
     variant,
@@ -172,6 +195,7 @@ for (const variant of variants) {
     options: {
       turnContext: variant === 'turn' ? turnContext : undefined,
       limitConversations: Number.isFinite(limit) ? limit : undefined,
+      split,
       queryLimit: 50,
     },
     data: {

@@ -37,17 +37,23 @@ export interface QueryResult {
 export interface Retriever {
   /** "brv.query", or "stand-in: …" for anything that is not brv's query path. */
   readonly name: string;
-  query(question: string, options: { limit: number }): Promise<QueryResult>;
+  query(question: string, options: QueryOptions): Promise<QueryResult>;
 }
 
-type QueryFunction = (question: string, options: { limit: number }) => Promise<QueryResult>;
+/** `ranking` switches brv's ranking features off for --ablate (`QueryOptions.ranking` in src/query/query-topics.ts); the stand-in ignores it. */
+export interface QueryOptions {
+  readonly limit: number;
+  readonly ranking?: Readonly<Record<string, boolean>>;
+}
+
+type QueryFunction = (question: string, options: QueryOptions) => Promise<QueryResult>;
 
 /** brv's own query path, if this checkout's `Brv` has one. */
 export function brvRetriever(brv: Brv): Retriever | undefined {
   // The typed service (brv.retrieval.query); older checkouts had brv.query(question, options).
   const retrieval = (brv as unknown as { retrieval?: { query?: unknown } }).retrieval;
   if (retrieval && typeof retrieval.query === 'function') {
-    const query = retrieval.query as (request: { question: string; limit: number }) => Promise<QueryResult>;
+    const query = retrieval.query as (request: { question: string } & QueryOptions) => Promise<QueryResult>;
     return { name: 'brv.retrieval.query', query: (question, options) => query.call(retrieval, { question, ...options }) };
   }
   const query = (brv as unknown as { query?: unknown }).query;

@@ -47,6 +47,8 @@ export interface ConversationRun {
   /** Bytes of brv's query index on disk after the questions (0 if it keeps none). */
   readonly indexBytes: number;
   readonly questions: readonly QuestionRun[];
+  /** One list per `RunOptions.rankings` entry, in its order (the first is `questions`); `[questions]` without it. */
+  readonly questionsByRanking: ReadonlyArray<readonly QuestionRun[]>;
 }
 
 export type RetrieverFactory = (brv: Brv) => Promise<Retriever>;
@@ -108,6 +110,11 @@ export interface RunOptions {
   readonly topicOptions?: TopicOptions;
   /** Topics to curate instead of `generateTopics(…)` (experiments with other structures); sees only the dialogue. */
   readonly topics?: (dialogue: Dialogue) => GeneratedTopic[];
+  /**
+   * Rankings to ask every question with, in turn, over the same imported repository and index
+   * (--ablate: `undefined` is the default ranking, else `QueryOptions.ranking` switches). Default: `[undefined]`.
+   */
+  readonly rankings?: ReadonlyArray<Readonly<Record<string, boolean>> | undefined>;
   /** Called after each question (progress). */
   readonly onQuestion?: (done: number, total: number) => void;
 }
@@ -148,24 +155,30 @@ export async function runConversation(conversation: Conversation, options: RunOp
       const retriever = await options.retriever(brv);
       const retrieverMs = performance.now() - retrieverStart;
 
-      const runs: QuestionRun[] = [];
+      const rankings = options.rankings ?? [undefined];
+      const byRanking: QuestionRun[][] = [];
       let index: ConversationRun['index'];
-      for (const question of questions) {
-        const start = performance.now();
-        const result = await retriever.query(question.question, { limit: QUERY_LIMIT });
-        const latencyMs = performance.now() - start;
-        if (runs.length === 0) index = indexInfo(result.metadata.index);
-        const docs = rankedDocs(result, byPath).slice(0, QUERY_LIMIT);
-        runs.push({
-          id: question.id,
-          category: question.category,
-          metrics: scoreQuestion(question.evidence, docs, relevantCount(question.evidence, topicsByTurn)),
-          latencyMs,
-          evidenceRanks: evidenceRanks(question.evidence, docs),
-          returned: docs.length,
-        });
-        options.onQuestion?.(runs.length, questions.length);
+      for (const ranking of rankings) {
+        const runs: QuestionRun[] = [];
+        for (const question of questions) {
+          const start = performance.now();
+          const result = await retriever.query(question.question, { limit: QUERY_LIMIT, ...(ranking ? { ranking } : {}) });
+          const latencyMs = performance.now() - start;
+          if (byRanking.length === 0 && runs.length === 0) index = indexInfo(result.metadata.index);
+          const docs = rankedDocs(result, byPath).slice(0, QUERY_LIMIT);
+          runs.push({
+            id: question.id,
+            category: question.category,
+            metrics: scoreQuestion(question.evidence, docs, relevantCount(question.evidence, topicsByTurn)),
+            latencyMs,
+            evidenceRanks: evidenceRanks(question.evidence, docs),
+            returned: docs.length,
+          });
+          options.onQuestion?.(byRanking.length * questions.length + runs.length, rankings.length * questions.length);
+        }
+        byRanking.push(runs);
       }
+      const runs = byRanking[0]!;
       return {
         sampleId: dialogue.sampleId,
         variant: options.variant,
@@ -179,6 +192,7 @@ export async function runConversation(conversation: Conversation, options: RunOp
         index,
         indexBytes: await directoryBytes(localStateDir(internals(brv).repo.location.commonDir, 'index')),
         questions: runs,
+        questionsByRanking: byRanking,
       };
     } finally {
       brv.close();

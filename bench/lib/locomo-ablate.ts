@@ -1,0 +1,78 @@
+/**
+ * The validation discipline of issue 12 for bench/locomo.ts: conversations split into a tune half
+ * and a validate half, and the ablation table (each ranking feature off, one at a time).
+ *
+ * Split: conversations in the order of the data file, 0-based; tune = even-indexed (0, 2, 4, …),
+ * validate = odd-indexed (1, 3, 5, …). Deterministic, and the same for both variants. Decide on
+ * validate what was tuned on tune.
+ */
+import { RANKING_FEATURES, type RankingSwitches } from '../../src/query/query-topics.js';
+import { aggregate, type MetricName, type ScoredQuestion } from './locomo-metrics.js';
+import { BASELINES, displayValue } from './locomo-report.js';
+import type { Variant } from './locomo-topics.js';
+
+export const SPLITS = ['all', 'tune', 'validate'] as const;
+export type Split = (typeof SPLITS)[number];
+
+/** The conversations of a split (see the module comment). */
+export function splitConversations<T>(conversations: readonly T[], split: Split): T[] {
+  if (split === 'all') return [...conversations];
+  const parity = split === 'tune' ? 0 : 1;
+  return conversations.filter((_, i) => i % 2 === parity);
+}
+
+export interface Configuration {
+  readonly label: string;
+  /** `undefined`: the default ranking (everything on). */
+  readonly ranking: RankingSwitches | undefined;
+}
+
+/** Everything on, then each feature off alone, then everything off (plain BM25F). */
+export function ablationConfigurations(): Configuration[] {
+  return [
+    { label: 'all on (default)', ranking: undefined },
+    ...RANKING_FEATURES.map((feature) => ({ label: `− ${feature}`, ranking: { [feature]: false } })),
+    { label: 'all off (plain BM25F)', ranking: Object.fromEntries(RANKING_FEATURES.map((f) => [f, false])) },
+  ];
+}
+
+/** Category groups in the table's column order (keys of locomo-metrics.ts GROUPS). */
+const GROUP_KEYS = ['4', '1', '2', '3', '5', '1-4', '1-5'] as const;
+const METRICS: Readonly<Record<Variant, ReadonlyArray<{ metric: MetricName; label: string }>>> = {
+  turn: [{ metric: 'recall@10', label: 'R@10' }],
+  session: [
+    { metric: 'srec@5', label: 'srec@5' },
+    { metric: 'all@5', label: 'all@5' },
+    { metric: 'mrr', label: 'MRR' },
+  ],
+};
+
+const cell = (metric: MetricName, value: number | undefined) =>
+  value === undefined || Number.isNaN(value) ? '–' : metric === 'mrr' ? value.toFixed(3) : value.toFixed(1);
+
+/**
+ * One Markdown table: rows = configurations (and the published Lunr-like BM25 baseline, where it
+ * has figures), columns = per-category R@10 (turn) or srec@5 / all@5 / MRR (session), overall last.
+ */
+export function formatAblation(variant: Variant, rows: ReadonlyArray<{ label: string; questions: readonly ScoredQuestion[] }>): string {
+  const metrics = METRICS[variant];
+  const header = ['configuration', ...GROUP_KEYS.flatMap((key) => metrics.map((m) => `${m.label} ${key}`))];
+  const body = rows.map(({ label, questions }) => {
+    const groups = new Map(aggregate(questions).map((g) => [g.key, g]));
+    return [
+      label,
+      ...GROUP_KEYS.flatMap((key) => metrics.map((m) => cell(m.metric, displayValue(m.metric, groups.get(key)?.means[m.metric] ?? NaN)))),
+    ];
+  });
+  const baseline = [
+    'BM25 Lunr-like (published, all 10)',
+    ...GROUP_KEYS.flatMap((key) =>
+      metrics.map((m) => {
+        const value = BASELINES[variant].find((b) => b.group === key && b.figures[m.metric] !== undefined)?.figures[m.metric];
+        return value === undefined ? '' : cell(m.metric, value);
+      }),
+    ),
+  ];
+  const line = (r: readonly string[]) => `| ${r.join(' | ')} |`;
+  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...body.map(line), line(baseline)].join('\n');
+}
