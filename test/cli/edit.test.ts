@@ -116,3 +116,13 @@ test('brv edit refuses cleanly without a terminal unless an editor is named', as
   const failing = await brvJson(repo, ['edit', 'ops/deploy'], { env: { EDITOR: 'false' } });
   t.is(failing.json?.data.error.kind, 'editor-failed');
 });
+
+test('an editor that leaves a huge file (3 GB sparse: more than Node can read into a string) is refused as too-large before it is read; nothing is written', async (t) => {
+  const repo = await repoWithTopic();
+  const before = await refTip(repo);
+  const script = await editor('truncate -s 3G "$1"');
+  const run = await brvJson(repo, ['edit', 'ops/deploy'], { env: { EDITOR: script } });
+  t.is(run.exitCode, 1, run.stdout + run.stderr);
+  t.is(run.json?.data.error.kind, 'too-large');
+  t.is(await refTip(repo), before);
+});

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
@@ -49,7 +49,7 @@ export async function editInEditor(brv: Brv, topic: string): Promise<SavedEdit> 
     for (;;) {
       await writeFile(file, header + text);
       await service.runEditor({ editor, file });
-      text = stripEditErrorsComment(await readFile(file, 'utf8'));
+      text = stripEditErrorsComment(await readEdited(file));
       if (text.trim() === '') throw new BrvError('edit-aborted', `The file was emptied: ${opened.topicPath} is unchanged.`);
       if (failed !== undefined && text === failed) {
         const { file: kept } = await brv.knowledge.keepEditText({ path: opened.topicPath, html: text });
@@ -69,6 +69,18 @@ export async function editInEditor(brv: Brv, topic: string): Promise<SavedEdit> 
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** The file the editor saved, refused before reading when an editor or a paste made it absurdly large. */
+async function readEdited(file: string): Promise<string> {
+  const { size } = await stat(file);
+  if (size > MAX_EDITED_BYTES) {
+    throw new BrvError('too-large', `The edited file is ${size} bytes, far over a topic's limit; nothing was saved.`);
+  }
+  return readFile(file, 'utf8');
+}
+
+/** Well above a topic's limit (the service reports that one precisely), far below what could exhaust memory. */
+const MAX_EDITED_BYTES = 16 * 1024 * 1024;
 
 export const editCommand: CommandModule<GlobalOptions, EditOptions> = {
   command: 'edit <path>',
