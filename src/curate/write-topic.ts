@@ -123,13 +123,15 @@ export async function writeTopic(
  */
 async function heldReviewWith(store: ContextStore, filePath: string, blob: string): Promise<OpenedReview | undefined> {
   if (!(await store.repo.refsMayExist(REVIEW_PREFIX))) return undefined;
-  for (const { ref, oid } of await store.repo.listRefs(REVIEW_PREFIX)) {
-    const commit = await store.repo.readCommit(oid);
-    if (!commit || parseCommitMessage(commit.message).meta.gate !== 'held') continue;
-    const [entry] = await store.repo.objectInfo([`${commit.tree}:${filePath}`]);
-    if (entry?.oid === blob) return { id: ref.slice(REVIEW_PREFIX.length), ref, gated: true };
-  }
-  return undefined;
+  const refs = await store.repo.listRefs(REVIEW_PREFIX);
+  const commits = await Promise.all(refs.map(({ oid }) => store.repo.readCommit(oid)));
+  const held = refs
+    .map((ref, i) => ({ ref: ref.ref, commit: commits[i] }))
+    .filter(({ commit }) => commit && parseCommitMessage(commit.message).meta.gate === 'held');
+  // One `cat-file --batch-check` for every held review, not a git process each.
+  const entries = await store.repo.objectInfo(held.map(({ commit }) => `${commit!.tree}:${filePath}`));
+  const found = held[entries.findIndex((entry) => entry?.oid === blob)];
+  return found ? { id: found.ref.slice(REVIEW_PREFIX.length), ref: found.ref, gated: true } : undefined;
 }
 
 /** Stores the per-blob index cache entry of a topic being written (see src/query/doc-cache.ts); never throws. */
