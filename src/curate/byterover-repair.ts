@@ -449,6 +449,9 @@ function keepLostAttributes(root: Root, validation: TopicValidation, repairs: Re
 export function repairByteRoverTopic(html: string): RepairedTopic {
   const repairs: Repair[] = [];
   let validation = validateTopicHtml(html);
+  // Too large or too deep is never repaired: the validator refused it before any recursive walk, and
+  // so must this (the HTML parser recurses per level of nesting).
+  if (!validation.ok && validation.errors.some((e) => e.kind === 'too-large')) return { validation, repairs };
   const root = parseTopicHtml(html);
   const hasComment = (() => {
     for (const n of walk(root)) if (n.type === 'comment') return true;

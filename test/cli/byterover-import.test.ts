@@ -334,3 +334,24 @@ test('brv import (text): what a Markdown conversion dropped or moved is listed u
     /^converted from Markdown: database\/postgres\/connection_pool\.md → database\/postgres\/connection_pool\n {2}Dropped frontmatter field\(s\) importance/m,
   );
 });
+
+test('a 10,000-deep ByteRover topic is a too-large problem (no stack overflow); with --skip-invalid the rest imports', async (t) => {
+  const dir = await tempDir('brv-deep-');
+  await mkdir(path.join(dir, '.brv/context-tree/a'), { recursive: true });
+  await writeFile(
+    path.join(dir, '.brv/context-tree/a/deep.html'),
+    `<bv-topic path="a/deep" title="D" owner="x">around<bv-structure>${'<div>'.repeat(10_000)}x${'</div>'.repeat(10_000)}</bv-structure></bv-topic>`,
+  );
+  await writeFile(
+    path.join(dir, '.brv/context-tree/a/ok.html'),
+    '<bv-topic path="a/ok" title="OK" owner="me"><bv-rule>fine</bv-rule></bv-topic>',
+  );
+  const repo = await makeRepo();
+  const strict = await brvJson(repo, ['import', dir]);
+  t.is(strict.exitCode, 1, strict.stdout + strict.stderr);
+  t.is(strict.json?.data.problems?.[0]?.errors?.[0]?.kind, 'too-large', strict.stdout);
+  t.is(await refTip(repo), undefined, 'nothing written');
+  const lenient = await brvJson(repo, ['import', dir, '--skip-invalid']);
+  t.is(lenient.exitCode, 0, lenient.stdout + lenient.stderr);
+  t.deepEqual((await brvJson(repo, ['ls'])).json?.data.topics, ['a/ok']);
+});

@@ -326,3 +326,11 @@ test('repair messages carry no control or bidi-override characters from the file
   t.is(repairs[0]!.repair, 'comment-dropped');
   t.false(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(repairs[0]!.message), repairs[0]!.message);
 });
+
+test('repairs never walk what the validator refused as too deep or too large: 10,000 nested elements are a too-large problem, not a stack overflow', (t) => {
+  const deep = `<bv-topic path="a/deep" title="D" owner="x">text around<bv-structure>${'<div>'.repeat(10_000)}x${'</div>'.repeat(10_000)}</bv-structure></bv-topic>`;
+  const { validation, repairs } = repairByteRoverTopic(deep);
+  t.false(validation.ok);
+  if (!validation.ok) t.is(validation.errors[0]!.kind, 'too-large');
+  t.deepEqual(repairs, []);
+});
