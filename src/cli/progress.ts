@@ -27,13 +27,19 @@ export interface ProgressOptions {
   mode?: string;
 }
 
-const SILENT: Progress = { onProgress: () => {}, finish: () => {} };
-
-export function startProgress(label: string, options: ProgressOptions): Progress {
+/** Whether progress is shown at all: a terminal (or BRV_PROGRESS=always), never JSON, never with BRV_PROGRESS=never. */
+function visibility(options: ProgressOptions): { stream: NodeJS.WriteStream; forced: boolean; shown: boolean } {
   const stream = options.stream ?? process.stderr;
   const mode = options.mode ?? process.env.BRV_PROGRESS;
   const forced = mode === 'always';
-  if (options.format === 'json' || mode === 'never' || (!forced && !stream.isTTY)) return SILENT;
+  return { stream, forced, shown: options.format !== 'json' && mode !== 'never' && (forced || Boolean(stream.isTTY)) };
+}
+
+const SILENT: Progress = { onProgress: () => {}, finish: () => {} };
+
+export function startProgress(label: string, options: ProgressOptions): Progress {
+  const { stream, forced, shown: visible } = visibility(options);
+  if (!visible) return SILENT;
   const delay = forced ? 0 : (options.delayMs ?? 1000);
   const started = Date.now();
   let lastDraw = 0;
@@ -76,8 +82,6 @@ export function startProgress(label: string, options: ProgressOptions): Progress
  * rules as `startProgress`: a terminal (or BRV_PROGRESS=always), never with `--format json`.
  */
 export function stepNotes<S>(text: (step: S) => string, options: ProgressOptions): (step: S) => void {
-  const stream = options.stream ?? process.stderr;
-  const mode = options.mode ?? process.env.BRV_PROGRESS;
-  if (options.format === 'json' || mode === 'never' || (mode !== 'always' && !stream.isTTY)) return () => {};
-  return (step) => stream.write(`${text(step)}\n`);
+  const { stream, shown } = visibility(options);
+  return shown ? (step) => stream.write(`${text(step)}\n`) : () => {};
 }
