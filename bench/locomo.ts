@@ -6,7 +6,7 @@
  *
  *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
  *     [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]
- *     [--split all|tune|validate] [--ablate]
+ *     [--split all|tune|validate] [--ablate] [--haystack N]
  *
  * --split (issue 12's validation discipline): conversations in file order, 0-based; tune = the
  * even-indexed ones (0, 2, 4, 6, 8), validate = the odd-indexed (1, 3, 5, 7, 9); all (default) = every one.
@@ -14,6 +14,10 @@
  * ranking, once per ranking feature with that one feature off (`QueryOptions.ranking`), and once with
  * all of them off, over the same imported repository, and prints one Markdown table per variant
  * (bench/lib/locomo-ablate.ts); the usual table and results file are then the default ranking's.
+ *
+ * --haystack N (session variant): each conversation's sessions padded to N topics with sessions of the
+ * other conversations, credited with no evidence (bench/lib/locomo-topics.ts `haystackTopics`): the
+ * shape of held-out chat-memory sets, ~50 sessions per question, where tree-size-gated features apply.
  *
  * --retriever brv (default) asks brv.retrieval.query; stand-in uses the Lunr BM25 stand-in of
  * bench/lib/locomo-query.ts (a check of the harness against the published baseline, labelled as such
@@ -32,11 +36,11 @@ import { aggregate, percentile, type GroupResult } from './lib/locomo-metrics.js
 import { standInRetriever } from './lib/locomo-query.js';
 import { BASELINES, COLUMNS, displayValue, formatTable } from './lib/locomo-report.js';
 import { preferBrv, runConversation, type ConversationRun, type RetrieverFactory } from './lib/locomo-run.js';
-import { VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js';
+import { haystackTopics, VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js';
 import { writeReport } from './lib/report.js';
 
 const usage =
-  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate]';
+  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate] [--haystack N]';
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -52,6 +56,7 @@ const { values, positionals } = parseArgs({
     retriever: { type: 'string', default: 'brv' },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    haystack: { type: 'string' },
   },
 });
 const dataFile = positionals[0] ?? fail('Give the path to locomo10.json.');
@@ -68,6 +73,9 @@ const turnContext = (
     ? values['turn-context']
     : fail(`Unknown --turn-context ${values['turn-context']}.`)
 ) as TurnContext;
+const haystack = values.haystack === undefined ? undefined : Number(values.haystack);
+if (haystack !== undefined && !(haystack >= 1)) fail('--haystack takes a positive number of topics.');
+if (haystack !== undefined && values.variant !== 'session') fail('--haystack applies to --variant session.');
 const split = SPLITS.includes(values.split as Split) ? (values.split as Split) : fail(`Unknown --split ${values.split}.`);
 const configurations = values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
 const retrieverFactory: RetrieverFactory =
@@ -92,7 +100,8 @@ const source = await Promise.all([
   execa('git', ['status', '--porcelain', '--', 'src'], { cwd: root, reject: false }),
 ]).then(([head, status]) => ({ commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' }));
 
-const conversations: Conversation[] = splitConversations(await loadLocomo(dataFile), split).slice(0, limit);
+const everyConversation = await loadLocomo(dataFile);
+const conversations: Conversation[] = splitConversations(everyConversation, split).slice(0, limit);
 for (const { log } of conversations) {
   for (const line of log.fixed) console.error(`evidence fixed   ${line}`);
   for (const line of log.dropped) console.error(`evidence dropped ${line}`);
@@ -110,6 +119,16 @@ for (const variant of variants) {
       variant,
       retriever: retrieverFactory,
       topicOptions: { turnContext },
+      ...(haystack === undefined
+        ? {}
+        : {
+            topics: (dialogue) =>
+              haystackTopics(
+                dialogue,
+                everyConversation.map((c) => c.dialogue),
+                haystack,
+              ),
+          }),
       rankings: configurations.map((c) => c.ranking),
       onQuestion: (done, total) => {
         if (process.stderr.isTTY) process.stderr.write(`\r${variant} ${conversation.dialogue.sampleId}: question ${done}/${total}`);
@@ -162,7 +181,7 @@ for (const variant of variants) {
     n: latencies.length,
   };
 
-  const title = `LoCoMo, ${variant === 'session' ? 'one topic per session' : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${split === 'all' ? '' : `${split} split, `}${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
+  const title = `LoCoMo, ${variant === 'session' ? `one topic per session${haystack ? ` in haystacks of ${haystack}` : ''}` : `one topic per turn${turnContext === 'previous' ? ' (with the previous turn as context)' : ''}`}: ${split === 'all' ? '' : `${split} split, `}${conversations.length} conversations, ${topics} topics, ${questions.length} questions; retriever ${retriever}`;
   console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
   console.log(formatTable(variant, groups));
   const builds = [...new Set(runs.map((r) => r.index?.build).filter(Boolean))].join('/');
@@ -186,7 +205,7 @@ for (const variant of variants) {
   );
 
   // Only brv.query's figures are written as locomo-<variant>.json.
-  const name = `locomo-${variant}${split === 'all' ? '' : `-${split}`}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
+  const name = `locomo-${variant}${haystack ? `-haystack${haystack}` : ''}${split === 'all' ? '' : `-${split}`}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
   await writeReport(name, {
     title,
     variant,
@@ -196,6 +215,7 @@ for (const variant of variants) {
       turnContext: variant === 'turn' ? turnContext : undefined,
       limitConversations: Number.isFinite(limit) ? limit : undefined,
       split,
+      haystack,
       queryLimit: 50,
     },
     data: {

@@ -140,3 +140,23 @@ export function generateTopics(dialogue: Dialogue, variant: Variant, options: To
   if (variant === 'session') return dialogue.sessions.filter((s) => s.turns.length > 0).map((s) => sessionTopic(dialogue, s));
   return dialogue.sessions.flatMap((s) => s.turns.map((_, i) => turnTopic(dialogue, s, i, options)));
 }
+
+/**
+ * The session topics of `dialogue` in a haystack of `size` topics: padded with the sessions of the
+ * `others` (in turn, one from each, in order), which are credited with no evidence. This is the shape of
+ * held-out chat-memory benchmarks (about 50 sessions per question, most of them about something else):
+ * with 50 or more topics, the features that only apply to larger trees (feedback) apply, as they never
+ * do on LoCoMo's own 19–32 sessions per conversation.
+ */
+export function haystackTopics(dialogue: Dialogue, others: readonly Dialogue[], size: number): GeneratedTopic[] {
+  const own = generateTopics(dialogue, 'session');
+  const pools = others.filter((o) => o.sampleId !== dialogue.sampleId).map((o) => generateTopics(o, 'session'));
+  const padding: GeneratedTopic[] = [];
+  for (let round = 0; own.length + padding.length < size && pools.some((p) => round < p.length); round++) {
+    for (const pool of pools) {
+      const topic = pool[round];
+      if (topic && own.length + padding.length < size) padding.push({ ...topic, turns: [] });
+    }
+  }
+  return [...own, ...padding];
+}

@@ -65,9 +65,24 @@ export interface FeedbackOptions {
   readonly weight: number;
   /** Expansion terms occur in at most this fraction of the topics (default 0.1), and in 2 or more. */
   readonly maxDfRatio: number;
+  /**
+   * No expansion when the hits it would learn from are longer than this on average, in field-weighted
+   * words (default 300). A short note is about one thing, so its words describe what it answers; a long
+   * topic (a chat session, a runbook) is about many, and the words it makes up most of are its own
+   * subject's, not the question's: on LoCoMo sessions (~770 weighted words) feedback cost MRR on every
+   * split (bench/README.md, "Ablation"), on turns (~80) it gained 2–4 points of recall.
+   */
+  readonly maxMeanLength: number;
 }
 
-const DEFAULT_FEEDBACK: Readonly<FeedbackOptions> = { docs: 10, docsRatio: 0.02, terms: 10, weight: 1, maxDfRatio: 0.1 };
+const DEFAULT_FEEDBACK: Readonly<FeedbackOptions> = {
+  docs: 10,
+  docsRatio: 0.02,
+  terms: 10,
+  weight: 1,
+  maxDfRatio: 0.1,
+  maxMeanLength: 300,
+};
 /** An expansion term in fewer topics brings no other topic in. */
 const FEEDBACK_MIN_DF = 2;
 /** Coordination credit, in query words, of a topic that only expansion terms match. */
@@ -279,6 +294,13 @@ function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candida
   const total = top.reduce((sum, hit) => sum + hit.score, 0);
   if (!(total > 0)) return [];
   const weight = run.scoring.weight;
+  const length = (hit: { s: number; doc: number }) => {
+    const lengths = segments[hit.s]!.fieldLengthTable();
+    let sum = 0;
+    for (let f = 0; f < FIELD_COUNT; f++) sum += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!;
+    return sum;
+  };
+  if (top.reduce((sum, hit) => sum + length(hit), 0) / top.length > feedback.maxMeanLength) return [];
   // A term below the minimum df in one segment may reach it over several: the live df decides below.
   // (So a stack and one segment over its live topics expand alike, short of a segment over the budget.)
   const minDf = segments.length > 1 ? 1 : FEEDBACK_MIN_DF;
@@ -289,7 +311,6 @@ function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candida
     const hits = top.filter((hit) => hit.s === s);
     if (hits.length === 0) continue;
     const segment = segments[s]!;
-    const lengths = segment.fieldLengthTable();
     // Segment dfs count dead documents too: widen the window by them, the live df decides below.
     const deadMask = dead[s];
     const deadCount = deadMask === undefined ? 0 : deadMask.reduce((n, x) => n + x, 0);
@@ -301,10 +322,9 @@ function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candida
       maxDf + deadCount,
     );
     hits.forEach((hit, i) => {
-      let length = 0;
-      for (let f = 0; f < FIELD_COUNT; f++) length += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!;
-      if (length === 0) return;
-      const share = hit.score / total / length;
+      const words = length(hit);
+      if (words === 0) return;
+      const share = hit.score / total / words;
       const { terms, tf } = vectors[i]!;
       for (let e = 0; e < terms.length; e++) {
         if (tf[e]! === 0) continue;

@@ -98,3 +98,19 @@ test('documentTerms: a one-off read and the cached inversion agree; the budget l
   t.deepEqual(budgeted[0], ['garden:1', 'oliv:1', 'pet:4.5']);
   t.deepEqual(budgeted[2], []);
 });
+
+test('feedback learns nothing from long hits (a long topic is about many things), and the limit is tunable', (t) => {
+  // The same pets, each padded to a long topic with words of its own: the hits are now ~400 words.
+  const padding = (tag: string) => Array.from({ length: 400 }, (_, i) => `${tag}word${i % 97}`).join(' ');
+  const longPets = [
+    doc('pets/oliver', `Melanie adopted a cat named Oliver from the shelter; Oliver naps in the garden. ${padding('a')}`),
+    doc('pets/luna', `Luna and Oliver chase each other around the garden every morning. ${padding('b')}`),
+    doc('pets/bowl', `A new bowl for the cat. ${padding('c')}`),
+  ];
+  const stack = stackOf([...longPets, ...fillers(120)]);
+  const paths = (options = {}) => search(stack, 'Melanie cat', { limit: 10, ...options }).hits.map((h) => h.path);
+  t.deepEqual(paths(), ['pets/oliver', 'pets/bowl']);
+  t.deepEqual(paths(), paths({ feedback: false }));
+  // With the limit raised past their length, the long hits expand the query as the short ones do.
+  t.true(paths({ feedback: { maxMeanLength: 10_000 } }).includes('pets/luna'));
+});
