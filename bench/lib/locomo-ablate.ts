@@ -39,7 +39,10 @@ export function ablationConfigurations(): Configuration[] {
 /** Category groups in the table's column order (keys of locomo-metrics.ts GROUPS). */
 const GROUP_KEYS = ['4', '1', '2', '3', '5', '1-4', '1-5'] as const;
 const METRICS: Readonly<Record<Variant, ReadonlyArray<{ metric: MetricName; label: string }>>> = {
-  turn: [{ metric: 'recall@10', label: 'R@10' }],
+  turn: [
+    { metric: 'recall@5', label: 'R@5' },
+    { metric: 'recall@10', label: 'R@10' },
+  ],
   session: [
     { metric: 'srec@5', label: 'srec@5' },
     { metric: 'all@5', label: 'all@5' },
@@ -52,7 +55,7 @@ const cell = (metric: MetricName, value: number | undefined) =>
 
 /**
  * One Markdown table: rows = configurations (and the published Lunr-like BM25 baseline, where it
- * has figures), columns = per-category R@10 (turn) or srec@5 / all@5 / MRR (session), overall last.
+ * has figures), columns = per-category R@5 and R@10 (turn) or srec@5 / all@5 / MRR (session), overall last.
  */
 export function formatAblation(variant: Variant, rows: ReadonlyArray<{ label: string; questions: readonly ScoredQuestion[] }>): string {
   const metrics = METRICS[variant];
