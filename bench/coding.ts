@@ -9,7 +9,8 @@
  *   node --import tsx bench/coding.ts [--corpus DIR] [--split all|tune|validate] [--ablate]
  *     [--retriever brv|stand-in]
  *
- * --split: questions in file order, 0-based; tune = even-indexed, validate = odd-indexed.
+ * --split: within each (project, category) group, questions in file order, 0-based; tune = even-indexed,
+ * validate = odd-indexed (bench/lib/coding-data.ts).
  * --ablate: every question with the default ranking, then with each ranking feature off alone
  * (`QueryOptions.ranking`), then all off (plain BM25F), over the same import (as bench/locomo.ts).
  * --retriever stand-in: the Lunr BM25 stand-in of bench/lib/locomo-query.ts over the same topics.
@@ -128,6 +129,7 @@ await writeReport(name, {
     id: q.id,
     category: q.category,
     ranks: q.ranks,
+    top: q.top,
     returned: q.returned,
     latencyMs: round(q.latencyMs, 2),
   })),

@@ -7,8 +7,9 @@
  *   {"id": "pay-001", "project": "ledgerly", "category": "lookup", "question": "…",
  *    "relevant": {"auth/access-tokens": 2, "auth/sessions": 1}}
  *
- * Split (issue 12's validation discipline): questions in file order, 0-based; tune = even-indexed,
- * validate = odd-indexed (`splitConversations` of bench/lib/locomo-ablate.ts, the same rule).
+ * Split (issue 12's validation discipline), stratified by project and category: within each
+ * (project, category) group, questions in file order, 0-based; tune = even-indexed, validate =
+ * odd-indexed (`splitConversations` of bench/lib/locomo-ablate.ts, the same parity rule per group).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -102,5 +103,11 @@ export function missingJudgments(corpus: CodingCorpus): string[] {
 }
 
 export function splitQuestions(questions: readonly CodingQuestion[], split: Split): CodingQuestion[] {
-  return splitConversations(questions, split);
+  if (split === 'all') return [...questions];
+  // Stratified: the parity rule within each (project, category) group, so both halves hold about
+  // half of every project and every category; file order is kept.
+  const groups = new Map<string, CodingQuestion[]>();
+  for (const q of questions) groups.set(`${q.project}/${q.category}`, [...(groups.get(`${q.project}/${q.category}`) ?? []), q]);
+  const chosen = new Set([...groups.values()].flatMap((group) => splitConversations(group, split)));
+  return questions.filter((q) => chosen.has(q));
 }

@@ -22,6 +22,8 @@ export interface CodingQuestionRun extends GradedQuestion {
   /** 1-based rank of each judged topic (null: not returned). */
   readonly ranks: Readonly<Record<string, number | null>>;
   readonly returned: number;
+  /** The first five returned topic paths (for reading misses). */
+  readonly top: readonly string[];
   readonly metrics: GradedMetrics;
 }
 
@@ -97,6 +99,7 @@ export async function runProject(
             latencyMs,
             ranks: Object.fromEntries(Object.keys(question.relevant).map((p) => [p, ranked.includes(p) ? ranked.indexOf(p) + 1 : null])),
             returned: returned.length,
+            top: ranked.slice(0, 5),
           });
           options.onQuestion?.(++done, rankings.length * questions.length);
         }

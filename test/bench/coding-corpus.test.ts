@@ -2,7 +2,14 @@ import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import '../helpers/repo.js'; // pinned git environment for the in-process library calls
-import { CODING_CATEGORIES, loadCodingCorpus, missingJudgments, parseQuestions, splitQuestions } from '../../bench/lib/coding-data.js';
+import {
+  CODING_CATEGORIES,
+  loadCodingCorpus,
+  type CodingQuestion,
+  missingJudgments,
+  parseQuestions,
+  splitQuestions,
+} from '../../bench/lib/coding-data.js';
 import { formatGradedAblation, formatGradedTable } from '../../bench/lib/coding-report.js';
 import { returnedTopics, runProject } from '../../bench/lib/coding-run.js';
 import { aggregateGraded, gradedNdcgAt, scoreGraded, type Judgments } from '../../bench/lib/graded-metrics.js';
@@ -61,20 +68,33 @@ test('each project imports cleanly through brv (no skip, no repair) and every qu
   t.is(asked.length, corpus.projects.length * 2);
 });
 
-test('split: tune = even-indexed questions, validate = odd-indexed; deterministic, disjoint, covering', (t) => {
+test('split: even-indexed questions of each (project, category) tune, odd-indexed validate; deterministic, disjoint, covering', (t) => {
   const tune = splitQuestions(corpus.questions, 'tune');
   const validate = splitQuestions(corpus.questions, 'validate');
   t.deepEqual(splitQuestions(corpus.questions, 'tune'), tune);
-  t.deepEqual(
-    tune.map((q) => q.id),
-    corpus.questions.filter((_, i) => i % 2 === 0).map((q) => q.id),
-  );
   const ids = new Set(tune.map((q) => q.id));
   t.false(validate.some((q) => ids.has(q.id)));
   t.is(tune.length + validate.length, corpus.questions.length);
-  for (const category of CODING_CATEGORIES) {
-    t.true(tune.some((q) => q.category === category) && validate.some((q) => q.category === category), category);
+  for (const project of corpus.projects) {
+    for (const category of CODING_CATEGORIES) {
+      const group = corpus.questions.filter((q) => q.project === project.name && q.category === category);
+      t.deepEqual(
+        tune.filter((q) => q.project === project.name && q.category === category),
+        group.filter((_, i) => i % 2 === 0),
+      );
+    }
   }
+  const q = (id: string, project: string, category: string) =>
+    ({ id, project, category, question: '', relevant: { x: 2 } }) as CodingQuestion;
+  const tiny = [q('1', 'a', 'why'), q('2', 'a', 'lookup'), q('3', 'a', 'why'), q('4', 'b', 'why'), q('5', 'a', 'lookup')];
+  t.deepEqual(
+    splitQuestions(tiny, 'tune').map((x) => x.id),
+    ['1', '2', '4'],
+  );
+  t.deepEqual(
+    splitQuestions(tiny, 'validate').map((x) => x.id),
+    ['3', '5'],
+  );
 });
 
 test('questions.jsonl is checked: unknown category, duplicate id, no grade-2 topic', (t) => {
