@@ -100,7 +100,7 @@ console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDi
 console.log(formatGradedTable(groups));
 if (values.ablate) {
   const rows = configurations.map((c, i) => ({ label: c.label, questions: byRanking(i) }));
-  for (const metric of [CODING_COLUMNS[0]!, CODING_COLUMNS[2]!, CODING_COLUMNS[5]!, CODING_COLUMNS[6]!]) {
+  for (const metric of CODING_COLUMNS.filter((c) => ['recall@1', 'recall@5', 'recall_all@5', 'mrr', 'ndcg@10'].includes(c.metric))) {
     console.log(`\nAblation, ${split} split, ${metric.label} (each row one feature off):`);
     console.log(formatGradedAblation(rows, CODING_CATEGORIES, [metric]));
   }
