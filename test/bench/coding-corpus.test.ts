@@ -1,5 +1,7 @@
 import test from 'ava';
-import { readFile } from 'node:fs/promises';
+import { execa } from 'execa';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import '../helpers/repo.js'; // pinned git environment for the in-process library calls
 import {
@@ -15,6 +17,7 @@ import { returnedTopics, runProject } from '../../bench/lib/coding-run.js';
 import { aggregateGraded, gradedNdcgAt, scoreGraded, type Judgments } from '../../bench/lib/graded-metrics.js';
 import type { QueryResult, Retriever } from '../../bench/lib/locomo-query.js';
 import { validateTopicHtml } from '../../src/topic/index.js';
+import { openBrv } from '../helpers/service.js';
 
 const corpus = await loadCodingCorpus();
 
@@ -50,22 +53,60 @@ test('every topic passes brv validation and its path attribute is its file path'
   }
 });
 
-test('each project imports cleanly through brv (no skip, no repair) and every question is asked once', async (t) => {
-  const asked: string[] = [];
+test('every project would import cleanly through brv (dry run: no problem, skip or repair)', async (t) => {
+  const work = await mkdtemp(path.join(tmpdir(), 'brv-coding-test-'));
+  try {
+    await execa('git', ['init', '-q', work]);
+    const brv = await openBrv(work);
+    try {
+      for (const project of corpus.projects) {
+        const result = await brv.knowledge.importTree({ directory: project.directory, dryRun: true }, {});
+        t.true(result.ok, project.name);
+        t.deepEqual([result.problems, result.skipped, result.repaired], [[], [], []], project.name);
+        t.is(result.added.length, project.topics.length, project.name);
+      }
+    } finally {
+      brv.close();
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+});
+
+test('the runner imports a project for real and asks each question once per ranking', async (t) => {
+  const asked: Array<string | undefined> = [];
   const retriever: Retriever = {
     name: 'fake',
-    query: async (question) => {
-      asked.push(question);
+    query: async (question, options) => {
+      asked.push(`${question} ${JSON.stringify(options.ranking)}`);
       return { status: 'no-matches', matchedDocs: [], metadata: { durationMs: 0, totalFound: 0, topScore: 0 } };
     },
   };
-  for (const project of corpus.projects) {
-    const questions = corpus.questions.filter((q) => q.project === project.name).slice(0, 2);
-    const run = await runProject(project, questions, { retriever: async () => retriever }); // throws on an unclean import
-    t.is(run.topics, project.topics.length);
-    t.is(run.questionsByRanking[0]!.length, questions.length);
+  const project = [...corpus.projects].sort((a, b) => a.topics.length - b.topics.length)[0]!;
+  const questions = corpus.questions.filter((q) => q.project === project.name).slice(0, 2);
+  const run = await runProject(project, questions, { retriever: async () => retriever, rankings: [undefined, { feedback: false }] }); // throws on an unclean import
+  t.is(run.topics, project.topics.length);
+  t.deepEqual(
+    run.questionsByRanking.map((r) => r.map((q) => q.id)),
+    [questions.map((q) => q.id), questions.map((q) => q.id)],
+  );
+  t.is(asked.length, 4);
+  t.is(run.questionsByRanking[0]![0]!.metrics.mrr, 0);
+});
+
+test('the runner refuses a project whose import is not clean', async (t) => {
+  const directory = await mkdtemp(path.join(tmpdir(), 'brv-coding-bad-'));
+  try {
+    await mkdir(path.join(directory, 'auth'));
+    await writeFile(path.join(directory, 'auth/ok.html'), '<bv-topic path="auth/ok" title="Ok"><bv-rule>Fine.</bv-rule></bv-topic>');
+    await writeFile(path.join(directory, 'auth/bad.html'), '<bv-topic path="auth/bad" title="Bad"><bv-nonsense>x</bv-nonsense></bv-topic>');
+    const never: Retriever = { name: 'never', query: async () => t.fail('no question may be asked') as never };
+    await t.throwsAsync(runProject({ name: 'bad', directory, topics: ['auth/bad', 'auth/ok'] }, [], { retriever: async () => never }), {
+      message: /bad: import not clean/,
+    });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
   }
-  t.is(asked.length, corpus.projects.length * 2);
 });
 
 test('split: even-indexed questions of each (project, category) tune, odd-indexed validate; deterministic, disjoint, covering', (t) => {
