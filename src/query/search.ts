@@ -169,7 +169,6 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
       touched: [],
     })),
     best: [],
-    groupIdf: new Float64Array(groups.length),
   };
   accumulate(run, groups, 0);
 
@@ -215,8 +214,6 @@ interface Run {
   readonly rows: SegmentScores[];
   /** A prefix group scores each document by its best expansion, so it needs a scratch row per segment. */
   best: Float64Array[];
-  /** Each query word's idf (its best term's, for a prefix group; 0 when no live topic has it), by group. */
-  readonly groupIdf: Float64Array;
 }
 
 /**
@@ -251,7 +248,6 @@ function accumulate(run: Run, groups: readonly TermGroup[], firstBit: number): v
       }
       if (df === 0) continue;
       const idf = groupWeight * Math.log(1 + (liveCount - df + 0.5) / (df + 0.5));
-      if (counted && idf > run.groupIdf[firstBit + g]!) run.groupIdf[firstBit + g] = idf;
       for (let s = 0; s < segments.length; s++) {
         const scan = scans[s];
         if (!scan) continue;
@@ -369,25 +365,17 @@ function candidates(run: Run, queryGroups: number, coordination: number, options
   const doc = new Uint32Array(total);
   const score = new Float64Array(total);
   const filter = needsDocumentFilter(options);
-  const byIdf = process.env.BRV_X_COORD === 'idf';
-  const idfTotal = run.groupIdf.reduce((a, b) => a + b, 0);
   let found = 0;
   for (let s = 0; s < rows.length; s++) {
     const row = rows[s]!;
     for (const d of row.touched) {
       if (filter && !keepDocument(segments[s]!, d, options)) continue;
-      const mask = row.matched[d]!;
-      const matched = Math.max(floor, popcount(mask));
+      const matched = Math.max(floor, popcount(row.matched[d]!));
       if (matched === 0) continue;
       segment[found] = s;
       doc[found] = d;
-      let share = matched / queryGroups;
-      if (byIdf && idfTotal > 0) {
-        let mass = 0;
-        for (let g = 0; g < queryGroups; g++) if ((mask & (1 << g)) !== 0) mass += run.groupIdf[g]!;
-        share = Math.max(mass / idfTotal, (floor / queryGroups) * (mask === 0 ? 1 : 0));
-      }
-      score[found] = share >= 1 || coordination === 0 ? row.score[d]! : row.score[d]! * Math.pow(share, coordination);
+      score[found] =
+        matched === queryGroups || coordination === 0 ? row.score[d]! : row.score[d]! * Math.pow(matched / queryGroups, coordination);
       found++;
     }
   }
