@@ -29,7 +29,7 @@ export interface SearchOptions {
   readonly k1?: number;
   /** BM25 length normalisation per field, 0 … 1 (default 0.75 for every field). */
   readonly b?: Partial<Record<FieldName, number>>;
-  /** Score multiplier = (matched query terms / query terms) ^ coordination (default 1; 0 disables). */
+  /** Score multiplier = (matched query terms / query terms) ^ coordination (default 0.5; 0 disables). */
   readonly coordination?: number;
   /** Expand the last query word as a prefix when it has no exact match (default true). */
   readonly prefix?: boolean;
@@ -67,10 +67,12 @@ export interface FeedbackOptions {
   readonly maxDfRatio: number;
   /**
    * No expansion when the hits it would learn from are longer than this on average, in field-weighted
-   * words (default 300). A short note is about one thing, so its words describe what it answers; a long
-   * topic (a chat session, a runbook) is about many, and the words it makes up most of are its own
-   * subject's, not the question's: on LoCoMo sessions (~770 weighted words) feedback cost MRR on every
-   * split (bench/README.md, "Ablation"), on turns (~80) it gained 2–4 points of recall.
+   * words (default 150). A one-fact note is about one thing, so its words describe what it answers; a
+   * longer topic (a chat session, a rule with its reasons, a runbook) is about several, and the words it
+   * is made of most are its own subject's, not the question's. Measured (bench/README.md, "Issue 12:
+   * the decisions"): LoCoMo turns (hits ~80 weighted words) gain 2–4 points of recall from feedback;
+   * coding-corpus notes (~120–300) lose MRR with it, LoCoMo sessions (~770) lose MRR and recall. 150
+   * was chosen on the tune halves and held on the validate halves.
    */
   readonly maxMeanLength: number;
 }
@@ -81,10 +83,16 @@ const DEFAULT_FEEDBACK: Readonly<FeedbackOptions> = {
   terms: 10,
   weight: 1,
   maxDfRatio: 0.1,
-  maxMeanLength: 300,
+  maxMeanLength: 150,
 };
 /** An expansion term in fewer topics brings no other topic in. */
 const FEEDBACK_MIN_DF = 2;
+/**
+ * √(matched / words): 1 (the linear factor) over-rewarded topics that match a question's generic words
+ * too; 0.5 was chosen on the tune halves (LoCoMo turns R@5 +0.6, coding MRR +.007, sessions ±.001) and
+ * held on validate (turns R@10 +1.2, coding and sessions within ±.002).
+ */
+const DEFAULT_COORDINATION = 0.5;
 /** Coordination credit, in query words, of a topic that only expansion terms match. */
 const FEEDBACK_ONLY_MATCH = 0.5;
 
@@ -172,7 +180,7 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
   };
   accumulate(run, groups, 0);
 
-  const coordination = options.coordination ?? 1;
+  const coordination = options.coordination ?? DEFAULT_COORDINATION;
   let ranked = candidates(run, groups.length, coordination, options);
   const feedback = feedbackOptions(options.feedback);
   if (feedback !== undefined && ranked.found > 0) {
@@ -300,7 +308,8 @@ function expansionGroups(run: Run, groups: readonly TermGroup[], ranked: Candida
     for (let f = 0; f < FIELD_COUNT; f++) sum += weight[f]! * lengths[hit.doc * FIELD_COUNT + f]!;
     return sum;
   };
-  if (top.reduce((sum, hit) => sum + length(hit), 0) / top.length > feedback.maxMeanLength) return [];
+  const meanLength = top.reduce((sum, hit) => sum + length(hit), 0) / top.length;
+  if (meanLength > feedback.maxMeanLength) return [];
   // A term below the minimum df in one segment may reach it over several: the live df decides below.
   // (So a stack and one segment over its live topics expand alike, short of a segment over the budget.)
   const minDf = segments.length > 1 ? 1 : FEEDBACK_MIN_DF;
