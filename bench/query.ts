@@ -98,6 +98,7 @@ for (const size of sizes) {
   // Each round also times a plain query just before the curate: on a noisy machine the difference
   // within a round says more than two percentiles taken minutes apart.
   const afterCurate: number[] = [];
+  const afterCurateCpu: number[] = [];
   const overPlain: number[] = [];
   const overPlainCpu: number[] = [];
   const continuation: number[] = [];
@@ -113,6 +114,7 @@ for (const size of sizes) {
     continuationCpu.push(continued.cpuMs);
     const run = await timed(['query', asked[(round + 1) % asked.length]!, '--format', 'json'], repo);
     afterCurate.push(run.ms);
+    afterCurateCpu.push(run.cpuMs);
     overPlain.push(run.ms - plain.ms);
     overPlainCpu.push(run.cpuMs - plain.cpuMs);
     afterData = JSON.parse(run.stdout).data;
@@ -131,6 +133,9 @@ for (const size of sizes) {
     firstAfterCurate: {
       ...percentiles(afterCurate),
       overQueryP50: Math.round(percentiles(afterCurate).p50 - percentiles(e2e).p50),
+      /** CPU time (user + system, git children included) of the first query after each curate. */
+      cpu: percentiles(afterCurateCpu),
+      rounds: afterCurate.map((ms) => Math.round(ms)),
       /** Per round: the first query after the curate minus a plain query just before it. */
       overPlainQuery: percentiles(overPlain),
       overPlainQueryCpu: percentiles(overPlainCpu),
@@ -145,7 +150,7 @@ for (const size of sizes) {
   };
   results.push(row);
   console.log(
-    `${String(size).padStart(7)} topics | import ${row.importMs} ms | full build after import ${row.fullBuild.indexBuildMs} ms (rss ${row.fullBuild.maxRssMiB} MiB) | rebuild: cache warm ${rebuildWarm.indexBuildMs} ms (parsed ${rebuildWarm.parsedTopics}), cold ${rebuildCold.indexBuildMs} ms (parsed ${rebuildCold.parsedTopics}) | index ${(indexBytes / 2 ** 20).toFixed(1)} MiB | query p50 ${row.queryEndToEnd.p50} p95 ${row.queryEndToEnd.p95} ms (floor ${row.nodeFloor.p50}) | in-process p50 ${row.inProcessMs.p50} ms | first query after a curate p50 ${row.firstAfterCurate.p50} ms (${row.firstAfterCurate.overQueryP50} over p50, ${row.firstAfterCurate.overPlainQuery.p50} over the plain query of its round, CPU +${row.firstAfterCurate.overPlainQueryCpu.p50}; ${row.firstAfterCurate.build}, parsed ${row.firstAfterCurate.parsedTopics}) | continuation p50 ${row.curateContinuation.p50} ms, CPU ${row.curateContinuationCpu.p50} ms`,
+    `${String(size).padStart(7)} topics | import ${row.importMs} ms | full build after import ${row.fullBuild.indexBuildMs} ms (rss ${row.fullBuild.maxRssMiB} MiB) | rebuild: cache warm ${rebuildWarm.indexBuildMs} ms (parsed ${rebuildWarm.parsedTopics}), cold ${rebuildCold.indexBuildMs} ms (parsed ${rebuildCold.parsedTopics}) | index ${(indexBytes / 2 ** 20).toFixed(1)} MiB | query p50 ${row.queryEndToEnd.p50} p95 ${row.queryEndToEnd.p95} ms (floor ${row.nodeFloor.p50}) | in-process p50 ${row.inProcessMs.p50} ms | first query after a curate p50 ${row.firstAfterCurate.p50} p95 ${row.firstAfterCurate.p95} max ${row.firstAfterCurate.max} ms, CPU p50 ${row.firstAfterCurate.cpu.p50} p95 ${row.firstAfterCurate.cpu.p95} max ${row.firstAfterCurate.cpu.max} ms (${row.firstAfterCurate.overQueryP50} over p50, ${row.firstAfterCurate.overPlainQuery.p50} over the plain query of its round, CPU +${row.firstAfterCurate.overPlainQueryCpu.p50}; ${row.firstAfterCurate.build}, parsed ${row.firstAfterCurate.parsedTopics}) | continuation p50 ${row.curateContinuation.p50} ms, CPU ${row.curateContinuationCpu.p50} ms`,
   );
   await rm(work, { recursive: true, force: true });
 }
