@@ -6,6 +6,7 @@
  * Prints a table and writes bench/results/query.json.
  */
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -120,6 +121,17 @@ for (const size of sizes) {
     afterData = JSON.parse(run.stdout).data;
   }
 
+  // A query that leaves the index due starts `brv maintenance` in the background: let it finish
+  // before the repository is removed.
+  const indexRoot = path.join(repo, '.git', 'brv', 'index');
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const locked = (await readdir(indexRoot).catch(() => [] as string[])).some((v) =>
+      existsSync(path.join(indexRoot, v, 'maintenance.lock')),
+    );
+    if (!locked) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
   const row = {
     topics: size,
     importMs: Math.round(imported.ms),
@@ -136,6 +148,7 @@ for (const size of sizes) {
       /** CPU time (user + system, git children included) of the first query after each curate. */
       cpu: percentiles(afterCurateCpu),
       rounds: afterCurate.map((ms) => Math.round(ms)),
+      cpuRounds: afterCurateCpu,
       /** Per round: the first query after the curate minus a plain query just before it. */
       overPlainQuery: percentiles(overPlain),
       overPlainQueryCpu: percentiles(overPlainCpu),
