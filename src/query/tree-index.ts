@@ -10,6 +10,7 @@ import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import {
+  FINE_RACY_WINDOW_NS,
   MAX_STAMP_FILE_BYTES,
   MAX_STAMPS,
   parseStamps,
@@ -417,14 +418,19 @@ export class TreeIndexStore {
       if (isCorrupt(error)) return outcome(false);
       throw error;
     }
+    let opened;
     if (compacted.segments.some((s) => this.memory.has(s.file))) {
       // The index folder cannot be written: this process serves the compacted stack from memory.
       this.memoryManifests.set(tree, compacted);
+      opened = await this.openManifest(compacted, counts, verified);
     } else {
       await this.retire(manifest, compacted);
       await this.publish(tree, compacted, { last: false });
+      // Once the new segment is older than the racy window, check it and stamp it here, off the
+      // query path, so the next query does not hash it (segment-stamps.ts).
+      await new Promise((resolve) => setTimeout(resolve, Number(FINE_RACY_WINDOW_NS / 1_000_000n) + 50));
+      opened = await this.openManifest(compacted, counts).catch(() => this.openManifest(compacted, counts, verified));
     }
-    const opened = await this.openManifest(compacted, counts, verified);
     const index: TreeIndex = {
       tree,
       ...opened,

@@ -78,5 +78,6 @@ test('compactTree publishes the compacted stack for every store; the compacting 
   t.is(fresh.build, 'cached');
   t.is(fresh.stack.segments.length, 1);
   t.is(fresh.compaction, 'none');
+  t.is(fresh.hashedSegments, 0, 'the compaction checked and stamped the new segment, the next query does not hash it');
   t.like(await store.compactTree(await tree()), { compacted: false, segmentsBefore: 1 });
 });
