@@ -189,7 +189,7 @@ test('the MCP server compacts a due index after answering, between calls', async
   const after = textOf(await client.callTool({ name: 'brv-query', arguments: { query: QUESTION, limit: 50 } }));
   const untimed = (answer: string) => answer.replace(/ in \d+ms/g, '');
   t.is(untimed(after), untimed(before), 'same answer from the compacted index');
-  t.false(existsSync(lockFile(dir)));
+  t.true(await waitFor(() => !existsSync(lockFile(dir)), 10_000), 'the lock is released');
 });
 
 test('with BRV_NO_AUTO_MAINTENANCE=1 a query starts nothing; brv maintenance compacts on demand', async (t) => {
