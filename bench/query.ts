@@ -6,7 +6,8 @@
  * Prints a table and writes bench/results/query.json.
  */
 import { execa } from 'execa';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openBrv } from '../test/helpers/service.js';
@@ -27,9 +28,13 @@ const env = BENCH_ENV;
  * processes it waited for included) that /usr/bin/time reports: CPU time says what a change costs
  * even when other work on the machine makes wall times noisy.
  */
-async function timed(args: string[], cwd: string): Promise<{ ms: number; cpuMs: number; stdout: string; maxRssMiB: number }> {
+async function timed(
+  args: string[],
+  cwd: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ ms: number; cpuMs: number; stdout: string; maxRssMiB: number }> {
   const start = process.hrtime.bigint();
-  const result = await execa('/usr/bin/time', ['-f', '%M %U %S', 'node', cli, ...args], { cwd, env });
+  const result = await execa('/usr/bin/time', ['-f', '%M %U %S', 'node', cli, ...args], { cwd, env: { ...env, ...extraEnv } });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const [rss, user, system] = result.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
   return { ms, cpuMs: (user + system) * 1000, stdout: result.stdout, maxRssMiB: Math.round(rss / 1024) };
@@ -98,6 +103,7 @@ for (const size of sizes) {
   // Each round also times a plain query just before the curate: on a noisy machine the difference
   // within a round says more than two percentiles taken minutes apart.
   const afterCurate: number[] = [];
+  const afterCurateCpu: number[] = [];
   const overPlain: number[] = [];
   const overPlainCpu: number[] = [];
   const continuation: number[] = [];
@@ -113,9 +119,36 @@ for (const size of sizes) {
     continuationCpu.push(continued.cpuMs);
     const run = await timed(['query', asked[(round + 1) % asked.length]!, '--format', 'json'], repo);
     afterCurate.push(run.ms);
+    afterCurateCpu.push(run.cpuMs);
     overPlain.push(run.ms - plain.ms);
     overPlainCpu.push(run.cpuMs - plain.cpuMs);
     afterData = JSON.parse(run.stdout).data;
+  }
+
+  // A query that leaves the index due starts `brv maintenance` in the background: let it finish
+  // before the repository is removed.
+  const indexRoot = path.join(repo, '.git', 'brv', 'index');
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const locked = (await readdir(indexRoot).catch(() => [] as string[])).some((v) =>
+      existsSync(path.join(indexRoot, v, 'maintenance.lock')),
+    );
+    if (!locked) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  // What the background maintenance costs, off the query path: stack deltas until compaction is due
+  // (background runs off), then time `brv maintenance` itself (when this brv has it).
+  let maintenance;
+  const noAuto = { BRV_NO_AUTO_MAINTENANCE: '1' };
+  for (let round = 0; round < 12 && !maintenance; round++) {
+    const html = syntheticTopic(size + 1000 + round).html;
+    const file = path.join(work, `extra-${round}.html`);
+    await writeFile(file, html);
+    await execa('node', [cli, 'curate', '--html-file', file, '--format', 'json'], { cwd: repo, env: { ...env, ...noAuto } });
+    const run = await timed(['query', asked[round % asked.length]!, '--format', 'json'], repo, noAuto);
+    if (JSON.parse(run.stdout).data.metadata.index.compaction !== 'due') continue;
+    const compacted = await timed(['maintenance', '--format', 'json'], repo, noAuto);
+    maintenance = { ms: Math.round(compacted.ms), cpuMs: compacted.cpuMs, maxRssMiB: compacted.maxRssMiB };
   }
 
   const row = {
@@ -131,6 +164,10 @@ for (const size of sizes) {
     firstAfterCurate: {
       ...percentiles(afterCurate),
       overQueryP50: Math.round(percentiles(afterCurate).p50 - percentiles(e2e).p50),
+      /** CPU time (user + system, git children included) of the first query after each curate. */
+      cpu: percentiles(afterCurateCpu),
+      rounds: afterCurate.map((ms) => Math.round(ms)),
+      cpuRounds: afterCurateCpu,
       /** Per round: the first query after the curate minus a plain query just before it. */
       overPlainQuery: percentiles(overPlain),
       overPlainQueryCpu: percentiles(overPlainCpu),
@@ -139,13 +176,15 @@ for (const size of sizes) {
       parsedTopics: afterData.metadata.index.parsedTopics,
       cachedTopics: afterData.metadata.index.cachedTopics,
     },
+    /** `brv maintenance` compacting a due stack (what the background process does), timed alone. */
+    maintenance,
     curateContinuation: percentiles(continuation),
     curateContinuationCpu: percentiles(continuationCpu),
     nodeFloor: percentiles(floor),
   };
   results.push(row);
   console.log(
-    `${String(size).padStart(7)} topics | import ${row.importMs} ms | full build after import ${row.fullBuild.indexBuildMs} ms (rss ${row.fullBuild.maxRssMiB} MiB) | rebuild: cache warm ${rebuildWarm.indexBuildMs} ms (parsed ${rebuildWarm.parsedTopics}), cold ${rebuildCold.indexBuildMs} ms (parsed ${rebuildCold.parsedTopics}) | index ${(indexBytes / 2 ** 20).toFixed(1)} MiB | query p50 ${row.queryEndToEnd.p50} p95 ${row.queryEndToEnd.p95} ms (floor ${row.nodeFloor.p50}) | in-process p50 ${row.inProcessMs.p50} ms | first query after a curate p50 ${row.firstAfterCurate.p50} ms (${row.firstAfterCurate.overQueryP50} over p50, ${row.firstAfterCurate.overPlainQuery.p50} over the plain query of its round, CPU +${row.firstAfterCurate.overPlainQueryCpu.p50}; ${row.firstAfterCurate.build}, parsed ${row.firstAfterCurate.parsedTopics}) | continuation p50 ${row.curateContinuation.p50} ms, CPU ${row.curateContinuationCpu.p50} ms`,
+    `${String(size).padStart(7)} topics | import ${row.importMs} ms | full build after import ${row.fullBuild.indexBuildMs} ms (rss ${row.fullBuild.maxRssMiB} MiB) | rebuild: cache warm ${rebuildWarm.indexBuildMs} ms (parsed ${rebuildWarm.parsedTopics}), cold ${rebuildCold.indexBuildMs} ms (parsed ${rebuildCold.parsedTopics}) | index ${(indexBytes / 2 ** 20).toFixed(1)} MiB | query p50 ${row.queryEndToEnd.p50} p95 ${row.queryEndToEnd.p95} ms (floor ${row.nodeFloor.p50}) | in-process p50 ${row.inProcessMs.p50} ms | first query after a curate p50 ${row.firstAfterCurate.p50} p95 ${row.firstAfterCurate.p95} max ${row.firstAfterCurate.max} ms, CPU p50 ${row.firstAfterCurate.cpu.p50} p95 ${row.firstAfterCurate.cpu.p95} max ${row.firstAfterCurate.cpu.max} ms (${row.firstAfterCurate.overQueryP50} over p50, ${row.firstAfterCurate.overPlainQuery.p50} over the plain query of its round, CPU +${row.firstAfterCurate.overPlainQueryCpu.p50}; ${row.firstAfterCurate.build}, parsed ${row.firstAfterCurate.parsedTopics}) | continuation p50 ${row.curateContinuation.p50} ms, CPU ${row.curateContinuationCpu.p50} ms${maintenance ? ` | brv maintenance (background) ${maintenance.ms} ms, CPU ${maintenance.cpuMs} ms, rss ${maintenance.maxRssMiB} MiB` : ''}`,
   );
   await rm(work, { recursive: true, force: true });
 }

@@ -42,6 +42,8 @@ export interface ServerOptions {
   launchDir: string;
   version: string;
   instructions?: string;
+  /** Compact search indexes a query or search left due, after answering, between calls (default true). */
+  maintenance?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export interface ServerOptions {
 export function createMcpServer(options: ServerOptions): { server: McpServer; pool: RepositoryPool; calls: CallTracker } {
   const pool = options.service.pool(options.launchDir, { serverName: 'brv MCP server' });
   const calls = new CallTracker();
+  const maintenance = new MaintenanceQueue(calls, options.maintenance ?? true);
   const run = (cwd: string | undefined, call: (brv: Brv) => Promise<CallToolResult>) => calls.track(runCall(pool, cwd, call));
   const server = new McpServer(
     { name: 'brv', version: options.version },
@@ -78,6 +81,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     (args) =>
       run(args.cwd, async (brv) => {
         const result = await brv.retrieval.query({ question: args.query, limit: args.limit ?? 10 });
+        if (result.metadata.index.compaction === 'due') maintenance.schedule(brv);
         return text(queryMarkdown(result, args.query));
       }),
   );
@@ -130,6 +134,7 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     (args) =>
       run(args.cwd, async (brv) => {
         const result = await brv.retrieval.search({ question: args.query, limit: args.limit ?? 10, scope: args.scope });
+        if (result.index.compaction === 'due') maintenance.schedule(brv);
         return text(searchMarkdown(result, args.query));
       }),
   );
@@ -210,6 +215,45 @@ export class CallTracker {
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     await Promise.race([Promise.allSettled([...this.running]), timeout]);
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Search index compaction for a long-lived server: a query never compacts on its own path (it
+ * reports the index due), so the server compacts after answering — queued, one repository at a
+ * time, started only once no call is running and the answer has been written, never during a call.
+ */
+class MaintenanceQueue {
+  private readonly pending = new Set<Brv>();
+  private running = false;
+
+  constructor(
+    private readonly calls: CallTracker,
+    private readonly enabled: boolean,
+  ) {}
+
+  schedule(brv: Brv): void {
+    if (!this.enabled) return;
+    this.pending.add(brv);
+    if (!this.running) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.pending.size > 0) {
+        // Let the call that scheduled this (and any other) finish and its answer be written first.
+        do {
+          await this.calls.settled(60_000);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        } while (this.calls.size > 0);
+        const brv = this.pending.values().next().value!;
+        this.pending.delete(brv);
+        await brv.retrieval.compactIndex().catch(() => {}); // an optimisation: the next query schedules it again
+      }
+    } finally {
+      this.running = false;
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import { analyze } from './analyze.js';
 import { bestPassageCoverage } from './passages.js';
 import { search, type SearchHit, type SearchOptions } from './search.js';
 import { liveView } from './stack.js';
-import type { IndexBuild, TreeIndex, TreeIndexStore } from './tree-index.js';
+import type { IndexBuild, IndexCompaction, TreeIndex, TreeIndexStore } from './tree-index.js';
 
 export const MAX_LIMIT = 50;
 const MAX_QUESTION_LENGTH = 4000;
@@ -72,6 +72,14 @@ export interface IndexInfo {
   cachedTopics: number;
   /** Blobs at topic paths left out of the index (too large, too deep, not a topic, a path named twice): `skippedTopics()` lists them. */
   skippedTopics: number;
+  /** Segments the index is stacked from: 1 after a full build or a compaction, one more per incremental update. */
+  segments: number;
+  /**
+   * 'due': the stack is past the compaction threshold; this query answered from it as it is (exact,
+   * a few more segments to read) and compaction runs off the query path (`brv maintenance`, which
+   * the CLI starts in the background). 'inline': so far past due that this query compacted it.
+   */
+  compaction: IndexCompaction;
 }
 
 export interface QueryResult {
@@ -180,6 +188,8 @@ async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, qu
     parsedTopics: index.parsedTopics,
     cachedTopics: index.cachedTopics,
     skippedTopics: index.skipped.length,
+    segments: index.stack.segments.length,
+    compaction: index.compaction,
   };
   return { ...found, info };
 }

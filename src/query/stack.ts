@@ -224,7 +224,7 @@ export interface IndexUpdatePlan {
   readonly documents: SegmentInput[];
   /** The new manifest's deleted set. */
   readonly deleted: string[];
-  /** Whether the stack, once updated, is due for `compact`. */
+  /** Whether the stack, once updated, is due for `compact` (off the query path: see `mustCompactInline`). */
   readonly compact: boolean;
 }
 
@@ -244,6 +244,27 @@ export function shouldCompact(manifest: StackManifest): boolean {
     return manifest.deleted.length > 0 && manifest.deleted.length > MAX_DELTA_RATIO * (manifest.segments[0]?.docs ?? 0);
   const deltas = manifest.segments.slice(1).reduce((sum, s) => sum + s.docs, 0) + manifest.deleted.length;
   return deltas > MAX_DELTA_RATIO * manifest.segments[0]!.docs;
+}
+
+/** Past this many times the thresholds above, a stack is compacted inline, on the query path (see `mustCompactInline`). */
+const HARD_CAP_FACTOR = 4;
+
+/**
+ * Whether a stack is so far past due that the query building it compacts it inline: more than
+ * 4 × 8 segments, or deltas and deletions over 4 × 10% of the base. Compaction normally runs off
+ * the query path (`TreeIndexStore.compactTree`, started in the background by the CLI after it has
+ * answered, or by a server between calls), and a query answers from the uncompacted stack, which is
+ * exact. The cap bounds what a query pays when that background work never happens (switched off,
+ * failing, a read-only index folder): search walks every segment and the live view looks each delta
+ * document up in every older segment, so cost grows with segments × delta documents. Past the cap
+ * the first query pays one compaction (what every 8th query paid before), at most once per
+ * 4× the usual number of curates.
+ */
+export function mustCompactInline(manifest: StackManifest): boolean {
+  if (manifest.segments.length > HARD_CAP_FACTOR * MAX_SEGMENTS) return true;
+  const base = manifest.segments[0]?.docs ?? 0;
+  const deltas = manifest.segments.slice(1).reduce((sum, s) => sum + s.docs, 0) + manifest.deleted.length;
+  return deltas > 0 && deltas > HARD_CAP_FACTOR * MAX_DELTA_RATIO * base;
 }
 
 /** Plans the index of a new tree from the previous tree's stack and the diff between the trees. */

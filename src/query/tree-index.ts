@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { lstat, lutimes, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
@@ -10,6 +10,7 @@ import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import {
+  FINE_RACY_WINDOW_NS,
   MAX_STAMP_FILE_BYTES,
   MAX_STAMPS,
   parseStamps,
@@ -25,11 +26,13 @@ import {
   applyIndexUpdate,
   compact,
   liveView,
+  mustCompactInline,
   openStack,
   parseStackManifest,
   planIndexUpdate,
   segmentFileName,
   serializeStack,
+  shouldCompact,
   singleSegmentManifest,
   sortSkipped,
   type SegmentEntry,
@@ -41,6 +44,13 @@ import {
 export type { SkippedTopic, SkipProblem } from './stack.js';
 
 export type IndexBuild = 'cached' | 'incremental' | 'full' | 'empty';
+
+/**
+ * Whether the stack of an opened index is due for compaction: 'none'; 'due' (past the threshold:
+ * the query answered from the stack as it is, and compaction is left to `compactTree`, off the query
+ * path); 'inline' (so far past due that this open compacted it: see `mustCompactInline`).
+ */
+export type IndexCompaction = 'none' | 'due' | 'inline';
 
 export interface TreeIndex {
   tree: string | undefined;
@@ -59,6 +69,17 @@ export interface TreeIndex {
   cachedTopics: number;
   /** Segment files this open read from disk and checked against their SHA-256 names (the others matched a settled stamp, see segment-stamps.ts). */
   hashedSegments: number;
+  compaction: IndexCompaction;
+}
+
+/** What `compactTree` did. */
+export interface TreeCompaction {
+  tree: string;
+  /** False when the index was not due (or not indexed yet, or held only in memory). */
+  compacted: boolean;
+  segmentsBefore: number;
+  segmentsAfter: number;
+  ms: number;
 }
 
 /** Per open: topic blobs parsed (cache misses) and taken from the per-blob cache. */
@@ -111,6 +132,8 @@ const MAX_INCREMENTAL_CHANGES = 2000;
 const KEEP_MANIFESTS = 12;
 /** Topics analysed per chunk in a full build: bounds memory at 100,000 topics. */
 const FULL_BUILD_CHUNK = 2000;
+/** Unused segment files younger than this (by modification time) are not pruned: see `pruneManifests`. */
+const UNUSED_FILE_GRACE_MS = 10 * 60 * 1000;
 /** How often the per-blob cache is swept of entries no kept index uses (a sweep lists every entry). */
 const DOC_CACHE_SWEEP_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
@@ -183,7 +206,16 @@ export class TreeIndexStore {
     }
     if (opened) {
       const index = await opened;
-      return { ...index, build: 'cached', buildMs: 0, changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
+      return {
+        ...index,
+        build: 'cached',
+        buildMs: 0,
+        changedTopics: 0,
+        parsedTopics: 0,
+        cachedTopics: 0,
+        hashedSegments: 0,
+        compaction: index.compaction === 'inline' ? 'none' : index.compaction,
+      };
     }
     opened = this.load(tree, options.rebuild ?? false, options.onProgress);
     this.warm.delete(tree);
@@ -191,6 +223,11 @@ export class TreeIndexStore {
     opened.catch(() => this.warm.delete(tree));
     if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
     return opened;
+  }
+
+  /** The lock file of index maintenance (maintenance-lock.ts), inside this index version's folder. */
+  get maintenanceLock(): string {
+    return path.join(this.dir, 'maintenance.lock');
   }
 
   /** The blobs at topic paths of `tree` that its index leaves out, with their problem (building the index if needed). */
@@ -201,7 +238,17 @@ export class TreeIndexStore {
   private async load(tree: string | undefined, rebuild: boolean, onProgress?: (done: number, total?: number) => void): Promise<TreeIndex> {
     const start = performance.now();
     const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
-    if (!tree) return { tree, stack: { segments: [], deleted: new Set() }, files: [], skipped: [], build: 'empty', buildMs: 0, ...none };
+    if (!tree)
+      return {
+        tree,
+        stack: { segments: [], deleted: new Set() },
+        files: [],
+        skipped: [],
+        build: 'empty',
+        buildMs: 0,
+        ...none,
+        compaction: 'none',
+      };
     if (!rebuild) {
       const cached = await this.readManifest(tree);
       if (cached) {
@@ -216,6 +263,7 @@ export class TreeIndexStore {
             buildMs: performance.now() - start,
             ...none,
             hashedSegments: checked.hashed,
+            compaction: shouldCompact(cached) ? 'due' : 'none',
           };
         } catch (error) {
           if (!isCorrupt(error)) throw error;
@@ -223,7 +271,7 @@ export class TreeIndexStore {
       }
     }
     const counts: Counts = { parsed: 0, cached: 0, hashed: 0, onProgress };
-    let incremental: { manifest: StackManifest; changed: number } | undefined;
+    let incremental: { manifest: StackManifest; changed: number; inline: boolean } | undefined;
     let opened: { stack: SegmentStack; files: string[] } | undefined;
     if (!rebuild) {
       try {
@@ -250,6 +298,7 @@ export class TreeIndexStore {
       parsedTopics: counts.parsed,
       cachedTopics: counts.cached,
       hashedSegments: counts.hashed,
+      compaction: incremental?.inline ? 'inline' : shouldCompact(manifest) ? 'due' : 'none',
     };
   }
 
@@ -279,7 +328,7 @@ export class TreeIndexStore {
     tree: string,
     counts: Counts,
     verified: Map<string, Uint8Array>,
-  ): Promise<{ manifest: StackManifest; changed: number } | undefined> {
+  ): Promise<{ manifest: StackManifest; changed: number; inline: boolean } | undefined> {
     const previousTree = await this.lastIndexedTree();
     if (!previousTree || previousTree === tree) return undefined;
     const previous = await this.readManifest(previousTree);
@@ -326,8 +375,93 @@ export class TreeIndexStore {
       ...applyIndexUpdate(previous, plan, entry),
       skipped: sortSkipped([...previous.skipped.filter((s) => !changed.has(s.path)), ...skipped]),
     };
-    if (plan.compact) manifest = await this.compact(manifest, counts, verified);
-    return { manifest, changed: changes.length };
+    // Compaction is left to `compactTree`, off the query path, unless the stack is far past due.
+    const inline = plan.compact && mustCompactInline(manifest);
+    if (inline) manifest = await this.compact(manifest, counts, verified);
+    return { manifest, changed: changes.length, inline };
+  }
+
+  /**
+   * Compacts the index of `tree` when its stack is due (`shouldCompact`): off the query path, for
+   * `brv maintenance` (which a query's CLI process starts in the background) and servers between
+   * calls. The merged segment is written under its content-addressed name and the tree's manifest
+   * is replaced atomically (rename), so a query running meanwhile keeps reading the old stack,
+   * whose files stay on disk for `UNUSED_FILE_GRACE_MS` (see `retire`). Idempotent: two compactions
+   * of one tree write the same bytes. The last indexed tree is left as it is (a newer tree may have
+   * been indexed meanwhile). A damaged index is left to the next query, which rebuilds it.
+   */
+  async compactTree(tree: string): Promise<TreeCompaction> {
+    const start = performance.now();
+    const manifest = await this.readManifest(tree);
+    const before = manifest?.segments.length ?? 0;
+    const outcome = (compacted: boolean, after = before) => ({
+      tree,
+      compacted,
+      segmentsBefore: before,
+      segmentsAfter: after,
+      ms: Math.round((performance.now() - start) * 10) / 10,
+    });
+    if (!manifest || !shouldCompact(manifest)) {
+      // Compacted by another process: a warm index of the old stack is dropped, the next open reads the new one.
+      if (manifest && this.warm.has(tree)) {
+        const warm = await this.warm.get(tree)!.catch(() => undefined);
+        if (warm && warm.files.join('\n') !== manifest.segments.map((s) => s.file).join('\n')) this.warm.delete(tree);
+      }
+      return outcome(false);
+    }
+    const counts: Counts = { parsed: 0, cached: 0, hashed: 0 };
+    const verified = new Map<string, Uint8Array>();
+    let compacted: StackManifest;
+    try {
+      compacted = await this.compact(manifest, counts, verified);
+    } catch (error) {
+      if (isCorrupt(error)) return outcome(false);
+      throw error;
+    }
+    let opened;
+    if (compacted.segments.some((s) => this.memory.has(s.file))) {
+      // The index folder cannot be written: this process serves the compacted stack from memory.
+      this.memoryManifests.set(tree, compacted);
+      opened = await this.openManifest(compacted, counts, verified);
+    } else {
+      await this.retire(manifest, compacted);
+      await this.publish(tree, compacted, { last: false });
+      // Once the new segment is older than the racy window, check it and stamp it here, off the
+      // query path, so the next query does not hash it (segment-stamps.ts).
+      await new Promise((resolve) => setTimeout(resolve, Number(FINE_RACY_WINDOW_NS / 1_000_000n) + 50));
+      opened = await this.openManifest(compacted, counts).catch(() => this.openManifest(compacted, counts, verified));
+    }
+    const index: TreeIndex = {
+      tree,
+      ...opened,
+      skipped: compacted.skipped,
+      build: 'cached',
+      buildMs: 0,
+      changedTopics: 0,
+      parsedTopics: 0,
+      cachedTopics: 0,
+      hashedSegments: 0,
+      compaction: 'none',
+    };
+    this.warm.delete(tree);
+    this.warm.set(tree, Promise.resolve(index));
+    if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
+    return outcome(true, compacted.segments.length);
+  }
+
+  /**
+   * Marks the files of a stack that a compaction replaces as just retired (their modification time
+   * set to now), before the new manifest is published: pruning keeps unused files for
+   * `UNUSED_FILE_GRACE_MS` after that, so a query that read the old manifest a moment before still
+   * finds every segment and docstore it names.
+   */
+  private async retire(old: StackManifest, replacement: StackManifest): Promise<void> {
+    const kept = new Set(replacement.segments.map((s) => s.file));
+    const now = new Date();
+    for (const { file } of old.segments) {
+      if (kept.has(file) || this.memory.has(file)) continue;
+      for (const name of [path.join(this.segments, file), this.docstoreFile(file)]) await lutimes(name, now, now).catch(() => {});
+    }
   }
 
   private async compact(manifest: StackManifest, counts: Counts, verified: Map<string, Uint8Array>): Promise<StackManifest> {
@@ -344,7 +478,9 @@ export class TreeIndexStore {
       }
       return Buffer.alloc(0);
     };
-    return singleSegmentManifest(await this.writeSegment({ bytes, docstore }), manifest.skipped);
+    const entry = await this.writeSegment({ bytes, docstore });
+    verified.set(entry.file, bytes);
+    return singleSegmentManifest(entry, manifest.skipped);
   }
 
   /** A segment's whole docstore (for compaction): from memory, or read from disk (bounded, no special files). */
@@ -600,18 +736,22 @@ export class TreeIndexStore {
     }
   }
 
-  /** Records the manifest and the last indexed tree; when they cannot be written, this process keeps them in memory. */
-  private async publish(tree: string, manifest: StackManifest): Promise<void> {
+  /**
+   * Records the manifest and (unless `last` is false: a compaction) the last indexed tree; when they
+   * cannot be written, this process keeps them in memory.
+   */
+  private async publish(tree: string, manifest: StackManifest, options: { last?: boolean } = {}): Promise<void> {
+    const last = options.last ?? true;
     const written = manifest.segments.every((s) => !this.memory.has(s.file));
     try {
       if (!written) throw new Error('segments are in memory');
       await this.writeAtomic(this.manifestFile(tree), serializeStack(manifest));
-      await this.writeAtomic(path.join(this.dir, 'last'), `${tree}\n`);
+      if (last) await this.writeAtomic(path.join(this.dir, 'last'), `${tree}\n`);
       this.memoryManifests.delete(tree);
-      this.lastInMemory = undefined;
+      if (last) this.lastInMemory = undefined;
     } catch {
       this.memoryManifests.set(tree, manifest);
-      this.lastInMemory = tree;
+      if (last) this.lastInMemory = tree;
       return;
     }
     await this.prune().catch(() => {});
@@ -674,11 +814,12 @@ export class TreeIndexStore {
     }
     const now = Date.now();
     for (const file of await readdir(this.segments)) {
-      // A temp file may belong to another process building right now: leave young ones alone.
-      if (file.endsWith('.tmp') && now - (await stat(path.join(this.segments, file)).catch(() => ({ mtimeMs: 0 }))).mtimeMs < 600_000)
-        continue;
-      if (!used.has(file.replace(/\.md$/, '')) && !this.memory.has(file.replace(/\.md$/, '')))
-        await rm(path.join(this.segments, file), { recursive: true, force: true });
+      if (used.has(file.replace(/\.md$/, '')) || this.memory.has(file.replace(/\.md$/, ''))) continue;
+      // Young files are left alone: a temp file or a segment another process is writing before it
+      // publishes its manifest, or files a compaction has just retired, which a query that read the
+      // old manifest may still open (see `retire`).
+      if (now - (await lstat(path.join(this.segments, file)).catch(() => ({ mtimeMs: 0 }))).mtimeMs < UNUSED_FILE_GRACE_MS) continue;
+      await rm(path.join(this.segments, file), { recursive: true, force: true });
     }
   }
 

@@ -1,10 +1,12 @@
 // Small and pure: merging with knowledge sources costs no extra module load on the query path.
 import { federateQuery, federateSearch, type FederatedQueryResult, type FederatedSearchResult } from '../query/federate.js';
 import type { QueryOptions, QueryResult as LocalQueryResult, SearchResult as LocalSearchResult } from '../query/query-topics.js';
-import type { SkippedTopic, TreeIndexStore } from '../query/tree-index.js';
+import type { SkippedTopic, TreeCompaction, TreeIndexStore } from '../query/tree-index.js';
+import { startDetached } from '../git/detached.js';
 import type { Snapshot } from '../store/context-store.js';
 import { BrvError } from '../errors.js';
 import { normalizeTopicPath } from '../topic/path.js';
+import path from 'node:path';
 import type { RepositoryContext } from './context.js';
 
 export interface QueryRequest extends QueryOptions {
@@ -26,6 +28,42 @@ export interface SkippedTopicsRequest {
 
 /** A blob at a topic path that search leaves out, and why; `source` names the knowledge source it is in. */
 export type SkippedTopicReport = SkippedTopic & { source?: string };
+
+export interface CompactIndexRequest {
+  /**
+   * The token of the maintenance lock a front end took for this run (`startIndexMaintenance` passes
+   * it to the background process): the run adopts that lock instead of taking its own.
+   */
+  lockToken?: string;
+}
+
+/** One compacted (or checked) index: this repository's (`source` undefined) or a knowledge source's. */
+export type { IndexCompaction } from '../query/tree-index.js';
+
+export type IndexCompactionReport = TreeCompaction & { source?: string };
+
+export interface CompactIndexResult {
+  /** 'busy': another process holds the maintenance lock (it is compacting); nothing was done. */
+  status: 'done' | 'busy';
+  indexes: IndexCompactionReport[];
+}
+
+export interface StartIndexMaintenanceRequest {
+  /**
+   * How to run brv again: the program and the arguments before the command words (the CLI:
+   * `process.execPath` and its script). `maintenance --lock-token <token>` is appended.
+   */
+  command: string;
+  args: readonly string[];
+  /** The directory the background process runs in (absolute): the worktree the query ran in. */
+  cwd: string;
+}
+
+export interface StartIndexMaintenanceResult {
+  /** 'busy': a live maintenance holds the lock; 'failed': the process could not be started. */
+  status: 'started' | 'busy' | 'failed';
+  pid?: number;
+}
 
 /**
  * Loads the retrieval code ahead of a query, so that loading overlaps the git process that opens
@@ -72,6 +110,69 @@ export class Retrieval {
       sources.map(async (s) => (await indexes.skippedTopics(s.snapshot.commit?.tree)).map((skip) => ({ ...skip, source: s.alias }))),
     );
     return [...local, ...shared.flat()];
+  }
+
+  /**
+   * Compacts the search indexes that are due (`metadata.index.compaction` says 'due'): the branch
+   * tip's and each knowledge source's. This is the work a query leaves undone so that it never
+   * compacts on its own path; `brv maintenance` runs it (a query's CLI process starts that in the
+   * background), a long-lived server runs it between calls. One process at a time per repository
+   * (a lock file; a stale one, of a process gone, is taken over); queries running meanwhile keep
+   * reading the old index, and the new one is published atomically.
+   */
+  async compactIndex(request: CompactIndexRequest = {}): Promise<CompactIndexResult> {
+    const [indexes, snapshot, lock] = await Promise.all([
+      this.ctx.indexes(),
+      this.ctx.snapshotFor(undefined),
+      import('../query/maintenance-lock.js'),
+    ]);
+    const file = indexes.maintenanceLock;
+    const token = request.lockToken ?? lock.newLockToken();
+    const held = request.lockToken
+      ? await lock.moveLock(file, token, process.pid)
+      : await lock.acquireLock(file, { pid: process.pid, token, since: Date.now() });
+    // Adopting a lock that was taken over meanwhile: run only if nobody else holds it now.
+    if (!held && (!request.lockToken || !(await lock.acquireLock(file, { pid: process.pid, token, since: Date.now() }))))
+      return { status: 'busy', indexes: [] };
+    try {
+      const trees: Array<{ tree: string | undefined; source?: string }> = [{ tree: snapshot.commit?.tree }];
+      for (const s of await this.ctx.sourceSnapshots()) trees.push({ tree: s.snapshot.commit?.tree, source: s.alias });
+      const reports: IndexCompactionReport[] = [];
+      for (const { tree, source } of trees) {
+        if (!tree) continue;
+        const report = await indexes.compactTree(tree);
+        reports.push(source === undefined ? report : { ...report, source });
+      }
+      return { status: 'done', indexes: reports };
+    } finally {
+      await lock.releaseLock(file, token);
+    }
+  }
+
+  /**
+   * Starts `compactIndex` in a background process (`brv maintenance`, detached: it outlives the
+   * caller) unless a live one holds the maintenance lock, so concurrent queries start at most one.
+   * The lock is taken here, before the process starts, and handed to it.
+   */
+  async startIndexMaintenance(request: StartIndexMaintenanceRequest): Promise<StartIndexMaintenanceResult> {
+    if (!path.isAbsolute(request.cwd)) throw new BrvError('invalid-cwd', `cwd must be an absolute path, not "${request.cwd}".`);
+    const [indexes, lock] = await Promise.all([this.ctx.indexes(), import('../query/maintenance-lock.js')]);
+    const file = indexes.maintenanceLock;
+    const token = lock.newLockToken();
+    if (!(await lock.acquireLock(file, { pid: process.pid, token, since: Date.now() }))) return { status: 'busy' };
+    const pid = startDetached(
+      this.ctx.repo.processes,
+      request.command,
+      [...request.args, 'maintenance', '--lock-token', token],
+      request.cwd,
+    );
+    if (pid === undefined) {
+      await lock.releaseLock(file, token);
+      return { status: 'failed' };
+    }
+    // The child adopts the lock by its token; until then the lock names this (live) process.
+    await lock.moveLock(file, token, pid).catch(() => {});
+    return { status: 'started', pid };
   }
 
   /** Runs a retrieval on this repository's snapshot and, unless `at` is set, on every knowledge source. */

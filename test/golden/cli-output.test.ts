@@ -103,6 +103,7 @@ const STEPS: Step[] = [
   { name: 'query', args: () => ['query', 'how are tokens signed'] },
   { name: 'query-no-match', args: () => ['query', 'kubernetes autoscaling quotas'] },
   { name: 'search', args: () => ['search', 'problem json'] },
+  { name: 'maintenance', args: () => ['maintenance'] },
   { name: 'read', args: () => ['read', 'security/jwt'] },
   { name: 'read-missing', args: () => ['read', 'no/such/topic'] },
   { name: 'ls', args: () => ['ls'] },

@@ -29,6 +29,9 @@ function pinnedEnvironment(home: string): Record<string, string> {
     TZ: 'UTC',
     LANG: 'C',
     LC_ALL: 'C',
+    // No background `brv maintenance` after queries: a detached child would outlive the test and its
+    // temp folders. Tests of it unset this (test/cli/maintenance.test.ts).
+    BRV_NO_AUTO_MAINTENANCE: '1',
     // Passed on so that what brv itself leaves in the temp folder lands where .ci/run looks for it.
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
   };

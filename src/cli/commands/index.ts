@@ -22,6 +22,7 @@ import { mcpCommand } from './mcp.js';
 import { doctorCommand } from './doctor.js';
 import { editCommand } from './edit.js';
 import { completionCommand } from './completion.js';
+import { maintenanceCommand } from './maintenance.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -48,4 +49,5 @@ export const commands = [
   doctorCommand,
   editCommand,
   completionCommand,
+  maintenanceCommand,
 ] as unknown as CommandModule[];

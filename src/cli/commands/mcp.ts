@@ -11,7 +11,15 @@ export const mcpCommand: CommandModule<GlobalOptions, GlobalOptions> = {
       cliService(),
     ]);
     const [version, instructions] = await Promise.all([texts.brvVersion(), texts.mcpInstructions()]);
-    const session = await serveStdio({ service, launchDir: argv.C ?? process.cwd(), version, instructions });
+    const off = process.env.BRV_NO_AUTO_MAINTENANCE;
+    const session = await serveStdio({
+      service,
+      launchDir: argv.C ?? process.cwd(),
+      version,
+      instructions,
+      // Search indexes a query leaves due are compacted between calls, unless switched off as for the CLI.
+      maintenance: off === undefined || off === '' || off === '0',
+    });
     // The client ending the session (closing our stdin, dying, or a signal) ends the server: running
     // calls get a moment to finish, repositories close their git processes, and the process exits, so
     // nothing an abandoned call still holds keeps it (or a git child) alive.

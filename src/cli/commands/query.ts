@@ -3,6 +3,7 @@ import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
 import { printJson, printText } from '../output.js';
 import { queryText } from '../../views/query.js';
+import { maintainInBackground } from '../background-maintenance.js';
 
 export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'query <question..>',
@@ -19,8 +20,9 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       async (brv) => {
         const { question, options } = retrievalRequest(argv);
         const result = await brv.retrieval.query({ question, ...options });
-        if (argv.format === 'json') return printJson('query', true, result);
-        printText(queryText(result));
+        if (argv.format === 'json') printJson('query', true, result);
+        else printText(queryText(result));
+        await maintainInBackground(brv, result.metadata.index.compaction, argv.C);
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).

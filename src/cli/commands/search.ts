@@ -3,6 +3,7 @@ import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
 import { printJson, printText } from '../output.js';
 import { searchText } from '../../views/query.js';
+import { maintainInBackground } from '../background-maintenance.js';
 
 export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'search <question..>',
@@ -15,8 +16,9 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       async (brv) => {
         const { question, options } = retrievalRequest(argv);
         const result = await brv.retrieval.search({ question, ...options });
-        if (argv.format === 'json') return printJson('search', true, result);
-        printText(searchText(result));
+        if (argv.format === 'json') printJson('search', true, result);
+        else printText(searchText(result));
+        await maintainInBackground(brv, result.index.compaction, argv.C);
       },
       // Load the search engine and index reader while git discovers the repository (the service
       // imports them lazily).

@@ -1,0 +1,28 @@
+import path from 'node:path';
+import type { Brv } from '../service/brv.js';
+import type { IndexCompaction } from '../service/retrieval.js';
+
+/**
+ * After a query or search has printed its answer: when it left the search index due for compaction,
+ * start `brv maintenance` in the background (detached, as `git gc --auto` does), so no query pays
+ * for a compaction. BRV_NO_AUTO_MAINTENANCE=1 turns it off (tests, CI, benchmarks of one process);
+ * a query then compacts inline only once the index is far past due. Never fails the command.
+ */
+export async function maintainInBackground(brv: Brv, compaction: IndexCompaction, cwd: string | undefined): Promise<void> {
+  if (compaction !== 'due') return;
+  const off = process.env.BRV_NO_AUTO_MAINTENANCE;
+  if (off !== undefined && off !== '' && off !== '0') return;
+  const script = process.argv[1];
+  if (!script) return;
+  try {
+    const started = await brv.retrieval.startIndexMaintenance({
+      command: process.execPath,
+      args: [script],
+      cwd: path.resolve(cwd ?? process.cwd()),
+    });
+    // BRV_TRACE=1 shows it (and tests count it).
+    performance.mark(`cli: background maintenance ${started.status}${started.pid === undefined ? '' : ` (pid ${started.pid})`}`);
+  } catch {
+    // maintenance is an optimisation: the next query starts it again
+  }
+}

@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+
+/**
+ * The lock that keeps index maintenance (compaction) to one process per repository: a small file
+ * `{pid, token, since}` created exclusively (O_EXCL). A query that finds compaction due starts a
+ * background `brv maintenance` only if it can take the lock, so concurrent queries start at most
+ * one. A lock whose process is gone (killed, crashed: `kill -9` leaves the file) or that is older
+ * than `STALE_LOCK_MS` is stale and taken over. Compaction is idempotent and published atomically,
+ * so the lock saves work, it does not guard correctness: in the rare race of two processes taking
+ * over the same stale lock, two compactions of one index run and write the same bytes.
+ */
+
+/** A maintenance run takes seconds at 100,000 topics; a lock this old is abandoned whatever its pid says (pids are reused). */
+export const STALE_LOCK_MS = 10 * 60 * 1000;
+const MAX_LOCK_BYTES = 4096;
+
+export interface LockHolder {
+  /** The process doing (or, for a moment while it starts the child, starting) the maintenance. */
+  readonly pid: number;
+  /** Names this run: only the holder of the token moves or releases the lock. */
+  readonly token: string;
+  /** When the lock was taken (ms since the epoch). */
+  readonly since: number;
+}
+
+export function newLockToken(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const { pid, token, since } = JSON.parse(text) as Record<string, unknown>;
+    if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof token !== 'string' || typeof since !== 'number') return undefined;
+    return { pid: pid as number, token, since };
+  } catch {
+    return undefined;
+  }
+}
+
+const serialize = (holder: LockHolder) => `${JSON.stringify(holder)}\n`;
+
+/** Whether a process is running: not gone, and not a zombie nobody reaps (an orphan's exit status in a container without init still answers kill 0). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return signalable(pid);
+    // No such entry: gone, where /proc exists (elsewhere, ask the kernel).
+    try {
+      readFileSync('/proc/self/stat');
+      return false;
+    } catch {
+      return signalable(pid);
+    }
+  }
+}
+
+function signalable(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The lock's holder when it is live; undefined when there is no lock, or it is stale or unreadable. */
+export async function liveHolder(file: string, now = Date.now()): Promise<LockHolder | undefined> {
+  const read = await readHolder(file);
+  return read && !stale(read.holder, read.mtimeMs, now) ? read.holder : undefined;
+}
+
+async function readHolder(file: string): Promise<{ holder: LockHolder | undefined; text: string; mtimeMs: number } | undefined> {
+  let bytes;
+  let mtimeMs;
+  try {
+    mtimeMs = (await lstat(file)).mtimeMs;
+    bytes = await readLocalFile(file, MAX_LOCK_BYTES);
+  } catch {
+    // Not a bounded regular file (a directory, a link): damaged, treated as a stale lock.
+    return { holder: undefined, text: '', mtimeMs: 0 };
+  }
+  if (bytes === undefined) return undefined;
+  const text = bytes.toString('utf8');
+  return { holder: parseHolder(text), text, mtimeMs };
+}
+
+function stale(holder: LockHolder | undefined, mtimeMs: number, now: number): boolean {
+  if (!holder) return now - mtimeMs > 5000; // a lock being written right now is empty for a moment
+  return now - Math.min(holder.since, mtimeMs) > STALE_LOCK_MS || !running(holder.pid);
+}
+
+/**
+ * Takes the lock for `holder`: true when it is now theirs; false when a live lock is held by
+ * someone else. A stale lock is moved aside (rename, so of two processes taking it over only one
+ * gets it) and then created anew.
+ */
+export async function acquireLock(file: string, holder: LockHolder): Promise<boolean> {
+  await mkdir(path.dirname(file), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(file, 'wx');
+      try {
+        await handle.writeFile(serialize(holder));
+      } finally {
+        await handle.close();
+      }
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const read = await readHolder(file);
+    if (read && !stale(read.holder, read.mtimeMs, Date.now())) return false;
+    const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.stale`;
+    try {
+      await rename(file, aside);
+    } catch {
+      continue; // taken over (or released) by someone else first: try to create it again
+    }
+    // Moved aside what another process had just created in its place? Put it back if nothing else has a lock there by now.
+    const moved = await readHolder(aside);
+    await unlink(aside).catch(() => {});
+    if (read && moved && moved.text !== read.text && moved.holder && !stale(moved.holder, moved.mtimeMs, Date.now())) {
+      await writeLocalFileIfAbsent(file, moved.text);
+      return false;
+    }
+  }
+  return false;
+}
+
+async function writeLocalFileIfAbsent(file: string, text: string): Promise<void> {
+  try {
+    const handle = await open(file, 'wx');
+    try {
+      await handle.writeFile(text);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // someone holds it already
+  }
+}
+
+/** Hands the lock of `token` to another process (the background child the holder started); false when the lock is no longer this token's. */
+export async function moveLock(file: string, token: string, pid: number): Promise<boolean> {
+  const read = await readHolder(file);
+  if (read?.holder?.token !== token) return false;
+  await writeLocalFile(file, serialize({ ...read.holder, pid }));
+  return true;
+}
+
+/** Releases the lock when it is still `token`'s (a lock taken over meanwhile is someone else's). */
+export async function releaseLock(file: string, token: string): Promise<void> {
+  const read = await readHolder(file);
+  if (read?.holder?.token === token) await unlink(file).catch(() => {});
+}

@@ -1,0 +1,17 @@
+import type { CompactIndexResult } from '../service/retrieval.js';
+import { shortOid } from './format.js';
+
+/** `brv maintenance`: one line per search index it looked at. */
+export function maintenanceText(result: CompactIndexResult): string {
+  if (result.status === 'busy') return 'Index maintenance is already running in another process; nothing to do.';
+  if (result.indexes.length === 0) return 'No search index to maintain yet (no topics).';
+  return result.indexes
+    .map((index) => {
+      const which = `${index.source === undefined ? 'Search index' : `Search index of source ${index.source}`} (tree ${shortOid(index.tree)})`;
+      if (index.compacted)
+        return `${which}: compacted ${index.segmentsBefore} segments into ${index.segmentsAfter} in ${Math.round(index.ms)} ms.`;
+      if (index.segmentsBefore === 0) return `${which}: not built yet; the next query builds it.`;
+      return `${which}: ${index.segmentsBefore} segment${index.segmentsBefore === 1 ? '' : 's'}, not due for compaction.`;
+    })
+    .join('\n');
+}
