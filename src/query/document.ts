@@ -3,6 +3,7 @@ import { renderTopicMarkdown } from '../topic/render.js';
 import { readStoredTopic } from '../topic/stored.js';
 import { DocCache, documentAt, type CachedBlob } from './doc-cache.js';
 import { extractDocument } from './extract.js';
+import { fastBlobDocument } from './fast-extract.js';
 import type { IndexDocument } from './fields.js';
 
 export { dateInWords, datesIn } from './extract.js';
@@ -17,8 +18,14 @@ export function documentFromTopic(path: string, root: Element): IndexDocument {
 /**
  * What the index needs of a topic blob, wherever it sits: fields and facts (all but the path) and
  * rendered markdown; or, for a blob that is not a readable topic, the problem (never a throw).
+ * Blobs in canonical form take the fast path (fast-extract.ts, the same result without parse5).
  */
 export function blobDocument(html: string): CachedBlob {
+  return fastBlobDocument(html) ?? fullBlobDocument(html);
+}
+
+/** blobDocument through the HTML toolchain: parse5, the sanitizer, hast-util-to-mdast. Any blob. */
+export function fullBlobDocument(html: string): CachedBlob {
   const topic = readStoredTopic(html);
   return topic.ok
     ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) }

@@ -6,6 +6,7 @@ import type { GitRepository } from '../git/repository.js';
 import { readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
+import { fastBlobDocument } from './fast-extract.js';
 import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
@@ -121,12 +122,12 @@ interface Built {
 
 /**
  * Parsing and rendering of topic HTML: loaded only when a blob missing from the per-blob cache is
- * indexed, never to answer a query.
+ * not in canonical form (fast-extract.ts bailed), never to answer a query.
  */
 async function analyzer() {
-  const { blobDocument } = await import('./document.js');
+  const { fullBlobDocument } = await import('./document.js');
   performance.mark('index: HTML code loaded');
-  return { blobDocument };
+  return { fullBlobDocument };
 }
 
 /**
@@ -435,14 +436,27 @@ export class TreeIndexStore {
       const fresh = new Map<string, CachedBlob>();
       if (toRead.length > 0) {
         counts.parsed += toRead.length;
-        const { blobDocument } = await analyzer();
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
+        // Canonical blobs (all brv writes) take the fast path; the HTML toolchain loads only for the rest.
+        const bailed: number[] = [];
         toRead.forEach((oid, i) => {
           const bytes = contents[i];
-          if (bytes === undefined) verdicts.set(oid, 'missing');
-          else fresh.set(oid, blobDocument(bytes.toString('utf8')));
+          const fast = bytes === undefined ? undefined : fastBlobDocument(bytes.toString('utf8'));
+          if (bytes !== undefined && fast === undefined) {
+            bailed.push(i);
+            return;
+          }
+          if (fast === undefined) verdicts.set(oid, 'missing');
+          else fresh.set(oid, fast);
           progressed(counts, 1);
         });
+        if (bailed.length > 0) {
+          const { fullBlobDocument } = await analyzer();
+          for (const i of bailed) {
+            fresh.set(toRead[i]!, fullBlobDocument(contents[i]!.toString('utf8')));
+            progressed(counts, 1);
+          }
+        }
         for (const [oid, doc] of fresh) verdicts.set(oid, doc);
       }
       blobs.forEach((blob, i) => {
