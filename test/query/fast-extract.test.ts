@@ -8,7 +8,12 @@ import { syntheticTopic } from '../../bench/lib/synthetic.js';
 import type { CachedBlob } from '../../src/query/doc-cache.js';
 import { blobDocument, fullBlobDocument } from '../../src/query/document.js';
 import { fastBlobDocument } from '../../src/query/fast-extract.js';
+import type { Element } from 'hast';
+import { attributesOf, elementsIn, flatText, isBvTag, splitList } from '../../src/topic/hast.js';
 import { MAX_STORED_TOPIC_BYTES } from '../../src/topic/limits.js';
+import { elementSpec } from '../../src/topic/registry.js';
+import { readStoredTopic } from '../../src/topic/stored.js';
+import { topicText } from '../../src/topic/text.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
 import { tinySample } from '../bench/locomo-fixture.js';
 import { PAYLOADS } from '../helpers/hostile.js';
@@ -251,4 +256,38 @@ test('indexing a canonical tree that arrived by fetch loads no HTML code', async
   } finally {
     await cleanup(repo, folder);
   }
+});
+
+/** topicText as it was defined: flatText of the topic and of each registered bv-* element, walked separately. */
+function referenceTopicText(topic: Element) {
+  const attributes = attributesOf(topic);
+  return {
+    title: (attributes.get('title') ?? '').trim(),
+    summary: (attributes.get('summary') ?? '').trim(),
+    tags: splitList(attributes.get('tags')),
+    keywords: splitList(attributes.get('keywords')),
+    body: flatText(topic),
+    elements: [...elementsIn(topic)]
+      .filter((e) => e !== topic && isBvTag(e.tagName) && elementSpec(e.tagName) !== undefined)
+      .map((e) => ({ tag: e.tagName, attributes: Object.fromEntries(attributesOf(e)), text: flatText(e) })),
+  };
+}
+
+test('topicText walks once and says exactly what flatText of the topic and of each element says', async (t) => {
+  const vectors = JSON.parse(await readFile(path.join(ROOT, 'fixtures/hostile-html/vectors.json'), 'utf8')) as Array<{ html: string }>;
+  const htmls = [
+    ...vectors.map((v) => v.html),
+    ...VARIED,
+    ...Array.from({ length: 50 }, (_, i) => syntheticTopic(i).html),
+    longSession(1),
+    '<bv-topic path="n/x" title="N"> a <bv-reason> b <bv-topic path="i/x" title="I"><bv-rule>c\u00a0 d</bv-rule></bv-topic></bv-reason>\n<p>e</p><!-- f --></bv-topic>',
+  ];
+  let compared = 0;
+  for (const html of htmls) {
+    const read = readStoredTopic(html);
+    if (!read.ok) continue;
+    t.deepEqual(topicText(read.root), referenceTopicText(read.root), html.slice(0, 300));
+    compared++;
+  }
+  t.true(compared > 100);
 });
