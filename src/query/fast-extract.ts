@@ -323,9 +323,12 @@ function isAsciiWord(code: number): boolean {
 /**
  * Text as hast-util-to-mdast (whitespace runs collapsed to one space) and mdast-util-to-markdown
  * with GFM (escaping, in a paragraph) write it, ends untrimmed; undefined when not modeled: a
- * no-break or other non-HTML space, `\ * _ ~ | @`, a character-reference or tag lookalike (`&x`,
- * `<a`), autolink-literal lookalikes (`p:/`, `w.x`). Escaped as the serializer does: `[` (a link)
- * and `` ` `` (code) always, `(` right after `]` (a link's destination). One pass, no regex.
+ * no-break or other non-HTML space, `\\` and `_` (intraword rules), autolink-literal lookalikes
+ * (`p:/`, `w.x`). Escaped with a backslash as the serializer does: `* ~ [` and `` ` `` always;
+ * `&` before `#` or a letter (a character reference); `<` before `! / ?` or a letter (a tag); `@`
+ * inside an email-like word; `(` right after `]` (a link's destination). Each of these escapes is
+ * unconditional or conditioned on neighbours that are never themselves escaped, so the
+ * serializer's rule for skipping an escape next to another never applies. One pass, no regex.
  */
 function textMarkdown(value: string): string | undefined {
   let out = '';
@@ -347,22 +350,33 @@ function textMarkdown(value: string): string | undefined {
       at = end - 1;
       continue;
     }
+    let escape = false;
     switch (code) {
       case 0x5c /* \ */:
-      case 0x2a /* * */:
       case 0x5f /* _ */:
-      case 0x7e /* ~ */:
-      case 0x7c /* | */:
-      case 0x40 /* @ */:
         return undefined;
+      case 0x2a /* * */:
+      case 0x7e /* ~ */:
+      case 0x5b /* [ */:
+      case 0x60 /* ` */:
+        escape = true;
+        break;
       case 0x26 /* & */: {
         const next = value.charCodeAt(at + 1);
-        if (next === 0x23 || isAsciiLetter(next)) return undefined;
+        escape = next === 0x23 || isAsciiLetter(next);
         break;
       }
       case 0x3c /* < */: {
         const next = value.charCodeAt(at + 1);
-        if (next === 0x21 || next === 0x2f || next === 0x3f || isAsciiLetter(next)) return undefined;
+        escape = next === 0x21 || next === 0x2f || next === 0x3f || isAsciiLetter(next);
+        break;
+      }
+      case 0x40 /* @ */: {
+        const previous = value.charCodeAt(at - 1);
+        const next = value.charCodeAt(at + 1);
+        escape =
+          (previous === 0x2b || previous === 0x2d || previous === 0x2e || isAsciiWord(previous)) &&
+          (next === 0x2d || next === 0x2e || isAsciiWord(next));
         break;
       }
       case 0x3a /* : */: {
@@ -376,25 +390,21 @@ function textMarkdown(value: string): string | undefined {
         if ((previous === 0x57 || previous === 0x77) && (next === 0x2d || next === 0x2e || isAsciiWord(next))) return undefined;
         break;
       }
-      case 0x5b /* [ */:
-      case 0x60 /* ` */:
-        out += `${value.slice(start, at)}\\`;
-        start = at;
-        break;
       case 0x28 /* ( */:
-        if (value.charCodeAt(at - 1) === 0x5d /* ] */) {
-          out += `${value.slice(start, at)}\\`;
-          start = at;
-        }
+        escape = value.charCodeAt(at - 1) === 0x5d; /* ] */
         break;
       default:
+    }
+    if (escape) {
+      out += `${value.slice(start, at)}\\`;
+      start = at;
     }
   }
   return out === '' ? value : out + value.slice(start);
 }
 
 /** At the start of a line, characters that could start a block (escaped there, not modeled). */
-const UNMODELED_LINE_START = /^(?:[#+\-=>:!&<(\]*_~|\\]|\d+[.)])/;
+const UNMODELED_LINE_START = /^(?:[#+\-=>:|_\\]|\d+[.)])/;
 
 type Inline = { kind: 'text'; value: string } | { kind: 'code'; value: string };
 

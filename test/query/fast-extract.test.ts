@@ -72,6 +72,7 @@ const VARIED = [
   '<bv-topic path="v/pattern" title="Pattern and diagram"><bv-pattern flags="i" description="JWT">^Bearer\\s+([A-Za-z0-9_-]+)$</bv-pattern><bv-diagram type="mermaid" title="Flow">graph TD\n  A--&gt;B\n  B --&gt; C</bv-diagram><bv-timestamp>2024-03-05</bv-timestamp><bv-author>team</bv-author><bv-task>Write <code>it</code></bv-task></bv-topic>',
   '<bv-topic path="v/nbsp" title="No\u00a0break"><bv-reason>a\u00a0b &amp; c</bv-reason><bv-fact subject="x">tab\there  and\n\nblank lines</bv-fact></bv-topic>',
   '<bv-topic path="v/attrs" title="Attributes" data-owner="platform" lang="en"><bv-rule class="hard  rule" data-origin="review" severity="should" id="r1">Rule text.</bv-rule><bv-structure class="overview"><p class="note">Classed paragraph.</p></bv-structure></bv-topic>',
+  '<bv-topic path="v/chat" title="Chat"><bv-structure><ul><li>assistant: **Tips**: 1. water * daily ~ weekly; Q&amp;A, a&lt;b, &lt;3, x | y, mail a@b.c or @handle, [see] (this) ](that)</li><li>*Note*: ~~old~~ &amp;#x27; &lt;/li&gt; 2 * 3 = 6</li></ul></bv-structure><bv-fact subject="D1:1">**Bold** start and trailing *</bv-fact><bv-fact subject="D1:2">| pipe start</bv-fact><bv-fact subject="D1:3">~ tilde start &amp; Q&amp;A</bv-fact></bv-topic>',
   '<bv-topic path="v/empty" title="Empty"><bv-reason></bv-reason><bv-rule>   </bv-rule></bv-topic>',
 ];
 
