@@ -35,6 +35,11 @@ export function topicText(topic: Element): TopicText {
   const elements: Array<{ tag: string; attributes: Record<string, string>; text: string }> = [];
   // Parts, not one growing string: an element's text is joined from its own parts (linear in its size).
   const parts: string[] = [' '];
+  // The topic's text from its children's texts (each element child's text is computed anyway): the
+  // same string as collapsing the whole, as long as no two text children touch (parsers merge them).
+  const segments: string[] = [];
+  let segmentsValid = true;
+  let previousWasText = false;
   // A frame per open element: its children, the next child, its first part, its entry in `elements`.
   const frames: Array<{ children: readonly Nodes[]; next: number; start: number; entry: number }> = [
     { children: topic.children, next: 0, start: 0, entry: -1 },
@@ -45,11 +50,21 @@ export function topicText(topic: Element): TopicText {
     if (child === undefined) {
       parts.push(' ');
       frames.pop();
-      if (frame.entry >= 0) elements[frame.entry]!.text = collapsed(parts.slice(frame.start).join(''));
+      if (frame.entry >= 0 || frames.length === 1) {
+        const text = collapsed(parts.slice(frame.start).join(''));
+        if (frame.entry >= 0) elements[frame.entry]!.text = text;
+        if (frames.length === 1) segments.push(text);
+      }
       continue;
     }
-    if (child.type === 'text') parts.push(child.value);
-    else if (child.type === 'element') {
+    if (frames.length === 1 && child.type !== 'comment' && child.type !== 'doctype') {
+      if (child.type === 'text' && previousWasText) segmentsValid = false;
+      previousWasText = child.type === 'text';
+    }
+    if (child.type === 'text') {
+      parts.push(child.value);
+      if (frames.length === 1) segments.push(collapsed(child.value));
+    } else if (child.type === 'element') {
       let entry = -1;
       if (isBvTag(child.tagName) && elementSpec(child.tagName) !== undefined) {
         entry = elements.length;
@@ -58,13 +73,15 @@ export function topicText(topic: Element): TopicText {
       frames.push({ children: child.children, next: 0, start: parts.length, entry });
       parts.push(' ');
     }
+    // A comment between two texts adds nothing: they touch all the same.
   }
+  const body = segmentsValid ? segments.filter((segment) => segment !== '').join(' ') : collapsed(parts.join(''));
   return {
     title: (attributes.get('title') ?? '').trim(),
     summary: (attributes.get('summary') ?? '').trim(),
     tags: splitList(attributes.get('tags')),
     keywords: splitList(attributes.get('keywords')),
-    body: collapsed(parts.join('')),
+    body,
     elements,
   };
 }

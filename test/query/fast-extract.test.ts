@@ -290,5 +290,22 @@ test('topicText walks once and says exactly what flatText of the topic and of ea
     t.deepEqual(topicText(read.root), referenceTopicText(read.root), html.slice(0, 300));
     compared++;
   }
+  // Hast built by hand can hold touching text nodes (a parser merges them), with or without a comment between.
+  const touching: Element = {
+    type: 'element',
+    tagName: 'bv-topic',
+    properties: { title: 'T' },
+    children: [
+      { type: 'text', value: 'ab' },
+      { type: 'comment', value: 'c' },
+      { type: 'text', value: 'cd ' },
+      { type: 'element', tagName: 'bv-reason', properties: {}, children: [{ type: 'text', value: ' e ' }] },
+      { type: 'element', tagName: 'span', properties: {}, children: [] },
+      { type: 'text', value: 'f' },
+      { type: 'text', value: 'g' },
+    ],
+  };
+  t.deepEqual(topicText(touching), referenceTopicText(touching));
+  t.is(topicText(touching).body, 'abcd e fg');
   t.true(compared > 100);
 });
