@@ -437,6 +437,7 @@ export class TreeIndexStore {
       if (toRead.length > 0) {
         counts.parsed += toRead.length;
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
+        performance.mark('index: blobs read');
         // Canonical blobs (all brv writes) take the fast path; the HTML toolchain loads only for the rest.
         const bailed: number[] = [];
         toRead.forEach((oid, i) => {
@@ -466,11 +467,13 @@ export class TreeIndexStore {
           skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
         else entries[i] = verdict;
       });
+      performance.mark('index: topics extracted');
       try {
         this.docs.write(fresh);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }
+      performance.mark('index: cache written');
     }
     blobs.forEach((blob, i) => {
       const doc = entries[i];
