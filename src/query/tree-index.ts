@@ -6,7 +6,6 @@ import type { GitRepository } from '../git/repository.js';
 import { readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
-import { fastBlobDocument } from './fast-extract.js';
 import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
@@ -121,8 +120,17 @@ interface Built {
 }
 
 /**
- * Parsing and rendering of topic HTML: loaded only when a blob missing from the per-blob cache is
- * not in canonical form (fast-extract.ts bailed), never to answer a query.
+ * Extraction of topic blobs in canonical form (fast-extract.ts: no HTML library): loaded only when
+ * a blob missing from the per-blob cache is indexed, never to answer a query from an index.
+ */
+async function fastExtractor() {
+  const { fastBlobDocument } = await import('./fast-extract.js');
+  return fastBlobDocument;
+}
+
+/**
+ * Parsing and rendering of topic HTML (parse5, the sanitizer, hast-util-to-mdast): loaded only for
+ * a blob the fast extractor bails on (not in canonical form), never to answer a query.
  */
 async function analyzer() {
   const { fullBlobDocument } = await import('./document.js');
@@ -437,6 +445,7 @@ export class TreeIndexStore {
       if (toRead.length > 0) {
         counts.parsed += toRead.length;
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
+        const fastBlobDocument = await fastExtractor();
         performance.mark('index: blobs read');
         // Canonical blobs (all brv writes) take the fast path; the HTML toolchain loads only for the rest.
         const bailed: number[] = [];
