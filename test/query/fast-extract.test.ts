@@ -309,3 +309,35 @@ test('topicText walks once and says exactly what flatText of the topic and of ea
   t.is(topicText(touching).body, 'abcd e fg');
   t.true(compared > 100);
 });
+
+const TEXT_ALPHABET = [
+  'a', 'b', 'w', 'W', 'p', 's', 'x', '1', '2', ' ', '  ', '\n', '\t', '*', '~', '[', ']', '(', ')', '`', '!', '#', '+', '-', '=',
+  '>', ':', '/', '.', ',', '@', '|', '?', '&amp;', '&lt;', '&gt;', '&quot;', "'", '"', 'é', '😀', '\u00a0', '{', '^', '$', '%',
+  '1.', '1)', '&amp;#', '&lt;a', '&lt;/', '&lt;!',
+]; // prettier-ignore
+
+test('seeded text fuzz: markdown-special text in every modeled shape is escaped exactly as the serializer does, or bailed on', (t) => {
+  const next = random(7);
+  const text = () =>
+    Array.from({ length: 1 + Math.floor(next() * 12) }, () => TEXT_ALPHABET[Math.floor(next() * TEXT_ALPHABET.length)]!).join('');
+  const shapes = [
+    (a: string) => `<bv-fact subject="x">${a}</bv-fact>`,
+    (a: string, b: string) => `<bv-structure><ul><li>${a}</li><li>${b}</li></ul></bv-structure>`,
+    (a: string, b: string) => `<bv-reason><p>${a} <code>${b.replace(/`/g, '')}</code> ${a}</p></bv-reason>`,
+    (a: string, b: string) => `<bv-structure><h3>${a}</h3><p>${b}</p></bv-structure>`,
+    (a: string, b: string) => `<bv-changes><li>${a}</li><li><code>${b}</code>${a}</li></bv-changes>`,
+    (a: string, b: string) => `<bv-structure>${a}<ol><li>${b}</li></ol>${a}</bv-structure>`,
+  ];
+  let answered = 0;
+  for (let i = 0; i < 3000; i++) {
+    const html = `<bv-topic path="f/x" title="T">${shapes[i % shapes.length]!(text(), text())}</bv-topic>`;
+    const verdict = agrees(html);
+    if (!verdict.equal) {
+      t.fail(`fast and full paths differ on ${JSON.stringify(html)}`);
+      return;
+    }
+    if (verdict.answered) answered++;
+  }
+  t.log(`${answered} of 3000 answered by the fast path`);
+  t.true(answered > 1000);
+});
