@@ -35,6 +35,7 @@ import {
   joinBlocks,
   LABELS,
   labelFor,
+  longestRun,
   MARKDOWN_SIGNIFICANT,
   topicHeaderBlocks,
 } from '../topic/render-parts.js';
@@ -46,12 +47,31 @@ import { extractDocument } from './extract.js';
 const UNMODELED_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /** Tags the scanner knows the parse of (plain ones: no implicit closing, no special insertion mode). */
-const PLAIN_TAGS = new Set(['p', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'code', 'strong', 'em', 'b', 'i', 'span', 'br']);
+const PLAIN_TAGS = new Set([
+  'p',
+  'ul',
+  'ol',
+  'li',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'pre',
+  'code',
+  'strong',
+  'em',
+  'b',
+  'i',
+  'span',
+  'br',
+]);
 /** Start tags that close an open <p> (the parser's "close a p element in button scope"). */
-const CLOSES_P = new Set(['p', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const CLOSES_P = new Set(['p', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre']);
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 /** Of the known tags, the HTML "special" ones that stop the <li> start tag's search for an open <li>. */
-const LI_SCOPE_STOP = new Set(['ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const LI_SCOPE_STOP = new Set(['ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre']);
 const VOID = new Set(['br']);
 /** Deepest nesting scanned (elements, the topic included). */
 const MAX_MODELED_DEPTH = 32;
@@ -173,18 +193,26 @@ function scanCanonicalTopic(source: string): Element | undefined {
   let openP = 0;
   let openA = 0;
   let at = 0;
+  /** Right after a <pre> start tag: the parser drops a line feed there. */
+  let afterPre = false;
   while (at < length) {
     const lt = html.indexOf('<', at);
     const textEnd = lt < 0 ? length : lt;
     if (textEnd > at) {
       const parent = stack[stack.length - 1];
       if (parent === undefined) return undefined; // text after the topic
-      const value = decode(html.slice(at, textEnd));
+      const raw = html.slice(at, textEnd);
+      // A line feed written as a reference right after <pre> is not modeled.
+      if (afterPre && raw.charCodeAt(0) === 0x26) return undefined;
+      let value = decode(raw);
       if (value === undefined) return undefined;
-      parent.children.push({ type: 'text', value } satisfies Text);
+      if (afterPre && value.charCodeAt(0) === 0x0a) value = value.slice(1);
+      afterPre = false;
+      if (value !== '') parent.children.push({ type: 'text', value } satisfies Text);
       at = textEnd;
       continue;
     }
+    afterPre = false;
     // A tag at `at`.
     let next = html.charCodeAt(at + 1);
     if (next === 0x2f /* / */) {
@@ -273,6 +301,7 @@ function scanCanonicalTopic(source: string): Element | undefined {
     at = cursor + 1;
     if (VOID.has(tag)) continue;
     stack.push(element);
+    afterPre = tag === 'pre';
     if (tag === 'p') openP++;
     if (tag === 'a') openA++;
   }
@@ -479,6 +508,43 @@ function isBlank(node: ElementContent): boolean {
   return node.type === 'text' && firstContent(node.value) < 0;
 }
 
+/** Languages written in a fence's info string as they are (anything else is escaped or encoded there: not modeled). */
+const PLAIN_LANGUAGE = /^[A-Za-z0-9_+.-]*$/;
+
+/**
+ * A <pre> as a fenced code block (hast-util-to-mdast: the text verbatim, trailing line feeds
+ * dropped, the language from a `language-*` class of its <code>; mdast-util-to-markdown: a fence
+ * longer than any backtick run), for a <pre> holding text or one <code> holding text; else undefined.
+ */
+function codeBlockMarkdown(pre: Element): string | undefined {
+  if (Object.keys(pre.properties).length > 0 || pre.children.length !== 1) return undefined;
+  const only = pre.children[0]!;
+  let text: string;
+  let language = '';
+  if (only.type === 'text') {
+    text = only.value;
+  } else if (only.type === 'element' && only.tagName === 'code') {
+    const { className, ...rest } = only.properties;
+    if (Object.keys(rest).length > 0 || only.children.length > 1) return undefined;
+    const inner = only.children[0];
+    if (inner !== undefined && inner.type !== 'text') return undefined;
+    text = inner?.value ?? '';
+    if (className !== undefined) {
+      if (!Array.isArray(className)) return undefined;
+      const found = className.find((name) => String(name).startsWith('language-'));
+      language = found === undefined ? '' : String(found).slice('language-'.length);
+    }
+  } else {
+    return undefined;
+  }
+  if (!PLAIN_LANGUAGE.test(language)) return undefined;
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end--;
+  const body = text.slice(0, end);
+  const fence = '`'.repeat(Math.max(longestRun(body, '`') + 1, 3));
+  return `${fence}${language}\n${body === '' ? '' : `${body}\n`}${fence}`;
+}
+
 /** A list's markdown: one line per item (items hold phrasing only), or undefined. */
 function listMarkdown(items: readonly Element[], ordered: boolean): string | undefined {
   if (items.length === 0) return undefined;
@@ -551,6 +617,10 @@ function flowBlocks(children: readonly ElementContent[]): Array<{ paragraph: boo
       const markdown = phrasingMarkdown(content);
       if (markdown === undefined || markdown.endsWith('#')) return undefined;
       blocks.push({ paragraph: false, markdown: `${'#'.repeat(Number(tag.slice(1)))} ${markdown}` });
+    } else if (tag === 'pre') {
+      const markdown = codeBlockMarkdown(child);
+      if (markdown === undefined) return undefined;
+      blocks.push({ paragraph: false, markdown });
     } else if (tag === 'ul' || tag === 'ol') {
       const items: Element[] = [];
       for (const item of child.children) {

@@ -39,7 +39,7 @@ const DETAILS = new Map([
 export const MARKDOWN_SIGNIFICANT = /[\\`*_[\]<>#|~&!]|^\s*(?:[-+=]|\d+[.)])\s|\n\s*\n/;
 
 /** Length of the longest run of `char` in `text` (a scan: no regex, no spread of a huge match list). */
-function longestRun(text: string, char: string): number {
+export function longestRun(text: string, char: string): number {
   let longest = 0;
   let run = 0;
   for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) {

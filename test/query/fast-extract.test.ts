@@ -73,6 +73,7 @@ const VARIED = [
   '<bv-topic path="v/nbsp" title="No\u00a0break"><bv-reason>a\u00a0b &amp; c</bv-reason><bv-fact subject="x">tab\there  and\n\nblank lines</bv-fact></bv-topic>',
   '<bv-topic path="v/attrs" title="Attributes" data-owner="platform" lang="en"><bv-rule class="hard  rule" data-origin="review" severity="should" id="r1">Rule text.</bv-rule><bv-structure class="overview"><p class="note">Classed paragraph.</p></bv-structure></bv-topic>',
   '<bv-topic path="v/chat" title="Chat"><bv-structure><ul><li>assistant: **Tips**: 1. water * daily ~ weekly; Q&amp;A, a&lt;b, &lt;3, x | y, mail a@b.c or @handle, [see] (this) ](that)</li><li>*Note*: ~~old~~ &amp;#x27; &lt;/li&gt; 2 * 3 = 6</li></ul></bv-structure><bv-fact subject="D1:1">**Bold** start and trailing *</bv-fact><bv-fact subject="D1:2">| pipe start</bv-fact><bv-fact subject="D1:3">~ tilde start &amp; Q&amp;A</bv-fact></bv-topic>',
+  '<bv-topic path="v/pre" title="Pre"><bv-examples><pre>\n\n  indented\n\ttab</pre><pre><code class="lang language-sh">npm ci\n```\n</code></pre><pre><code>no language</code></pre></bv-examples><bv-fix id="f"><p>Run:</p><pre><code class="language-ts">a()\n  b()</code></pre></bv-fix></bv-topic>',
   '<bv-topic path="v/empty" title="Empty"><bv-reason></bv-reason><bv-rule>   </bv-rule></bv-topic>',
 ];
 
@@ -311,7 +312,7 @@ test('topicText walks once and says exactly what flatText of the topic and of ea
 });
 
 const TEXT_ALPHABET = [
-  'a', 'b', 'w', 'W', 'p', 's', 'x', '1', '2', ' ', '  ', '\n', '\t', '*', '~', '[', ']', '(', ')', '`', '!', '#', '+', '-', '=',
+  '```', '\n\n', 'a', 'b', 'w', 'W', 'p', 's', 'x', '1', '2', ' ', '  ', '\n', '\t', '*', '~', '[', ']', '(', ')', '`', '!', '#', '+', '-', '=',
   '>', ':', '/', '.', ',', '@', '|', '?', '&amp;', '&lt;', '&gt;', '&quot;', "'", '"', 'é', '😀', '\u00a0', '{', '^', '$', '%',
   '1.', '1)', '&amp;#', '&lt;a', '&lt;/', '&lt;!',
 ]; // prettier-ignore
@@ -327,6 +328,11 @@ test('seeded text fuzz: markdown-special text in every modeled shape is escaped 
     (a: string, b: string) => `<bv-structure><h3>${a}</h3><p>${b}</p></bv-structure>`,
     (a: string, b: string) => `<bv-changes><li>${a}</li><li><code>${b}</code>${a}</li></bv-changes>`,
     (a: string, b: string) => `<bv-structure>${a}<ol><li>${b}</li></ol>${a}</bv-structure>`,
+    (a: string, b: string) => `<bv-examples><pre><code class="language-ts">${a}\n${b}</code></pre></bv-examples>`,
+    (a: string, b: string) => `<bv-examples><p>${a}</p><pre>${b}\n\n</pre>${a}</bv-examples>`,
+    (a: string, b: string) => `<bv-fix><pre>\n${a}</pre><pre><code>\n${b}</code></pre></bv-fix>`,
+    (a: string, b: string) =>
+      `<bv-examples><pre><code class="x language-${a.replace(/[^a-z+.-]/g, '')}">\`\`\`${b}</code></pre></bv-examples>`,
   ];
   let answered = 0;
   for (let i = 0; i < 3000; i++) {
