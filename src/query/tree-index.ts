@@ -143,13 +143,22 @@ interface Built {
 }
 
 /**
- * Parsing and rendering of topic HTML: loaded only when a blob missing from the per-blob cache is
- * indexed, never to answer a query.
+ * Extraction of topic blobs in canonical form (fast-extract.ts: no HTML library): loaded only when
+ * a blob missing from the per-blob cache is indexed, never to answer a query from an index.
+ */
+async function fastExtractor() {
+  const { fastBlobDocument } = await import('./fast-extract.js');
+  return fastBlobDocument;
+}
+
+/**
+ * Parsing and rendering of topic HTML (parse5, the sanitizer, hast-util-to-mdast): loaded only for
+ * a blob the fast extractor bails on (not in canonical form), never to answer a query.
  */
 async function analyzer() {
-  const { blobDocument } = await import('./document.js');
+  const { fullBlobDocument } = await import('./document.js');
   performance.mark('index: HTML code loaded');
-  return { blobDocument };
+  return { fullBlobDocument };
 }
 
 /**
@@ -571,14 +580,29 @@ export class TreeIndexStore {
       const fresh = new Map<string, CachedBlob>();
       if (toRead.length > 0) {
         counts.parsed += toRead.length;
-        const { blobDocument } = await analyzer();
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
+        const fastBlobDocument = await fastExtractor();
+        performance.mark('index: blobs read');
+        // Canonical blobs (all brv writes) take the fast path; the HTML toolchain loads only for the rest.
+        const bailed: number[] = [];
         toRead.forEach((oid, i) => {
           const bytes = contents[i];
-          if (bytes === undefined) verdicts.set(oid, 'missing');
-          else fresh.set(oid, blobDocument(bytes.toString('utf8')));
+          const fast = bytes === undefined ? undefined : fastBlobDocument(bytes.toString('utf8'));
+          if (bytes !== undefined && fast === undefined) {
+            bailed.push(i);
+            return;
+          }
+          if (fast === undefined) verdicts.set(oid, 'missing');
+          else fresh.set(oid, fast);
           progressed(counts, 1);
         });
+        if (bailed.length > 0) {
+          const { fullBlobDocument } = await analyzer();
+          for (const i of bailed) {
+            fresh.set(toRead[i]!, fullBlobDocument(contents[i]!.toString('utf8')));
+            progressed(counts, 1);
+          }
+        }
         for (const [oid, doc] of fresh) verdicts.set(oid, doc);
       }
       blobs.forEach((blob, i) => {
@@ -588,11 +612,13 @@ export class TreeIndexStore {
           skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
         else entries[i] = verdict;
       });
+      performance.mark('index: topics extracted');
       try {
         this.docs.write(fresh);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }
+      performance.mark('index: cache written');
     }
     blobs.forEach((blob, i) => {
       const doc = entries[i];

@@ -3,39 +3,22 @@ import type { Nodes as MdastNodes, Parents as MdastParents, PhrasingContent, Roo
 import { toMdast } from 'hast-util-to-mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
 import { toMarkdown, type Options } from 'mdast-util-to-markdown';
-import { attributesOf, flatText, isBlankText, splitList } from './hast.js';
-import { CONTROL, markdownInline } from './inline.js';
+import { attributesOf, flatText, isBlankText } from './hast.js';
+import { markdownInline } from './inline.js';
+import {
+  BULLETED,
+  compose,
+  fenced,
+  fenceLanguage,
+  inlineCode,
+  joinBlocks,
+  LABELS,
+  labelFor,
+  MARKDOWN_SIGNIFICANT,
+  topicHeaderBlocks,
+} from './render-parts.js';
 
 const MARKDOWN: Options = { bullet: '-', emphasis: '_', fences: true, listItemIndent: 'one', rule: '-', extensions: [gfmToMarkdown()] };
-
-const LABELS = new Map<string, string>(
-  Object.entries({
-    'bv-reason': 'Reason',
-    'bv-task': 'Task',
-    'bv-changes': 'Changes',
-    'bv-files': 'Files',
-    'bv-flow': 'Flow',
-    'bv-timestamp': 'Timestamp',
-    'bv-author': 'Author',
-    'bv-pattern': 'Pattern',
-    'bv-structure': 'Structure',
-    'bv-dependencies': 'Dependencies',
-    'bv-highlights': 'Highlights',
-    'bv-rule': 'Rule',
-    'bv-examples': 'Examples',
-    'bv-diagram': 'Diagram',
-    'bv-fact': 'Fact',
-    'bv-decision': 'Decision',
-    'bv-bug': 'Bug',
-    'bv-fix': 'Fix',
-  }),
-);
-// Repeatable elements render as list items, as in ByteRover's rendered_md.
-const BULLETED = new Set(['bv-pattern', 'bv-rule', 'bv-fact', 'bv-decision', 'bv-bug', 'bv-fix']);
-const DETAILS = new Map([
-  ['bv-pattern', ['description', 'flags']],
-  ['bv-fact', ['subject', 'category', 'value']],
-]);
 
 /** All text below `element`, concatenated. Iterative: safe on any depth. */
 function rawText(element: Element): string {
@@ -46,42 +29,6 @@ function rawText(element: Element): string {
     else if (next.type === 'element') for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
   }
   return parts.join('');
-}
-
-/** Length of the longest run of `char` in `text` (a scan: no regex, no spread of a huge match list). */
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let run = 0;
-  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) {
-    run = at > 0 && text[at - 1] === char ? run + 1 : 1;
-    if (run > longest) longest = run;
-  }
-  return longest;
-}
-
-/** Diagram languages go into a fence's info string: a word, nothing that could end the line or the fence. */
-function fenceLanguage(value: string | undefined): string {
-  return (value ?? '').replace(/[^\w+.#-]/g, '');
-}
-
-function inlineCode(raw: string): string {
-  // A code span's line endings render as spaces; written as spaces, no line can start a new block.
-  const text = raw.replace(/[\r\n]+/g, ' ');
-  const ticks = '`'.repeat(longestRun(text, '`') + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${ticks}${pad}${text}${pad}${ticks}`;
-}
-
-function fenced(text: string, language: string): string {
-  const lines = text
-    .replace(/^\s*\n/, '')
-    .trimEnd()
-    .split('\n');
-  let indent = Infinity;
-  for (const line of lines) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)?.[0].length ?? 0);
-  const body = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n');
-  const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
-  return `${fence}${language}\n${body}\n${fence}`;
 }
 
 /** `<li>`s written directly in bv-changes/bv-files become a real list. */
@@ -163,9 +110,6 @@ function secureNode(node: MdastNodes): MdastNodes[] {
   return [node];
 }
 
-// Characters that would turn plain text into markup; text without them needs no markdown serializer.
-const MARKDOWN_SIGNIFICANT = /[\\`*_[\]<>#|~&!]|^\s*(?:[-+=]|\d+[.)])\s|\n\s*\n/;
-
 const RESHAPED = new Set(['details', 'summary', 'abbr']);
 
 /**
@@ -224,35 +168,16 @@ function contentMarkdown(children: ElementContent[]): { lead: string; body: stri
   return first?.type === 'paragraph' ? { lead: serialize([first]), body: serialize(rest) } : { lead: '', body: serialize(mdast.children) };
 }
 
-function labelFor(element: Element): string {
-  const tag = element.tagName;
-  const name = LABELS.get(tag) ?? tag;
-  const attributes = attributesOf(element);
-  const severity = markdownInline(attributes.get('severity') ?? '');
-  const id = markdownInline(attributes.get('id') ?? '');
-  const details = (DETAILS.get(tag) ?? [])
-    .filter((key) => attributes.has(key))
-    .map((key) => `${key}=${markdownInline(attributes.get(key) ?? '')}`);
-  const parts = [severity ? `[${severity}]` : '', id ? `(${id})` : '', details.length > 0 ? `(${details.join(', ')})` : ''].filter(Boolean);
-  const label = parts.length > 0 ? `**${name}** ${parts.join(' ')}:` : `**${name}:**`;
-  return BULLETED.has(tag) ? `- ${label}` : label;
-}
-
-function compose(label: string, lead: string, body: string, bulleted: boolean): string {
-  const text = [lead ? `${label} ${lead}` : label, body].filter(Boolean).join('\n\n');
-  return bulleted ? text.replace(/\n(?=.)/g, '\n  ') : text;
-}
-
 function renderChild(child: Element): string {
   const tag = child.tagName;
-  if (tag === 'bv-pattern') return `${labelFor(child)} ${inlineCode(rawText(child).trim())}`;
+  if (tag === 'bv-pattern') return `${labelFor(tag, attributesOf(child))} ${inlineCode(rawText(child).trim())}`;
   if (tag === 'bv-diagram') {
     const title = markdownInline(attributesOf(child).get('title') ?? '');
     return `**Diagram:**${title ? ` ${title}` : ''}\n\n${fenced(rawText(child), fenceLanguage(attributesOf(child).get('type')))}`;
   }
   if (LABELS.has(tag)) {
     const { lead, body } = contentMarkdown(child.children);
-    return compose(labelFor(child), lead, body, BULLETED.has(tag));
+    return compose(labelFor(tag, attributesOf(child)), lead, body, BULLETED.has(tag));
   }
   if (tag.startsWith('bv-')) return `- ${markdownInline(flatText(child), 'line-start')}`;
   const { lead, body } = contentMarkdown([child]);
@@ -261,25 +186,7 @@ function renderChild(child: Element): string {
 
 /** The agent-facing markdown of a topic (ByteRover's rendered_md shape, with real lists, code and tables). Never throws. */
 export function renderTopicMarkdown(topic: Element): string {
-  const attributes = attributesOf(topic);
-  const list = (name: string) =>
-    splitList(attributes.get(name))
-      .map((value) => markdownInline(value))
-      .filter(Boolean)
-      .join(', ');
-  const summary = markdownInline(attributes.get('summary') ?? '', 'line-start');
-  const blocks = [
-    `# ${markdownInline(attributes.get('title') ?? '', 'heading') || markdownInline(attributes.get('path') ?? '', 'heading') || 'Untitled topic'}`,
-    summary ? `> ${summary}` : '',
-    [
-      ['Tags', list('tags')],
-      ['Keywords', list('keywords')],
-      ['Related', list('related')],
-    ]
-      .filter(([, value]) => value)
-      .map(([label, value]) => `${label}: ${value}`)
-      .join('\n'),
-  ];
+  const blocks = topicHeaderBlocks(attributesOf(topic));
   for (const child of topic.children) {
     if (child.type !== 'element') continue;
     try {
@@ -288,6 +195,5 @@ export function renderTopicMarkdown(topic: Element): string {
       blocks.push(`- ${markdownInline(flatText(child), 'line-start')}`);
     }
   }
-  // Whatever the content held, no control character (a terminal escape) leaves as it was.
-  return (blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n').replace(CONTROL, '\uFFFD');
+  return joinBlocks(blocks);
 }

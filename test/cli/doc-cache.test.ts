@@ -139,10 +139,21 @@ test('a cache that cannot be written fails neither curate nor query', async (t) 
   await writeFile(path.join(repo, '.git', 'brv', 'cache'), 'not a folder');
   const done = await curateTopic(repo, reply('a/b', 'Zebras', '<bv-rule>Zebras are striped.</bv-rule>'));
   t.is(done.status, 'done');
-  const query = await tracedQuery(repo, 'zebras', await chunkLogger());
+  const logger = await chunkLogger();
+  const query = await tracedQuery(repo, 'zebras', logger);
   t.like(query.index, { build: 'full', parsedTopics: 1, cachedTopics: 0 });
-  t.true(query.htmlLoaded, 'a miss loads the HTML code (and the trace shows it)');
+  // A miss is extracted again; a blob in canonical form (all curate writes) on the fast path, without HTML code.
+  t.false(query.htmlLoaded, query.chunks.join(' '));
+  t.true(
+    query.chunks.some((c) => c.startsWith('fast-extract-')),
+    query.chunks.join(' '),
+  );
   t.is(query.data.matchedDocs[0].topicPath, 'a/b');
+  const again = await tracedQuery(repo, 'zebras', logger);
+  t.false(
+    again.chunks.some((c) => c.startsWith('fast-extract-')),
+    'a query answered from the index loads no extraction code',
+  );
   t.true((await stat(path.join(repo, '.git', 'brv', 'cache'))).isFile());
 });
 

@@ -196,6 +196,15 @@ test('damaged per-blob cache entries: blobs parsed again, same answers', async (
 test("the docstore CRC-32 is zlib's", (t) => {
   for (const text of ['', 'a', 'The quick brown fox', 'ünïcode — ✓', 'x'.repeat(10_000)])
     t.is(crc32(Buffer.from(text)), zlibCrc32(Buffer.from(text)), text);
+  // Eight bytes per step, then the tail: every length around the step, every byte value, at any offset.
+  const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 2654435761) >>> 24));
+  for (let length = 0; length <= 40; length++) {
+    for (const offset of [0, 1, 3, 7]) {
+      const slice = bytes.subarray(offset, offset + length);
+      t.is(crc32(slice), zlibCrc32(slice), `${length} bytes at ${offset}`);
+    }
+  }
+  t.is(crc32(bytes), zlibCrc32(bytes));
 });
 
 test('a docstore never returns damaged text: any flipped byte is index-corrupt or an invalid file', async (t) => {

@@ -1,0 +1,120 @@
+/**
+ * The string-level parts of a topic's markdown rendering, shared by render.ts (the full path, over
+ * hast) and the indexer's fast extractor (src/query/fast-extract.ts): no HTML or markdown library
+ * here, so a fast extraction loads none, and both paths produce the same bytes by construction.
+ */
+import { splitList } from './hast.js';
+import { CONTROL, markdownInline } from './inline.js';
+
+export const LABELS = new Map<string, string>(
+  Object.entries({
+    'bv-reason': 'Reason',
+    'bv-task': 'Task',
+    'bv-changes': 'Changes',
+    'bv-files': 'Files',
+    'bv-flow': 'Flow',
+    'bv-timestamp': 'Timestamp',
+    'bv-author': 'Author',
+    'bv-pattern': 'Pattern',
+    'bv-structure': 'Structure',
+    'bv-dependencies': 'Dependencies',
+    'bv-highlights': 'Highlights',
+    'bv-rule': 'Rule',
+    'bv-examples': 'Examples',
+    'bv-diagram': 'Diagram',
+    'bv-fact': 'Fact',
+    'bv-decision': 'Decision',
+    'bv-bug': 'Bug',
+    'bv-fix': 'Fix',
+  }),
+);
+// Repeatable elements render as list items, as in ByteRover's rendered_md.
+export const BULLETED = new Set(['bv-pattern', 'bv-rule', 'bv-fact', 'bv-decision', 'bv-bug', 'bv-fix']);
+const DETAILS = new Map([
+  ['bv-pattern', ['description', 'flags']],
+  ['bv-fact', ['subject', 'category', 'value']],
+]);
+
+// Characters that would turn plain text into markup; text without them needs no markdown serializer.
+export const MARKDOWN_SIGNIFICANT = /[\\`*_[\]<>#|~&!]|^\s*(?:[-+=]|\d+[.)])\s|\n\s*\n/;
+
+/** Length of the longest run of `char` in `text` (a scan: no regex, no spread of a huge match list). */
+export function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) {
+    run = at > 0 && text[at - 1] === char ? run + 1 : 1;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
+/** Diagram languages go into a fence's info string: a word, nothing that could end the line or the fence. */
+export function fenceLanguage(value: string | undefined): string {
+  return (value ?? '').replace(/[^\w+.#-]/g, '');
+}
+
+export function inlineCode(raw: string): string {
+  // A code span's line endings render as spaces; written as spaces, no line can start a new block.
+  const text = raw.replace(/[\r\n]+/g, ' ');
+  const ticks = '`'.repeat(longestRun(text, '`') + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+export function fenced(text: string, language: string): string {
+  const lines = text
+    .replace(/^\s*\n/, '')
+    .trimEnd()
+    .split('\n');
+  let indent = Infinity;
+  for (const line of lines) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)?.[0].length ?? 0);
+  const body = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n');
+  const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
+  return `${fence}${language}\n${body}\n${fence}`;
+}
+
+/** The label of a bv-* element (`**Rule** [must] (r1):`), from its tag and attributes (HTML names). */
+export function labelFor(tag: string, attributes: ReadonlyMap<string, string>): string {
+  const name = LABELS.get(tag) ?? tag;
+  const severity = markdownInline(attributes.get('severity') ?? '');
+  const id = markdownInline(attributes.get('id') ?? '');
+  const details = (DETAILS.get(tag) ?? [])
+    .filter((key) => attributes.has(key))
+    .map((key) => `${key}=${markdownInline(attributes.get(key) ?? '')}`);
+  const parts = [severity ? `[${severity}]` : '', id ? `(${id})` : '', details.length > 0 ? `(${details.join(', ')})` : ''].filter(Boolean);
+  const label = parts.length > 0 ? `**${name}** ${parts.join(' ')}:` : `**${name}:**`;
+  return BULLETED.has(tag) ? `- ${label}` : label;
+}
+
+export function compose(label: string, lead: string, body: string, bulleted: boolean): string {
+  const text = [lead ? `${label} ${lead}` : label, body].filter(Boolean).join('\n\n');
+  return bulleted ? text.replace(/\n(?=.)/g, '\n  ') : text;
+}
+
+/** The blocks every rendering starts with: title, summary, tags/keywords/related. */
+export function topicHeaderBlocks(attributes: ReadonlyMap<string, string>): string[] {
+  const list = (name: string) =>
+    splitList(attributes.get(name))
+      .map((value) => markdownInline(value))
+      .filter(Boolean)
+      .join(', ');
+  const summary = markdownInline(attributes.get('summary') ?? '', 'line-start');
+  return [
+    `# ${markdownInline(attributes.get('title') ?? '', 'heading') || markdownInline(attributes.get('path') ?? '', 'heading') || 'Untitled topic'}`,
+    summary ? `> ${summary}` : '',
+    [
+      ['Tags', list('tags')],
+      ['Keywords', list('keywords')],
+      ['Related', list('related')],
+    ]
+      .filter(([, value]) => value)
+      .map(([label, value]) => `${label}: ${value}`)
+      .join('\n'),
+  ];
+}
+
+/** The blocks joined into the final markdown; whatever they held, no control character leaves as it was. */
+export function joinBlocks(blocks: readonly string[]): string {
+  return (blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n').replace(CONTROL, '\uFFFD');
+}
