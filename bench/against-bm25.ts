@@ -1,0 +1,99 @@
+/**
+ * bench/against-bm25: issue 12's "never below plain BM25, on any category of any corpus" as a table.
+ * Reads the results the retrieval benches wrote (bench/results/), brv's default ranking next to the
+ * Lunr BM25 stand-in over the same topics, per corpus, split and category, and marks every figure
+ * where brv is below. Run the benches first (the commands are in bench/README.md, "Issue 12: the
+ * decisions"); a pair whose files are missing is reported as such.
+ *
+ *   node --import tsx bench/against-bm25.ts [--results bench/results] [--splits validate,tune]
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { argValue } from './lib/report.js';
+
+interface Group {
+  readonly key: string;
+  readonly label?: string;
+  readonly n: number;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+interface Pair {
+  readonly corpus: string;
+  /** File names in the results folder, `{split}` replaced. */
+  readonly brv: string;
+  readonly standIn: string;
+  readonly metrics: readonly string[];
+}
+
+const PAIRS: readonly Pair[] = [
+  {
+    corpus: 'LoCoMo, topic per turn',
+    brv: 'locomo-turn-{split}',
+    standIn: 'locomo-turn-{split}-stand-in',
+    metrics: ['recall@5', 'recall@10', 'mrr'],
+  },
+  {
+    corpus: 'LoCoMo, topic per session',
+    brv: 'locomo-session-{split}',
+    standIn: 'locomo-session-{split}-stand-in',
+    metrics: ['srec@5', 'all@5', 'mrr'],
+  },
+  {
+    corpus: 'LoCoMo, sessions in haystacks of 50',
+    brv: 'locomo-session-haystack50-{split}',
+    standIn: 'locomo-session-haystack50-{split}-stand-in',
+    metrics: ['srec@5', 'all@5', 'mrr'],
+  },
+  {
+    corpus: 'coding-project knowledge',
+    brv: 'coding-{split}',
+    standIn: 'coding-{split}-stand-in',
+    metrics: ['recall@1', 'recall@5', 'recall_all@5', 'mrr'],
+  },
+];
+
+/** LoCoMo results give recalls in percent, the coding bench in fractions: show both as percent, MRR as a fraction. */
+function display(metric: string, value: number, units: Readonly<Record<string, string>> | undefined): string {
+  if (metric === 'mrr') return value.toFixed(3);
+  return (units?.recall === 'percent' ? value : value * 100).toFixed(1);
+}
+
+async function load(file: string): Promise<{ groups: Group[]; units?: Record<string, string>; source?: { commit?: string } } | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const folder = argValue('results', 'bench/results');
+const splits = argValue('splits', 'validate,tune').split(',');
+let below = 0;
+let compared = 0;
+for (const pair of PAIRS) {
+  for (const split of splits) {
+    const file = (name: string) => path.join(folder, `${name.replace('{split}', split)}.json`);
+    const [brv, standIn] = await Promise.all([load(file(pair.brv)), load(file(pair.standIn))]);
+    console.log(`\n${pair.corpus}, ${split} half — brv / Lunr BM25 stand-in (▼ = brv below)`);
+    if (!brv || !standIn) {
+      console.log(`  missing: ${[!brv && file(pair.brv), !standIn && file(pair.standIn)].filter(Boolean).join(', ')}`);
+      continue;
+    }
+    console.log(`| category | n | ${pair.metrics.join(' | ')} |`);
+    console.log(`| --- | ---: | ${pair.metrics.map(() => '---:').join(' | ')} |`);
+    for (const group of brv.groups) {
+      const other = standIn.groups.find((g) => g.key === group.key);
+      if (!other) continue;
+      const cells = pair.metrics.map((metric) => {
+        const [a, b] = [group.metrics[metric]!, other.metrics[metric]!];
+        compared++;
+        const worse = a < b - 1e-9;
+        if (worse) below++;
+        return `${display(metric, a, brv.units)} / ${display(metric, b, standIn.units)}${worse ? ' ▼' : ''}`;
+      });
+      console.log(`| ${group.label ?? group.key} | ${group.n} | ${cells.join(' | ')} |`);
+    }
+  }
+}
+console.log(`\n${below} of ${compared} figures below the stand-in.`);
