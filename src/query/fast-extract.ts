@@ -435,17 +435,17 @@ function textMarkdown(value: string): string | undefined {
 /** At the start of a line, characters that could start a block (escaped there, not modeled). */
 const UNMODELED_LINE_START = /^(?:[#+\-=>:|_\\]|\d+[.)])/;
 
-type Inline = { kind: 'text'; value: string } | { kind: 'code'; value: string };
+type Inline = { type: 'text'; value: string } | { type: 'code'; value: string };
 
 /** Phrasing content (text, inline code) as inline items; false if some node is not modeled. */
 function inlines(nodes: readonly ElementContent[], into: Inline[]): boolean {
   for (const node of nodes) {
     if (node.type === 'text') {
-      into.push({ kind: 'text', value: node.value });
+      into.push({ type: 'text', value: node.value });
     } else if (node.type === 'element' && node.tagName === 'code') {
       const only = node.children[0];
       if (node.children.length !== 1 || only?.type !== 'text' || Object.keys(node.properties).length > 0) return false;
-      into.push({ kind: 'code', value: only.value });
+      into.push({ type: 'code', value: only.value });
     } else {
       return false;
     }
@@ -472,14 +472,14 @@ function codeMarkdown(value: string): string | undefined {
 function phrasingMarkdown(items: readonly Inline[]): string | undefined {
   // The run's ends are trimmed (the minifier drops whitespace at block edges); only text can start a block.
   let first = 0;
-  while (first < items.length && items[first]!.kind === 'text' && firstContent(items[first]!.value) < 0) first++;
+  while (first < items.length && items[first]!.type === 'text' && firstContent(items[first]!.value) < 0) first++;
   let last = items.length - 1;
-  while (last >= first && items[last]!.kind === 'text' && firstContent(items[last]!.value) < 0) last--;
+  while (last >= first && items[last]!.type === 'text' && firstContent(items[last]!.value) < 0) last--;
   if (first > last) return undefined;
   let out = '';
   for (let i = first; i <= last; i++) {
     const item = items[i]!;
-    if (item.kind === 'code') {
+    if (item.type === 'code') {
       const code = codeMarkdown(item.value);
       if (code === undefined) return undefined;
       out += code;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import test from 'ava';
 import { ZEBRA_TOPICS } from '../helpers/knowledge.js';
 import { execa } from 'execa';
@@ -93,7 +94,11 @@ async function indexed(t: { teardown(fn: () => unknown): void }) {
   const built = await open();
   const segments = (await readdir(path.join(dir, 'segments'))).filter((n) => n.endsWith('.seg'));
   if (segments.length !== 1) throw new Error(`expected one segment, found ${segments.join(', ')}`);
-  return { repo, open, built, segment: path.join(dir, 'segments', segments[0]!), stamps: path.join(dir, 'segment-stamps') };
+  const stamps = path.join(dir, 'segment-stamps');
+  // A loaded machine can take longer than the stamp delay limit, and then no stamp is written: each
+  // open that hashes the segment writes it again, so open until there is one.
+  for (let attempt = 0; attempt < 8 && !existsSync(stamps); attempt++) await open();
+  return { repo, open, built, segment: path.join(dir, 'segments', segments[0]!), stamps };
 }
 
 const paths = (index: Pick<TreeIndex, 'stack'> | { stack: { segments: Segment[] } }) =>
