@@ -5,7 +5,7 @@ import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
 import { readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
-import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
+import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob, type DocCacheWriter } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
 import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
@@ -368,8 +368,16 @@ export class TreeIndexStore {
     // Chunks bound memory at 100,000 topics: each chunk's text is analysed into a small segment and
     // a docstore of bytes; the segments are then merged without re-analysing anything.
     const parts: Array<{ segment: Segment; docstore: DocstoreBytes }> = [];
+    // What this build parses goes into one pack of the per-blob cache, made visible when the build is done.
+    const cacheWriter = this.docs.writer();
     for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
-      const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts);
+      let read;
+      try {
+        read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, cacheWriter);
+      } catch (error) {
+        cacheWriter.abort();
+        throw error;
+      }
       skipped.push(...read.skipped);
       const bytes = buildSegment(read.documents);
       const lookup = byPath(bytes, read.rendered);
@@ -378,6 +386,11 @@ export class TreeIndexStore {
         segment,
         docstore: new DocstoreBytes(buildDocstore(Array.from({ length: segment.docCount }, (_, i) => lookup(i).toString('utf8')))),
       });
+    }
+    try {
+      cacheWriter.finish();
+    } catch {
+      // The cache is an optimisation: a read-only or full disk must not fail the query.
     }
     if (parts.length === 1) {
       const [{ segment, docstore }] = parts as [(typeof parts)[0]];
@@ -401,11 +414,13 @@ export class TreeIndexStore {
    * them, else read, parsed and rendered (and then cached, so the next build of any tree holding
    * them parses nothing). Nothing in a blob is trusted: one larger than `MAX_INDEXED_BLOB_BYTES` is
    * never read (its size comes from the tree listing or the object header), and one that is not a
-   * readable topic is skipped; both are returned in `skipped` with their problem.
+   * readable topic is skipped; both are returned in `skipped` with their problem. With `cacheWriter`
+   * (a full build's), new entries go to it; else they are written before this returns.
    */
   private async readDocuments(
     blobs: ReadonlyArray<{ path: string; oid: string; size?: number }>,
     counts: Counts,
+    cacheWriter?: DocCacheWriter,
   ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string>; skipped: SkippedTopic[] }> {
     const documents: SegmentInput[] = [];
     const rendered = new Map<string, string>();
@@ -453,7 +468,8 @@ export class TreeIndexStore {
         else entries[i] = verdict;
       });
       try {
-        this.docs.write(fresh);
+        if (cacheWriter) for (const [oid, doc] of fresh) cacheWriter.add(oid, doc);
+        else this.docs.write(fresh);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }
