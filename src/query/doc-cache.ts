@@ -276,8 +276,12 @@ function errorCode(error: unknown): string {
 export class DocCacheWriter {
   private held: Array<[string, Buffer]> = [];
   private readonly seen = new Set<string>();
+  /**
+   * The pack being written, and its index records: oids as hex strings (a 20-byte Buffer would be a
+   * slice of Node's shared pool and keep the entries allocated beside it alive).
+   */
   private pack:
-    { fd: number; temp: string; offset: number; hash: ReturnType<typeof createHash>; records: Array<[Buffer, number, number]> } | undefined;
+    { fd: number; temp: string; offset: number; hash: ReturnType<typeof createHash>; records: Array<[string, number, number]> } | undefined;
   private queued: Buffer[] = [];
   private queuedBytes = 0;
   private failure: unknown;
@@ -372,15 +376,14 @@ export class DocCacheWriter {
   }
 
   private append(blob: string, bytes: Buffer): void {
-    const oid = Buffer.from(blob, 'hex');
-    if (this.pack && (this.pack.records[0]?.[0].length ?? oid.length) !== oid.length) {
+    if (this.pack && (this.pack.records[0]?.[0].length ?? blob.length) !== blob.length) {
       writeLocalFileSync(this.cache.file(blob), bytes); // another object format: not in this pack
       return;
     }
     if (this.pack && this.pack.offset + bytes.length > PACK_ROLLOVER_BYTES) this.seal();
-    if (!this.pack) this.open(oid.length);
+    if (!this.pack) this.open(blob.length / 2);
     const pack = this.pack!;
-    pack.records.push([oid, pack.offset, bytes.length]);
+    pack.records.push([blob, pack.offset, bytes.length]);
     this.queue(bytes);
   }
 
@@ -404,14 +407,14 @@ export class DocCacheWriter {
   /** Writes the fanout, index and trailer, and renames the pack into place. */
   private seal(): void {
     const pack = this.pack!;
-    const oidBytes = pack.records[0]![0].length;
-    pack.records.sort((a, b) => a[0].compare(b[0]));
+    const oidBytes = pack.records[0]![0].length / 2;
+    pack.records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const record = oidBytes + 8;
     const table = Buffer.alloc(FANOUT_BYTES + pack.records.length * record + 16);
     const firstBytes = new Uint32Array(256);
     pack.records.forEach(([oid, offset, length], i) => {
-      firstBytes[oid[0]!]!++;
-      oid.copy(table, FANOUT_BYTES + i * record);
+      firstBytes[parseInt(oid.slice(0, 2), 16)]!++;
+      table.write(oid, FANOUT_BYTES + i * record, 'hex');
       table.writeUInt32LE(offset, FANOUT_BYTES + i * record + oidBytes);
       table.writeUInt32LE(length, FANOUT_BYTES + i * record + oidBytes + 4);
     });

@@ -3,6 +3,8 @@ import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { syntheticTopic } from '../../bench/lib/synthetic.js';
 import {
   DOC_CACHE_VERSION,
@@ -383,4 +385,25 @@ test('the sweep rewrites old packs to what is referenced and folds old loose ent
   // Nothing more to do: a second sweep changes nothing.
   t.deepEqual(await cache.sweep(referenced), { kept: 20 + 40 + 5 + 40, removed: 0 });
   t.deepEqual(await cacheFiles(cache), after);
+});
+
+test('a pack being written holds its index records only, not the entries already written', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const cache = new DocCache(path.join(await tempDir(), 'docs'));
+  const writer = cache.writer();
+  gc();
+  const before = process.memoryUsage().arrayBuffers;
+  // 20,000 entries of ~2 KiB: 40 MiB written. A 20-byte Buffer per oid (a slice of Node's shared
+  // pool) kept every pool slab alive, with the entries serialized beside it: all 40 MiB.
+  for (let i = 0; i < 20_000; i++) {
+    writer.add(createHash('sha1').update(`blob ${i}`).digest('hex'), { problem: 'not-a-topic', message: `${i} ${'m'.repeat(2000)}` });
+  }
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gc();
+  const held = process.memoryUsage().arrayBuffers - before;
+  t.true(held < 8 * 1024 * 1024, `${Math.round(held / 1024 / 1024)} MiB held`);
+  writer.finish();
+  t.deepEqual((await cacheFiles(cache)).map(packName), ['packs/<sha1>.pack']);
 });
