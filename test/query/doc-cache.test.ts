@@ -16,7 +16,10 @@ import {
   type CachedBlob,
 } from '../../src/query/doc-cache.js';
 import { blobDocument, documentFromTopic } from '../../src/query/document.js';
+import { GitRepository } from '../../src/git/repository.js';
 import { queryTopics } from '../../src/query/query-topics.js';
+import { ContextStore } from '../../src/store/context-store.js';
+import { testProcesses } from '../helpers/processes.js';
 import { TreeIndexStore } from '../../src/query/tree-index.js';
 import type { Brv } from '../../src/service/brv.js';
 import { internals, openBrv } from '../helpers/service.js';
@@ -406,4 +409,38 @@ test('a pack being written holds its index records only, not the entries already
   t.true(held < 8 * 1024 * 1024, `${Math.round(held / 1024 / 1024)} MiB held`);
   writer.finish();
   t.deepEqual((await cacheFiles(cache)).map(packName), ['packs/<sha1>.pack']);
+});
+
+test('a full build of more topics than one chunk merges parts whose docstores were spilled to files, and leaves no temporary file', async (t) => {
+  const repo = await makeRepo();
+  const g = await GitRepository.open(repo, testProcesses());
+  t.teardown(() => g.close());
+  const store = new ContextStore(g);
+  const topics = Array.from(
+    { length: 2300 },
+    (_, i) => `<bv-topic path="d${i % 30}/t${i}" title="Topic ${i}"><bv-rule>Rule ${i}: zebra${i} stripes.</bv-rule></bv-topic>`,
+  );
+  const blobs = await g.writeBlobs(topics);
+  await store.commit('main', async () => ({
+    write: { edits: blobs.map((blob, i) => ({ path: `d${i % 30}/t${i}.html`, blob })), subject: 'bulk', meta: { op: 'import' } },
+    result: null,
+  }));
+  const tree = (await store.snapshot('main')).commit!.tree;
+  const indexRoot = path.join(await tempDir(), 'index');
+  const indexes = new TreeIndexStore(g, indexRoot, new DocCache(path.join(await tempDir(), 'docs')));
+  const opened = await indexes.open(tree);
+  t.like(opened, { build: 'full', parsedTopics: 2300 });
+  const segment = opened.stack.segments[0]!;
+  t.is(segment.docCount, 2300);
+  const wanted = [0, 1, 1000, 1999, 2000, 2001, 2299].map((doc) => ({ segment: 0, doc }));
+  const texts = await indexes.rendered(opened, wanted);
+  texts.forEach((text, k) => {
+    const i = Number(/t(\d+)$/.exec(segment.path(wanted[k]!.doc))![1]);
+    t.is(text, (blobDocument(topics[i]!) as BlobDocument).markdown, `doc ${wanted[k]!.doc} (topic ${i})`);
+  });
+  const files = (await readdir(indexRoot, { recursive: true })).map(String);
+  t.deepEqual(
+    files.filter((f) => f.endsWith('.tmp')),
+    [],
+  );
 });
