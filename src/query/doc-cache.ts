@@ -164,6 +164,9 @@ const PACK_MIN_ENTRIES = 32;
 /** A pack with fewer entries than this is merged by the sweep into the pack it writes, so small packs do not pile up. */
 const PACK_MERGE_ENTRIES = 4096;
 const PACK_NAME = /^[0-9a-f]{40}\.pack$/;
+/** Entries of a pack closer than this are read in one run, of at most READ_RUN_BYTES. */
+const READ_GAP_BYTES = 16 * 1024;
+const READ_RUN_BYTES = 1024 * 1024;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
@@ -488,26 +491,37 @@ export class DocCache {
     if (blobs.length === 0) return found;
     const open = this.openPacks();
     try {
-      if (open.length > 0) {
-        blobs.forEach((blob, i) => {
-          if (!OID.test(blob)) return;
-          const oid = Buffer.from(blob, 'hex');
-          for (const { fd, index } of open) {
-            const at = findInPack(index, oid);
-            if (!at) continue;
-            let bytes;
-            try {
-              bytes = readAt(fd, at.offset, at.length);
-            } catch {
-              bytes = undefined;
-            }
-            const entry = bytes && parseEntry(bytes.toString('utf8'), blob);
-            if (entry) {
-              found[i] = entry;
-              return;
-            }
-          }
+      // Pack by pack: where each wanted entry is, then the entries read in runs of neighbours (a
+      // build asks for a tree's blobs in the order a build wrote them: one read per ~1 MiB, not per entry).
+      const oids = open.length === 0 ? [] : blobs.map((blob) => (OID.test(blob) ? Buffer.from(blob, 'hex') : undefined));
+      for (const { fd, index } of open) {
+        const hits: Array<{ i: number; offset: number; length: number }> = [];
+        oids.forEach((oid, i) => {
+          const at = oid && found[i] === undefined ? findInPack(index, oid) : undefined;
+          if (at) hits.push({ i, ...at });
         });
+        hits.sort((a, b) => a.offset - b.offset);
+        for (let first = 0; first < hits.length;) {
+          const start = hits[first]!.offset;
+          let last = first;
+          let end = start + hits[first]!.length;
+          while (last + 1 < hits.length) {
+            const next = hits[last + 1]!;
+            if (next.offset - end >= READ_GAP_BYTES || next.offset + next.length - start > READ_RUN_BYTES) break;
+            end = Math.max(end, next.offset + next.length);
+            last++;
+          }
+          let run: Buffer | undefined;
+          try {
+            run = readAt(fd, start, end - start);
+          } catch {
+            run = undefined;
+          }
+          for (const { i, offset, length } of hits.slice(first, last + 1)) {
+            if (run) found[i] = parseEntry(run.toString('utf8', offset - start, offset - start + length), blobs[i]!);
+          }
+          first = last + 1;
+        }
       }
     } finally {
       for (const { fd } of open) closeSync(fd);
