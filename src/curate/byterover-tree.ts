@@ -1,5 +1,6 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { blobObjectId } from '../git/blob-writer.js';
 import { BrvError, type ErrorKind } from '../errors.js';
 import { convertLegacyMarkdown } from '../topic/legacy-markdown.js';
 import { topicBlobPath } from '../topic/path.js';
@@ -227,8 +228,12 @@ export interface ImportedTopic {
 /** Everything `brv import` needs from a ByteRover tree, before anything is written. */
 export interface ByteRoverImportPlan {
   root: string;
-  /** Valid topics by blob path (`security/auth.html`), in tree order: what the one commit writes. */
-  topics: Map<string, { file: string; html: string }>;
+  /**
+   * Valid topics by blob path (`security/auth.html`), in tree order: what the one commit writes.
+   * `oid` is the canonical HTML's blob id; the HTML itself is kept only when no `keep` was given
+   * to `planByteRoverImport` (which then has it, and the plan holds no topic's text).
+   */
+  topics: Map<string, PlannedTopic>;
   /** HTML topics taken as they are. */
   imported: ImportedTopic[];
   /** Legacy Markdown topics converted to <bv-topic>. */
@@ -238,10 +243,22 @@ export interface ByteRoverImportPlan {
   problems: TreeProblem[];
 }
 
-/** Scans and reads a whole tree; duplicates (`a/b.md` and `a/b.html`) are problems of the later file. */
+export interface PlannedTopic {
+  file: string;
+  oid: string;
+  html?: string;
+}
+
+/**
+ * Scans and reads a whole tree; duplicates (`a/b.md` and `a/b.html`) are problems of the later file.
+ * `keep` takes each valid topic's canonical HTML as soon as it is read (to write it as a blob, or to
+ * hash it) and returns its blob id: an import of 100,000 topics then never holds all their text.
+ * Without it, the plan keeps the HTML and hashes it as SHA-1.
+ */
 export async function planByteRoverImport(
   dir: string,
   onProgress?: (validated: number, total: number) => void,
+  keep?: (html: string) => Promise<string>,
 ): Promise<ByteRoverImportPlan> {
   const scan = await scanByteRoverTree(dir);
   const plan: ByteRoverImportPlan = {
@@ -267,7 +284,8 @@ export async function planByteRoverImport(
       });
       continue;
     }
-    plan.topics.set(read.blobPath, { file: entry.file, html: read.html });
+    if (keep) plan.topics.set(read.blobPath, { file: entry.file, oid: await keep(read.html) });
+    else plan.topics.set(read.blobPath, { file: entry.file, oid: blobObjectId('sha1', Buffer.from(read.html, 'utf8')), html: read.html });
     (read.format === 'html' ? plan.imported : plan.converted).push({
       file: entry.file,
       relative: entry.relative,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ErrorKind } from '../error-kinds.js';
 import type { ContextStore } from '../store/context-store.js';
 import type { TreeEdit } from '../store/tree-edit.js';
@@ -19,23 +18,17 @@ export interface ImportResult {
   dryRun: boolean;
 }
 
-/** A blob's id computed here, so that a dry run writes no object. */
-function blobOid(objectFormat: 'sha1' | 'sha256', content: string): string {
-  return createHash(objectFormat)
-    .update(`blob ${Buffer.byteLength(content)}\0`)
-    .update(content)
-    .digest('hex');
-}
-
 /**
- * Records read and validated topics (blob path → canonical HTML) as ONE commit. With problems and
- * no `skipInvalid`, or a topic that would replace another without `overwrite`, nothing is written.
- * With `dryRun`, nothing is written at all (no object, no ref): the result is what an import would do.
+ * Records read and validated topics (blob path → blob of canonical HTML, already written: see
+ * `planByteRoverImport`'s `keep`) as ONE commit. With problems and no `skipInvalid`, or a topic that
+ * would replace another without `overwrite`, no ref moves (the blobs stay unreferenced, as after a
+ * `git add` that is never committed). With `dryRun`, the caller writes no blob (it only hashes) and
+ * nothing is written at all: the result is what an import would do.
  */
 export async function commitImport(
   store: ContextStore,
   branch: string,
-  topics: ReadonlyMap<string, { file: string; html: string }>,
+  topics: ReadonlyMap<string, { file: string; oid: string }>,
   problems: ImportProblem[],
   options: { overwrite: boolean; skipInvalid?: boolean; dryRun?: boolean; source?: string; agent?: string | undefined },
 ): Promise<ImportResult> {
@@ -46,8 +39,7 @@ export async function commitImport(
   const skipped = problems;
 
   const blobPaths = [...topics.keys()];
-  const contents = blobPaths.map((p) => topics.get(p)!.html);
-  const oids = dryRun ? contents.map((html) => blobOid(store.repo.location.objectFormat, html)) : await store.repo.writeBlobs(contents);
+  const oids = blobPaths.map((p) => topics.get(p)!.oid);
   const outcome = await store.commit<ImportResult>(branch, async (snapshot) => {
     const added: string[] = [];
     const updated: string[] = [];
@@ -93,14 +85,38 @@ export async function commitImport(
     // The search index's per-blob entries (src/query/doc-cache.ts), so the first query after an
     // import builds its index without parsing HTML. Optional: a failure here fails nothing.
     try {
-      const { cacheBlobDocuments } = await import('../query/document.js');
-      cacheBlobDocuments(
-        store.repo.location.commonDir,
-        blobPaths.map((p, i) => ({ oid: oids[i]!, html: topics.get(p)!.html })),
-      );
+      await cacheImportedBlobs(store, oids);
     } catch {
       // The first query parses the topics instead.
     }
   }
   return { ...outcome.result, commit: outcome.commit };
+}
+
+/** Blobs read back per round when caching an import: bounds what is held at once. */
+const CACHE_CHUNK = 500;
+
+/**
+ * Writes the per-blob cache entries of an import's blobs, read back from the repository a chunk at a
+ * time (entries are parsed from exactly what is stored), into one pack: memory stays bounded
+ * however many topics were imported.
+ */
+async function cacheImportedBlobs(store: ContextStore, oids: readonly string[]): Promise<void> {
+  const [{ blobDocument }, { DocCache }] = await Promise.all([import('../query/document.js'), import('../query/doc-cache.js')]);
+  const cache = DocCache.forRepository(store.repo.location.commonDir);
+  const writer = cache.writer();
+  try {
+    for (let from = 0; from < oids.length; from += CACHE_CHUNK) {
+      const chunk = oids.slice(from, from + CACHE_CHUNK).filter((oid) => !cache.has(oid));
+      const contents = await Promise.all(chunk.map((oid) => store.repo.readBlob(oid)));
+      chunk.forEach((oid, i) => {
+        const bytes = contents[i];
+        if (bytes !== undefined) writer.add(oid, blobDocument(bytes.toString('utf8')));
+      });
+    }
+  } catch (error) {
+    writer.abort();
+    throw error;
+  }
+  writer.finish();
 }

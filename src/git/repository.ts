@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
+import { BlobWriter } from './blob-writer.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
 import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
 import type { GitProcesses } from './processes.js';
@@ -141,23 +142,21 @@ export class GitRepository {
   }
 
   /**
-   * Writes many blobs through one `git fast-import` (a pack), for imports of whole trees. The oids
-   * come back on its output (`get-mark`), so nothing is written outside the repository.
+   * Writes many blobs through one `git fast-import` (a pack), for imports of whole trees; the oids,
+   * in order. See `blobWriter` to stream them.
    */
   async writeBlobs(contents: readonly (string | Uint8Array)[]): Promise<string[]> {
     if (contents.length === 0) return [];
-    const chunks: Buffer[] = [];
-    contents.forEach((content, i) => {
-      const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-      chunks.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${data.length}\n`), data, Buffer.from('\n'));
-    });
-    chunks.push(Buffer.from(contents.map((_, i) => `get-mark :${i + 1}\n`).join('')));
-    const { stdout } = await this.git(['fast-import', '--quiet'], { input: Buffer.concat(chunks) });
-    const oids = stdout.split('\n').filter((line) => /^[0-9a-f]{40,64}$/.test(line));
-    if (oids.length !== contents.length) {
-      throw new BrvError('git-failed', `git fast-import returned ${oids.length} object ids for ${contents.length} blobs.`);
-    }
+    const writer = this.blobWriter();
+    const oids: string[] = [];
+    for (const content of contents) oids.push(await writer.write(content));
+    await writer.close();
     return oids;
+  }
+
+  /** A writer that streams blobs into one `git fast-import` (one pack), holding none of them. */
+  blobWriter(): BlobWriter {
+    return new BlobWriter(this.processes, this.location.gitDir, this.location.objectFormat);
   }
 
   /** Starts the long-lived reader and tree writer ahead of use, so their process starts overlap other work. */

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { BrvError } from '../errors.js';
 import type { GitProcesses } from './processes.js';
 
@@ -10,7 +11,8 @@ import type { GitProcesses } from './processes.js';
 export interface GitRunOptions {
   /** Working directory for the git process (discovery only; everything else names --git-dir). */
   cwd?: string;
-  input?: string | Uint8Array;
+  /** What git reads on stdin: a string or bytes, or a stream piped in (with backpressure). */
+  input?: string | Uint8Array | Readable;
   /** Extra environment variables (on top of the cleaned environment of `processes`). */
   env?: Record<string, string>;
   /** Exit codes that are answers, not failures (e.g. 1 from `git config --get` for a missing key). */
@@ -63,7 +65,8 @@ export function runGitBuffer(processes: GitProcesses, args: readonly string[], o
     if (options.input !== undefined) {
       // git may exit before reading all input (e.g. on a usage error); that is reported by exit code.
       child.stdin!.on('error', () => {});
-      child.stdin!.end(options.input);
+      if (options.input instanceof Readable) options.input.pipe(child.stdin!);
+      else child.stdin!.end(options.input);
     }
   });
 }

@@ -225,3 +225,58 @@ export function docstoreBytes(count: number, entry: (i: number) => Buffer): Buff
   const bodies = Array.from({ length: count }, (_, i) => entry(i));
   return Buffer.concat([header(bodies), ...bodies]);
 }
+
+/**
+ * A docstore file read entry by entry, each CRC-checked, through one descriptor and a read-ahead
+ * buffer: entries asked for in increasing order (a merge walks each part so) cost one read per
+ * ~256 KiB; any other order still works, a read each. Only the offsets and CRCs are held. For a
+ * build's own temporary parts: anything wrong is `index-corrupt`, as for any docstore.
+ */
+export class DocstoreFile {
+  readonly count: number;
+  private readonly fd: number;
+  private readonly table: Buffer;
+  private readonly dataStart: number;
+  private window = Buffer.alloc(0);
+  private windowAt = 0;
+
+  constructor(private readonly file: string) {
+    this.fd = openDocstore(file);
+    try {
+      const head = Buffer.alloc(HEAD);
+      if (readSync(this.fd, head, 0, HEAD, 0) !== HEAD || !head.subarray(0, MAGIC.length).equals(MAGIC))
+        throw damaged(file, 'no docstore header');
+      this.count = head.readUInt32LE(MAGIC.length);
+      this.dataStart = headerBytes(this.count);
+      if (this.dataStart > fstatSync(this.fd).size) throw damaged(file, 'truncated header');
+      this.table = Buffer.alloc(this.dataStart - HEAD);
+      if (readSync(this.fd, this.table, 0, this.table.length, HEAD) !== this.table.length) throw damaged(file, 'truncated header');
+    } catch (error) {
+      closeSync(this.fd);
+      throw error;
+    }
+  }
+
+  entry(i: number): Buffer {
+    if (i < 0 || i >= this.count) throw damaged(this.file, `no entry ${i}`);
+    const from = this.dataStart + this.table.readUInt32LE(i * 4);
+    const to = this.dataStart + this.table.readUInt32LE(i * 4 + 4);
+    if (to < from || to - from > 1 << 30) throw damaged(this.file, `entry ${i} has a bad range`);
+    if (from < this.windowAt || to > this.windowAt + this.window.length) {
+      this.window = Buffer.allocUnsafeSlow(Math.max(to - from, 256 * 1024));
+      this.windowAt = from;
+      const read = readSync(this.fd, this.window, 0, this.window.length, from);
+      this.window = this.window.subarray(0, read);
+      if (to > from + read) throw damaged(this.file, `entry ${i} is truncated`);
+    }
+    // The window is replaced, never overwritten, so a body handed out stays valid.
+    const body = this.window.subarray(from - this.windowAt, to - this.windowAt);
+    if (crc32(body) !== this.table.readUInt32LE((this.count + 1) * 4 + i * 4))
+      throw damaged(this.file, `entry ${i} does not match its checksum`);
+    return body;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

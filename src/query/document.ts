@@ -39,15 +39,8 @@ export function fullBlobDocument(html: string): CachedBlob {
  */
 export function cacheBlobDocuments(commonDir: string, blobs: ReadonlyArray<{ oid: string; html: string }>): void {
   const cache = DocCache.forRepository(commonDir);
-  const entries = new Map<string, CachedBlob>();
-  for (const { oid, html } of blobs) {
-    if (entries.has(oid) || cache.has(oid)) continue;
-    entries.set(oid, blobDocument(html));
-    if (entries.size >= 500) {
-      // In batches: an import of 100,000 topics never holds all their text twice.
-      cache.write(entries);
-      entries.clear();
-    }
-  }
-  cache.write(entries);
+  // One pack for a large batch (an import), streamed: 100,000 topics are never held twice.
+  const writer = cache.writer();
+  for (const { oid, html } of blobs) if (!cache.has(oid)) writer.add(oid, blobDocument(html));
+  writer.finish();
 }

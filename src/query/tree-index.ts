@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { lstat, lutimes, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -5,9 +6,9 @@ import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
 import { readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
-import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob } from './doc-cache.js';
+import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob, type DocCacheWriter } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
-import { buildDocstore, docstoreBytes, DocstoreBytes, docstoreChunks, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
+import { docstoreBytes, DocstoreBytes, docstoreChunks, DocstoreFile, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
 import {
   FINE_RACY_WINDOW_NS,
@@ -511,19 +512,61 @@ export class TreeIndexStore {
     const { blobs, skipped } = screenBlobs(listed);
     counts.total = blobs.length;
     // Chunks bound memory at 100,000 topics: each chunk's text is analysed into a small segment and
-    // a docstore of bytes; the segments are then merged without re-analysing anything.
-    const parts: Array<{ segment: Segment; docstore: DocstoreBytes }> = [];
-    for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
-      const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts);
-      skipped.push(...read.skipped);
-      const bytes = buildSegment(read.documents);
-      const lookup = byPath(bytes, read.rendered);
-      const segment = Segment.open(bytes);
-      parts.push({
-        segment,
-        docstore: new DocstoreBytes(buildDocstore(Array.from({ length: segment.docCount }, (_, i) => lookup(i).toString('utf8')))),
-      });
+    // a docstore, written to a temporary file when there are several chunks (100,000 topics' markdown
+    // is ~130 MB); the segments are then merged without re-analysing anything.
+    const parts: Array<{ segment: Segment; docstore: DocstoreBytes | DocstoreFile }> = [];
+    const spilled: string[] = [];
+    // What this build parses goes into one pack of the per-blob cache, made visible when the build is done.
+    const cacheWriter = this.docs.writer();
+    try {
+      for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
+        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, cacheWriter);
+        skipped.push(...read.skipped);
+        const bytes = buildSegment(read.documents);
+        const lookup = byPath(bytes, read.rendered);
+        const segment = Segment.open(bytes);
+        parts.push({ segment, docstore: await this.partDocstore(segment.docCount, lookup, blobs.length > FULL_BUILD_CHUNK, spilled) });
+      }
+      try {
+        cacheWriter.finish();
+      } catch {
+        // The cache is an optimisation: a read-only or full disk must not fail the query.
+      }
+      return await this.mergeParts(parts, skipped);
+    } finally {
+      cacheWriter.abort(); // nothing left to drop once finished
+      for (const { docstore } of parts) if (docstore instanceof DocstoreFile) docstore.close();
+      for (const file of spilled) await rm(file, { force: true });
     }
+  }
+
+  /**
+   * A build part's docstore: written to a temporary file in the segments folder and read back
+   * entry by entry (`spill`), or, for a single part or when the folder cannot be written, in memory.
+   */
+  private async partDocstore(
+    count: number,
+    entry: (i: number) => Buffer,
+    spill: boolean,
+    spilled: string[],
+  ): Promise<DocstoreBytes | DocstoreFile> {
+    if (spill) {
+      const file = path.join(this.segments, `part-${process.pid}-${randomBytes(6).toString('hex')}.md.tmp`);
+      try {
+        await this.writeAtomic(file, () => docstoreChunks(count, entry));
+        spilled.push(file);
+        return new DocstoreFile(file);
+      } catch {
+        // kept in memory instead
+      }
+    }
+    return new DocstoreBytes(docstoreBytes(count, entry));
+  }
+
+  private async mergeParts(
+    parts: ReadonlyArray<{ segment: Segment; docstore: DocstoreBytes | DocstoreFile }>,
+    skipped: SkippedTopic[],
+  ): Promise<StackManifest> {
     if (parts.length === 1) {
       const [{ segment, docstore }] = parts as [(typeof parts)[0]];
       return singleSegmentManifest(await this.writeSegment({ bytes: segment.bytes, docstore: (i) => docstore.entry(i) }), skipped);
@@ -546,11 +589,13 @@ export class TreeIndexStore {
    * them, else read, parsed and rendered (and then cached, so the next build of any tree holding
    * them parses nothing). Nothing in a blob is trusted: one larger than `MAX_INDEXED_BLOB_BYTES` is
    * never read (its size comes from the tree listing or the object header), and one that is not a
-   * readable topic is skipped; both are returned in `skipped` with their problem.
+   * readable topic is skipped; both are returned in `skipped` with their problem. With `cacheWriter`
+   * (a full build's), new entries go to it; else they are written before this returns.
    */
   private async readDocuments(
     blobs: ReadonlyArray<{ path: string; oid: string; size?: number }>,
     counts: Counts,
+    cacheWriter?: DocCacheWriter,
   ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string>; skipped: SkippedTopic[] }> {
     const documents: SegmentInput[] = [];
     const rendered = new Map<string, string>();
@@ -614,7 +659,8 @@ export class TreeIndexStore {
       });
       performance.mark('index: topics extracted');
       try {
-        this.docs.write(fresh);
+        if (cacheWriter) for (const [oid, doc] of fresh) cacheWriter.add(oid, doc);
+        else this.docs.write(fresh);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }

@@ -257,11 +257,25 @@ export class Knowledge {
    * topics as they are, legacy Markdown topics converted, generated files skipped, with a report.
    */
   async importTree(request: ImportRequest, actor: Actor): Promise<ImportResult> {
-    const [{ planByteRoverImport }, { commitImport }] = await Promise.all([
+    const [{ planByteRoverImport }, { commitImport }, { blobObjectId }] = await Promise.all([
       import('../curate/byterover-tree.js'),
       import('../curate/import.js'),
+      import('../git/blob-writer.js'),
     ]);
-    const plan = await planByteRoverImport(absolute(request.directory), request.onProgress);
+    // Each topic's blob is written (or, for a dry run, only hashed) as soon as it is read: the plan holds no topic text.
+    const { repo } = this.ctx.store;
+    const writer = request.dryRun ? undefined : repo.blobWriter();
+    const keep = writer
+      ? (html: string) => writer.write(html)
+      : async (html: string) => blobObjectId(repo.location.objectFormat, Buffer.from(html, 'utf8'));
+    let plan;
+    try {
+      plan = await planByteRoverImport(absolute(request.directory), request.onProgress, keep);
+    } catch (error) {
+      await writer?.close().catch(() => {});
+      throw error;
+    }
+    await writer?.close();
     const result = await commitImport(this.ctx.store, this.ctx.branch, plan.topics, plan.problems, {
       overwrite: request.overwrite ?? false,
       skipInvalid: request.skipInvalid ?? false,

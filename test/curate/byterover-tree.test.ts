@@ -202,7 +202,7 @@ test('planning the bad tree: a typed error per file, nothing else is hidden', as
     ['ok/fine', 'unsafe/raw_script'],
   );
   t.deepEqual(plan.imported, []);
-  t.false(plan.topics.get('unsafe/raw_script.html')!.html.includes('<script'));
+  t.false(plan.topics.get('unsafe/raw_script.html')!.html!.includes('<script'));
 });
 
 test('planning the good tree: HTML imported as is, Markdown converted, all valid', async (t) => {
@@ -215,6 +215,28 @@ test('planning the good tree: HTML imported as is, Markdown converted, all valid
   );
   t.is(plan.topics.size, 24);
   t.is(plan.skipped.length, 12);
+});
+
+test('with keep, each topic goes to it as it is read and the plan holds no topic text (an import of 100,000 topics held them all)', async (t) => {
+  const dir = await tree({ 'a/one.html': topic('a/one'), 'a/two.md': '---\ntitle: Two\n---\nText.', 'b/three.html': topic('b/three') });
+  const kept: string[] = [];
+  const plan = await planByteRoverImport(dir, undefined, async (html) => {
+    kept.push(html);
+    return String(kept.length).padStart(40, '0');
+  });
+  t.is(kept.length, 3);
+  t.true(kept.every((html) => html.startsWith('<bv-topic')));
+  t.deepEqual(
+    [...plan.topics].map(([blobPath, planned]) => [blobPath, planned]),
+    [
+      ['a/one.html', { file: path.join(dir, 'a/one.html'), oid: '1'.padStart(40, '0') }],
+      ['a/two.html', { file: path.join(dir, 'a/two.md'), oid: '2'.padStart(40, '0') }],
+      ['b/three.html', { file: path.join(dir, 'b/three.html'), oid: '3'.padStart(40, '0') }],
+    ],
+  );
+  // Without keep, the HTML stays in the plan, with its SHA-1 blob id.
+  const kept2 = await planByteRoverImport(dir);
+  t.is(kept2.topics.get('a/one.html')!.html, kept[0]);
 });
 
 test('a Markdown and an HTML topic with the same path: the second is a duplicate-path problem', async (t) => {

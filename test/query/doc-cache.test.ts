@@ -1,12 +1,25 @@
 import test from 'ava';
 import { execa } from 'execa';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { syntheticTopic } from '../../bench/lib/synthetic.js';
-import { DOC_CACHE_VERSION, DocCache, documentAt, parseEntry, serializeEntry, type BlobDocument } from '../../src/query/doc-cache.js';
+import {
+  DOC_CACHE_VERSION,
+  DocCache,
+  documentAt,
+  parseEntry,
+  serializeEntry,
+  type BlobDocument,
+  type CachedBlob,
+} from '../../src/query/doc-cache.js';
 import { blobDocument, documentFromTopic } from '../../src/query/document.js';
+import { GitRepository } from '../../src/git/repository.js';
 import { queryTopics } from '../../src/query/query-topics.js';
+import { ContextStore } from '../../src/store/context-store.js';
+import { testProcesses } from '../helpers/processes.js';
 import { TreeIndexStore } from '../../src/query/tree-index.js';
 import type { Brv } from '../../src/service/brv.js';
 import { internals, openBrv } from '../helpers/service.js';
@@ -79,10 +92,22 @@ test('DOC_CACHE_VERSION is bumped whenever extraction or rendering output change
   const fingerprint = `${DOC_CACHE_VERSION}:${hash.digest('hex').slice(0, 16)}`;
   t.is(
     fingerprint,
-    '3:56d111a3849117d0',
+    // 4: the cache's layout changed (packs); entries name the version, so the fingerprint moved with it.
+    '4:0c51a3ebb31af66c',
     'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/query/doc-cache.ts, then record the new fingerprint here.',
   );
 });
+
+/** Every file below the cache's version folder, relative, sorted. */
+async function cacheFiles(cache: DocCache): Promise<string[]> {
+  const entries = await readdir(cache.dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => !e.isDirectory())
+    .map((e) => path.relative(cache.dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+const packName = (file: string) => file.replace(/^packs\/[0-9a-f]{40}\.pack$/, 'packs/<sha1>.pack');
 
 /** A repository of imported topics (the import also writes their cache entries). */
 async function importedRepo(count: number) {
@@ -124,9 +149,11 @@ test('a full build reads the cache import wrote, parses nothing, and answers exa
     const cold = new TreeIndexStore(internals(brv).repo, path.join(await tempDir(), 'index'), coldCache);
     t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0 });
     t.deepEqual(await answers(warm, brv), await answers(cold, brv));
-    // The cache the cold build wrote holds the same bytes as the one import wrote.
-    const blob = built.stack.segments[0]!.blob(7);
-    t.is(await readFile(coldCache.file(blob), 'utf8'), await readFile(cache.file(blob), 'utf8'));
+    // The cache the cold build wrote holds the same entries as the one import wrote, each in one pack.
+    const blobs = Array.from({ length: 60 }, (_, i) => built.stack.segments[0]!.blob(i));
+    t.deepEqual(new DocCache(coldCache.root).read(blobs), new DocCache(cache.root).read(blobs));
+    t.true(new DocCache(cache.root).read(blobs).every((entry) => entry !== undefined));
+    for (const written of [cache, coldCache]) t.deepEqual((await cacheFiles(written)).map(packName), ['packs/<sha1>.pack', 'swept']);
   } finally {
     brv.close();
   }
@@ -209,9 +236,11 @@ test('the sweep keeps entries indexed segments use and fresh ones; it drops old 
     }
     t.is(await indexes.sweepDocCache(), undefined, 'the open above swept already: not due again for a day');
     const swept = await indexes.sweepDocCache({ force: true });
-    t.deepEqual(swept, { kept: 9, removed: 2 });
-    t.false(cache.has('b'.repeat(40)));
-    t.true(cache.has('c'.repeat(40)));
+    t.deepEqual(swept, { kept: 9, removed: 1 });
+    t.false(new DocCache(cache.root).has('b'.repeat(40)));
+    t.true(new DocCache(cache.root).has('c'.repeat(40)));
+    // The old entries the index uses were folded into one pack; the fresh unused one stays loose.
+    t.deepEqual((await cacheFiles(cache)).map(packName), ['cc/cccccccccccccccccccccccccccccccccccccc', 'packs/<sha1>.pack', 'swept']);
     await t.throwsAsync(stat(temp));
     await t.throwsAsync(stat(otherVersion));
     // Everything the index uses is still there: a rebuild parses nothing.
@@ -220,4 +249,198 @@ test('the sweep keeps entries indexed segments use and fresh ones; it drops old 
   } finally {
     brv.close();
   }
+});
+
+/** `count` entries for made-up blobs (every fifth a real topic's document, the rest problems with distinct messages). */
+function entries(count: number, from = 0): Map<string, CachedBlob> {
+  const made = new Map<string, CachedBlob>();
+  for (let i = from; i < from + count; i++) {
+    const blob = createHash('sha1').update(`blob ${i}`).digest('hex');
+    made.set(blob, i % 5 === 0 ? blobDocument(canonical(syntheticTopic(i).html)) : { problem: 'not-a-topic', message: `entry ${i}` });
+  }
+  return made;
+}
+
+/** What a fresh reader finds: per blob, the entry (as stored: a JSON round trip) or undefined. */
+function readAll(root: string, wanted: ReadonlyMap<string, CachedBlob>): Array<CachedBlob | undefined> {
+  return new DocCache(root).read([...wanted.keys()]);
+}
+
+const stored = (wanted: ReadonlyMap<string, CachedBlob>) => [...wanted.values()].map((doc) => JSON.parse(JSON.stringify(doc)));
+
+test('a bulk write is one pack, a small one loose files; a new reader finds both, and has() knows them', async (t) => {
+  const cache = new DocCache(path.join(await tempDir(), 'docs'));
+  const bulk = entries(100);
+  const small = entries(3, 100);
+  cache.write(bulk);
+  t.deepEqual((await cacheFiles(cache)).map(packName), ['packs/<sha1>.pack']);
+  cache.write(small);
+  t.is((await cacheFiles(cache)).length, 4);
+  t.deepEqual(readAll(cache.root, bulk), stored(bulk));
+  t.deepEqual(readAll(cache.root, small), stored(small));
+  const fresh = new DocCache(cache.root);
+  for (const blob of [...bulk.keys(), ...small.keys()]) t.true(fresh.has(blob));
+  t.false(fresh.has('f'.repeat(40)));
+  t.deepEqual(fresh.read(['f'.repeat(40), [...bulk.keys()][7]!]), [undefined, stored(bulk)[7]]);
+});
+
+test('a damaged, truncated or planted pack is a miss, never a wrong entry, a throw or a hang', async (t) => {
+  const cache = new DocCache(path.join(await tempDir(), 'docs'));
+  const written = entries(40);
+  cache.write(written);
+  const [name] = await readdir(cache.packs);
+  const file = path.join(cache.packs, name!);
+  const good = await readFile(file);
+  const expected = stored(written);
+  const entriesEnd = good.readUInt32LE(good.length - 36 + 4);
+  /** Reads every blob with a fresh reader: each is its right entry or a miss; returns the hits. */
+  const hits = (what: string) => {
+    let found: Array<CachedBlob | undefined> = [];
+    t.notThrows(() => {
+      found = readAll(cache.root, written);
+    }, what);
+    found.forEach((entry, i) => {
+      if (entry !== undefined) t.deepEqual(entry, expected[i], what);
+    });
+    const asked = new DocCache(cache.root);
+    t.notThrows(() => [...written.keys()].forEach((blob) => asked.has(blob)), what);
+    return found.filter((e) => e !== undefined).length;
+  };
+  t.is(hits('intact'), 40);
+  for (const length of [0, 8, 16, 100, entriesEnd, good.length - 36, good.length - 1]) {
+    await writeFile(file, good.subarray(0, length));
+    t.is(hits(`truncated to ${length}`), 0, `truncated to ${length}`);
+  }
+  await writeFile(file, Buffer.concat([good, Buffer.from('x')]));
+  t.is(hits('a byte appended'), 0);
+  const positions = new Set<number>();
+  for (let at = 0; at < good.length; at += 211) positions.add(at);
+  for (let at = Math.max(0, entriesEnd - 40); at < good.length; at += 13) positions.add(at); // index, trailer
+  for (const at of positions) {
+    const flipped = Buffer.from(good);
+    flipped[at]! ^= 1 << (at % 8);
+    await writeFile(file, flipped);
+    // A flip inside the entries costs the one entry it hits; anywhere else, the whole pack.
+    t.is(hits(`byte ${at} flipped`), at >= 16 && at < entriesEnd ? 39 : 0, `byte ${at} flipped`);
+  }
+  // Planted in its place: a FIFO (never waited on), a symbolic link to a good pack (not followed), a directory.
+  const elsewhere = path.join(await tempDir(), 'good.pack');
+  await writeFile(elsewhere, good);
+  await rm(file);
+  await execa('mkfifo', [file]);
+  t.is(hits('a FIFO'), 0);
+  await rm(file);
+  await symlink(elsewhere, file);
+  t.is(hits('a symbolic link'), 0);
+  await rm(file);
+  await mkdir(file);
+  t.is(hits('a directory'), 0);
+  // The sweep copes too, and leaves what it cannot read alone.
+  await t.notThrowsAsync(cache.sweep(new Set(written.keys()), 0));
+  await rm(file, { recursive: true });
+  await writeFile(file, good);
+  t.is(hits('restored'), 40);
+});
+
+test('the sweep rewrites old packs to what is referenced and folds old loose entries in; a reader meanwhile always finds them', async (t) => {
+  const cache = new DocCache(path.join(await tempDir(), 'docs'));
+  const [partly, wholly, loose, unused, young] = [entries(40), entries(40, 40), entries(5, 80), entries(2, 85), entries(40, 87)];
+  const referenced = new Set([...[...partly.keys()].slice(0, 20), ...wholly.keys(), ...loose.keys()]);
+  cache.write(partly);
+  cache.write(wholly);
+  cache.write(loose);
+  cache.write(unused);
+  const old = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+  for (const file of await cacheFiles(cache)) await utimes(path.join(cache.dir, file), old, old);
+  const oldPacks = new Set(await readdir(cache.packs));
+  cache.write(young); // a fresh pack (an import whose query has not run): kept as it is
+  const youngPack = (await readdir(cache.packs)).find((n) => !oldPacks.has(n));
+  const oldTemp = path.join(cache.packs, '123-abc.pack.tmp');
+  await writeFile(oldTemp, 'half a pack');
+  await utimes(oldTemp, old, old);
+  const want = new Map([...partly, ...wholly, ...loose].filter(([blob]) => referenced.has(blob)));
+  let done = false;
+  let reads = 0;
+  const reader = (async () => {
+    while (!done) {
+      t.deepEqual(readAll(cache.root, want), stored(want), 'a referenced entry is always found');
+      reads++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  const swept = await cache.sweep(referenced);
+  done = true;
+  await reader;
+  t.true(reads > 1);
+  t.deepEqual(swept, { kept: 20 + 40 + 5 + 40, removed: 20 + 2 });
+  const after = await cacheFiles(cache);
+  t.is(after.length, 2, after.join(' '));
+  t.true(after.every((f) => /^packs\/[0-9a-f]{40}\.pack$/.test(f)));
+  t.true(youngPack !== undefined && after.includes(`packs/${youngPack}`));
+  t.deepEqual(readAll(cache.root, want), stored(want));
+  t.deepEqual(readAll(cache.root, young), stored(young));
+  t.true(readAll(cache.root, unused).every((e) => e === undefined));
+  t.true(
+    readAll(cache.root, partly)
+      .slice(20)
+      .every((e) => e === undefined),
+  );
+  // Nothing more to do: a second sweep changes nothing.
+  t.deepEqual(await cache.sweep(referenced), { kept: 20 + 40 + 5 + 40, removed: 0 });
+  t.deepEqual(await cacheFiles(cache), after);
+});
+
+test('a pack being written holds its index records only, not the entries already written', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const cache = new DocCache(path.join(await tempDir(), 'docs'));
+  const writer = cache.writer();
+  gc();
+  const before = process.memoryUsage().arrayBuffers;
+  // 20,000 entries of ~2 KiB: 40 MiB written. A 20-byte Buffer per oid (a slice of Node's shared
+  // pool) kept every pool slab alive, with the entries serialized beside it: all 40 MiB.
+  for (let i = 0; i < 20_000; i++) {
+    writer.add(createHash('sha1').update(`blob ${i}`).digest('hex'), { problem: 'not-a-topic', message: `${i} ${'m'.repeat(2000)}` });
+  }
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gc();
+  const held = process.memoryUsage().arrayBuffers - before;
+  t.true(held < 8 * 1024 * 1024, `${Math.round(held / 1024 / 1024)} MiB held`);
+  writer.finish();
+  t.deepEqual((await cacheFiles(cache)).map(packName), ['packs/<sha1>.pack']);
+});
+
+test('a full build of more topics than one chunk merges parts whose docstores were spilled to files, and leaves no temporary file', async (t) => {
+  const repo = await makeRepo();
+  const g = await GitRepository.open(repo, testProcesses());
+  t.teardown(() => g.close());
+  const store = new ContextStore(g);
+  const topics = Array.from(
+    { length: 2300 },
+    (_, i) => `<bv-topic path="d${i % 30}/t${i}" title="Topic ${i}"><bv-rule>Rule ${i}: zebra${i} stripes.</bv-rule></bv-topic>`,
+  );
+  const blobs = await g.writeBlobs(topics);
+  await store.commit('main', async () => ({
+    write: { edits: blobs.map((blob, i) => ({ path: `d${i % 30}/t${i}.html`, blob })), subject: 'bulk', meta: { op: 'import' } },
+    result: null,
+  }));
+  const tree = (await store.snapshot('main')).commit!.tree;
+  const indexRoot = path.join(await tempDir(), 'index');
+  const indexes = new TreeIndexStore(g, indexRoot, new DocCache(path.join(await tempDir(), 'docs')));
+  const opened = await indexes.open(tree);
+  t.like(opened, { build: 'full', parsedTopics: 2300 });
+  const segment = opened.stack.segments[0]!;
+  t.is(segment.docCount, 2300);
+  const wanted = [0, 1, 1000, 1999, 2000, 2001, 2299].map((doc) => ({ segment: 0, doc }));
+  const texts = await indexes.rendered(opened, wanted);
+  texts.forEach((text, k) => {
+    const i = Number(/t(\d+)$/.exec(segment.path(wanted[k]!.doc))![1]);
+    t.is(text, (blobDocument(topics[i]!) as BlobDocument).markdown, `doc ${wanted[k]!.doc} (topic ${i})`);
+  });
+  const files = (await readdir(indexRoot, { recursive: true })).map(String);
+  t.deepEqual(
+    files.filter((f) => f.endsWith('.tmp')),
+    [],
+  );
 });
