@@ -101,8 +101,11 @@ const base = T('<bv-reason>base</bv-reason>');
 for (const [name, html] of Object.entries(HTML)) {
   test(`pathological HTML within ${BUDGET_MS} ms per step: ${name}`, (t) => {
     const slow: string[] = [];
+    // Over budget, a step is timed twice more and its best time counts: a garbage collection or a
+    // busy core can push one linear run over; a super-linear one stays over every time.
     const step = (what: string, run: () => unknown) => {
-      const ms = cpuMs(run);
+      let ms = cpuMs(run);
+      for (let retry = 0; retry < 2 && ms > BUDGET_MS; retry++) ms = Math.min(ms, cpuMs(run));
       if (ms > BUDGET_MS) slow.push(`${what}: ${Math.round(ms)} ms`);
     };
     step('stripCodeFence', () => stripCodeFence(html));
