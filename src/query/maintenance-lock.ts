@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 
@@ -9,9 +9,8 @@ import { readLocalFile, writeLocalFile } from '../store/local-file.js';
  * `{pid, token, since}` created exclusively (O_EXCL). A query that finds compaction due starts a
  * background `brv maintenance` only if it can take the lock, so concurrent queries start at most
  * one. A lock whose process is gone (killed, crashed: `kill -9` leaves the file) or that is older
- * than `STALE_LOCK_MS` is stale and taken over. Compaction is idempotent and published atomically,
- * so the lock saves work, it does not guard correctness: in the rare race of two processes taking
- * over the same stale lock, two compactions of one index run and write the same bytes.
+ * than `STALE_LOCK_MS` is stale and taken over, by one process only (a takeover guard). Compaction
+ * is idempotent and published atomically, so the lock saves work, it does not guard correctness.
  */
 
 /** A maintenance run takes seconds at 100,000 topics; a lock this old is abandoned whatever its pid says (pids are reused). */
@@ -95,54 +94,58 @@ function stale(holder: LockHolder | undefined, mtimeMs: number, now: number): bo
   return now - Math.min(holder.since, mtimeMs) > STALE_LOCK_MS || !running(holder.pid);
 }
 
+/** A takeover guard older than this belongs to a process that died while taking over: removed. */
+const STALE_GUARD_MS = 10_000;
+
+/** Creates `file` with `text` only if it does not exist (O_EXCL): true when this call created it. */
+async function createExclusive(file: string, text: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
 /**
  * Takes the lock for `holder`: true when it is now theirs; false when a live lock is held by
- * someone else. A stale lock is moved aside (rename, so of two processes taking it over only one
- * gets it) and then created anew.
+ * someone else (or someone else is taking a stale one over right now). The lock file is created
+ * exclusively; a stale one is never deleted, but replaced whole by the one process that holds the
+ * takeover guard (`<lock>.takeover`, also created exclusively) after checking again, under the guard,
+ * that the lock is still stale — so of many processes finding one stale lock, exactly one takes it.
  */
 export async function acquireLock(file: string, holder: LockHolder): Promise<boolean> {
   await mkdir(path.dirname(file), { recursive: true });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(file, 'wx');
-      try {
-        await handle.writeFile(serialize(holder));
-      } finally {
-        await handle.close();
-      }
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const read = await readHolder(file);
-    if (read && !stale(read.holder, read.mtimeMs, Date.now())) return false;
-    const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.stale`;
-    try {
-      await rename(file, aside);
-    } catch {
-      continue; // taken over (or released) by someone else first: try to create it again
-    }
-    // Moved aside what another process had just created in its place? Put it back if nothing else has a lock there by now.
-    const moved = await readHolder(aside);
-    await unlink(aside).catch(() => {});
-    if (read && moved && moved.text !== read.text && moved.holder && !stale(moved.holder, moved.mtimeMs, Date.now())) {
-      await writeLocalFileIfAbsent(file, moved.text);
-      return false;
-    }
+  const text = serialize(holder);
+  if (await createExclusive(file, text)) return true;
+  const read = await readHolder(file);
+  if (read && !stale(read.holder, read.mtimeMs, Date.now())) return false;
+  const guard = `${file}.takeover`;
+  if (!(await createExclusive(guard, text))) {
+    const since = await lstat(guard).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    if (since === undefined || Date.now() - since <= STALE_GUARD_MS) return false;
+    await unlink(guard).catch(() => {});
+    if (!(await createExclusive(guard, text))) return false;
   }
-  return false;
-}
-
-async function writeLocalFileIfAbsent(file: string, text: string): Promise<void> {
   try {
-    const handle = await open(file, 'wx');
-    try {
-      await handle.writeFile(text);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // someone holds it already
+    // Under the guard: the lock may have been released, or taken, since it was read.
+    if (await createExclusive(file, text)) return true;
+    const again = await readHolder(file);
+    if (again && !stale(again.holder, again.mtimeMs, Date.now())) return false;
+    await writeLocalFile(file, text); // whole (temp file + rename): a reader sees the old lock or ours
+    return true;
+  } finally {
+    await unlink(guard).catch(() => {});
   }
 }
 
