@@ -95,17 +95,25 @@ const cpuMs = (run: () => unknown) => {
   return (used.user + used.system) / 1000;
 };
 
+/**
+ * CPU time of `run`; over budget, it is timed twice more and the best time counts: a garbage
+ * collection or a busy core can push one linear run over (micromark takes 1.8–2.2 s on some of these
+ * inputs here); a super-linear one stays over every time.
+ */
+const bestCpuMs = (run: () => unknown) => {
+  let ms = cpuMs(run);
+  for (let retry = 0; retry < 2 && ms > BUDGET_MS; retry++) ms = Math.min(ms, cpuMs(run));
+  return ms;
+};
+
 const theirs = T('<bv-reason>theirs</bv-reason>');
 const base = T('<bv-reason>base</bv-reason>');
 
 for (const [name, html] of Object.entries(HTML)) {
   test(`pathological HTML within ${BUDGET_MS} ms per step: ${name}`, (t) => {
     const slow: string[] = [];
-    // Over budget, a step is timed twice more and its best time counts: a garbage collection or a
-    // busy core can push one linear run over; a super-linear one stays over every time.
     const step = (what: string, run: () => unknown) => {
-      let ms = cpuMs(run);
-      for (let retry = 0; retry < 2 && ms > BUDGET_MS; retry++) ms = Math.min(ms, cpuMs(run));
+      const ms = bestCpuMs(run);
       if (ms > BUDGET_MS) slow.push(`${what}: ${Math.round(ms)} ms`);
     };
     step('stripCodeFence', () => stripCodeFence(html));
@@ -126,13 +134,13 @@ for (const [name, html] of Object.entries(HTML)) {
 for (const [name, markdown] of Object.entries(MARKDOWN)) {
   test(`pathological markdown within ${BUDGET_MS} ms: ${name}`, (t) => {
     let result: ReturnType<typeof convertLegacyMarkdown> | undefined;
-    const ms = cpuMs(() => (result = convertLegacyMarkdown(markdown, 'a/b.md')));
+    const ms = bestCpuMs(() => (result = convertLegacyMarkdown(markdown, 'a/b.md')));
     t.true(ms < BUDGET_MS, `${Math.round(ms)} ms`);
     if (result?.ok) {
       const html = result.html;
-      t.true(cpuMs(() => validateTopicHtml(html)) < BUDGET_MS);
+      t.true(bestCpuMs(() => validateTopicHtml(html)) < BUDGET_MS);
       const read = readStoredTopic(html);
-      if (read.ok) t.true(cpuMs(() => renderTopicMarkdown(read.root)) < BUDGET_MS);
+      if (read.ok) t.true(bestCpuMs(() => renderTopicMarkdown(read.root)) < BUDGET_MS);
     }
   });
 }
