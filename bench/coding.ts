@@ -16,9 +16,7 @@
  * --retriever stand-in: the Lunr BM25 stand-in of bench/lib/locomo-query.ts over the same topics.
  * Writes bench/results/coding[-<split>][-stand-in].json (figures and question ids, ranks of judged topics).
  */
-import { execa } from 'execa';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CODING_CATEGORIES, DEFAULT_CORPUS, loadCodingCorpus, missingJudgments, splitQuestions } from './lib/coding-data.js';
 import { CODING_COLUMNS, formatGradedAblation, formatGradedTable } from './lib/coding-report.js';
@@ -28,7 +26,7 @@ import { ablationConfigurations, SPLITS, type Split } from './lib/locomo-ablate.
 import { percentile } from './lib/locomo-metrics.js';
 import { standInRetriever } from './lib/locomo-query.js';
 import { preferBrv, type RetrieverFactory } from './lib/locomo-run.js';
-import { writeReport } from './lib/report.js';
+import { measuredSource, writeReport } from './lib/report.js';
 
 const usage = 'usage: node --import tsx bench/coding.ts [--corpus DIR] [--split all|tune|validate] [--ablate] [--retriever brv|stand-in]';
 function fail(message: string): never {
@@ -53,16 +51,7 @@ const retrieverFactory: RetrieverFactory =
       : fail(`Unknown --retriever ${values.retriever}.`);
 const configurations = values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
 
-process.env.GIT_AUTHOR_NAME ??= 'brv-bench';
-process.env.GIT_AUTHOR_EMAIL ??= 'bench@example.com';
-process.env.GIT_COMMITTER_NAME ??= 'brv-bench';
-process.env.GIT_COMMITTER_EMAIL ??= 'bench@example.com';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const source = await Promise.all([
-  execa('git', ['rev-parse', 'HEAD'], { cwd: root, reject: false }),
-  execa('git', ['status', '--porcelain', '--', 'src'], { cwd: root, reject: false }),
-]).then(([head, status]) => ({ commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' }));
+const source = await measuredSource();
 
 const corpus = await loadCodingCorpus(path.resolve(values.corpus));
 const missing = missingJudgments(corpus);

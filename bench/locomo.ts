@@ -26,9 +26,7 @@
  * The data (CC BY-NC) is read from its path at run time and never copied into the repository; the
  * results hold question ids and figures, not question text.
  */
-import { execa } from 'execa';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CATEGORY_NAMES, loadLocomo, type Conversation } from './lib/locomo-data.js';
 import { ablationConfigurations, formatAblation, splitConversations, SPLITS, type Split } from './lib/locomo-ablate.js';
@@ -37,7 +35,7 @@ import { standInRetriever } from './lib/locomo-query.js';
 import { BASELINES, COLUMNS, displayValue, formatTable } from './lib/locomo-report.js';
 import { preferBrv, runConversation, type ConversationRun, type RetrieverFactory } from './lib/locomo-run.js';
 import { haystackTopics, VARIANTS, type TurnContext, type Variant } from './lib/locomo-topics.js';
-import { writeReport } from './lib/report.js';
+import { measuredSource, writeReport } from './lib/report.js';
 
 const usage =
   'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate] [--haystack N]';
@@ -87,18 +85,7 @@ const retrieverFactory: RetrieverFactory =
         ? standInRetriever
         : fail(`Unknown --retriever ${values.retriever}.`);
 
-// Commits need an identity; a CI machine may have none.
-process.env.GIT_AUTHOR_NAME ??= 'brv-bench';
-process.env.GIT_AUTHOR_EMAIL ??= 'bench@example.com';
-process.env.GIT_COMMITTER_NAME ??= 'brv-bench';
-process.env.GIT_COMMITTER_EMAIL ??= 'bench@example.com';
-
-// Which brv was measured: the commit, and whether src/ had uncommitted changes.
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const source = await Promise.all([
-  execa('git', ['rev-parse', 'HEAD'], { cwd: root, reject: false }),
-  execa('git', ['status', '--porcelain', '--', 'src'], { cwd: root, reject: false }),
-]).then(([head, status]) => ({ commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' }));
+const source = await measuredSource();
 
 const everyConversation = await loadLocomo(dataFile);
 const conversations: Conversation[] = splitConversations(everyConversation, split).slice(0, limit);

@@ -44,3 +44,19 @@ export async function writeReport(name: string, data: object): Promise<string> {
   console.log(`wrote ${path.relative(root, file)}`);
   return file;
 }
+
+/**
+ * Which brv a retrieval bench measured: this checkout's commit and whether src/ has uncommitted
+ * changes. Also gives the bench's own commits an identity (a CI machine may have none).
+ */
+export async function measuredSource(): Promise<{ commit: string | undefined; srcDirty: boolean }> {
+  process.env.GIT_AUTHOR_NAME ??= 'brv-bench';
+  process.env.GIT_AUTHOR_EMAIL ??= 'bench@example.com';
+  process.env.GIT_COMMITTER_NAME ??= 'brv-bench';
+  process.env.GIT_COMMITTER_EMAIL ??= 'bench@example.com';
+  const [head, status] = await Promise.all([
+    execa('git', ['rev-parse', 'HEAD'], { cwd: ROOT, reject: false }),
+    execa('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, reject: false }),
+  ]);
+  return { commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' };
+}

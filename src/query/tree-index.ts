@@ -173,6 +173,16 @@ async function analyzer() {
  */
 const WARM_INDEXES = 4;
 
+/** What an index opened from memory or disk reports: nothing built, parsed or hashed. */
+const NOTHING_BUILT = {
+  build: 'cached',
+  buildMs: 0,
+  changedTopics: 0,
+  parsedTopics: 0,
+  cachedTopics: 0,
+  hashedSegments: 0,
+} as const satisfies Partial<TreeIndex>;
+
 export class TreeIndexStore {
   private readonly dir: string;
   private readonly manifests: string;
@@ -216,16 +226,7 @@ export class TreeIndexStore {
     }
     if (opened) {
       const index = await opened;
-      return {
-        ...index,
-        build: 'cached',
-        buildMs: 0,
-        changedTopics: 0,
-        parsedTopics: 0,
-        cachedTopics: 0,
-        hashedSegments: 0,
-        compaction: index.compaction === 'inline' ? 'none' : index.compaction,
-      };
+      return { ...index, ...NOTHING_BUILT, compaction: index.compaction === 'inline' ? 'none' : index.compaction };
     }
     opened = this.load(tree, options.rebuild ?? false, options.onProgress);
     this.warm.delete(tree);
@@ -441,18 +442,7 @@ export class TreeIndexStore {
       await new Promise((resolve) => setTimeout(resolve, Number(FINE_RACY_WINDOW_NS / 1_000_000n) + 50));
       opened = await this.openManifest(compacted, counts).catch(() => this.openManifest(compacted, counts, verified));
     }
-    const index: TreeIndex = {
-      tree,
-      ...opened,
-      skipped: compacted.skipped,
-      build: 'cached',
-      buildMs: 0,
-      changedTopics: 0,
-      parsedTopics: 0,
-      cachedTopics: 0,
-      hashedSegments: 0,
-      compaction: 'none',
-    };
+    const index: TreeIndex = { tree, ...opened, skipped: compacted.skipped, ...NOTHING_BUILT, compaction: 'none' };
     this.warm.delete(tree);
     this.warm.set(tree, Promise.resolve(index));
     if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
