@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { commands } from '../../src/cli/commands/index.js';
 import { fastParse } from '../../src/cli/fast-args.js';
 import { createParser } from '../../src/cli/parser.js';
+import { seededRandom } from '../helpers/random.js';
 
 /** What yargs hands the command's handler for `args` (undefined: a usage error, help or version). */
 async function yargsArgv(args: string[]): Promise<Record<string, unknown> | undefined> {
@@ -147,13 +148,8 @@ function* commandLines(count: number): Generator<string[]> {
     '--version',
     '-h',
   ];
-  let state = 7; // mulberry32
-  const next = (n: number) => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), state | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return Math.floor((((x ^ (x >>> 14)) >>> 0) / 2 ** 32) * n);
-  };
+  const random = seededRandom(7);
+  const next = (n: number) => Math.floor(random() * n);
   for (let i = 0; i < count; i++) {
     const line = [['query', 'search', 'curate', 'hook-prompt-submit'][next(4)]!];
     for (let k = next(7); k > 0; k--) line.push(next(2) ? words[next(words.length)]! : flags[next(flags.length)]!);

@@ -17,6 +17,7 @@ import { topicText } from '../../src/topic/text.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
 import { tinySample } from '../bench/locomo-fixture.js';
 import { PAYLOADS } from '../helpers/hostile.js';
+import { seededRandom } from '../helpers/random.js';
 import { brv, brvJson, cleanup, git, makeRepo, ROOT, tempDir } from '../helpers/repo.js';
 
 /** Canonical topic HTML, as curate and import store it. */
@@ -147,15 +148,7 @@ test('fast == full (or bail) on every hostile vector, and on hostile payloads in
 });
 
 /** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), state | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const TOKENS = [
   '<', '>', '</', '/>', '&', ';', '"', "'", '=', ' ', '\n', '\r', '\t', '\u00a0', '\u0000', '\u001b', '\u0085', '\ud800',

@@ -8,6 +8,7 @@ import { BLOCK_TAGS, INLINE_TAGS } from '../../src/topic/registry.js';
 import { readStoredTopic } from '../../src/topic/stored.js';
 import { attributesOf } from '../../src/topic/hast.js';
 import { renderProblems } from '../helpers/hostile.js';
+import { seededRandom } from '../helpers/random.js';
 
 interface Vector {
   readonly note: string;
@@ -88,15 +89,8 @@ function dangerIn(root: Nodes): string[] {
   return problems;
 }
 
-/** A small seeded generator (mulberry32): the same mutants on every run, so a failure reproduces. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same mutants on every run, so a failure reproduces. */
+const random = seededRandom;
 
 const NOISE = [
   ' ',

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { CLI, ENV, tempDir } from '../../helpers/repo.js';
 
+export { seededRandom } from '../../helpers/random.js';
+
 export interface CliRun {
   exitCode: number | null;
   /** 'SIGKILL' when the campaign killed it before it finished. */
@@ -103,18 +105,6 @@ export async function staleLocks(gitDir: string): Promise<string[]> {
 export async function fsckProblems(repo: string): Promise<string> {
   const result = await execa('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, env: ENV, extendEnv: false, reject: false });
   return result.exitCode === 0 ? result.stderr.trim() : `exit ${result.exitCode}: ${result.stdout} ${result.stderr}`.trim();
-}
-
-/** A small seeded PRNG (mulberry32): campaigns are repeatable from their seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The tree of a ref, or '' when the ref does not exist. */
