@@ -142,7 +142,9 @@ export async function acquireLock(file: string, holder: LockHolder): Promise<boo
     if (await createExclusive(file, text)) return true;
     const again = await readHolder(file);
     if (again && !stale(again.holder, again.mtimeMs, Date.now())) return false;
-    await writeLocalFile(file, text); // whole (temp file + rename): a reader sees the old lock or ours
+    // Whole (temp file + rename): a reader sees the old lock or ours. The lock sits in brv's own index
+    // folder, so a directory planted in its place is removed.
+    await writeLocalFile(file, text, { repair: path.dirname(file) });
     return true;
   } finally {
     await unlink(guard).catch(() => {});

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { lutimes, mkdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { acquireLock, liveHolder, moveLock, newLockToken, releaseLock, STALE_LOCK_MS } from '../../src/query/maintenance-lock.js';
 import { tempDir } from '../helpers/repo.js';
@@ -53,4 +53,27 @@ test('of many takers of one stale lock, one gets it', async (t) => {
   await writeFile(file, JSON.stringify({ pid: await deadPid(), token: 'killed', since: Date.now() }));
   const won = await Promise.all(Array.from({ length: 8 }, () => acquireLock(file, me())));
   t.is(won.filter(Boolean).length, 1);
+});
+
+test('a directory, a link or a FIFO in the place of the lock is a stale lock: taken over, and the target of a link is left alone', async (t) => {
+  const dir = await tempDir();
+  const file = path.join(dir, 'maintenance.lock');
+  await mkdir(path.join(file, 'sub'), { recursive: true });
+  t.true(await acquireLock(file, me('over-a-directory')));
+  t.is(JSON.parse(await readFile(file, 'utf8')).token, 'over-a-directory');
+
+  const target = path.join(dir, 'target');
+  await writeFile(target, 'not a lock');
+  await rm(file);
+  await symlink(target, file);
+  const old = new Date(Date.now() - 60_000);
+  await lutimes(file, old, old);
+  t.true(await acquireLock(file, me('over-a-link')));
+  t.is(await readFile(target, 'utf8'), 'not a lock');
+
+  await rm(file);
+  await execa('mkfifo', [file]);
+  await utimes(file, old, old);
+  t.true(await acquireLock(file, me('over-a-fifo')));
+  t.is(JSON.parse(await readFile(file, 'utf8')).token, 'over-a-fifo');
 });
