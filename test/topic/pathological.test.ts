@@ -11,6 +11,12 @@ import { readStoredTopic } from '../../src/topic/stored.js';
 
 /** Each pathological input must be handled well inside this budget (linear work is milliseconds). */
 const BUDGET_MS = 2000;
+/**
+ * Converting a legacy markdown file parses it with micromark, which is linear but takes 1.8–2.2 s of
+ * CPU on the largest of these inputs (262,000 characters) on this machine: a one-off cost at import,
+ * measured, so it gets twice the budget. A super-linear blowup on such inputs costs minutes, not seconds.
+ */
+const MARKDOWN_BUDGET_MS = 2 * BUDGET_MS;
 
 function timed<T>(run: () => T): { value: T; ms: number } {
   const start = performance.now();
@@ -100,9 +106,9 @@ const cpuMs = (run: () => unknown) => {
  * collection or a busy core can push one linear run over (micromark takes 1.8–2.2 s on some of these
  * inputs here); a super-linear one stays over every time.
  */
-const bestCpuMs = (run: () => unknown) => {
+const bestCpuMs = (run: () => unknown, budget = BUDGET_MS) => {
   let ms = cpuMs(run);
-  for (let retry = 0; retry < 2 && ms > BUDGET_MS; retry++) ms = Math.min(ms, cpuMs(run));
+  for (let retry = 0; retry < 2 && ms > budget; retry++) ms = Math.min(ms, cpuMs(run));
   return ms;
 };
 
@@ -112,9 +118,9 @@ const base = T('<bv-reason>base</bv-reason>');
 for (const [name, html] of Object.entries(HTML)) {
   test(`pathological HTML within ${BUDGET_MS} ms per step: ${name}`, (t) => {
     const slow: string[] = [];
-    const step = (what: string, run: () => unknown) => {
-      const ms = bestCpuMs(run);
-      if (ms > BUDGET_MS) slow.push(`${what}: ${Math.round(ms)} ms`);
+    const step = (what: string, run: () => unknown, budget = BUDGET_MS) => {
+      const ms = bestCpuMs(run, budget);
+      if (ms > budget) slow.push(`${what}: ${Math.round(ms)} ms`);
     };
     step('stripCodeFence', () => stripCodeFence(html));
     step('validateTopicHtml', () => validateTopicHtml(html));
@@ -126,16 +132,16 @@ for (const [name, html] of Object.entries(HTML)) {
       step('topicText', () => topicText(root));
     }
     step('mergeTopicHtml', () => mergeTopicHtml(base, html, theirs, { ours: 'a', theirs: 'b' }));
-    step('convertLegacyMarkdown', () => convertLegacyMarkdown(html, 'a/b.md'));
+    step('convertLegacyMarkdown', () => convertLegacyMarkdown(html, 'a/b.md'), MARKDOWN_BUDGET_MS);
     t.deepEqual(slow, []);
   });
 }
 
 for (const [name, markdown] of Object.entries(MARKDOWN)) {
-  test(`pathological markdown within ${BUDGET_MS} ms: ${name}`, (t) => {
+  test(`pathological markdown within ${MARKDOWN_BUDGET_MS} ms (conversion), ${BUDGET_MS} ms (each step after): ${name}`, (t) => {
     let result: ReturnType<typeof convertLegacyMarkdown> | undefined;
-    const ms = bestCpuMs(() => (result = convertLegacyMarkdown(markdown, 'a/b.md')));
-    t.true(ms < BUDGET_MS, `${Math.round(ms)} ms`);
+    const ms = bestCpuMs(() => (result = convertLegacyMarkdown(markdown, 'a/b.md')), MARKDOWN_BUDGET_MS);
+    t.true(ms < MARKDOWN_BUDGET_MS, `${Math.round(ms)} ms`);
     if (result?.ok) {
       const html = result.html;
       t.true(bestCpuMs(() => validateTopicHtml(html)) < BUDGET_MS);
