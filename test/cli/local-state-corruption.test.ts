@@ -217,7 +217,12 @@ test('curate session file: a damaged session is unknown-session (it cannot go on
     ...COMMON,
     truncated: async (f) => writeFile(f, (await readFile(f, 'utf8')).slice(0, 20)),
     'JSON of the wrong shape': (f) => writeFile(f, '{"id": 5, "attempts": "x"}'),
-    'another session': async (f) => writeFile(f, (await readFile(f, 'utf8')).replace(/"id":"[0-9a-f]/, '"id":"0')),
+    // The id's first digit changed (to one it is not: an id starting with "0" stayed valid, 1 run in 16).
+    'another session': async (f) =>
+      writeFile(
+        f,
+        (await readFile(f, 'utf8')).replace(/"id":"([0-9a-f])/, (_, digit: string) => `"id":"${digit === '0' ? '1' : '0'}`),
+      ),
   };
   for (const [name, damage] of Object.entries(damages)) {
     const start = await run(t, repo, ['curate', 'record something', '--format', 'json']);
