@@ -55,6 +55,7 @@ function normalize(text: string): string {
 
 /** The terms of `text`, in order, repeats kept (term frequencies come from them). */
 export function analyze(text: string): string[] {
+  if (ASCII_ONLY.test(text)) return analyzeAscii(text);
   const terms: string[] = [];
   const lower = normalize(text).toLowerCase();
   WORD.lastIndex = 0;
@@ -66,6 +67,92 @@ export function analyze(text: string): string[] {
     if (term !== null && term !== '') terms.push(term);
   }
   return terms;
+}
+
+/**
+ * `analyze` for ASCII text (nearly all of it), as WORD would split it, without a regex: a match
+ * object per word was a third of an index build's analysis (bench/README.md, "Cold path").
+ */
+function analyzeAscii(text: string): string[] {
+  const terms: string[] = [];
+  const lower = text.toLowerCase();
+  const length = lower.length;
+  let i = 0;
+  while (i < length) {
+    if (!isAsciiWordChar(lower.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    i = asciiWordEnd(lower, i);
+    if (i - start > MAX_TERM_LENGTH) continue;
+    let word = lower.slice(start, i);
+    if (word.includes("'")) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '');
+    const term = word === 'may' ? monthMay(lower, start, start + 3) : stem(word);
+    if (term !== null && term !== '') terms.push(term);
+  }
+  return terms;
+}
+
+/** Where the ASCII word starting at `start` ends: letters and digits, joined by an apostrophe a letter or digit follows (as WORD). */
+function asciiWordEnd(text: string, start: number): number {
+  const length = text.length;
+  let i = start + 1;
+  for (;;) {
+    while (i < length && isAsciiWordChar(text.charCodeAt(i))) i++;
+    if (i + 1 < length && text.charCodeAt(i) === 39 && isAsciiWordChar(text.charCodeAt(i + 1))) {
+      i += 2;
+      continue;
+    }
+    return i;
+  }
+}
+
+/**
+ * `analyze(text).filter((t) => wanted.has(t))`, cheaper for a few wanted terms over long text (passage
+ * evidence over long topics, on every query): lunr's stemmer only rewrites suffixes, and keeps a
+ * word's first two letters whenever the stem has two (checked on all words of up to four letters,
+ * 2.4 million suffixed ones and 58,000 real ones: bench/README.md, "Cold path"), so only words
+ * starting like a wanted term are found, by one regex, and stemmed. Non-ASCII text takes `analyze`.
+ */
+export function wantedTerms(text: string, wanted: ReadonlySet<string>): string[] {
+  if (wanted.size === 0) return [];
+  if (!ASCII_ONLY.test(text)) return analyze(text).filter((term) => wanted.has(term));
+  const pattern = wantedWordPattern(wanted);
+  if (pattern === undefined) return [];
+  const found: string[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0].length > MAX_TERM_LENGTH) continue;
+    let word = match[0].toLowerCase();
+    if (word.includes("'")) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '');
+    const term = word === 'may' ? monthMay(text, match.index, match.index + 3) : stem(word);
+    if (term !== null && wanted.has(term)) found.push(term);
+  }
+  return found;
+}
+
+const wantedPatterns = new WeakMap<ReadonlySet<string>, RegExp | undefined>();
+
+/**
+ * Whole ASCII words (as WORD splits them: not inside another word, apostrophes joining) that start
+ * with a wanted term's first two letters (an apostrophe may join them; the only letter of a one-letter
+ * term); undefined when no
+ * wanted term could come from ASCII text.
+ */
+function wantedWordPattern(wanted: ReadonlySet<string>): RegExp | undefined {
+  if (wantedPatterns.has(wanted)) return wantedPatterns.get(wanted);
+  const prefixes = [
+    ...new Set([...wanted].filter((term) => /^[a-z0-9]+$/.test(term)).map((term) => (term.length > 1 ? `${term[0]}'?${term[1]}` : term))),
+  ];
+  const pattern = prefixes.length === 0 ? undefined : new RegExp(`(?<![a-z0-9]'?)(?:${prefixes.join('|')})[a-z0-9]*(?:'[a-z0-9]+)*`, 'gi');
+  wantedPatterns.set(wanted, pattern);
+  return pattern;
+}
+
+/** A letter or digit of ASCII text, either case: what WORD matches there. */
+function isAsciiWordChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 }
 
 /** Like `analyze`, keeping the word each term came from (to tell a user which query words matched). */

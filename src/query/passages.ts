@@ -1,4 +1,4 @@
-import { analyze } from './analyze.js';
+import { wantedTerms } from './analyze.js';
 
 /**
  * Passage-level evidence for long topics: the share of the question's distinct terms that occur
@@ -13,8 +13,8 @@ export function bestPassageCoverage(markdown: string, questionTerms: ReadonlySet
     if (passage.length < 3) continue;
     let found = 0;
     const seen = new Set<string>();
-    for (const term of analyze(passage)) {
-      if (questionTerms.has(term) && !seen.has(term)) {
+    for (const term of wantedTerms(passage, questionTerms)) {
+      if (!seen.has(term)) {
         seen.add(term);
         found++;
       }

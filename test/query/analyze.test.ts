@@ -1,5 +1,7 @@
 import test from 'ava';
-import { analyze, analyzeWithOriginals, isStopWord } from '../../src/query/analyze.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { analyze, analyzeWithOriginals, isStopWord, wantedTerms } from '../../src/query/analyze.js';
+import { seededRandom } from '../helpers/random.js';
 
 test('lowercases and Porter-stems with lunr', (t) => {
   t.deepEqual(analyze('Running Tokens Authentication configured'), ['run', 'token', 'authent', 'configur']);
@@ -89,4 +91,51 @@ test("a possessive 's goes before stemming: James's and James are one term", (t)
   );
   // other apostrophes still join
   t.deepEqual(analyze("don't it's o'clock"), ['dont', 'oclock']);
+});
+
+const WANTED_PIECES = [
+  'Running', 'tokens', 'rotation', "don't", "user's", "James's", 'May', 'may', '8 May', 'May 2023', "May's",
+  'MAY', 'the', 'and', 'RS256', 'v2', '2023', 'happy', 'happiness', 'relational', 'yelling', 'Yoga', 'ies',
+  'its', 'a', 'x'.repeat(64), 'x'.repeat(65), 'é', 'caf\u00e9', '\ufb01le', 'it\u2019s', "'", "''", "o'", "'s", '-', '.', ',', ' ', '\n',
+  '\n\n', '3.14', 'don\'t\'s', 'ab', 'Zebra', 'zz', "O'Neil's", "A'b", 'ROTATIONS',
+]; // prettier-ignore
+
+test('wantedTerms is analyze filtered to the wanted terms, on seeded random text', (t) => {
+  for (let seed = 1; seed <= 1000; seed++) {
+    const random = seededRandom(seed);
+    // Half the texts are ASCII only: those take wantedTerms' own scanner, the rest analyze.
+    const pieces = seed % 2 ? WANTED_PIECES.filter((p) => /^[\x00-\x7f]*$/.test(p)) : WANTED_PIECES;
+    const pick = () => pieces[Math.floor(random() * pieces.length)]!;
+    const text = Array.from({ length: 1 + Math.floor(random() * 40) }, () => pick() + (random() < 0.7 ? ' ' : '')).join('');
+    const all = [...new Set(analyze(text)), 'may', 'run', 'zzz', 'x'.repeat(65)];
+    const wanted = new Set(all.filter(() => random() < 0.5));
+    const expected = analyze(text).filter((term) => wanted.has(term));
+    t.deepEqual(wantedTerms(text, wanted), expected, `seed ${seed}: ${JSON.stringify(text)}`);
+  }
+});
+
+test("wantedTerms finds every term of real prose (the stemmer keeps a word's first two letters)", async (t) => {
+  const folder = new URL('../../fixtures/coding-corpus/topics/', import.meta.url);
+  const files = (await readdir(folder, { recursive: true })).filter((f) => f.endsWith('.html'));
+  const text = (await Promise.all(files.map((f) => readFile(new URL(f, folder), 'utf8')))).join('\n');
+  t.true(text.length > 100_000);
+  const terms = analyze(text);
+  t.deepEqual(wantedTerms(text, new Set(terms)), terms);
+  t.deepEqual(wantedTerms(text, new Set()), []);
+});
+
+test("analyze's ASCII scanner splits as the Unicode regex does (analyzeWithOriginals), on seeded random text", (t) => {
+  const ascii = WANTED_PIECES.filter((p) => /^[\x00-\x7f]*$/.test(p)).concat(['\t', '--', "'x'", 'A1b2', '9th of May', 'May, 2024']);
+  for (let seed = 1; seed <= 500; seed++) {
+    const random = seededRandom(seed);
+    const text = Array.from(
+      { length: 1 + Math.floor(random() * 40) },
+      () => ascii[Math.floor(random() * ascii.length)]! + (random() < 0.6 ? ' ' : ''),
+    ).join('');
+    t.deepEqual(
+      analyze(text),
+      analyzeWithOriginals(text).map((w) => w.term),
+      `seed ${seed}: ${JSON.stringify(text)}`,
+    );
+  }
 });
