@@ -41,6 +41,7 @@ import {
 } from '../topic/render-parts.js';
 import type { CachedBlob } from './doc-cache.js';
 import { extractDocument } from './extract.js';
+import { collapseWhitespace } from '../topic/whitespace.js';
 
 /** Characters the fast path does not model: raw CR (the parser rewrites it), other controls (lone surrogates: isWellFormed). */
 // eslint-disable-next-line no-control-regex
@@ -639,11 +640,7 @@ function flowBlocks(children: readonly ElementContent[]): Array<{ paragraph: boo
 /** render.ts's contentMarkdown, for the modeled shapes. */
 function contentMarkdown(children: readonly ElementContent[]): { lead: string; body: string } | undefined {
   if (children.every((child) => child.type === 'text')) {
-    const text = children
-      .map((child) => (child as Text).value)
-      .join('')
-      .replace(/\s+/g, ' ')
-      .trim();
+    const text = collapseWhitespace(children.map((child) => (child as Text).value).join('')).trim();
     if (!MARKDOWN_SIGNIFICANT.test(text)) return { lead: text, body: '' };
   }
   const blocks = flowBlocks(children);

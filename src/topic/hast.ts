@@ -1,5 +1,6 @@
 import type { Element, Nodes, Properties, RootContent } from 'hast';
 import { find, html } from 'property-information';
+import { collapseWhitespace } from './whitespace.js';
 
 export function isBvTag(tagName: string): boolean {
   return tagName.startsWith('bv-');
@@ -52,7 +53,7 @@ export function flatText(node: Nodes): string {
       stack.push(' ');
     }
   }
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(parts.join('')).trim();
 }
 
 /** Deepest element nesting under `node`, computed without recursion. */

@@ -1,5 +1,7 @@
+import { collapseWhitespace } from './whitespace.js';
+
 /**
- * Escaping for markdown built from strings (attribute values, titles): no dependencies, so front
+ * Escaping for markdown built from strings (attribute values, titles): no library code, so front
  * ends that print a title next to rendered markdown can use it without loading the renderer.
  */
 
@@ -18,7 +20,7 @@ export type InlineContext = 'inline' | 'heading' | 'line-start';
  * ("access_token_ttl", "[draft] notes", "R&D") read as written.
  */
 export function markdownInline(value: string, context: InlineContext = 'inline'): string {
-  const text = value.replace(/\s+/g, ' ').trim().replace(CONTROL, '\uFFFD');
+  const text = collapseWhitespace(value).trim().replace(CONTROL, '\uFFFD');
   if (!INLINE_SIGNIFICANT.test(text)) return text;
   let result = '';
   for (let at = 0; at < text.length; at++) {

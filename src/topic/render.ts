@@ -17,6 +17,7 @@ import {
   MARKDOWN_SIGNIFICANT,
   topicHeaderBlocks,
 } from './render-parts.js';
+import { collapseWhitespace } from './whitespace.js';
 
 const MARKDOWN: Options = { bullet: '-', emphasis: '_', fences: true, listItemIndent: 'one', rule: '-', extensions: [gfmToMarkdown()] };
 
@@ -152,11 +153,7 @@ function contentMarkdown(children: ElementContent[]): { lead: string; body: stri
   // Fast path, measured: most elements (rules, facts, reasons) hold one plain sentence, and the
   // hast → mdast → markdown round trip costs ~1 ms per topic, which dominates index builds.
   if (children.every((child) => child.type === 'text')) {
-    const text = children
-      .map((child) => (child as { value: string }).value)
-      .join('')
-      .replace(/\s+/g, ' ')
-      .trim();
+    const text = collapseWhitespace(children.map((child) => (child as { value: string }).value).join('')).trim();
     if (!MARKDOWN_SIGNIFICANT.test(text)) return { lead: text, body: '' };
   }
   const shaped = needsReshape(children) ? children.map(reshape) : children;

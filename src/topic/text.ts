@@ -1,6 +1,7 @@
 import type { Element, Nodes } from 'hast';
 import { attributesOf, isBvTag, splitList } from './hast.js';
 import { elementSpec } from './registry.js';
+import { collapseWhitespace } from './whitespace.js';
 
 export interface ElementText {
   readonly tag: string;
@@ -21,7 +22,7 @@ export interface TopicText {
 
 /** Whitespace collapsed to single spaces, ends trimmed (flatText's normalisation). */
 function collapsed(raw: string): string {
-  return raw.replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(raw).trim();
 }
 
 /**
