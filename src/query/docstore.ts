@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import { BrvError } from '../errors.js';
 
 /**
@@ -11,47 +12,13 @@ import { BrvError } from '../errors.js';
  */
 const MAGIC = Buffer.from('BRVMD002');
 
-let CRC_TABLES: Uint32Array | undefined;
-
-/** Eight 256-entry tables for slicing-by-8: table k maps a byte to its CRC contribution k bytes ahead. */
-function crcTables(): Uint32Array {
-  const tables = new Uint32Array(8 * 256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    tables[n] = c >>> 0;
-  }
-  for (let n = 0; n < 256; n++) {
-    for (let k = 1; k < 8; k++) tables[k * 256 + n] = (tables[(k - 1) * 256 + n]! >>> 8) ^ tables[tables[(k - 1) * 256 + n]! & 0xff]!;
-  }
-  return tables;
-}
-
 /**
- * CRC-32 (IEEE, as zlib computes it). In JavaScript rather than `node:zlib`: loading zlib costs a
- * query process more (~1.4 ms, measured) than checking the twenty-odd entries a query reads.
- * Slicing-by-8 (eight bytes per step): an index build checksums every rendered topic, megabytes
- * on a fetched tree, where a byte at a time cost ~35 ms per 2 MB.
+ * CRC-32 (IEEE): zlib's, native. The CLI's launcher loads `node:zlib` for its code cache anyway; an
+ * index build checksums every rendered topic (megabytes on a fetched tree), where the JavaScript
+ * slicing-by-8 it replaces cost ~23 ms of a cold 50-topic first query (bench/README.md).
  */
 export function crc32(bytes: Uint8Array): number {
-  const t = (CRC_TABLES ??= crcTables());
-  let crc = 0xffffffff;
-  let i = 0;
-  const end8 = bytes.length - (bytes.length % 8);
-  for (; i < end8; i += 8) {
-    const a = (crc ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24))) >>> 0;
-    crc =
-      t[7 * 256 + (a & 0xff)]! ^
-      t[6 * 256 + ((a >>> 8) & 0xff)]! ^
-      t[5 * 256 + ((a >>> 16) & 0xff)]! ^
-      t[4 * 256 + (a >>> 24)]! ^
-      t[3 * 256 + bytes[i + 4]!]! ^
-      t[2 * 256 + bytes[i + 5]!]! ^
-      t[256 + bytes[i + 6]!]! ^
-      t[bytes[i + 7]!]!;
-  }
-  for (; i < bytes.length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
+  return zlibCrc32(bytes);
 }
 const HEAD = MAGIC.length + 4;
 
