@@ -1,5 +1,6 @@
 import { execa } from 'execa';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,4 +60,18 @@ export async function measuredSource(): Promise<{ commit: string | undefined; sr
     execa('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, reject: false }),
   ]);
   return { commit: head.stdout.trim() || undefined, srcDirty: status.stdout.trim() !== '' };
+}
+
+/**
+ * Waits (up to a minute) until no `brv maintenance` holds the repository's lock: a query that leaves
+ * its index due starts one in the background, which must not run into the next measurement (or
+ * into the repository's removal).
+ */
+export async function waitForMaintenance(repo: string): Promise<void> {
+  const indexRoot = path.join(repo, '.git', 'brv', 'index');
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const versions = await readdir(indexRoot).catch(() => [] as string[]);
+    if (!versions.some((v) => existsSync(path.join(indexRoot, v, 'maintenance.lock')))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

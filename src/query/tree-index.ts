@@ -47,9 +47,10 @@ export type { SkippedTopic, SkipProblem } from './stack.js';
 export type IndexBuild = 'cached' | 'incremental' | 'full' | 'empty';
 
 /**
- * Whether the stack of an opened index is due for compaction: 'none'; 'due' (past the threshold:
- * the query answered from the stack as it is, and compaction is left to `compactTree`, off the query
- * path); 'inline' (so far past due that this open compacted it: see `mustCompactInline`).
+ * Whether an opened index leaves maintenance to do: 'none'; 'due' (its stack is past the compaction
+ * threshold, or a full build left what it extracted out of the per-blob cache: the query answered
+ * as it is, and `compactTree` does the rest, off the query path); 'inline' (so far past due that
+ * this open compacted it: see `mustCompactInline`).
  */
 export type IndexCompaction = 'none' | 'due' | 'inline';
 
@@ -80,6 +81,8 @@ export interface TreeCompaction {
   compacted: boolean;
   segmentsBefore: number;
   segmentsAfter: number;
+  /** Topic blobs a full build of this tree left out of the per-blob cache, extracted and cached now. */
+  cachedTopics: number;
   ms: number;
 }
 
@@ -296,6 +299,8 @@ export class TreeIndexStore {
     }
     const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
     performance.mark('index: segments written');
+    // A full build leaves the per-blob cache of what it extracted to maintenance (`compactTree`).
+    const uncached = !incremental && counts.parsed > 0 && (await this.markUncached(tree));
     opened ??= await this.openManifest(manifest, counts);
     await this.publish(tree, manifest);
     performance.mark('index: published');
@@ -309,7 +314,7 @@ export class TreeIndexStore {
       parsedTopics: counts.parsed,
       cachedTopics: counts.cached,
       hashedSegments: counts.hashed,
-      compaction: incremental?.inline ? 'inline' : shouldCompact(manifest) ? 'due' : 'none',
+      compaction: incremental?.inline ? 'inline' : uncached || shouldCompact(manifest) ? 'due' : 'none',
     };
   }
 
@@ -353,6 +358,8 @@ export class TreeIndexStore {
     }
     performance.mark('index: changes listed');
     if (changes.length > MAX_INCREMENTAL_CHANGES) return undefined;
+    // Blobs the previous tree's full build left uncached are this tree's too: its maintenance caches them.
+    if (existsSync(this.uncachedMarker(previousTree))) await this.markUncached(tree);
     const changed = new Set(changes.map((c) => c.path));
     if (changed.size !== changes.length) return undefined; // a path named twice
     // The previous tree's segments, checked (and kept for the open that follows). A path "added"
@@ -403,6 +410,7 @@ export class TreeIndexStore {
    */
   async compactTree(tree: string): Promise<TreeCompaction> {
     const start = performance.now();
+    const cachedTopics = await this.fillCache(tree).catch(() => 0); // an optimisation: never fails maintenance
     const manifest = await this.readManifest(tree);
     const before = manifest?.segments.length ?? 0;
     const outcome = (compacted: boolean, after = before) => ({
@@ -410,6 +418,7 @@ export class TreeIndexStore {
       compacted,
       segmentsBefore: before,
       segmentsAfter: after,
+      cachedTopics,
       ms: Math.round((performance.now() - start) * 10) / 10,
     });
     if (!manifest || !shouldCompact(manifest)) {
@@ -447,6 +456,46 @@ export class TreeIndexStore {
     this.warm.set(tree, Promise.resolve(index));
     if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
     return outcome(true, compacted.segments.length);
+  }
+
+  /**
+   * Caches what a full build of `tree` extracted and left uncached (see `markUncached`): its topic
+   * blobs missing from the per-blob cache are read, extracted and written as one pack, so a later
+   * build of any tree holding them parses nothing. Returns how many it extracted.
+   */
+  private async fillCache(tree: string): Promise<number> {
+    const marker = this.uncachedMarker(tree);
+    const token = await readLocalFile(marker, 1024).catch(() => undefined);
+    if (token === undefined) return 0;
+    const listed = (await this.repo.listTreeBlobs(tree)).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
+    const { blobs } = screenBlobs(listed);
+    const counts: Counts = { parsed: 0, cached: 0, hashed: 0 };
+    const writer = this.docs.writer();
+    try {
+      for (let from = 0; from < blobs.length; from += FULL_BUILD_CHUNK)
+        await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, writer);
+      writer.finish();
+    } finally {
+      writer.abort(); // nothing left to drop once finished
+    }
+    // Marked again meanwhile (another build of this tree): left for that build's maintenance.
+    const now = await readLocalFile(marker, 1024).catch(() => undefined);
+    if (now !== undefined && now.equals(token)) await rm(marker, { force: true });
+    return counts.parsed;
+  }
+
+  /** Records that a build of `tree` left blobs out of the per-blob cache; false when it cannot. */
+  private async markUncached(tree: string): Promise<boolean> {
+    try {
+      await this.writeAtomic(this.uncachedMarker(tree), `${randomBytes(8).toString('hex')}\n`);
+      return true;
+    } catch {
+      return false; // a read-only index folder: nothing for maintenance to do either
+    }
+  }
+
+  private uncachedMarker(tree: string): string {
+    return path.join(this.manifests, `${tree}.uncached`);
   }
 
   /**
@@ -506,25 +555,19 @@ export class TreeIndexStore {
     // is ~130 MB); the segments are then merged without re-analysing anything.
     const parts: Array<{ segment: Segment; docstore: DocstoreBytes | DocstoreFile }> = [];
     const spilled: string[] = [];
-    // What this build parses goes into one pack of the per-blob cache, made visible when the build is done.
-    const cacheWriter = this.docs.writer();
+    // What this build extracts is not cached here: writing the cache entries was a tenth of the first
+    // query of a fetched tree; maintenance writes them (`fillCache`), off the query path.
     try {
       for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
-        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, cacheWriter);
+        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, 'defer');
         skipped.push(...read.skipped);
         const bytes = buildSegment(read.documents);
         const lookup = byPath(bytes, read.rendered);
         const segment = Segment.open(bytes);
         parts.push({ segment, docstore: await this.partDocstore(segment.docCount, lookup, blobs.length > FULL_BUILD_CHUNK, spilled) });
       }
-      try {
-        cacheWriter.finish();
-      } catch {
-        // The cache is an optimisation: a read-only or full disk must not fail the query.
-      }
       return await this.mergeParts(parts, skipped);
     } finally {
-      cacheWriter.abort(); // nothing left to drop once finished
       for (const { docstore } of parts) if (docstore instanceof DocstoreFile) docstore.close();
       for (const file of spilled) await rm(file, { force: true });
     }
@@ -579,13 +622,14 @@ export class TreeIndexStore {
    * them, else read, parsed and rendered (and then cached, so the next build of any tree holding
    * them parses nothing). Nothing in a blob is trusted: one larger than `MAX_INDEXED_BLOB_BYTES` is
    * never read (its size comes from the tree listing or the object header), and one that is not a
-   * readable topic is skipped; both are returned in `skipped` with their problem. With `cacheWriter`
-   * (a full build's), new entries go to it; else they are written before this returns.
+   * readable topic is skipped; both are returned in `skipped` with their problem. New entries are
+   * written before this returns, go to `cache` when it is a writer (maintenance's), or are left
+   * (`'defer'`: a full build's, cached later by maintenance).
    */
   private async readDocuments(
     blobs: ReadonlyArray<{ path: string; oid: string; size?: number }>,
     counts: Counts,
-    cacheWriter?: DocCacheWriter,
+    cache: DocCacheWriter | 'write' | 'defer' = 'write',
   ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string>; skipped: SkippedTopic[] }> {
     const documents: SegmentInput[] = [];
     const rendered = new Map<string, string>();
@@ -649,8 +693,8 @@ export class TreeIndexStore {
       });
       performance.mark('index: topics extracted');
       try {
-        if (cacheWriter) for (const [oid, doc] of fresh) cacheWriter.add(oid, doc);
-        else this.docs.write(fresh);
+        if (cache === 'write') this.docs.write(fresh);
+        else if (cache !== 'defer') for (const [oid, doc] of fresh) cache.add(oid, doc);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }
@@ -868,7 +912,10 @@ export class TreeIndexStore {
     if (names.length <= KEEP_MANIFESTS) return;
     const dated = await Promise.all(names.map(async (n) => ({ n, mtime: (await stat(path.join(this.manifests, n))).mtimeMs })));
     dated.sort((a, b) => b.mtime - a.mtime);
-    for (const { n } of dated.slice(KEEP_MANIFESTS)) await rm(path.join(this.manifests, n), { recursive: true, force: true });
+    for (const { n } of dated.slice(KEEP_MANIFESTS)) {
+      await rm(path.join(this.manifests, n), { recursive: true, force: true });
+      await rm(this.uncachedMarker(n.replace(/\.json$/, '')), { recursive: true, force: true });
+    }
     const used = new Set<string>();
     for (const { n } of dated.slice(0, KEEP_MANIFESTS)) {
       const manifest = await this.readManifest(n.replace(/\.json$/, ''));

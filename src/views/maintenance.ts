@@ -8,10 +8,11 @@ export function maintenanceText(result: CompactIndexResult): string {
   return result.indexes
     .map((index) => {
       const which = `${index.source === undefined ? 'Search index' : `Search index of source ${index.source}`} (tree ${shortOid(index.tree)})`;
+      const cached = index.cachedTopics > 0 ? `cached ${index.cachedTopics} topic${index.cachedTopics === 1 ? '' : 's'}; ` : '';
       if (index.compacted)
-        return `${which}: compacted ${index.segmentsBefore} segments into ${index.segmentsAfter} in ${Math.round(index.ms)} ms.`;
+        return `${which}: ${cached}compacted ${index.segmentsBefore} segments into ${index.segmentsAfter} in ${Math.round(index.ms)} ms.`;
       if (index.segmentsBefore === 0) return `${which}: not built yet; the next query builds it.`;
-      return `${which}: ${index.segmentsBefore} segment${index.segmentsBefore === 1 ? '' : 's'}, not due for compaction.`;
+      return `${which}: ${cached}${index.segmentsBefore} segment${index.segmentsBefore === 1 ? '' : 's'}, not due for compaction.`;
     })
     .join('\n');
 }

@@ -117,8 +117,11 @@ test('a damaged or missing cache entry is parsed again; answers are the same wit
   await rm(cacheFile(repo, await blobOf(repo, 'ops/deploy')));
   await rm(indexDir, { recursive: true });
   const repaired = await ask();
-  t.like(repaired.index, { build: 'full', parsedTopics: 2, cachedTopics: 1 });
+  t.like(repaired.index, { build: 'full', parsedTopics: 2, cachedTopics: 1, compaction: 'due' });
   t.deepEqual(repaired.matchedDocs, cached.matchedDocs);
+  // The query leaves the cache to maintenance (which a query's CLI starts in the background).
+  t.is(await readFile(damaged, 'utf8'), good.replace('RS256', 'HS256'));
+  t.regex((await brv(repo, ['maintenance'])).stdout, /cached 2 topics/);
   t.is(await readFile(damaged, 'utf8'), good, 'the damaged entry is rewritten');
 
   // No cache at all: every topic is parsed, and the answers do not change.
@@ -127,7 +130,8 @@ test('a damaged or missing cache entry is parsed again; answers are the same wit
   const uncached = await ask();
   t.like(uncached.index, { build: 'full', parsedTopics: 3, cachedTopics: 0 });
   t.deepEqual(uncached.matchedDocs, cached.matchedDocs);
-  // That build cached what it parsed.
+  // Maintenance caches what that build parsed.
+  t.is((await brv(repo, ['maintenance'])).exitCode, 0);
   await rm(indexDir, { recursive: true });
   t.like((await ask()).index, { build: 'full', parsedTopics: 0, cachedTopics: 3 });
 });
@@ -157,14 +161,18 @@ test('a cache that cannot be written fails neither curate nor query', async (t) 
   t.true((await stat(path.join(repo, '.git', 'brv', 'cache'))).isFile());
 });
 
-test('parallel rebuilds write the cache concurrently: all succeed, every entry is whole, no temp file is left', async (t) => {
+test('parallel rebuilds and maintenance runs: all succeed, the cache is written once, every entry whole, no temp file left', async (t) => {
   const repo = await makeRepo();
   await seed(repo);
   await rm(path.join(repo, '.git', 'brv', 'cache'), { recursive: true });
   const runs = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'])));
   for (const run of runs) t.is(run.json?.data.matchedDocs.length, 3, run.stdout + run.stderr);
   const dir = path.dirname(path.dirname(cacheFile(repo, 'a'.repeat(40))));
-  const files = (await readdir(dir, { recursive: true })).map(String).filter((f) => f.includes(path.sep));
+  const cacheFiles = async () => (await readdir(dir, { recursive: true }).catch(() => [])).map(String).filter((f) => f.includes(path.sep));
+  t.deepEqual(await cacheFiles(), [], 'queries leave the cache to maintenance');
+  const maintenance = await Promise.all(Array.from({ length: 4 }, () => brv(repo, ['maintenance'])));
+  for (const run of maintenance) t.is(run.exitCode, 0, run.stderr);
+  const files = await cacheFiles();
   t.deepEqual(
     files.filter((f) => f.endsWith('.tmp')),
     [],

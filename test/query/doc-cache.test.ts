@@ -144,11 +144,14 @@ test('a full build reads the cache import wrote, parses nothing, and answers exa
     const tree = (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
     const built = await warm.open(tree);
     t.like(built, { build: 'full', parsedTopics: 0, cachedTopics: 60 });
-    // A store with an empty cache parses every topic (and fills that cache).
+    // A store with an empty cache parses every topic, and leaves filling that cache to maintenance.
     const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
     const cold = new TreeIndexStore(internals(brv).repo, path.join(await tempDir(), 'index'), coldCache);
-    t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0 });
+    t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0, compaction: 'due' });
     t.deepEqual(await answers(warm, brv), await answers(cold, brv));
+    t.deepEqual(await cacheFiles(coldCache), ['swept']);
+    t.like(await cold.compactTree(tree), { compacted: false, cachedTopics: 60 });
+    t.like(await cold.compactTree(tree), { compacted: false, cachedTopics: 0 }, 'once');
     // The cache the cold build wrote holds the same entries as the one import wrote, each in one pack.
     const blobs = Array.from({ length: 60 }, (_, i) => built.stack.segments[0]!.blob(i));
     t.deepEqual(new DocCache(coldCache.root).read(blobs), new DocCache(cache.root).read(blobs));
@@ -175,6 +178,7 @@ test('a damaged or missing entry is parsed again and rewritten; a rebuild after 
     const rebuilt = new TreeIndexStore(internals(brv).repo, indexRoot, cache);
     t.like(await rebuilt.open(tree), { build: 'full', parsedTopics: 2, cachedTopics: 10 });
     t.deepEqual(await answers(rebuilt, brv), expected);
+    t.like(await rebuilt.compactTree(tree), { cachedTopics: 2 });
     t.is(await readFile(cache.file(damaged), 'utf8'), text, 'the damaged entry is rewritten');
     await rm(indexRoot, { recursive: true });
     t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 12 });
@@ -199,7 +203,9 @@ test('a blob that is not a topic is cached as such and not parsed again', async 
     const tree = (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
     const cache = DocCache.forRepository(path.join(repo, '.git'));
     const indexRoot = path.join(repo, '.git', 'brv', 'index');
-    t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree), { parsedTopics: 1, cachedTopics: 0 });
+    const indexes = new TreeIndexStore(internals(brv).repo, indexRoot, cache);
+    t.like(await indexes.open(tree), { parsedTopics: 1, cachedTopics: 0 });
+    t.like(await indexes.compactTree(tree), { cachedTopics: 1 });
     t.like(cache.read([oid])[0], { problem: 'not-a-topic' });
     await rm(indexRoot, { recursive: true });
     t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, cache).open(tree), { parsedTopics: 0, cachedTopics: 1 });
