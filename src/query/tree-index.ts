@@ -285,7 +285,7 @@ export class TreeIndexStore {
       }
     }
     const counts: Counts = { parsed: 0, cached: 0, hashed: 0, onProgress };
-    let incremental: { manifest: StackManifest; changed: number; inline: boolean } | undefined;
+    let incremental: { manifest: StackManifest; changed: number; inline: boolean; uncached: boolean } | undefined;
     let opened: { stack: SegmentStack; files: string[] } | undefined;
     if (!rebuild) {
       try {
@@ -300,7 +300,7 @@ export class TreeIndexStore {
     const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
     performance.mark('index: segments written');
     // A full build leaves the per-blob cache of what it extracted to maintenance (`compactTree`).
-    const uncached = !incremental && counts.parsed > 0 && (await this.markUncached(tree));
+    const uncached = incremental ? incremental.uncached : counts.parsed > 0 && (await this.markUncached(tree));
     opened ??= await this.openManifest(manifest, counts);
     await this.publish(tree, manifest);
     performance.mark('index: published');
@@ -344,7 +344,7 @@ export class TreeIndexStore {
     tree: string,
     counts: Counts,
     verified: Map<string, Uint8Array>,
-  ): Promise<{ manifest: StackManifest; changed: number; inline: boolean } | undefined> {
+  ): Promise<{ manifest: StackManifest; changed: number; inline: boolean; uncached: boolean } | undefined> {
     const previousTree = await this.lastIndexedTree();
     if (!previousTree || previousTree === tree) return undefined;
     const previous = await this.readManifest(previousTree);
@@ -359,7 +359,7 @@ export class TreeIndexStore {
     performance.mark('index: changes listed');
     if (changes.length > MAX_INCREMENTAL_CHANGES) return undefined;
     // Blobs the previous tree's full build left uncached are this tree's too: its maintenance caches them.
-    if (existsSync(this.uncachedMarker(previousTree))) await this.markUncached(tree);
+    const uncached = existsSync(this.uncachedMarker(previousTree)) && (await this.markUncached(tree));
     const changed = new Set(changes.map((c) => c.path));
     if (changed.size !== changes.length) return undefined; // a path named twice
     // The previous tree's segments, checked (and kept for the open that follows). A path "added"
@@ -396,7 +396,7 @@ export class TreeIndexStore {
     // Compaction is left to `compactTree`, off the query path, unless the stack is far past due.
     const inline = plan.compact && mustCompactInline(manifest);
     if (inline) manifest = await this.compact(manifest, counts, verified);
-    return { manifest, changed: changes.length, inline };
+    return { manifest, changed: changes.length, inline, uncached };
   }
 
   /**

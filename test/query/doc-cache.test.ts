@@ -450,3 +450,27 @@ test('a full build of more topics than one chunk merges parts whose docstores we
     [],
   );
 });
+
+test('what a full build left uncached is cached by the maintenance of a tree indexed incrementally after it', async (t) => {
+  const { brv, commonDir } = await importedRepo(12);
+  try {
+    const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
+    const indexes = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), coldCache);
+    const tree = async () => (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
+    t.like(await indexes.open(await tree()), { build: 'full', parsedTopics: 12, compaction: 'due' });
+    const curated = await brv.knowledge.curateHtml(
+      { html: '<bv-topic path="notes/later" title="Later"><bv-rule id="r1">A later note.</bv-rule></bv-topic>', overwrite: false },
+      { agent: 'test' },
+    );
+    t.true(curated.ok);
+    const next = await tree();
+    // The incremental build caches the topic it read itself; the twelve the full build left are still due.
+    t.like(await indexes.open(next), { build: 'incremental', parsedTopics: 1, compaction: 'due' });
+    t.like(await indexes.compactTree(next), { cachedTopics: 12 });
+    await rm(path.join(commonDir, 'brv', 'index'), { recursive: true });
+    const rebuilt = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), coldCache);
+    t.like(await rebuilt.open(next), { build: 'full', parsedTopics: 0, cachedTopics: 13, compaction: 'none' });
+  } finally {
+    brv.close();
+  }
+});
