@@ -57,6 +57,7 @@ export function parseEventId(value: string | undefined | null): number | undefin
 export class EventHub {
   private readonly buffer: Array<{ id: number; frame: string }> = [];
   private readonly clients = new Set<ServerResponse>();
+  private readonly checking = new Set<ServerResponse>();
   private lastId = 0;
   private closed = false;
   private readonly size: number;
@@ -119,9 +120,7 @@ export class EventHub {
       this.send(res, `id: ${this.lastId}\nevent: reset\ndata: {}\n\n`);
       return;
     }
-    for (const entry of this.buffer) {
-      if (entry.id > after && !this.send(res, entry.frame)) return;
-    }
+    for (const entry of this.buffer) if (entry.id > after) this.send(res, entry.frame);
   }
 
   /** Ends every stream (the clients reconnect to the next server) and refuses new ones. */
@@ -132,14 +131,22 @@ export class EventHub {
     this.clients.clear();
   }
 
-  /** Writes to one client; false when it was disconnected for falling too far behind. */
+  /**
+   * Writes to one client; false when it was disconnected for falling too far behind. Bytes written
+   * in one turn of the event loop are flushed to the socket after it, so the check waits for that:
+   * what is still unsent then is what the client did not read.
+   */
   private send(client: ServerResponse, text: string): boolean {
     if (client.destroyed || !this.clients.has(client)) return false;
     client.write(text);
-    if (client.writableLength > this.maxClientBytes) {
-      this.clients.delete(client);
-      client.destroy();
-      return false;
+    if (client.writableLength > this.maxClientBytes && !this.checking.has(client)) {
+      this.checking.add(client);
+      setImmediate(() => {
+        this.checking.delete(client);
+        if (client.writableLength <= this.maxClientBytes) return;
+        this.clients.delete(client);
+        client.destroy();
+      });
     }
     return true;
   }

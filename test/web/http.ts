@@ -94,3 +94,86 @@ export async function startFor(repo: string, options: Partial<WebServerOptions> 
     ...options,
   });
 }
+
+export interface SseEvent {
+  id: string | undefined;
+  event: string;
+  data: string;
+}
+
+/** A live `/api/events` reader: every event parsed as it arrives. */
+export interface SseStream {
+  status: number;
+  events: SseEvent[];
+  comments: string[];
+  ended: Promise<void>;
+  /** Resolves once `count` events arrived (rejects after `ms`). */
+  next(count: number, ms?: number): Promise<SseEvent[]>;
+  close(): void;
+}
+
+export function openEvents(port: number, options: { path?: string; headers?: Record<string, string> } = {}): Promise<SseStream> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: options.path ?? '/api/events',
+        headers: { host: `127.0.0.1:${port}`, ...options.headers },
+        agent: false,
+      },
+      (res) => {
+        const events: SseEvent[] = [];
+        const comments: string[] = [];
+        let buffer = '';
+        const waiters = new Set<() => void>();
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
+            const block = buffer.slice(0, at);
+            buffer = buffer.slice(at + 2);
+            const event: SseEvent = { id: undefined, event: 'message', data: '' };
+            let isEvent = false;
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) comments.push(line);
+              else if (line.startsWith('id: ')) event.id = line.slice(4);
+              else if (line.startsWith('event: ')) ((event.event = line.slice(7)), (isEvent = true));
+              else if (line.startsWith('data: ')) ((event.data = line.slice(6)), (isEvent = true));
+            }
+            if (isEvent) events.push(event);
+          }
+          for (const wake of [...waiters]) wake();
+        });
+        const ended = new Promise<void>((done) => {
+          res.on('end', done);
+          res.on('close', done);
+          res.on('error', () => done());
+        });
+        resolve({
+          status: res.statusCode ?? 0,
+          events,
+          comments,
+          ended,
+          next: (count, ms = 10_000) =>
+            new Promise((ok, fail) => {
+              const check = () => {
+                if (events.length < count) return;
+                waiters.delete(check);
+                clearTimeout(timer);
+                ok(events.slice(0, count));
+              };
+              const timer = setTimeout(() => {
+                waiters.delete(check);
+                fail(new Error(`only ${events.length} of ${count} events after ${ms} ms: ${JSON.stringify(events)}`));
+              }, ms);
+              waiters.add(check);
+              check();
+            }),
+          close: () => req.destroy(),
+        });
+      },
+    );
+    req.on('error', reject);
+  });
+}
