@@ -49,6 +49,7 @@ test('the JSON API answers for a small repository: status, tree, topic, history,
     t.is(reviews.tasks.length, 1);
     t.is(reviews.tasks[0].taskId, review);
     t.is(reviews.tasks[0].operations[0].path, 'ops/cache');
+    t.regex(reviews.tasks[0].operations[0].diff, /^\+# Cache\n(\+.*\n?)*\+- \*\*Rule:\*\* Flush the zebra cache/);
   } finally {
     await server.close();
     await cleanup(repo);
@@ -71,14 +72,21 @@ test('reject through the API undoes the change and closes the review; approve ke
     const again = await post('/api/reviews/reject', { id: review });
     t.is(again.status, 404);
 
-    // A second high-impact curate, approved.
+    // A high-impact change of an existing topic (its diff shown), approved.
     const { put } = await import('../helpers/knowledge.js');
-    const data = await put(repo, 'ops/other', '<bv-rule>Keep it.</bv-rule>', { meta: { impact: 'high' } });
+    const data = await put(repo, 'ops/deploy', '<bv-reason>Deploys go through the canary first.</bv-reason>', {
+      title: 'Deploying',
+      meta: { impact: 'high' },
+    });
     const id = data.review?.id ?? data.reviewId;
+    const shown = await request(server.port, { path: '/api/reviews', headers: session(server) });
+    const diff = shown.json.tasks[0].operations[0].diff;
+    t.regex(diff, /^-.*blue green switch/m);
+    t.regex(diff, /^\+.*canary first/m);
     const approved = await post('/api/reviews/approve', { id });
     t.is(approved.status, 200, approved.body);
     t.like(approved.json, { decision: 'approved', taskId: id });
-    t.truthy(await showTopic(repo, 'ops/other.html'));
+    t.regex((await showTopic(repo, 'ops/deploy.html')) ?? '', /canary/);
     t.is((await request(server.port, { path: '/api/status', headers: session(server) })).json.pendingReviews, 0);
   } finally {
     await server.close();
