@@ -28,6 +28,9 @@ test('no session or a wrong one: 401 on the API (JSON) and on pages (a page sayi
     }
     const asset = await request(server.port, { path: '/assets/app.js' });
     t.is(asset.status, 401);
+    const events = await request(server.port, { path: '/api/events?after=0' });
+    t.is(events.status, 401);
+    t.is(events.json?.error.kind, 'unauthorized');
     const wrongToken = await request(server.port, { path: '/?token=nope' });
     t.is(wrongToken.status, 401);
     t.is(wrongToken.headers['set-cookie'], undefined);
