@@ -242,11 +242,9 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
     },
     '/api/topic/history': {
       GET: async ({ brv, url }) => {
+        // A removed topic keeps its history: no existence check, only the path's (by the service).
         const topic = queryString(url, 'path', true);
-        const b = await brv();
-        // An unknown path is an error here (an empty history would hide a typo).
-        await b.knowledge.read({ path: topic, raw: true });
-        return { entries: await b.history.log({ limit: limitParam(url, 100, 1000), path: topic }) };
+        return { entries: await (await brv()).history.log({ limit: limitParam(url, 100, 1000), path: topic }) };
       },
     },
     '/api/search': {

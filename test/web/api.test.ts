@@ -104,3 +104,32 @@ test('outside a git repository the server does not start: the typed error', asyn
     await cleanup(dir);
   }
 });
+
+test('planted blobs (no validator on the way): the tree lists them, a hostile topic is served inert, a non-topic as a notice', async (t) => {
+  const { makeRepo } = await import('../helpers/repo.js');
+  const { plantTree } = await import('../helpers/plant.js');
+  const repo = await makeRepo();
+  await plantTree(repo, {
+    'p/a.html':
+      '<bv-topic path="p/a" title="Hostile"><bv-reason><a href="javascript:alert(1)">x</a><script>alert(1)</script>' +
+      '<img src="https://tracker.example/p.png" alt="t" onerror="alert(1)"></bv-reason></bv-topic>',
+    'p/junk.html': 'not a topic at all',
+  });
+  const server = await startFor(repo);
+  try {
+    const tree = await request(server.port, { path: '/api/tree', headers: session(server) });
+    t.deepEqual(tree.json.topics, [
+      { path: 'p/a', title: 'Hostile' },
+      { path: 'p/junk', title: '' },
+    ]);
+    const topic = (await request(server.port, { path: '/api/topic?path=p/a', headers: session(server) })).json;
+    t.is(topic.title, 'Hostile');
+    t.notRegex(topic.html, /script|javascript:|onerror|tracker\.example/);
+    t.regex(topic.raw, /<script>alert\(1\)<\/script>/, 'raw is the stored text, for display as text');
+    const junk = (await request(server.port, { path: '/api/topic?path=p/junk', headers: session(server) })).json;
+    t.regex(junk.html, /cannot be shown as a topic/);
+  } finally {
+    await server.close();
+    await cleanup(repo);
+  }
+});
