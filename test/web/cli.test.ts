@@ -1,8 +1,12 @@
 import test from 'ava';
-import { execa, type ResultPromise } from 'execa';
+import { execa, execaSync, type ResultPromise } from 'execa';
+import { existsSync, readFileSync } from 'node:fs';
+import { symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { brv, brvJson, cleanup, CLI, ENV, makeRepo } from '../helpers/repo.js';
+import { brv, brvJson, cleanup, CLI, ENV, makeRepo, tempDir } from '../helpers/repo.js';
+import { waitFor } from '../helpers/wait.js';
 import { request } from './http.js';
 
 /** Holds a loopback port (undefined: it was taken already). */
@@ -22,8 +26,14 @@ async function freePort(): Promise<number> {
 }
 
 /** `brv webui` as a real process: resolves with its first stdout line once it printed one. */
-async function startWebui(cwd: string, args: string[]): Promise<{ child: ResultPromise; line: string }> {
-  const child = execa('node', [CLI, 'webui', ...args], { cwd, env: ENV, extendEnv: false, reject: false, stdin: 'ignore' });
+async function startWebui(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ResultPromise; line: string }> {
+  const child = execa(process.execPath, [CLI, 'webui', ...args], {
+    cwd,
+    env: { ...ENV, ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -106,7 +116,6 @@ test('default port 7700; when it is taken, the next free one', async (t) => {
 });
 
 test('outside a repository brv webui fails with the typed error and exits', async (t) => {
-  const { tempDir } = await import('../helpers/repo.js');
   const dir = await tempDir();
   try {
     const run = await brvJson(dir, ['webui', '--port', String(await freePort())], { timeout: 20_000 });
@@ -114,5 +123,32 @@ test('outside a repository brv webui fails with the typed error and exits', asyn
     t.is(run.json?.data.error.kind, 'not-a-git-repository');
   } finally {
     await cleanup(dir);
+  }
+});
+
+test('--open runs the platform opener with the URL; a missing opener is a notice, and the dashboard still serves', async (t) => {
+  const bin = await tempDir('brv-bin-');
+  const out = path.join(bin, 'opened.txt');
+  await writeFile(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > "${out}"\n`, { mode: 0o755 });
+  try {
+    const opening = await startWebui(await repo, ['--port', String(await freePort()), '--open'], { PATH: `${bin}:${ENV.PATH}` });
+    const url = /^brv webui: (\S+)$/.exec(opening.line)![1]!;
+    t.true(await waitFor(() => existsSync(out) && readFileSync(out, 'utf8') === url, 5000), 'xdg-open got the URL');
+    opening.child.kill('SIGTERM');
+    t.is((await opening.child).exitCode, 0);
+
+    // No opener on PATH (git only): a notice on stderr, not an error.
+    const gitOnly = await tempDir('brv-bin-');
+    await symlink(execaSync('sh', ['-c', 'command -v git']).stdout.trim(), path.join(gitOnly, 'git'));
+    const port = await freePort();
+    const missing = await startWebui(await repo, ['--port', String(port), '--open'], { PATH: gitOnly });
+    t.is((await request(port, { path: `/?token=${/token=(\S+)/.exec(missing.line)![1]}` })).status, 303);
+    missing.child.kill('SIGTERM');
+    const result = await missing.child;
+    t.is(result.exitCode, 0);
+    t.regex(String(result.stderr), /could not start xdg-open to open the browser.*open the URL yourself/);
+    await cleanup(gitOnly);
+  } finally {
+    await cleanup(bin);
   }
 });
