@@ -319,7 +319,7 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL, 
   if (!file) {
     if (!root || !url.pathname.startsWith('/assets/'))
       return sendError(res, 404, 'not-found', "The dashboard's files are missing (dist/web): build brv with npm run build.");
-    return sendError(res, 404, 'not-found', `No file ${url.pathname}.`);
+    return sendError(res, 404, 'not-found', `No file ${url.pathname.slice(0, 200)}.`);
   }
   const body = await readFile(file);
   res.writeHead(200, {
@@ -450,8 +450,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (!found) {
       const other = ['GET', 'POST'].some((m) => router.find(m as 'GET', url.pathname));
       return other
-        ? sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${url.pathname}.`)
-        : sendError(res, 404, 'not-found', `No API endpoint ${url.pathname}.`);
+        ? sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${url.pathname.slice(0, 200)}.`)
+        : sendError(res, 404, 'not-found', `No API endpoint ${url.pathname.slice(0, 200)}.`);
     }
     const { handler } = found.store as { handler: Handler };
     sendJson(res, 200, await handler({ req, res, url, brv: () => pool.resolve(undefined) }));
@@ -466,10 +466,6 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (isBrvError(error)) return sendError(res, statusOf(error.kind), error.kind, error.message);
       sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
     });
-  });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
   });
 
   try {
