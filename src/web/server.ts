@@ -397,7 +397,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     await pool.close();
     throw error;
   }
-  const assetsDir = realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')).catch(() => undefined);
+  const assetsDir = (async () => realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')))().catch(() => undefined);
   const routes = apiRoutes(brvVersion());
   const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 500 });
   for (const [route, methods] of Object.entries(routes)) {
@@ -406,18 +406,20 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   let port = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = req.url ?? '';
+    setSecurityHeaders(res, target === '/api' || target.startsWith('/api/') || target.startsWith('/api?'));
+    const refusal = refuseForeign(req, port);
+    if (refusal) return sendError(res, refusal.status, refusal.kind, refusal.message);
     let url: URL;
     try {
-      if (!req.url?.startsWith('/')) throw new Error('not origin-form');
-      url = new URL(req.url, `http://${HOST}:${port}`);
+      // Appended to our own origin, so that "//host/…" stays a path and never names another host.
+      if (!target.startsWith('/')) throw new Error('not origin-form');
+      url = new URL(`http://${HOST}:${port}${target}`);
     } catch {
-      setSecurityHeaders(res, true);
       return sendError(res, 400, 'invalid-request', 'The request target must be a path.');
     }
     const api = url.pathname === '/api' || url.pathname.startsWith('/api/');
-    setSecurityHeaders(res, api);
-    const refusal = refuseForeign(req, port);
-    if (refusal) return sendError(res, refusal.status, refusal.kind, refusal.message);
+    if (api) res.setHeader('Cache-Control', 'no-store');
 
     const reading = req.method === 'GET' || req.method === 'HEAD';
     const token = url.searchParams.get('token');

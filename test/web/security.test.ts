@@ -118,6 +118,14 @@ test('a foreign Host, a foreign or missing Origin on a mutation, or Sec-Fetch-Si
       const crossSite = await request(server.port, { path: p, headers: { ...session(server), 'sec-fetch-site': 'cross-site' } });
       t.is(crossSite.status, 403, `cross-site ${p}`);
     }
+    // An absolute-form target is refused too: 403 for a foreign Host, 400 for ours; "//host/…" is a path, not a host.
+    t.is(
+      (await request(server.port, { path: 'http://evil.example/api/status', headers: { ...session(server), host: 'evil.example' } }))
+        .status,
+      403,
+    );
+    t.is((await request(server.port, { path: `http://127.0.0.1:${server.port}/api/status`, headers: session(server) })).status, 400);
+    t.not((await request(server.port, { path: '//evil.example/api/status', headers: session(server) })).json?.repository, repo);
     t.is(await refTip(repo), tip, 'no refused request moved the branch');
     t.is((await request(server.port, { path: '/api/reviews', headers: session(server) })).json.tasks.length, 1, 'the review is still open');
   } finally {
