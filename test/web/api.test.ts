@@ -133,3 +133,30 @@ test('planted blobs (no validator on the way): the tree lists them, a hostile to
     await cleanup(repo);
   }
 });
+
+test('the tree follows changes through the incremental index: a retitled topic shows its new title, a removed one is gone', async (t) => {
+  const { makeRepo, brvJson } = await import('../helpers/repo.js');
+  const { put } = await import('../helpers/knowledge.js');
+  const repo = await makeRepo();
+  await brvJson(repo, ['init']);
+  await put(repo, 'a/one', '<bv-rule>One.</bv-rule>', { title: 'First title' });
+  await put(repo, 'a/two', '<bv-rule>Two.</bv-rule>', { title: 'Two' });
+  const server = await startFor(repo);
+  const tree = async () => (await request(server.port, { path: '/api/tree', headers: session(server) })).json.topics;
+  try {
+    t.deepEqual(await tree(), [
+      { path: 'a/one', title: 'First title' },
+      { path: 'a/two', title: 'Two' },
+    ]);
+    await put(repo, 'a/one', '<bv-rule>One, again.</bv-rule>', { title: 'Second title' });
+    t.deepEqual(await tree(), [
+      { path: 'a/one', title: 'Second title' },
+      { path: 'a/two', title: 'Two' },
+    ]);
+    await brvJson(repo, ['rm', 'a/two']);
+    t.deepEqual(await tree(), [{ path: 'a/one', title: 'Second title' }]);
+  } finally {
+    await server.close();
+    await cleanup(repo);
+  }
+});
