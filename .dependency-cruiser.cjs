@@ -16,7 +16,7 @@ const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doct
 const SERVICE = '^src/service/';
 /** Results → terminal text and markdown, for every front end: pure functions over the service's results. */
 const VIEWS = '^src/views/';
-const FRONT_ENDS = '^src/(cli|mcp)/';
+const FRONT_ENDS = '^src/(cli|mcp|web)/';
 
 /** A module in no layer: a new directory must be placed in a layer here and in CONTRIBUTING.md first. */
 const ANY_LAYER = [LEAVES, GIT, SETTINGS, STORE, FEATURES, SERVICE, VIEWS, FRONT_ENDS];
@@ -109,7 +109,7 @@ module.exports = {
       name: 'front-ends-use-the-service',
       severity: 'error',
       comment:
-        'Front ends (CLI, MCP; next the TUI and the web dashboard) reach brv only through the service and the views (and the leaves): ' +
+        'Front ends (CLI, MCP, the web dashboard; next the TUI) reach brv only through the service and the views (and the leaves): ' +
         'no feature, store, settings or git module. What they need is a service operation or a view.',
       from: { path: FRONT_ENDS },
       to: onlyTo(FRONT_ENDS, SERVICE, VIEWS),
@@ -127,6 +127,13 @@ module.exports = {
       comment: 'The MCP server does not use the CLI (the CLI may start the MCP server: `brv mcp`).',
       from: { path: '^src/mcp/' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'web-imports-cli',
+      severity: 'error',
+      comment: 'The web dashboard server does not use the CLI or the MCP server (the CLI starts it: `brv webui`).',
+      from: { path: '^src/web/' },
+      to: { path: '^src/(cli|mcp)/' },
     },
     {
       name: 'process-outside-git',

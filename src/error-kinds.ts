@@ -143,6 +143,15 @@ export const ERROR_KINDS = {
   'export-target-invalid': 'The export target, or a folder on its way, is a symbolic link or not a folder.',
   'export-target-exists': 'The export folder is not empty; pass `--force` to replace it.',
   'export-write-error': 'A file or folder of the export cannot be written.',
+
+  // ---- web dashboard (brv webui) ----
+  'port-in-use': 'The port given to `brv webui --port` is taken by another process; pick another or omit `--port`.',
+  unauthorized: 'A dashboard request without the session of this `brv webui` run: open the URL it printed (with its token).',
+  forbidden:
+    'A dashboard request refused before routing: a `Host` that is not a loopback name, or a mutation whose `Origin` is missing or foreign.',
+  'method-not-allowed': 'The dashboard API path does not take that HTTP method.',
+  'payload-too-large': 'A dashboard API request body is larger than the server accepts (1 MiB).',
+  'invalid-request': 'A dashboard API request is malformed: not JSON, a missing or mistyped field, or a bad query parameter.',
 } as const;
 
 /** An error kind brv reports: a key of ERROR_KINDS. */

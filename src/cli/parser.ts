@@ -66,7 +66,6 @@ const BYTEROVER_COMMANDS: Record<string, string> = {
   locations: 'brv keeps knowledge in each git repository; `brv status` shows this one, `brv source list` the others it reads.',
   providers: 'brv calls no model: your coding agent writes and reads the knowledge (`brv curate`, `brv query`).',
   model: 'brv calls no model: your coding agent writes and reads the knowledge (`brv curate`, `brv query`).',
-  webui: 'brv has no web UI yet: `brv status`, `brv ls` and `brv read <path>` show the knowledge.',
   'query-log': 'brv records no query log; `brv vc log` shows the history of the knowledge.',
 };
 

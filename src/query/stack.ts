@@ -79,6 +79,21 @@ export function liveView(stack: SegmentStack): LiveView {
   return view;
 }
 
+/** Path → title of every live document of a stack (the dashboard's tree: no topic blob is read). */
+export function liveTitles(stack: SegmentStack): Map<string, string> {
+  const view = liveView(stack);
+  const titles = new Map<string, string>();
+  view.segments.forEach((segment, s) => {
+    const mask = view.dead[s];
+    for (let doc = 0; doc < segment.docCount; doc++) {
+      if (mask?.[doc] === 1) continue;
+      const { path, title } = segment.doc(doc);
+      titles.set(path, title);
+    }
+  });
+  return titles;
+}
+
 /** Merges the live documents of a stack into one segment: the same bytes a rebuild would produce. */
 export function compact(stack: SegmentStack): Uint8Array {
   const view = liveView(stack);

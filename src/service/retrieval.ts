@@ -5,7 +5,7 @@ import type { SkippedTopic, TreeCompaction, TreeIndexStore } from '../query/tree
 import { startDetached } from '../git/detached.js';
 import type { Snapshot } from '../store/context-store.js';
 import { BrvError } from '../errors.js';
-import { normalizeTopicPath } from '../topic/path.js';
+import { normalizeTopicPath, topicPathFromBlobPath } from '../topic/path.js';
 import path from 'node:path';
 import type { RepositoryContext } from './context.js';
 
@@ -28,6 +28,18 @@ export interface SkippedTopicsRequest {
 
 /** A blob at a topic path that search leaves out, and why; `source` names the knowledge source it is in. */
 export type SkippedTopicReport = SkippedTopic & { source?: string };
+
+export interface CatalogRequest {
+  /** A revision of the brv branch instead of its tip. */
+  at?: string;
+}
+
+/** Every topic of the branch (knowledge sources left out) with its title, sorted by path. */
+export interface CatalogResult {
+  commit: string | undefined;
+  /** `title` is empty for a blob search leaves out (too large, not a topic: see `skippedTopics`). */
+  topics: Array<{ path: string; title: string }>;
+}
 
 export interface CompactIndexRequest {
   /**
@@ -95,6 +107,23 @@ export class Retrieval {
   async search(request: SearchRequest): Promise<SearchResult> {
     const { searchTopics } = await import('../query/query-topics.js');
     return this.federated(request, (indexes, snapshot) => searchTopics(indexes, snapshot, request.question, request), federateSearch);
+  }
+
+  /** Every topic path with its title, from the search index (built if needed): no topic blob is parsed twice. */
+  async catalog(request: CatalogRequest = {}): Promise<CatalogResult> {
+    const [{ liveTitles }, indexes, snapshot] = await Promise.all([
+      import('../query/stack.js'),
+      this.ctx.indexes(),
+      this.ctx.snapshotFor(request.at),
+    ]);
+    const [files, index] = await Promise.all([this.ctx.store.listFiles(snapshot), indexes.open(snapshot.commit?.tree)]);
+    const titles = liveTitles(index.stack);
+    const topics = files
+      .map((file) => topicPathFromBlobPath(file))
+      .filter((p): p is NonNullable<typeof p> => p !== undefined)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((path) => ({ path, title: titles.get(path) ?? '' }));
+    return { commit: snapshot.commit?.oid, topics };
   }
 
   /**

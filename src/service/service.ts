@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { AgentInfo, ConnectorScope, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
 import type { ConnectorType } from '../connectors/agents.js';
 import type { DoctorReport } from '../doctor/doctor.js';
-import { isBrvError } from '../errors.js';
+import { BrvError, isBrvError } from '../errors.js';
 import { GitProcesses } from '../git/processes.js';
 import type { RefusedTip } from '../sync/sync.js';
 import { Brv, type OpenOptions } from './brv.js';
@@ -71,6 +71,18 @@ export interface EditorRequest {
   editor: string;
   /** The file to edit (absolute). */
   file: string;
+}
+
+export interface OpenUrlRequest {
+  /** An http(s) URL (the dashboard's). */
+  url: string;
+}
+
+/** Whether the platform's opener (`xdg-open`, `open`, `start`) started; a missing one is not an error. */
+export interface OpenUrlResult {
+  opened: boolean;
+  opener: string;
+  problem?: string;
 }
 
 /**
@@ -201,6 +213,14 @@ export class BrvService {
   async runEditor(request: EditorRequest): Promise<void> {
     const { runEditor } = await import('../git/editor.js');
     await runEditor(this.processes, request.editor, absolute(request.file));
+  }
+
+  /** Opens a URL in the person's browser (`brv webui --open`), detached. */
+  async openUrl(request: OpenUrlRequest): Promise<OpenUrlResult> {
+    if (!/^https?:\/\//.test(request.url))
+      throw new BrvError('usage', `Only http and https URLs are opened, not ${JSON.stringify(request.url)}.`);
+    const { openUrl } = await import('../git/opener.js');
+    return openUrl(this.processes, request.url, this.host.platform);
   }
 
   private async inScope<T>(request: ConnectorScopeRequest, run: (scope: ConnectorScope) => Promise<T>): Promise<T> {

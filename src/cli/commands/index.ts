@@ -23,6 +23,7 @@ import { doctorCommand } from './doctor.js';
 import { editCommand } from './edit.js';
 import { completionCommand } from './completion.js';
 import { maintenanceCommand } from './maintenance.js';
+import { webuiCommand } from './webui.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -50,4 +51,5 @@ export const commands = [
   editCommand,
   completionCommand,
   maintenanceCommand,
+  webuiCommand,
 ] as unknown as CommandModule[];

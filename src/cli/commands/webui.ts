@@ -1,0 +1,70 @@
+import path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
+import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
+
+interface WebuiOptions extends GlobalOptions {
+  port?: number;
+  open: boolean;
+}
+
+/** How long stopping may take before the process exits anyway (a git that hangs must not keep it). */
+const STOP_GRACE_MS = 3000;
+
+/**
+ * `brv webui`: the local dashboard. Serves until Ctrl-C / SIGTERM, then stops accepting, ends the
+ * live-event streams, closes the repositories (their git processes) and exits 0. The server code is
+ * imported here only, so no other command loads it.
+ */
+export const webuiCommand: CommandModule<GlobalOptions, WebuiOptions> = {
+  command: 'webui',
+  describe: "Serve a local dashboard of this repository's knowledge in the browser: topics, search, history, review inbox, live",
+  builder: (y) =>
+    y
+      .option('port', {
+        type: 'number',
+        describe: 'Port on 127.0.0.1 (default 7700, or the next free one up to 7720; a port given here must be free)',
+      })
+      .option('open', { type: 'boolean', default: false, describe: 'Open the URL in the browser (xdg-open, open or start)' })
+      .epilogue(
+        'Prints "brv webui: http://127.0.0.1:<port>/?token=<secret>" and serves until Ctrl-C. The server listens on loopback ' +
+          'only; the token is new on every start and is exchanged for an HttpOnly, SameSite=Strict cookie, so only the browser ' +
+          'that opened the printed URL (or a script sending "Authorization: Bearer <token>") gets in. Requests naming another ' +
+          'Host, and changes coming from another Origin, are refused. Every asset ships with brv: it works offline. The JSON API ' +
+          'under /api/ and its live events (/api/events) are described in the README.',
+      ) as never,
+  handler: (argv) =>
+    reportingErrors('webui', argv, async () => {
+      if (argv.port !== undefined && (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535)) {
+        const text = argv.format === 'text' ? ' (see --help)' : '';
+        return printError('webui', argv.format, 'usage', `--port must be a port number from 1 to 65535${text}.`, EXIT_USAGE);
+      }
+      // Listening for the stop signals before anything starts: one that comes early still stops cleanly.
+      const stopped = new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
+      });
+      const [{ startWebServer, DEFAULT_PORT }, { webuiText, openerNotice }, service] = await Promise.all([
+        import('../../web/server.js'),
+        import('../../views/webui.js'),
+        cliService(),
+      ]);
+      const server = await startWebServer({
+        service,
+        launchDir: path.resolve(argv.C ?? process.cwd()),
+        port: argv.port ?? DEFAULT_PORT,
+        strictPort: argv.port !== undefined,
+      });
+      if (argv.format === 'json') printJson('webui', true, { url: server.url, port: server.port });
+      else printText(webuiText({ url: server.url, port: server.port, wanted: argv.port ?? DEFAULT_PORT }));
+      if (argv.open) {
+        const opened = await service.openUrl({ url: server.url });
+        if (!opened.opened) note(openerNotice(opened.opener, opened.problem));
+      }
+      await stopped;
+      const timer = setTimeout(() => process.exit(0), STOP_GRACE_MS);
+      await server.close().catch(() => {});
+      clearTimeout(timer);
+      service.terminateGitProcesses();
+      process.exit(0);
+    }),
+};

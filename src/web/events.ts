@@ -1,0 +1,153 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BRANCH_PREFIX, REMOTES_PREFIX, REVIEW_PREFIX } from '../store/refs.js';
+
+/** Which refs moved: a brv branch, a review, a remote's copy, anything else under refs/brv/. */
+type ChangeKind = 'branch' | 'review' | 'remote' | 'other';
+
+/** One move of a `refs/brv/*` ref, as `/api/events` sends it (`event: change`). */
+export interface ChangeEvent {
+  /** Increasing from 1 per server start. */
+  id: number;
+  ref: string;
+  /** null: the ref was created. */
+  from: string | null;
+  /** null: the ref was deleted. */
+  to: string | null;
+  kind: ChangeKind;
+  time: string;
+}
+
+export interface EventHubOptions {
+  /** How many recent events are kept for replay (default 1,000). */
+  eventBuffer?: number;
+  /** A client whose unsent bytes exceed this is disconnected (default 1 MiB); it catches up by reconnecting. */
+  maxClientBufferBytes?: number;
+  /** Interval of the `: ping` comment (default 15 s). */
+  pingMs?: number;
+}
+
+const DEFAULT_EVENT_BUFFER = 1000;
+const DEFAULT_MAX_CLIENT_BUFFER_BYTES = 1024 * 1024;
+const RETRY_MS = 1000;
+
+function kindOf(ref: string): ChangeKind {
+  if (ref.startsWith(BRANCH_PREFIX)) return 'branch';
+  if (ref.startsWith(REVIEW_PREFIX)) return 'review';
+  if (ref.startsWith(REMOTES_PREFIX)) return 'remote';
+  return 'other';
+}
+
+function frame(event: ChangeEvent): string {
+  return `id: ${event.id}\nevent: change\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** Parses a `Last-Event-ID` or `?after=` value: a non-negative integer, else undefined. */
+export function parseEventId(value: string | undefined | null): number | undefined {
+  if (value === undefined || value === null || !/^\d{1,15}$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
+
+/**
+ * Server-sent events for the dashboard: every ref move becomes one numbered event, kept in a
+ * bounded buffer so that a client reconnecting with `Last-Event-ID` (or `?after=`) gets exactly
+ * what it missed before going live; a client asking for more than the buffer still holds (or for
+ * an id of another server run) gets `event: reset` and reloads. Slow clients do not grow the
+ * server's memory: one whose unsent bytes pass the limit is disconnected.
+ */
+export class EventHub {
+  private readonly buffer: Array<{ id: number; frame: string }> = [];
+  private readonly clients = new Set<ServerResponse>();
+  private readonly checking = new Set<ServerResponse>();
+  private lastId = 0;
+  private closed = false;
+  private readonly size: number;
+  private readonly maxClientBytes: number;
+  private readonly ping: NodeJS.Timeout;
+
+  constructor(options: EventHubOptions = {}) {
+    this.size = Math.max(1, options.eventBuffer ?? DEFAULT_EVENT_BUFFER);
+    this.maxClientBytes = options.maxClientBufferBytes ?? DEFAULT_MAX_CLIENT_BUFFER_BYTES;
+    this.ping = setInterval(() => {
+      for (const client of this.clients) this.send(client, ': ping\n\n');
+    }, options.pingMs ?? 15_000);
+    this.ping.unref();
+  }
+
+  /** Connected clients (tests, diagnostics). */
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  /** Numbers a ref move, keeps it for replay and sends it to every client. */
+  publish(move: { ref: string; from: string | undefined; to: string | undefined }): ChangeEvent {
+    const event: ChangeEvent = {
+      id: ++this.lastId,
+      ref: move.ref,
+      from: move.from ?? null,
+      to: move.to ?? null,
+      kind: kindOf(move.ref),
+      time: new Date().toISOString(),
+    };
+    const text = frame(event);
+    this.buffer.push({ id: event.id, frame: text });
+    if (this.buffer.length > this.size) this.buffer.splice(0, this.buffer.length - this.size);
+    for (const client of this.clients) this.send(client, text);
+    return event;
+  }
+
+  /**
+   * Starts an event stream on `res`: replays what came after `after` (or `reset` when that is no
+   * longer known), then sends live events until the client goes or the hub closes.
+   */
+  attach(req: IncomingMessage, res: ServerResponse, after: number | undefined): void {
+    if (this.closed) {
+      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('The server is stopping.\n');
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    req.socket.setNoDelay(true);
+    this.clients.add(res);
+    res.on('close', () => this.clients.delete(res));
+    this.send(res, `retry: ${RETRY_MS}\n\n`);
+    if (after === undefined) return;
+    const oldest = this.buffer[0]?.id ?? this.lastId + 1;
+    if (after > this.lastId || after < oldest - 1) {
+      this.send(res, `id: ${this.lastId}\nevent: reset\ndata: {}\n\n`);
+      return;
+    }
+    for (const entry of this.buffer) if (entry.id > after) this.send(res, entry.frame);
+  }
+
+  /** Ends every stream (the clients reconnect to the next server) and refuses new ones. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.ping);
+    for (const client of this.clients) client.end();
+    this.clients.clear();
+  }
+
+  /**
+   * Writes to one client; false when it was disconnected for falling too far behind. Bytes written
+   * in one turn of the event loop are flushed to the socket after it, so the check waits for that:
+   * what is still unsent then is what the client did not read.
+   */
+  private send(client: ServerResponse, text: string): boolean {
+    if (client.destroyed || !this.clients.has(client)) return false;
+    client.write(text);
+    if (client.writableLength > this.maxClientBytes && !this.checking.has(client)) {
+      this.checking.add(client);
+      setImmediate(() => {
+        this.checking.delete(client);
+        if (client.writableLength <= this.maxClientBytes) return;
+        this.clients.delete(client);
+        client.destroy();
+      });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,498 @@
+import { realpath, readFile, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import FindMyWay from 'find-my-way';
+import { BrvError, isBrvError } from '../errors.js';
+import type { ErrorKind } from '../error-kinds.js';
+import { brvPackageRoot } from '../package-root.js';
+import type { Brv } from '../service/brv.js';
+import type { RepositoryPool, Subscription } from '../service/repository-pool.js';
+import type { BrvService } from '../service/service.js';
+import { brvVersion } from '../service/texts.js';
+import { EventHub, parseEventId } from './events.js';
+import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
+import { topicDisplayHtml } from './topic-html.js';
+import { renderStoredTopic } from '../topic/stored.js';
+
+export interface WebServerOptions {
+  service: BrvService;
+  /** The directory `brv webui` was started in: its repository (and linked worktrees) is served. */
+  launchDir: string;
+  /** Default 7700, then the next free port up to +20; 0: any free port (tests). */
+  port?: number;
+  /** The port was asked for explicitly: taken → `port-in-use` instead of the next one. */
+  strictPort?: boolean;
+  /** The client's files (index.html, assets/); default `<package root>/dist/web`. */
+  assetsDir?: string;
+  /** The session secret (tests); default a fresh random one per start. */
+  secret?: string;
+  /** Events kept for replay (default 1,000). */
+  eventBuffer?: number;
+  /** A live-events client with more unsent bytes is disconnected (default 1 MiB). */
+  maxClientBufferBytes?: number;
+}
+
+export interface WebServer {
+  /** The URL to open, with the session token. */
+  url: string;
+  /** `http://127.0.0.1:<port>`. */
+  origin: string;
+  port: number;
+  secret: string;
+  /** Stops accepting, ends the event streams, closes the repositories. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 7700;
+/** Ports tried after the default one when it is taken. */
+const PORT_ATTEMPTS = 20;
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_STATIC_PATH = 1024;
+const HOST = '127.0.0.1';
+
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  brv: () => Promise<Brv>;
+}
+type Handler = (call: Call) => Promise<unknown>;
+
+class HttpError extends BrvError {
+  constructor(
+    readonly status: number,
+    kind: ErrorKind,
+    message: string,
+  ) {
+    super(kind, message);
+  }
+}
+
+/** The HTTP status of a library error, by kind: missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
+function statusOf(kind: ErrorKind): number {
+  if (kind === 'not-found' || kind.endsWith('-not-found')) return 404;
+  if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
+  if (kind === 'server-closing') return 503;
+  if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
+  return 400;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.destroy();
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
+function sendError(res: ServerResponse, status: number, kind: ErrorKind, message: string): void {
+  sendJson(res, status, { error: { kind, message } });
+}
+
+const UNAUTHORIZED_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>brv webui</title>' +
+  '<p>This dashboard needs the session of the <code>brv webui</code> that serves it: open the URL it printed ' +
+  '(<code>http://127.0.0.1:…/?token=…</code>).</p>\n';
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+function queryString(url: URL, name: string, required: true): string;
+function queryString(url: URL, name: string, required?: false): string | undefined;
+function queryString(url: URL, name: string, required = false): string | undefined {
+  const values = url.searchParams.getAll(name);
+  if (values.length > 1) throw new HttpError(400, 'invalid-request', `Give ${name} once.`);
+  if (values.length === 0 && required) throw new HttpError(400, 'invalid-request', `The ${name} parameter is missing.`);
+  return values[0];
+}
+
+function limitParam(url: URL, fallback: number, max: number): number {
+  const value = queryString(url, 'limit');
+  if (value === undefined) return fallback;
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max)
+    throw new HttpError(400, 'invalid-request', `limit must be a whole number from 1 to ${max}.`);
+  return Number(value);
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new HttpError(400, 'invalid-request', 'Send the body as Content-Type: application/json.');
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'payload-too-large', `The body is over ${MAX_BODY_BYTES} bytes.`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'payload-too-large', `The body is over ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid-request', 'The body is not valid JSON.');
+  }
+}
+
+/** `{ id, topics? }` of approve and reject. */
+function decisionBody(body: unknown): { id: string; files: string[] | undefined } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HttpError(400, 'invalid-request', 'Send { "id": "<review id>", "topics"?: [...] }.');
+  const { id, topics, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0)
+    throw new HttpError(400, 'invalid-request', `Unknown field ${JSON.stringify(unknown[0])}: send id and topics only.`);
+  if (typeof id !== 'string' || id.trim() === '' || id.length > 200)
+    throw new HttpError(400, 'invalid-request', 'id must be a review id (a string).');
+  if (topics === undefined) return { id, files: undefined };
+  if (
+    !Array.isArray(topics) ||
+    topics.length === 0 ||
+    topics.length > 10_000 ||
+    !topics.every((t) => typeof t === 'string' && t.length <= 4096)
+  )
+    throw new HttpError(400, 'invalid-request', 'topics must be a non-empty array of topic paths.');
+  return { id, files: topics as string[] };
+}
+
+/** Reviews shown at most with their diffs (the rest still listed, without). */
+const MAX_REVIEWS_WITH_DIFFS = 50;
+
+/**
+ * `review.pending()` as is, each operation with `diff`: the unified diff of the topic's rendered
+ * markdown for a changed topic, the whole topic as added lines for a new one, null otherwise.
+ */
+async function withDiffs(brv: Brv) {
+  const list = await brv.review.pending();
+  const tasks = await Promise.all(
+    list.tasks.map(async (task, i) => {
+      const shown =
+        i < MAX_REVIEWS_WITH_DIFFS ? await brv.history.show({ spec: task.commit, patch: true }).catch(() => undefined) : undefined;
+      const changes = shown?.kind === 'commit' ? shown.commit.changes : [];
+      const operations = await Promise.all(
+        task.operations.map(async (op) => {
+          const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
+          let diff: string | null = change?.diff ?? null;
+          if (change?.status === 'added') {
+            const read = await brv.knowledge.read({ path: op.path, at: task.commit }).catch(() => undefined);
+            diff = read
+              ? read.content
+                  .replace(/\n$/, '')
+                  .split('\n')
+                  .map((line) => `+${line}`)
+                  .join('\n')
+              : null;
+          }
+          return { ...op, diff };
+        }),
+      );
+      return { ...task, operations };
+    }),
+  );
+  return { ...list, tasks };
+}
+
+/** The JSON API (see README, "Web dashboard"): method → path → handler. */
+function apiRoutes(version: Promise<string>): Record<string, Record<string, Handler>> {
+  return {
+    '/api/status': {
+      GET: async ({ brv }) => {
+        const b = await brv();
+        const [status, reviews] = await Promise.all([b.setup.status(), b.review.pending()]);
+        return {
+          repository: status.repository,
+          branch: status.branch,
+          head: status.tip ?? null,
+          topics: status.topics,
+          pendingReviews: reviews.tasks.length,
+          version: await version,
+        };
+      },
+    },
+    '/api/tree': {
+      GET: async ({ brv }) => {
+        const catalog = await (await brv()).retrieval.catalog();
+        return { commit: catalog.commit ?? null, topics: catalog.topics };
+      },
+    },
+    '/api/topic': {
+      GET: async ({ brv, url }) => {
+        const read = await (await brv()).knowledge.read({ path: queryString(url, 'path', true), raw: true });
+        const display = topicDisplayHtml(read.content);
+        return {
+          path: read.topicPath,
+          title: display.title,
+          html: display.html,
+          raw: read.content,
+          markdown: renderStoredTopic(read.content),
+          commit: read.commit,
+        };
+      },
+    },
+    '/api/topic/history': {
+      GET: async ({ brv, url }) => {
+        // A removed topic keeps its history: no existence check, only the path's (by the service).
+        const topic = queryString(url, 'path', true);
+        return { entries: await (await brv()).history.log({ limit: limitParam(url, 100, 1000), path: topic }) };
+      },
+    },
+    '/api/search': {
+      GET: async ({ brv, url }) => {
+        const q = queryString(url, 'q') ?? '';
+        const limit = limitParam(url, 20, 50);
+        if (q.trim() === '') return { results: [] };
+        const found = await (await brv()).retrieval.search({ question: q, limit });
+        return {
+          results: found.results.map((r) => ({
+            path: r.topicPath,
+            title: r.title,
+            score: r.score,
+            excerpt: r.excerpt,
+            terms: r.matched.terms,
+            ...('origin' in r && r.origin === 'shared' ? { source: r.source } : {}),
+          })),
+        };
+      },
+    },
+    '/api/changes': {
+      GET: async ({ brv, url }) => ({ entries: await (await brv()).history.log({ limit: limitParam(url, 50, 1000) }) }),
+    },
+    '/api/reviews': {
+      GET: async ({ brv }) => withDiffs(await brv()),
+    },
+    '/api/reviews/approve': {
+      POST: async ({ brv, req }) => {
+        const { id, files } = decisionBody(await readJsonBody(req));
+        return (await brv()).review.approve({ id, files });
+      },
+    },
+    '/api/reviews/reject': {
+      POST: async ({ brv, req }) => {
+        const { id, files } = decisionBody(await readJsonBody(req));
+        return (await brv()).review.reject({ id, files });
+      },
+    },
+  };
+}
+
+/** A file under `root` for a URL path, or undefined; throws 400 for a path that tries to leave it. */
+async function staticFile(root: string, pathname: string): Promise<string | undefined> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    throw new HttpError(400, 'invalid-request', 'The path is not valid percent-encoding.');
+  }
+  if (decoded.length > MAX_STATIC_PATH || decoded.includes('\0') || decoded.includes('\\'))
+    throw new HttpError(400, 'invalid-request', 'The path is too long or holds characters a path may not have.');
+  const segments = decoded.split('/').filter((s) => s !== '');
+  if (segments.some((s) => s === '..' || s === '.')) throw new HttpError(400, 'invalid-request', 'The path may not contain "." or "..".');
+  if (segments.length === 0) return undefined;
+  const candidate = path.resolve(root, ...segments);
+  if (!candidate.startsWith(root + path.sep)) throw new HttpError(400, 'invalid-request', 'The path leaves the dashboard files.');
+  try {
+    const real = await realpath(candidate);
+    if (!real.startsWith(root + path.sep)) return undefined; // a symbolic link out of the folder is not followed
+    return (await stat(real)).isFile() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL, assetsDir: Promise<string | undefined>): Promise<void> {
+  const root = await assetsDir;
+  const found = root ? await staticFile(root, url.pathname) : undefined;
+  // Client-side routes get the page; a missing asset is a 404 (a script tag must never receive HTML).
+  let file = found;
+  if (!file && !url.pathname.startsWith('/assets/') && root) file = await staticFile(root, '/index.html');
+  if (!file) {
+    if (!root || !url.pathname.startsWith('/assets/'))
+      return sendError(res, 404, 'not-found', "The dashboard's files are missing (dist/web): build brv with npm run build.");
+    return sendError(res, 404, 'not-found', `No file ${url.pathname.slice(0, 200)}.`);
+  }
+  const body = await readFile(file);
+  res.writeHead(200, {
+    'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': body.length,
+    'Cache-Control': 'no-cache',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ port, host: HOST, exclusive: true });
+  });
+}
+
+async function bind(server: Server, options: WebServerOptions): Promise<number> {
+  const first = options.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(first) || first < 0 || first > 65535)
+    throw new BrvError('usage', `--port must be a port number (1-65535), not ${first}.`);
+  const last = options.strictPort || first === 0 ? first : Math.min(first + PORT_ATTEMPTS, 65535);
+  for (let port = first; ; port++) {
+    try {
+      return await listen(server, port);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
+      if (port >= last) {
+        throw new BrvError(
+          'port-in-use',
+          first === last
+            ? `Port ${first} on ${HOST} is taken by another process: pass another --port, or leave it out to take a free one.`
+            : `Ports ${first}-${last} on ${HOST} are all taken: pass a free one with --port.`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * `brv webui`'s server: the dashboard's files and its JSON API over `node:http`, on loopback only.
+ * Every request is checked before routing (security.ts: Host, Sec-Fetch-Site, Origin for mutations,
+ * then the session), so a refused request never reaches a handler and nothing is written for it.
+ * The repository is served through the service's RepositoryPool, whose ref watch feeds the live
+ * events (events.ts).
+ */
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const secret = options.secret ?? newSecret();
+  const pool: RepositoryPool = options.service.pool(options.launchDir, { serverName: 'brv webui' });
+  let subscription: Subscription | undefined;
+  const hub = new EventHub({ eventBuffer: options.eventBuffer, maxClientBufferBytes: options.maxClientBufferBytes });
+  const server = createServer({ maxHeaderSize: 32 * 1024 });
+  try {
+    // Outside a repository: a typed error before anything listens.
+    await pool.resolve(undefined).catch((error: unknown) => {
+      if (!isBrvError(error) || error.kind !== 'cwd-required') throw error;
+      throw new BrvError(
+        'not-a-git-repository',
+        `${options.launchDir} is not inside a git repository: brv webui serves the repository it is started in (cd into it, or pass -C <dir>).`,
+      );
+    });
+    subscription = await pool.watch((move) => hub.publish(move), { onError: () => {} });
+  } catch (error) {
+    hub.close();
+    await pool.close();
+    throw error;
+  }
+  const assetsDir = (async () => realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')))().catch(() => undefined);
+  const routes = apiRoutes(brvVersion());
+  const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 500 });
+  for (const [route, methods] of Object.entries(routes)) {
+    for (const [method, handler] of Object.entries(methods)) router.on(method as 'GET', route, () => {}, { handler });
+  }
+  let port = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = req.url ?? '';
+    setSecurityHeaders(res, target === '/api' || target.startsWith('/api/') || target.startsWith('/api?'));
+    const refusal = refuseForeign(req, port);
+    if (refusal) return sendError(res, refusal.status, refusal.kind, refusal.message);
+    let url: URL;
+    try {
+      // Appended to our own origin, so that "//host/…" stays a path and never names another host.
+      if (!target.startsWith('/')) throw new Error('not origin-form');
+      url = new URL(`http://${HOST}:${port}${target}`);
+    } catch {
+      return sendError(res, 400, 'invalid-request', 'The request target must be a path.');
+    }
+    const api = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    if (api) res.setHeader('Cache-Control', 'no-store');
+
+    const reading = req.method === 'GET' || req.method === 'HEAD';
+    const token = url.searchParams.get('token');
+    if (!api && reading && token !== null) {
+      res.setHeader('Cache-Control', 'no-store');
+      if (!sameSecret(token, secret)) return sendError(res, 401, 'unauthorized', 'The token is wrong: open the URL brv webui printed.');
+      const back = url.pathname.startsWith('//') ? '/' : url.pathname;
+      res.writeHead(303, { Location: back, 'Set-Cookie': sessionCookie(secret) });
+      return void res.end();
+    }
+    if (!sameSecret(presentedSecret(req), secret)) {
+      if (api) return sendError(res, 401, 'unauthorized', 'No session: open the URL brv webui printed (with its token).');
+      res.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8' });
+      return void res.end(req.method === 'HEAD' ? undefined : UNAUTHORIZED_PAGE);
+    }
+
+    if (!api) {
+      if (!reading) return sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed here.`);
+      return serveStatic(req, res, url, assetsDir);
+    }
+    if (url.pathname === '/api/events') {
+      if (req.method !== 'GET') return sendError(res, 405, 'method-not-allowed', 'Open /api/events with GET.');
+      const after = url.searchParams.get('after');
+      const lastId = req.headers['last-event-id'];
+      if (after !== null && parseEventId(after) === undefined) return sendError(res, 400, 'invalid-request', 'after must be an event id.');
+      return hub.attach(req, res, parseEventId(after) ?? parseEventId(typeof lastId === 'string' ? lastId : undefined));
+    }
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    const found = router.find(method as 'GET', url.pathname);
+    if (!found) {
+      const other = ['GET', 'POST'].some((m) => router.find(m as 'GET', url.pathname));
+      return other
+        ? sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${url.pathname.slice(0, 200)}.`)
+        : sendError(res, 404, 'not-found', `No API endpoint ${url.pathname.slice(0, 200)}.`);
+    }
+    const { handler } = found.store as { handler: Handler };
+    sendJson(res, 200, await handler({ req, res, url, brv: () => pool.resolve(undefined) }));
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => {
+      if (error instanceof HttpError) {
+        if (error.status === 413) res.setHeader('Connection', 'close');
+        return sendError(res, error.status, error.kind, error.message);
+      }
+      if (isBrvError(error)) return sendError(res, statusOf(error.kind), error.kind, error.message);
+      sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
+    });
+  });
+
+  try {
+    port = await bind(server, options);
+  } catch (error) {
+    subscription.unsubscribe();
+    hub.close();
+    await pool.close();
+    throw error;
+  }
+  const origin = `http://${HOST}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/?token=${secret}`,
+    origin,
+    port,
+    secret,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        hub.close();
+        subscription?.unsubscribe();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
+        await Promise.all([stopped, pool.close()]);
+      })()),
+  };
+}
