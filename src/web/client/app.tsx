@@ -101,11 +101,13 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
         ) : null}
         <span class={`live live-${live}`}>{live === 'live' ? '● live' : live === 'connecting' ? '○ connecting' : '○ reconnecting'}</span>
       </footer>
-      {notice !== null ? (
-        <div class="live-notice" data-testid="live-notice" role="status">
-          {notice}
-        </div>
-      ) : null}
+      <div class="live-region" role="status" aria-live="polite">
+        {notice !== null ? (
+          <div class="live-notice" data-testid="live-notice">
+            {notice}
+          </div>
+        ) : null}
+      </div>
     </div>
   );
 }

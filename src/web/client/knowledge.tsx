@@ -71,11 +71,11 @@ interface FolderListProps {
 
 function FolderList({ folder, isOpen, toggle, current }: FolderListProps) {
   return (
-    <ul class="tree" role={folder.path === '' ? 'tree' : 'group'}>
+    <ul class="tree">
       {folder.folders.map((child) => {
         const open = isOpen(child.path);
         return (
-          <li key={`d:${child.path}`} role="treeitem" aria-expanded={open}>
+          <li key={`d:${child.path}`}>
             <button
               type="button"
               class="tree-folder"
@@ -97,7 +97,7 @@ function FolderList({ folder, isOpen, toggle, current }: FolderListProps) {
         );
       })}
       {folder.topics.map((topic) => (
-        <li key={`t:${topic.path}`} role="treeitem">
+        <li key={`t:${topic.path}`}>
           <Link
             href={topicHref(topic.path)}
             class="tree-topic"

@@ -33,7 +33,7 @@ export function SearchPage({ q }: { q: string }) {
       getJson<{ results: SearchHit[] }>(`/api/search?q=${encodeURIComponent(query)}&limit=${LIMIT}`, controller.signal).then(
         (answer) => {
           if (ticket !== sequence.current) return; // a newer question was asked meanwhile
-          setResults(answer.results);
+          setResults((answer.results ?? []).map((hit) => ({ ...hit, terms: Array.isArray(hit.terms) ? hit.terms : [] })));
           setError(null);
           setSelected(0);
         },
