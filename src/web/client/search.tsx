@@ -14,6 +14,10 @@ export function SearchPage({ q }: { q: string }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [selected, setSelected] = useState(0);
   const sequence = useRef(0);
+  const input = useRef<HTMLInputElement>(null);
+
+  // autofocus only works for the first element of a document that asks: focus on every visit of the page.
+  useEffect(() => input.current?.focus(), []);
 
   // The address changed from outside (back/forward): follow it.
   useEffect(() => setText((current) => (current.trim() === q.trim() ? current : q)), [q]);
@@ -66,6 +70,7 @@ export function SearchPage({ q }: { q: string }) {
         data-testid="search-input"
         type="search"
         autoFocus
+        ref={input}
         autoComplete="off"
         spellcheck={false}
         placeholder="Ask about the project…"
