@@ -112,9 +112,17 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
   );
 }
 
+/** The browser tests find the nav links by these ids (the contract's list). */
+const NAV_TEST_IDS: Record<Page, string> = {
+  knowledge: 'nav-knowledge',
+  search: 'nav-search',
+  changes: 'nav-changes',
+  reviews: 'nav-reviews',
+};
+
 function NavLink({ page, current, label, children }: { page: Page; current: Page | null; label: string; children?: ComponentChildren }) {
   return (
-    <Link href={pageHref(page)} data-testid={`nav-${page}`} class="nav-link" aria-current={page === current ? 'page' : undefined}>
+    <Link href={pageHref(page)} data-testid={NAV_TEST_IDS[page]} class="nav-link" aria-current={page === current ? 'page' : undefined}>
       {label}
       {children}
     </Link>

@@ -122,6 +122,7 @@ const TABS: Array<{ tab: TopicTab; label: string }> = [
 
 function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
   const { navigate } = useApp();
+  const followInternalLink = useInternalLinks();
   const topic = useApi<TopicResult>(`/api/topic?path=${encodeURIComponent(path)}`);
   const data = topic.data;
   return (
@@ -164,11 +165,24 @@ function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
           </pre>
         ) : (
           // Sanitised by the server (src/web/topic-html.ts); the CSP forbids scripts whatever it contains.
-          <div class="topic-body" data-testid="topic-body" dangerouslySetInnerHTML={{ __html: data.html }} />
+          <div class="topic-body" data-testid="topic-body" onClick={followInternalLink} dangerouslySetInnerHTML={{ __html: data.html }} />
         )}
       </div>
     </article>
   );
+}
+
+/** A link in a topic to another page of the dashboard opens in place; any other link is left to the browser. */
+function useInternalLinks(): (event: MouseEvent) => void {
+  const { navigate } = useApp();
+  return (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const link = (event.target as Element | null)?.closest?.('a[href]');
+    if (!(link instanceof HTMLAnchorElement) || link.target || link.origin !== location.origin) return;
+    if (!/^\/(knowledge|search|changes|reviews)(\/|$)/.test(link.pathname)) return;
+    event.preventDefault();
+    navigate(link.pathname + link.search);
+  };
 }
 
 function TopicHistory({ path }: { path: string }) {
