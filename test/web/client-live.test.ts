@@ -18,6 +18,18 @@ test('replayed events already seen are dropped, new ones kept, ids only grow', (
   t.is(cursor.lastId, 6);
 });
 
+test('a new connection whose first event is older than the last seen: a restarted server, its ids count from then on', (t) => {
+  const cursor = new LiveCursor();
+  cursor.opened();
+  t.true(cursor.accept(40));
+  t.true(cursor.accept(41));
+  cursor.opened(); // reconnected to a new server process
+  t.true(cursor.accept(1));
+  t.is(cursor.url(), '/api/events?after=1');
+  t.false(cursor.accept(1));
+  t.true(cursor.accept(2));
+});
+
 test('reset: everything is reloaded and every following id counts as new', (t) => {
   const cursor = new LiveCursor();
   cursor.accept(900);

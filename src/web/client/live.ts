@@ -25,10 +25,18 @@ export class LiveCursor {
     return this.lastId > 0 ? `${base}?after=${this.lastId}` : base;
   }
 
-  /** Records an event id; false for one already seen (a replay overlapping what arrived live). */
+  private justOpened = false;
+
+  /**
+   * Records an event id; false for one already seen (a replay overlapping what arrived live). The first event of
+   * a new connection is always taken: a server asked for the events after n sends only later ones, so an older id
+   * there means a new server process counting from 1 again, and from then on its ids are the ones that count.
+   */
   accept(id: number): boolean {
+    const first = this.justOpened;
+    this.justOpened = false;
     if (!Number.isSafeInteger(id) || id <= 0) return true;
-    if (id <= this.lastId) return false;
+    if (id <= this.lastId && !first) return false;
     this.lastId = id;
     return true;
   }
@@ -41,6 +49,7 @@ export class LiveCursor {
   /** The stream is open: the next failure waits the shortest delay again. */
   opened(): void {
     this.failures = 0;
+    this.justOpened = true;
   }
 
   /** The stream closed for good: how long to wait before opening a new one (1 s, doubling, at most 30 s). */
