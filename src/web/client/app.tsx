@@ -74,8 +74,9 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
           <NavLink page="changes" current={page} label="Changes" />
           <NavLink page="reviews" current={page} label="Reviews">
             {pending > 0 ? (
-              <span class="badge count" aria-label={`${pending} pending`}>
+              <span class="badge count">
                 {pending}
+                <span class="visually-hidden"> pending</span>
               </span>
             ) : null}
           </NavLink>

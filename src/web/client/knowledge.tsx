@@ -88,8 +88,9 @@ function FolderList({ folder, isOpen, toggle, current }: FolderListProps) {
                 {open ? '▾' : '▸'}
               </span>
               <span class="tree-name">{child.name}</span>
-              <span class="count" aria-label={`${child.count} topics`}>
+              <span class="count">
                 {child.count}
+                <span class="visually-hidden"> topics</span>
               </span>
             </button>
             {open ? <FolderList folder={child} isOpen={isOpen} toggle={toggle} current={current} /> : null}
