@@ -6,7 +6,7 @@
 // executable, dist/cli/main.js (src/cli/launcher.ts), loads them itself through a V8 code cache.
 // dist/package.json makes dist/ CommonJS, whose entry also starts ~15 ms sooner than an ES module's.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 let build, transform;
@@ -69,6 +69,28 @@ for (const chunk of chunks) await writeFile(path.join('dist/app', chunk.name), c
 await writeFile('dist/cli/main.js', launcher.outputFiles[0].text);
 await chmod('dist/cli/main.js', 0o755);
 if (app.metafile) await writeFile('dist/meta.json', JSON.stringify(app.metafile));
+
+// The browser client of `brv webui` (src/web/client, Preact): one script and one stylesheet, minified, beside an
+// index.html that only references them (the server's Content-Security-Policy allows no inline script or style).
+await build({
+  entryPoints: [
+    { in: 'src/web/client/main.tsx', out: 'app' },
+    { in: 'src/web/client/app.css', out: 'app' },
+  ],
+  outdir: 'dist/web/assets',
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  tsconfig: 'tsconfig.client.json',
+  minify: true,
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+await copyFile('src/web/client/index.html', 'dist/web/index.html');
 
 // man brv, man git-brv (and so `git brv --help`), from the built CLI's help texts.
 const { writeManPages } = await import('./man-pages.mjs');

@@ -1,0 +1,84 @@
+// The JSON API under /api/ (same origin: the session cookie goes along, and the browser sends Origin on POST).
+import { readError } from './entries.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly kind: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Status {
+  repository: string;
+  branch: string;
+  head: string | null;
+  topics: number;
+  pendingReviews: number;
+  version: string;
+}
+
+export interface TreeResult {
+  commit: string | null;
+  topics: Array<{ path: string; title: string }>;
+}
+
+export interface TopicResult {
+  path: string;
+  title: string;
+  html: string;
+  raw: string;
+  markdown: string;
+  commit: string;
+}
+
+export interface SearchHit {
+  path: string;
+  title: string;
+  score: number;
+  excerpt: string;
+  terms: string[];
+}
+
+async function request<T>(path: string, init: RequestInit): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, { credentials: 'same-origin', ...init });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    throw new ApiError('network', 'The brv webui server cannot be reached: is it still running?', 0);
+  }
+  let body: unknown = null;
+  try {
+    body = await response.json();
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+  }
+  if (!response.ok) {
+    const { kind, message } = readError(response.status, body);
+    throw new ApiError(kind, message, response.status);
+  }
+  return body as T;
+}
+
+export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  return request<T>(path, { headers: { Accept: 'application/json' }, signal });
+}
+
+export function postJson<T>(path: string, body: unknown): Promise<T> {
+  return request<T>(path, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+export function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+export function toApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError('internal', error instanceof Error ? error.message : String(error), 0);
+}

@@ -1,0 +1,134 @@
+// The API's history entries and pending reviews, read defensively into what the pages show (the server passes
+// the service's results through as they are). Pure: no DOM, tested in test/web/client-entries.test.ts.
+
+export interface ChangeView {
+  commit: string;
+  time: string;
+  agent: string;
+  op: string;
+  impact: string;
+  reason: string;
+  summary: string;
+  subject: string;
+  /** Topic paths (without `.html`). */
+  topics: string[];
+}
+
+export interface ReviewOperationView {
+  /** The topic path (what approve/reject take in `topics`). */
+  path: string;
+  op: string;
+  impact: string;
+  reason: string;
+  summary: string;
+  previousSummary: string;
+  /** The diff as text, when the server sends one. */
+  diff: string;
+}
+
+export interface ReviewView {
+  id: string;
+  subject: string;
+  time: string;
+  gated: boolean;
+  operations: ReviewOperationView[];
+}
+
+type Json = Record<string, unknown>;
+
+const record = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** The first non-empty string among the values (numbers too), or ''. */
+function text(...values: unknown[]): string {
+  for (const value of values) {
+    if (typeof value === 'string' && value !== '') return value;
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  }
+  return '';
+}
+
+/** `Jane <jane@example.com>` → `Jane`. */
+function personName(author: string): string {
+  return author.replace(/\s*<[^>]*>\s*$/, '').trim() || author;
+}
+
+function topicPathOf(filePath: string): string | null {
+  return filePath.endsWith('.html') ? filePath.slice(0, -'.html'.length) : null;
+}
+
+/** One entry of GET /api/changes or /api/topic/history. */
+function readChange(raw: unknown): ChangeView {
+  const entry = record(raw);
+  const meta = record(entry.meta);
+  const topics = Array.isArray(entry.topics)
+    ? entry.topics.filter((topic): topic is string => typeof topic === 'string')
+    : list(entry.changes)
+        .map((change) => topicPathOf(text(record(change).path)))
+        .filter((topic): topic is string => topic !== null);
+  return {
+    commit: text(entry.commit, entry.oid),
+    time: text(entry.time, entry.date),
+    agent: text(entry.agent, meta.agent) || personName(text(entry.author)),
+    op: text(entry.op, meta.op),
+    impact: text(entry.impact, meta.impact),
+    reason: text(entry.reason, meta.reason),
+    summary: text(entry.summary, meta.summary),
+    subject: text(entry.subject, entry.message).split('\n')[0] ?? '',
+    topics: [...new Set(topics)],
+  };
+}
+
+/** `{ entries: [...] }` (or a bare array). */
+export function readChanges(raw: unknown): ChangeView[] {
+  return (Array.isArray(raw) ? raw : list(record(raw).entries)).map(readChange);
+}
+
+/** GET /api/reviews: the service's pending-review list (`tasks`, or `reviews`), each with its operations. */
+export function readReviews(raw: unknown): ReviewView[] {
+  const body = record(raw);
+  const reviews = Array.isArray(raw) ? raw : list(body.tasks ?? body.reviews);
+  return reviews.map((value) => {
+    const review = record(value);
+    return {
+      id: text(review.id, review.taskId),
+      subject: text(review.subject, review.summary, review.title),
+      time: text(review.time),
+      gated: review.gated === true,
+      operations: list(review.operations).map((value) => {
+        const op = record(value);
+        return {
+          path: text(op.path, op.topic) || (topicPathOf(text(op.filePath)) ?? ''),
+          op: text(op.op, op.type),
+          impact: text(op.impact),
+          reason: text(op.reason),
+          summary: text(op.summary),
+          previousSummary: text(op.previousSummary),
+          diff: text(op.diff),
+        };
+      }),
+    };
+  });
+}
+
+/** An API error body `{ error: { kind, message } }`, or a fallback naming the HTTP status. */
+export function readError(status: number, body: unknown): { kind: string; message: string } {
+  const error = record(record(body).error);
+  const kind = text(error.kind);
+  const message = text(error.message);
+  if (kind !== '' || message !== '') return { kind: kind || `http-${status}`, message: message || `The server answered ${status}.` };
+  if (status === 401) return { kind: 'unauthorized', message: 'Open the URL that `brv webui` printed (it carries the session secret).' };
+  return { kind: `http-${status}`, message: `The server answered ${status}.` };
+}
+
+/** `3 min ago`, `2 h ago`, `5 d ago`, or the date, for an ISO time. */
+export function relativeTime(iso: string, now: number): string {
+  const then = Date.parse(iso);
+  if (!Number.isFinite(then)) return iso;
+  const seconds = Math.round((now - then) / 1000);
+  if (seconds < 45) return 'just now';
+  if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
+  if (seconds < 30 * 86_400) return `${Math.round(seconds / 86_400)} d ago`;
+  return iso.slice(0, 10);
+}

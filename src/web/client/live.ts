@@ -1,0 +1,92 @@
+// Live updates: the bookkeeping around EventSource('/api/events'). The browser's EventSource reconnects by itself
+// (sending Last-Event-ID); when it gives up (the stream answered with an error), the app opens a new one with
+// `?after=<last id seen>` so the server replays what was missed. Pure: no DOM, tested in test/web/client-live.test.ts.
+
+/** The data of one `change` event (a refs/brv/* ref moved). */
+export interface ChangeEvent {
+  id: number;
+  ref: string;
+  from: string | null;
+  to: string | null;
+  kind: string;
+  time: string;
+}
+
+const FIRST_DELAY_MS = 1000;
+const MAX_DELAY_MS = 30_000;
+
+export class LiveCursor {
+  /** The highest event id seen (0: none yet). */
+  lastId = 0;
+  private failures = 0;
+
+  /** The stream's address: after a gap, asks for the events after the last one seen. */
+  url(base = '/api/events'): string {
+    return this.lastId > 0 ? `${base}?after=${this.lastId}` : base;
+  }
+
+  private justOpened = false;
+
+  /**
+   * Records an event id; false for one already seen (a replay overlapping what arrived live). The first event of
+   * a new connection is always taken: a server asked for the events after n sends only later ones, so an older id
+   * there means a new server process counting from 1 again, and from then on its ids are the ones that count.
+   */
+  accept(id: number): boolean {
+    const first = this.justOpened;
+    this.justOpened = false;
+    if (!Number.isSafeInteger(id) || id <= 0) return true;
+    if (id <= this.lastId && !first) return false;
+    this.lastId = id;
+    return true;
+  }
+
+  /** The server could not replay from our id (`event: reset`): everything is reloaded, and every id that follows is new. */
+  reset(): void {
+    this.lastId = 0;
+  }
+
+  /** The stream is open: the next failure waits the shortest delay again. */
+  opened(): void {
+    this.failures = 0;
+    this.justOpened = true;
+  }
+
+  /** The stream closed for good: how long to wait before opening a new one (1 s, doubling, at most 30 s). */
+  failed(): number {
+    const delay = Math.min(FIRST_DELAY_MS * 2 ** this.failures, MAX_DELAY_MS);
+    this.failures++;
+    return delay;
+  }
+}
+
+/** The data of a `change` event, or null when it is not one. */
+export function parseChangeEvent(data: string, lastEventId = ''): ChangeEvent | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const record = value as Record<string, unknown>;
+  const id = typeof record.id === 'number' ? record.id : Number(lastEventId);
+  const text = (key: string): string | null => (typeof record[key] === 'string' ? (record[key] as string) : null);
+  return {
+    id: Number.isFinite(id) ? id : 0,
+    ref: text('ref') ?? '',
+    from: text('from'),
+    to: text('to'),
+    kind: text('kind') ?? 'other',
+    time: text('time') ?? '',
+  };
+}
+
+/** The short notice shown when a change arrives. */
+export function describeChange(event: ChangeEvent): string {
+  const name = event.ref.replace(/^refs\/[^/]+\//, '');
+  if (event.kind === 'review') return event.to === null ? `Review decided (${name})` : `Review updated (${name})`;
+  if (event.kind === 'remote') return `Fetched ${name}`;
+  if (event.kind === 'branch') return `Knowledge changed on ${name.replace(/^heads\//, '')}`;
+  return `Updated ${name || 'knowledge'}`;
+}

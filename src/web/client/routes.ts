@@ -1,0 +1,71 @@
+// The client's URLs (History API): every page is a shareable address the server answers with index.html.
+// Pure: no DOM, tested in test/web/client-routes.test.ts.
+
+export type Page = 'knowledge' | 'search' | 'changes' | 'reviews';
+export type TopicTab = 'rendered' | 'raw' | 'history';
+
+export type Route =
+  | { page: 'knowledge'; topic: string | null; tab: TopicTab }
+  | { page: 'search'; q: string }
+  | { page: 'changes' }
+  | { page: 'reviews' }
+  | { page: 'not-found'; path: string };
+
+const TABS: readonly TopicTab[] = ['rendered', 'raw', 'history'];
+
+/** The route of a location's pathname and search (`/` is the knowledge page: the app rewrites it to /knowledge). */
+export function parseRoute(pathname: string, search = ''): Route {
+  const params = new URLSearchParams(search);
+  const parts = pathname.split('/').filter((part) => part !== '');
+  const [first, ...rest] = parts;
+  if (first === undefined) return { page: 'knowledge', topic: null, tab: 'rendered' };
+  if (first === 'knowledge') {
+    let segments: string[];
+    try {
+      segments = rest.map((part) => decodeURIComponent(part));
+    } catch {
+      return { page: 'not-found', path: pathname };
+    }
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('/'))) {
+      return { page: 'not-found', path: pathname };
+    }
+    const tab = params.get('tab');
+    return {
+      page: 'knowledge',
+      topic: segments.length > 0 ? segments.join('/') : null,
+      tab: TABS.includes(tab as TopicTab) ? (tab as TopicTab) : 'rendered',
+    };
+  }
+  if (rest.length === 0) {
+    if (first === 'search') return { page: 'search', q: params.get('q') ?? '' };
+    if (first === 'changes') return { page: 'changes' };
+    if (first === 'reviews') return { page: 'reviews' };
+  }
+  return { page: 'not-found', path: pathname };
+}
+
+/** The address of a route (the inverse of parseRoute). */
+export function routeHref(route: Route): string {
+  switch (route.page) {
+    case 'knowledge':
+      return route.topic === null ? '/knowledge' : topicHref(route.topic, route.tab);
+    case 'search':
+      return route.q === '' ? '/search' : `/search?q=${encodeURIComponent(route.q)}`;
+    case 'changes':
+      return '/changes';
+    case 'reviews':
+      return '/reviews';
+    case 'not-found':
+      return route.path;
+  }
+}
+
+/** `/knowledge/<topic path>`, each segment percent-encoded; the Raw and History tabs as `?tab=`. */
+export function topicHref(topic: string, tab: TopicTab = 'rendered'): string {
+  const path = `/knowledge/${topic.split('/').map(encodeURIComponent).join('/')}`;
+  return tab === 'rendered' ? path : `${path}?tab=${tab}`;
+}
+
+export function pageHref(page: Page): string {
+  return `/${page}`;
+}

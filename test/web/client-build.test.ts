@@ -1,0 +1,39 @@
+// The built client (dist/web, written by `npm run build`) fits the server's Content-Security-Policy
+// (`script-src 'self'; style-src 'self'`, no remote origin): index.html references only /assets/app.js and
+// /assets/app.css, has no inline script, style or event handler, and the bundle evaluates no strings as code.
+import test from 'ava';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const WEB = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'web');
+
+test('index.html has no inline script or style and no external URL', async (t) => {
+  const html = await readFile(path.join(WEB, 'index.html'), 'utf8');
+  const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+  t.is(scripts.length, 1);
+  t.regex(scripts[0]![1]!, /\bsrc="\/assets\/app\.js"/);
+  t.is(scripts[0]![2]!.trim(), '', 'no inline script body');
+  t.notRegex(html, /<style\b/i, 'no <style> element');
+  t.notRegex(html, /\sstyle\s*=/i, 'no style attribute');
+  t.notRegex(html, /\son[a-z]+\s*=/i, 'no inline event handler');
+  t.notRegex(html, /javascript:/i);
+  const references = [...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/gi)].map((m) => m[1]).sort();
+  t.deepEqual(references, ['/assets/app.css', '/assets/app.js']);
+  t.notRegex(html, /(https?:)?\/\/[a-z0-9]/i, 'no external URL');
+});
+
+test('app.js evaluates no strings as code; app.css imports nothing remote; both stay small', async (t) => {
+  const js = await readFile(path.join(WEB, 'assets', 'app.js'), 'utf8');
+  t.notRegex(js, /\beval\s*\(/, 'no eval');
+  t.notRegex(js, /\bnew\s+Function\b/, 'no new Function');
+  t.notRegex(js, /\bFunction\s*\(\s*["'`]/, 'no Function("...")');
+  t.notRegex(js, /setTimeout\s*\(\s*["'`]/, 'no string timers');
+  const css = await readFile(path.join(WEB, 'assets', 'app.css'), 'utf8');
+  t.notRegex(css, /@import|@font-face|url\(/i, 'no imports, web fonts or remote images');
+  // A budget, not a measurement (the report gives the figures): Preact + the pages.
+  const { size } = await stat(path.join(WEB, 'assets', 'app.js'));
+  t.true(size < 80_000, `app.js is ${size} bytes`);
+  t.true(gzipSync(js).length < 25_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
+});

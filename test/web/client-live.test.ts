@@ -1,0 +1,59 @@
+import test from 'ava';
+import { describeChange, LiveCursor, parseChangeEvent } from '../../src/web/client/live.js';
+
+test('the first connection asks for live events; after a gap, for those after the last id seen', (t) => {
+  const cursor = new LiveCursor();
+  t.is(cursor.url(), '/api/events');
+  t.true(cursor.accept(1));
+  t.true(cursor.accept(2));
+  t.is(cursor.url(), '/api/events?after=2');
+});
+
+test('replayed events already seen are dropped, new ones kept, ids only grow', (t) => {
+  const cursor = new LiveCursor();
+  t.true(cursor.accept(5));
+  t.false(cursor.accept(5));
+  t.false(cursor.accept(3));
+  t.true(cursor.accept(6));
+  t.is(cursor.lastId, 6);
+});
+
+test('a new connection whose first event is older than the last seen: a restarted server, its ids count from then on', (t) => {
+  const cursor = new LiveCursor();
+  cursor.opened();
+  t.true(cursor.accept(40));
+  t.true(cursor.accept(41));
+  cursor.opened(); // reconnected to a new server process
+  t.true(cursor.accept(1));
+  t.is(cursor.url(), '/api/events?after=1');
+  t.false(cursor.accept(1));
+  t.true(cursor.accept(2));
+});
+
+test('reset: everything is reloaded and every following id counts as new', (t) => {
+  const cursor = new LiveCursor();
+  cursor.accept(900);
+  cursor.reset();
+  t.is(cursor.url(), '/api/events');
+  t.true(cursor.accept(4));
+});
+
+test('reconnect delays double up to 30 s and start again once open', (t) => {
+  const cursor = new LiveCursor();
+  t.deepEqual(
+    Array.from({ length: 7 }, () => cursor.failed()),
+    [1000, 2000, 4000, 8000, 16000, 30000, 30000],
+  );
+  cursor.opened();
+  t.is(cursor.failed(), 1000);
+});
+
+test('change events parse from the contract data; bad data is ignored', (t) => {
+  const data = JSON.stringify({ id: 7, ref: 'refs/brv/heads/main', from: null, to: 'abc', kind: 'branch', time: '2026-01-01T00:00:00Z' });
+  const event = parseChangeEvent(data, '7');
+  t.deepEqual(event, { id: 7, ref: 'refs/brv/heads/main', from: null, to: 'abc', kind: 'branch', time: '2026-01-01T00:00:00Z' });
+  t.is(describeChange(event!), 'Knowledge changed on main');
+  t.is(parseChangeEvent('{"ref":"x"}', '12')?.id, 12);
+  t.is(parseChangeEvent('not json'), null);
+  t.is(parseChangeEvent('null'), null);
+});

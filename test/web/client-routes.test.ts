@@ -1,0 +1,44 @@
+import test from 'ava';
+import { pageHref, parseRoute, routeHref, topicHref, type Route } from '../../src/web/client/routes.js';
+
+test('the contract URLs parse to their pages', (t) => {
+  t.deepEqual(parseRoute('/'), { page: 'knowledge', topic: null, tab: 'rendered' });
+  t.deepEqual(parseRoute('/knowledge'), { page: 'knowledge', topic: null, tab: 'rendered' });
+  t.deepEqual(parseRoute('/knowledge/'), { page: 'knowledge', topic: null, tab: 'rendered' });
+  t.deepEqual(parseRoute('/knowledge/security/auth'), { page: 'knowledge', topic: 'security/auth', tab: 'rendered' });
+  t.deepEqual(parseRoute('/knowledge/a/b', '?tab=history'), { page: 'knowledge', topic: 'a/b', tab: 'history' });
+  t.deepEqual(parseRoute('/knowledge/a', '?tab=bogus'), { page: 'knowledge', topic: 'a', tab: 'rendered' });
+  t.deepEqual(parseRoute('/search', '?q=jwt+rotation'), { page: 'search', q: 'jwt rotation' });
+  t.deepEqual(parseRoute('/search', '?q=a%26b'), { page: 'search', q: 'a&b' });
+  t.deepEqual(parseRoute('/search'), { page: 'search', q: '' });
+  t.deepEqual(parseRoute('/changes'), { page: 'changes' });
+  t.deepEqual(parseRoute('/reviews/'), { page: 'reviews' });
+  t.deepEqual(parseRoute('/elsewhere'), { page: 'not-found', path: '/elsewhere' });
+  t.deepEqual(parseRoute('/reviews/x'), { page: 'not-found', path: '/reviews/x' });
+});
+
+test('topic paths are decoded per segment; traversal and malformed escapes are not topics', (t) => {
+  t.deepEqual(parseRoute('/knowledge/notes/caf%C3%A9%20menu'), { page: 'knowledge', topic: 'notes/café menu', tab: 'rendered' });
+  t.is(parseRoute('/knowledge/a/%2e%2e/b').page, 'not-found');
+  t.is(parseRoute('/knowledge/a%2Fb').page, 'not-found');
+  t.is(parseRoute('/knowledge/%E0%A4%A').page, 'not-found');
+});
+
+test('routeHref is the inverse of parseRoute', (t) => {
+  const routes: Route[] = [
+    { page: 'knowledge', topic: null, tab: 'rendered' },
+    { page: 'knowledge', topic: 'a/b c/ü?#', tab: 'rendered' },
+    { page: 'knowledge', topic: 'x', tab: 'raw' },
+    { page: 'search', q: 'tokens & "keys" ?' },
+    { page: 'search', q: '' },
+    { page: 'changes' },
+    { page: 'reviews' },
+  ];
+  for (const route of routes) {
+    const url = new URL(routeHref(route), 'http://127.0.0.1:7700');
+    t.deepEqual(parseRoute(url.pathname, url.search), route, routeHref(route));
+  }
+  t.is(topicHref('a b/c'), '/knowledge/a%20b/c');
+  t.is(topicHref('a', 'history'), '/knowledge/a?tab=history');
+  t.is(pageHref('reviews'), '/reviews');
+});
