@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
  * The browser the web dashboard's end-to-end tests drive: Debian's Chromium (`.ci/run` installs the
  * `chromium` package; playwright-core downloads no browser), or the one BRV_CHROMIUM names.
  */
-export function chromiumPath(): string | undefined {
+function chromiumPath(): string | undefined {
   const candidates = [process.env.BRV_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   return candidates.find((file): file is string => file !== undefined && file !== '' && existsSync(file));
 }

@@ -1,0 +1,165 @@
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startWebServer, type WebServer } from '../../src/web/server.js';
+import { browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { PLANTED_BLOBS } from '../helpers/hostile.js';
+import { plantTree } from '../helpers/plant.js';
+import { cleanup, curateTopic, makeRepo, reply, showTopic } from '../helpers/repo.js';
+import { testService } from '../helpers/service.js';
+
+// End to end in a real headless Chromium (Debian's, driven by playwright-core): the dashboard as a
+// person uses it, against a real repository and a real `brv webui` server on loopback.
+const browserTest = browserAvailable() ? test.serial : test.skip;
+
+let browser: Browser | undefined;
+test.before(async () => {
+  if (browserAvailable()) browser = await launchBrowser();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+interface Dashboard {
+  repo: string;
+  server: WebServer;
+  page: Page;
+  /** Requests the page made to anything but the dashboard's own origin. */
+  foreign: string[];
+  /** Dialogs (alert, confirm, prompt) a script opened, and errors thrown by page scripts. */
+  incidents: string[];
+}
+
+async function open(setup: (repo: string) => Promise<void>): Promise<Dashboard> {
+  const repo = await makeRepo();
+  await setup(repo);
+  const server = await startWebServer({ service: testService, launchDir: repo, port: 0 });
+  const context = await browser!.newContext();
+  const page = await context.newPage();
+  const foreign: string[] = [];
+  const incidents: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.origin) && !request.url().startsWith('data:')) foreign.push(request.url());
+  });
+  page.on('dialog', (dialog) => {
+    incidents.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => incidents.push(`page error: ${error.message}`));
+  // The CSP refusing something means markup got past the server's sanitiser: an incident as well.
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) incidents.push(`console: ${message.text()}`);
+  });
+  await page.goto(server.url);
+  return { repo, server, page, foreign, incidents };
+}
+
+async function close(dashboard: Dashboard): Promise<void> {
+  await dashboard.page.context().close();
+  await dashboard.server.close();
+  await cleanup(dashboard.repo);
+}
+
+const seed = async (repo: string) => {
+  await curateTopic(
+    repo,
+    reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in HttpOnly cookies.</bv-rule>'),
+  );
+  await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with blue-green switches.</bv-rule>'));
+};
+
+browserTest('browse, search, open a topic; review and reject a change: the topic is back', async (t) => {
+  const d = await open(seed);
+  try {
+    const { page } = d;
+    await page.waitForURL(/\/knowledge/);
+    await page.locator('[data-testid="tree-topic"][data-path="security/cookies"]').click();
+    await page.locator('[data-testid="topic-title"]', { hasText: 'Session cookies' }).waitFor();
+    t.regex(await page.locator('[data-testid="topic-body"]').innerText(), /HttpOnly cookies/);
+
+    await page.locator('[data-testid="nav-search"]').click();
+    await page.locator('[data-testid="search-input"]').fill('httponly cookies');
+    const result = page.locator('[data-testid="search-result"][data-path="security/cookies"]');
+    await result.waitFor();
+    t.true((await result.locator('mark').count()) > 0, 'the matched words are highlighted');
+    await result.click();
+    await page.waitForURL(/\/knowledge\/security\/cookies/);
+
+    // A high-impact change lands and opens a review; rejecting it in the inbox restores the topic.
+    await curateTopic(
+      d.repo,
+      reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in localStorage.</bv-rule>', {
+        impact: 'high',
+        reason: 'test',
+      }),
+      ['--overwrite'],
+    );
+    t.regex((await showTopic(d.repo, 'security/cookies.html'))!, /localStorage/);
+    await page.locator('[data-testid="nav-reviews"]').click();
+    const review = page.locator('[data-testid="review"]').first();
+    await review.waitFor();
+    await review.locator('[data-testid="review-reject"]').click();
+    await page.locator('[data-testid="reviews-empty"]').waitFor();
+    t.regex((await showTopic(d.repo, 'security/cookies.html'))!, /HttpOnly cookies/);
+    await page.goto(`${d.server.origin}/knowledge/security/cookies`);
+    await page.locator('[data-testid="topic-body"]', { hasText: 'HttpOnly cookies' }).waitFor();
+    t.deepEqual(d.incidents, []);
+    t.deepEqual(d.foreign, []);
+  } finally {
+    await close(d);
+  }
+});
+
+browserTest("an agent's CLI curate appears live, without a reload; and again after the connection dropped", async (t) => {
+  const d = await open(seed);
+  try {
+    const { page } = d;
+    await page.locator('[data-testid="tree-topic"][data-path="ops/deploy"]').waitFor();
+    await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1));
+    await curateTopic(d.repo, reply('agents/live', 'Live topic', '<bv-rule severity="must">Arrives without a reload.</bv-rule>'));
+    await page.locator('[data-testid="tree-topic"][data-path="agents/live"]').waitFor({ timeout: 10_000 });
+    t.is(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 1, 'the page was not reloaded');
+
+    // Offline: the event stream drops; a change made meanwhile arrives when it reconnects (Last-Event-ID).
+    await page.context().setOffline(true);
+    await curateTopic(d.repo, reply('agents/missed', 'Missed while offline', '<bv-rule severity="must">Replayed.</bv-rule>'));
+    await page.context().setOffline(false);
+    await page.locator('[data-testid="tree-topic"][data-path="agents/missed"]').waitFor({ timeout: 15_000 });
+    t.is(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 1);
+  } finally {
+    await close(d);
+  }
+});
+
+browserTest('hostile topics planted with plumbing render inert: no script runs, no request leaves', async (t) => {
+  const files: Record<string, string> = {};
+  PLANTED_BLOBS.forEach((html, i) => (files[`hostile/h${i}.html`] = html));
+  const d = await open(async (repo) => {
+    await plantTree(repo, files);
+  });
+  try {
+    const { page } = d;
+    for (let i = 0; i < PLANTED_BLOBS.length; i++) {
+      await page.goto(`${d.server.origin}/knowledge/hostile/h${i}`);
+      await page.locator('[data-testid="topic-body"], [data-testid="error"]').first().waitFor();
+      // Hover every element the topic holds: handlers, if any survived, would fire.
+      for (const element of await page.locator('[data-testid="topic-body"] *').all()) await element.hover({ timeout: 200 }).catch(() => {});
+      const tags = 'script, iframe, object, embed, style, link, meta, base, form, svg, math';
+      t.is(await page.locator(`[data-testid="topic-body"] :is(${tags})`).count(), 0, `h${i}`);
+      const attributes = await page
+        .locator('[data-testid="topic-body"] *')
+        .evaluateAll((elements) => elements.flatMap((e) => [...e.attributes].map((a) => `${a.name}=${a.value}`)));
+      for (const attribute of attributes)
+        t.notRegex(attribute, /^(on|style=|srcdoc=|formaction=)|^(src|href|action)=\s*(javascript|vbscript|data:text)/i, `h${i}`);
+      for (const attribute of attributes.filter((a) => a.startsWith('src=')))
+        t.regex(attribute, /^src=(\/|data:image\/(png|gif|jpeg|webp);)/, `h${i}`);
+      const hrefs = await page
+        .locator('[data-testid="topic-body"] a[href]')
+        .evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+      for (const href of hrefs) t.regex(href, /^(https?:|mailto:|#|\/)/i, `h${i}: ${href}`);
+    }
+    t.deepEqual(d.incidents, []);
+    t.deepEqual(d.foreign, [], 'no request left the dashboard');
+  } finally {
+    await close(d);
+  }
+});
