@@ -73,6 +73,11 @@ export class EventHub {
     this.ping.unref();
   }
 
+  /** The id of the last event (0 before any): what the server's response cache is keyed on. */
+  get latestId(): number {
+    return this.lastId;
+  }
+
   /** Connected clients (tests, diagnostics). */
   get clientCount(): number {
     return this.clients.size;

@@ -2,8 +2,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorKind } from '../error-kinds.js';
 
-/** The session cookie: the per-start secret, HttpOnly and SameSite=Strict so no other site's page can send or read it. */
-const SESSION_COOKIE = 'brv_session';
+/**
+ * The session cookie: the per-start secret, HttpOnly and SameSite=Strict so no other site's page can
+ * send or read it. Named by port: cookies are not scoped by port, so two dashboards (two
+ * repositories) on one machine would otherwise overwrite each other's session.
+ */
+function sessionCookieName(port: number): string {
+  return `brv_session_${port}`;
+}
 
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
@@ -68,20 +74,20 @@ export function refuseForeign(req: IncomingMessage, port: number): Refusal | und
 }
 
 /** The session a request carries: the cookie, or `Authorization: Bearer <secret>` (scripts). */
-export function presentedSecret(req: IncomingMessage): string | undefined {
+export function presentedSecret(req: IncomingMessage, port: number): string | undefined {
   const authorization = req.headers.authorization;
   if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim();
   const cookies = req.headers.cookie;
   if (!cookies) return undefined;
   for (const part of cookies.split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === SESSION_COOKIE) return part.slice(at + 1).trim();
+    if (at > 0 && part.slice(0, at).trim() === sessionCookieName(port)) return part.slice(at + 1).trim();
   }
   return undefined;
 }
 
-export function sessionCookie(secret: string): string {
-  return `${SESSION_COOKIE}=${secret}; HttpOnly; SameSite=Strict; Path=/`;
+export function sessionCookie(secret: string, port: number): string {
+  return `${sessionCookieName(port)}=${secret}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
 /** Headers on every response; `no-store` on the API's (and on pages carrying a session change). */

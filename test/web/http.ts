@@ -53,7 +53,7 @@ export function request(
 /** Headers of the dashboard page itself: the session cookie, and for mutations its Origin. */
 export function session(server: WebServer, mutation = false): Record<string, string> {
   return {
-    cookie: `brv_session=${server.secret}`,
+    cookie: `brv_session_${server.port}=${server.secret}`,
     ...(mutation ? { origin: server.origin, 'content-type': 'application/json' } : {}),
   };
 }

@@ -13,7 +13,7 @@ test('no session or a wrong one: 401 on the API (JSON) and on pages (a page sayi
   try {
     const sessions: Array<Record<string, string>> = [
       {},
-      { cookie: 'brv_session=wrong' },
+      { cookie: 'brv_session_1=wrong; brv_session=wrong' },
       { authorization: 'Bearer wrong' },
       { cookie: 'other=test-secret' },
     ];
@@ -49,7 +49,9 @@ test('the token exchange sets an HttpOnly SameSite=Strict cookie and redirects t
     const exchange = await request(server.port, { path: `/?token=${server.secret}` });
     t.is(exchange.status, 303);
     t.is(exchange.headers.location, '/');
-    t.deepEqual(exchange.headers['set-cookie'], ['brv_session=test-secret; HttpOnly; SameSite=Strict; Path=/']);
+    t.deepEqual(exchange.headers['set-cookie'], [`brv_session_${server.port}=test-secret; HttpOnly; SameSite=Strict; Path=/`]);
+    // Named by port: a second dashboard on this machine keeps its own session.
+    t.is((await request(server.port, { path: '/api/status', headers: { cookie: 'brv_session_1=test-secret' } })).status, 401);
     const page = await request(server.port, { path: '/', headers: session(server) });
     t.is(page.status, 200);
     t.regex(page.body, /<title>brv<\/title>/);
@@ -110,7 +112,10 @@ test('a foreign Host, a foreign or missing Origin on a mutation, or Sec-Fetch-Si
     }
     for (const p of [...paths, '/api/reviews/reject']) {
       for (const origin of ['http://evil.example', `http://localhost:${server.port}`, 'null', undefined]) {
-        const headers: Record<string, string> = { cookie: `brv_session=${server.secret}`, 'content-type': 'application/json' };
+        const headers: Record<string, string> = {
+          cookie: `brv_session_${server.port}=${server.secret}`,
+          'content-type': 'application/json',
+        };
         if (origin) headers.origin = origin;
         const answer = await request(server.port, { method: 'POST', path: p, headers, body });
         t.is(answer.status, 403, `POST ${p} Origin ${origin}`);
