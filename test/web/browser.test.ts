@@ -1,10 +1,12 @@
 import test from 'ava';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { browserAvailable, launchBrowser } from '../helpers/browser.js';
 import { PLANTED_BLOBS } from '../helpers/hostile.js';
 import { plantTree } from '../helpers/plant.js';
-import { cleanup, curateTopic, makeRepo, reply, showTopic } from '../helpers/repo.js';
+import { cleanup, curateTopic, makeRepo, reply, ROOT, showTopic, tempDir } from '../helpers/repo.js';
 import { testService } from '../helpers/service.js';
 
 // End to end in a real headless Chromium (Debian's, driven by playwright-core): the dashboard as a
@@ -161,5 +163,44 @@ browserTest('hostile topics planted with plumbing render inert: no script runs, 
     t.deepEqual(d.foreign, [], 'no request left the dashboard');
   } finally {
     await close(d);
+  }
+});
+
+// The README's screenshots: every page, rendered by this run. `npm run screenshots` writes them to
+// docs/screenshots/ (commit them when a page changes); otherwise they go to a temp folder and are only checked.
+const PAGES: ReadonlyArray<{ name: string; path: string; ready: string }> = [
+  { name: 'knowledge', path: '/knowledge/security/cookies', ready: '[data-testid="topic-body"]' },
+  { name: 'search', path: '/search?q=cookies', ready: '[data-testid="search-result"]' },
+  { name: 'changes', path: '/changes', ready: '[data-testid="change-entry"]' },
+  { name: 'reviews', path: '/reviews', ready: '[data-testid="review"]' },
+];
+
+browserTest('every page renders for the README screenshots', async (t) => {
+  const d = await open(async (repo) => {
+    await seed(repo);
+    await curateTopic(
+      repo,
+      reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with canary releases first.</bv-rule>', {
+        impact: 'high',
+        reason: 'incident review',
+      }),
+      ['--overwrite'],
+    );
+  });
+  const dir = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, 'docs', 'screenshots') : await tempDir('brv-screens-');
+  try {
+    await mkdir(dir, { recursive: true });
+    await d.page.setViewportSize({ width: 1200, height: 760 });
+    for (const { name, path: route, ready } of PAGES) {
+      await d.page.goto(`${d.server.origin}${route}`);
+      await d.page.locator(ready).first().waitFor();
+      const file = path.join(dir, `${name}.png`);
+      await d.page.screenshot({ path: file });
+      t.true((await stat(file)).size > 10_000, name);
+    }
+    t.deepEqual(d.incidents, []);
+  } finally {
+    await close(d);
+    if (!process.env.UPDATE_SCREENSHOTS) await rm(dir, { recursive: true, force: true });
   }
 });
