@@ -106,6 +106,23 @@ const PLAIN_TAGS = [...INLINE_TAGS, ...BLOCK_TAGS];
  * The allowlist, for reading blobs no validator has seen: the plain tags and attributes of registry.ts
  * plus the bv-* vocabulary. Ids are kept as written; everything else is dropped by the sanitizer.
  */
+/** Raw-text and hidden content: dropped with its element by a sanitiser, never shown as text (the store's and the dashboard's). */
+export const STRIPPED_TAGS: readonly string[] = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'textarea',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'title',
+  'svg',
+  'math',
+  'plaintext',
+];
+
 export const TOPIC_SCHEMA: Schema = {
   tagNames: [...PLAIN_TAGS, ...ELEMENTS.map((e) => e.name)],
   attributes: {
@@ -125,22 +142,7 @@ export const TOPIC_SCHEMA: Schema = {
   ancestors: defaultSchema.ancestors,
   clobber: [],
   required: {},
-  // Raw-text and hidden content is dropped with its element, never shown as text.
-  strip: [
-    'script',
-    'style',
-    'noscript',
-    'template',
-    'textarea',
-    'xmp',
-    'iframe',
-    'noembed',
-    'noframes',
-    'title',
-    'svg',
-    'math',
-    'plaintext',
-  ],
+  strip: [...STRIPPED_TAGS],
   // `data:` is let through for src (only <img> has one) and narrowed to inline images by sanitizeTopic.
   protocols: Object.fromEntries(URL_ATTRIBUTES.map((a) => [property(a), a === 'src' ? [...SAFE_SCHEMES, 'data'] : SAFE_SCHEMES])),
 };

@@ -4,6 +4,8 @@ import { toHtml } from 'hast-util-to-html';
 import { attributesOf, flatText } from '../topic/hast.js';
 import { BLOCK_TAGS, ELEMENTS, INLINE_TAGS, elementSpec } from '../topic/registry.js';
 import { readStoredTopic } from '../topic/stored.js';
+import { LABELS } from '../topic/render-parts.js';
+import { STRIPPED_TAGS } from '../topic/safety.js';
 
 /** A stored topic as the dashboard shows it. */
 export interface DisplayTopic {
@@ -11,27 +13,6 @@ export interface DisplayTopic {
   /** Display HTML: sanitised, inert, every string escaped (see `topicDisplayHtml`). */
   html: string;
 }
-
-const LABELS: Readonly<Record<string, string>> = {
-  reason: 'Reason',
-  task: 'Task',
-  changes: 'Changes',
-  files: 'Files',
-  flow: 'Flow',
-  timestamp: 'Timestamp',
-  author: 'Author',
-  pattern: 'Pattern',
-  structure: 'Structure',
-  dependencies: 'Dependencies',
-  highlights: 'Highlights',
-  rule: 'Rule',
-  examples: 'Examples',
-  diagram: 'Diagram',
-  fact: 'Fact',
-  decision: 'Decision',
-  bug: 'Bug',
-  fix: 'Fix',
-};
 
 const BV_NAMES = ELEMENTS.map((e) => e.name.slice('bv-'.length)).filter((name) => name !== 'topic');
 /** The only classes the display HTML carries: the dashboard's own, never a topic's. */
@@ -82,21 +63,7 @@ const DISPLAY_SCHEMA: Schema = {
   clobber: [],
   clobberPrefix: '',
   required: {},
-  strip: [
-    'script',
-    'style',
-    'noscript',
-    'template',
-    'textarea',
-    'xmp',
-    'iframe',
-    'noembed',
-    'noframes',
-    'title',
-    'svg',
-    'math',
-    'plaintext',
-  ],
+  strip: [...STRIPPED_TAGS],
 };
 
 const SAFE_HREF = /^(?:https?:|mailto:)/i;
@@ -147,12 +114,12 @@ function listed(nodes: ElementContent[]): ElementContent[] {
 function section(node: Element): ElementContent {
   const name = node.tagName.slice('bv-'.length);
   const spec = elementSpec(node.tagName);
-  const known = spec !== undefined && name in LABELS;
+  const known = spec !== undefined && LABELS.has(node.tagName);
   const attributes = attributesOf(node);
   const meta = (spec?.attributes ?? [])
     .filter((a) => a.name !== 'id' && attributes.get(a.name))
     .map((a) => `${a.name}: ${attributes.get(a.name)}`);
-  const label = element('h3', ['bv-label'], [text(known ? LABELS[name]! : 'Other')]);
+  const label = element('h3', ['bv-label'], [text(known ? LABELS.get(node.tagName)! : 'Other')]);
   if (meta.length > 0) label.children.push(text(' '), element('span', ['bv-meta'], [text(meta.join(' · '))]));
   const body =
     spec?.content === 'text'
