@@ -52,14 +52,14 @@ const PORT_ATTEMPTS = 20;
 const MAX_STATIC_PATH = 1024;
 const HOST = '127.0.0.1';
 
-/** The HTTP status of a library error, by kind: missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
+/** The HTTP status of a library error, by kind: a remote's failure 502, missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
 function statusOf(kind: ErrorKind): number {
+  // The remote (not this request) failed: git's own message says how.
+  if (kind === 'remote-unreachable' || kind === 'remote-not-found' || kind === 'auth-failed' || kind === 'push-refused') return 502;
   if (kind === 'not-found' || kind.endsWith('-not-found')) return 404;
   if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
   if (kind === 'non-fast-forward' || kind === 'sync-contention') return 409;
   if (kind === 'server-closing') return 503;
-  // The remote (not this request) failed: git's own message says how.
-  if (kind === 'remote-unreachable' || kind === 'remote-not-found' || kind === 'auth-failed' || kind === 'push-refused') return 502;
   if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
   return 400;
 }
