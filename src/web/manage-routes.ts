@@ -170,7 +170,6 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
     '/api/branches': {
       GET: async ({ brv }) => {
         const b = await brv();
-        await b.refreshBranch();
         const [branches, upstreams, remotes, worktrees] = await Promise.all([
           b.history.branches({ all: true }),
           b.history.upstreams(),

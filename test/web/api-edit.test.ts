@@ -139,6 +139,12 @@ test('edit: open, save (a webui edit commit), unchanged, invalid → 422 with th
       t.is(refused.status, 400, `${JSON.stringify(body)}: ${refused.body}`);
     }
     t.is((await get(server, '/api/edit?path=no/such')).status, 404);
+    for (const hostile of ['../x', '%2e%2e/x', '/etc/passwd', 'a%00b', 'a/../../b', 'x'.repeat(5000)]) {
+      for (const route of ['/api/edit?path=', '/api/topic/diff?from=main&path=']) {
+        const refused = await get(server, `${route}${hostile}`);
+        t.is(refused.status, 400, `${route}${hostile.slice(0, 20)}: ${refused.body}`);
+      }
+    }
     t.is(await refTip(repo), tip, 'nothing committed');
   } finally {
     await server.close();
