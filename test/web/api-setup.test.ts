@@ -176,3 +176,22 @@ test('a setup part that fails is an error in its place, never the whole answer',
     await cleanup(repo, bare);
   }
 });
+
+test('setup and branches are read fresh (not shared until a ref event): a change made outside shows at once', async (t) => {
+  const { repo } = await knowledgeRepo();
+  const server = await startFor(repo);
+  try {
+    const gate = async () => (await get(server, '/api/setup')).json.settings.find((s: { key: string }) => s.key === 'review.gate').value;
+    const remotes = async () => (await get(server, '/api/branches')).json.remotes.map((r: { name: string }) => r.name);
+    t.is(await gate(), false);
+    t.deepEqual(await remotes(), []);
+    // Changes that move no brv ref, so no event would clear a shared answer.
+    await git(repo, 'config', 'brv.review.gate', 'true');
+    await git(repo, 'remote', 'add', 'origin', '/elsewhere.git');
+    t.is(await gate(), true);
+    t.deepEqual(await remotes(), ['origin']);
+  } finally {
+    await server.close();
+    await cleanup(repo);
+  }
+});
