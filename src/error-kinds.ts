@@ -152,6 +152,7 @@ export const ERROR_KINDS = {
   'method-not-allowed': 'The dashboard API path does not take that HTTP method.',
   'payload-too-large': 'A dashboard API request body is larger than the server accepts (1 MiB).',
   'invalid-request': 'A dashboard API request is malformed: not JSON, a missing or mistyped field, or a bad query parameter.',
+  'invalid-topic': 'A topic edited in the dashboard is not valid: nothing was saved; `errors` lists what the validator found.',
 } as const;
 
 /** An error kind brv reports: a key of ERROR_KINDS. */

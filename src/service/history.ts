@@ -36,6 +36,38 @@ export interface ShowRequest {
   /** A revision (default: the tip), or `<rev>:<path>` for one topic as it was then. */
   spec?: string;
   patch?: boolean;
+  /** Only these topics (and topics under these folders) among the commit's changes. */
+  paths?: string[];
+}
+
+export interface TopicDiffRequest {
+  /** The topic path (`security/auth`; `.html` accepted). */
+  path: string;
+  /** A revision (commit, brv branch expression, tag, date). */
+  from: string;
+  /** Default: the tip of the current brv branch. */
+  to?: string;
+}
+
+export interface TopicDiffResult {
+  path: string;
+  /** The commits compared. */
+  from: string;
+  to: string;
+  /** `unchanged` (empty diff) when the topic is the same at both, or absent from both. */
+  status: 'added' | 'removed' | 'changed' | 'unchanged';
+  /** A unified diff of the topic's rendered markdown between the two. */
+  diff: string;
+}
+
+/** A local brv branch and the remote-tracking branch it is compared with. */
+export interface BranchUpstream {
+  branch: string;
+  remote: string;
+  /** The remote-tracking ref (`refs/brv/remotes/<remote>/heads/<branch>`). */
+  tracking: string;
+  ahead: number;
+  behind: number;
 }
 
 export type ShowResult = { kind: 'commit'; commit: CommitShown } | { kind: 'topic'; topic: ReadResult };
@@ -100,6 +132,9 @@ export interface MergeRequest {
   source: string;
 }
 
+/** Branches compared with their remote at most (each costs git processes). */
+const MAX_UPSTREAMS = 200;
+
 /** The brv branch's history and its branches: log, diff, show, status, branch, checkout, merge. */
 export class History {
   constructor(
@@ -143,6 +178,39 @@ export class History {
     const { showCommit } = await import('../vc/inspect.js');
     const commit = spec ? await this.ctx.store.resolveCommit(this.ctx.branch, spec) : await this.ctx.tipCommit();
     return { kind: 'commit', commit: await showCommit(this.ctx.store, commit, request) };
+  }
+
+  /** One topic's diff (its rendered markdown) between two revisions. */
+  async topicDiff(request: TopicDiffRequest): Promise<TopicDiffResult> {
+    const normalized = normalizeTopicPath(request.path.replace(/\/+$/, ''));
+    if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
+    const { diffCommits } = await import('../vc/inspect.js');
+    const { store, branch } = this.ctx;
+    const from = await store.resolveCommit(branch, request.from);
+    const to = request.to ? await store.resolveCommit(branch, request.to) : await this.ctx.tipCommit();
+    const { changes } = await diffCommits(store, from, to, { patch: true, paths: [normalized.path] });
+    const change = changes.find((c) => c.path === normalized.path);
+    return { path: normalized.path, from: from.oid, to: to.oid, status: change?.status ?? 'unchanged', diff: change?.diff ?? '' };
+  }
+
+  /**
+   * Each local brv branch that its remote (upstream, `origin` or the only one) has too: how far it is
+   * ahead of and behind that remote-tracking branch (as of the last fetch).
+   */
+  async upstreams(): Promise<BranchUpstream[]> {
+    const { resolveRemote } = await import('../sync/sync.js');
+    const { store, repo } = this.ctx;
+    const found: BranchUpstream[] = [];
+    for (const { branch, commit } of (await store.listBranches()).slice(0, MAX_UPSTREAMS)) {
+      const remote = await resolveRemote(repo, branch).catch(() => undefined);
+      if (!remote) continue;
+      const tracking = remoteBranchRef(remote, branch);
+      const trackingTip = await repo.resolve(`${tracking}^{commit}`);
+      if (!trackingTip) continue;
+      const { ahead, behind } = await repo.aheadBehind(commit, trackingTip);
+      found.push({ branch, remote, tracking, ahead, behind });
+    }
+    return found;
   }
 
   /** The branch, its tip, how far it is ahead of and behind its remote, and open reviews. */

@@ -26,6 +26,8 @@ export interface SettingState {
   source: SettingSource;
   type: SettingType;
   description: string;
+  /** The values an `enum` setting takes. */
+  choices?: readonly string[];
   /** A stored value brv does not understand (it behaves as the default); absent when valid. */
   invalid?: string;
 }
@@ -99,6 +101,7 @@ export async function listSettings(repo: ConfigAccess, options: ScopeOptions = {
       source,
       type: spec.type,
       description: spec.description,
+      ...(spec.choices ? { choices: spec.choices } : {}),
       ...(invalid !== undefined ? { invalid } : {}),
     });
     if (values.length === 0) return state(spec.default, 'default');

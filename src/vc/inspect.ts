@@ -60,7 +60,11 @@ export async function diffCommits(
   return { from: from?.oid, to: to.oid, changes };
 }
 
-export async function showCommit(store: ContextStore, commit: CommitInfo, options: { patch?: boolean } = {}): Promise<ShowResult> {
+export async function showCommit(
+  store: ContextStore,
+  commit: CommitInfo,
+  options: { patch?: boolean; paths?: readonly string[] } = {},
+): Promise<ShowResult> {
   const { stdout } = await store.repo.git(['show', '-s', '--format=%an <%ae>%x1f%aI', commit.oid]);
   const [author, time] = stdout.trim().split('\x1f');
   const parent = commit.parents[0] ? await store.repo.readCommit(commit.parents[0]) : undefined;

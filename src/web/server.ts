@@ -12,6 +12,8 @@ import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
+import { HttpError, limitParam, queryString, readJsonBody, type Handler } from './request.js';
+import { manageRoutes } from './manage-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
 import { renderStoredTopic } from '../topic/stored.js';
 
@@ -47,32 +49,16 @@ export interface WebServer {
 export const DEFAULT_PORT = 7700;
 /** Ports tried after the default one when it is taken. */
 const PORT_ATTEMPTS = 20;
-const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_STATIC_PATH = 1024;
 const HOST = '127.0.0.1';
 
-interface Call {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  brv: () => Promise<Brv>;
-}
-type Handler = (call: Call) => Promise<unknown>;
-
-class HttpError extends BrvError {
-  constructor(
-    readonly status: number,
-    kind: ErrorKind,
-    message: string,
-  ) {
-    super(kind, message);
-  }
-}
-
-/** The HTTP status of a library error, by kind: missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
+/** The HTTP status of a library error, by kind: a remote's failure 502, missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
 function statusOf(kind: ErrorKind): number {
+  // The remote (not this request) failed: git's own message says how.
+  if (kind === 'remote-unreachable' || kind === 'remote-not-found' || kind === 'auth-failed' || kind === 'push-refused') return 502;
   if (kind === 'not-found' || kind.endsWith('-not-found')) return 404;
   if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
+  if (kind === 'non-fast-forward' || kind === 'sync-contention') return 409;
   if (kind === 'server-closing') return 503;
   if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
   return 400;
@@ -110,43 +96,6 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 };
-
-function queryString(url: URL, name: string, required: true): string;
-function queryString(url: URL, name: string, required?: false): string | undefined;
-function queryString(url: URL, name: string, required = false): string | undefined {
-  const values = url.searchParams.getAll(name);
-  if (values.length > 1) throw new HttpError(400, 'invalid-request', `Give ${name} once.`);
-  if (values.length === 0 && required) throw new HttpError(400, 'invalid-request', `The ${name} parameter is missing.`);
-  return values[0];
-}
-
-function limitParam(url: URL, fallback: number, max: number): number {
-  const value = queryString(url, 'limit');
-  if (value === undefined) return fallback;
-  if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max)
-    throw new HttpError(400, 'invalid-request', `limit must be a whole number from 1 to ${max}.`);
-  return Number(value);
-}
-
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type))
-    throw new HttpError(400, 'invalid-request', 'Send the body as Content-Type: application/json.');
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, 'payload-too-large', `The body is over ${MAX_BODY_BYTES} bytes.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'payload-too-large', `The body is over ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'invalid-request', 'The body is not valid JSON.');
-  }
-}
 
 /** `{ id, topics? }` of approve and reject. */
 function decisionBody(body: unknown): { id: string; files: string[] | undefined } {
@@ -239,6 +188,13 @@ class ReadCache {
 }
 
 const READ_CACHE_MS = 1000;
+
+/**
+ * GETs answered fresh every time, never shared through the ReadCache: they read more than the refs
+ * (git config, hook files, agent files, the home directory, other worktrees' brv/HEAD), or must be
+ * exact (the version an edit opens is what its save is compared with).
+ */
+const UNSHARED_READS: ReadonlySet<string> = new Set(['/api/edit', '/api/branches', '/api/setup']);
 const MAX_CACHED_READS = 256;
 
 /** The JSON API (see README, "Web dashboard"): method → path → handler. */
@@ -447,7 +403,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     throw error;
   }
   const assetsDir = (async () => realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')))().catch(() => undefined);
-  const routes = apiRoutes(brvVersion());
+  const routes = { ...apiRoutes(brvVersion()), ...manageRoutes(options.service) };
   const reads = new ReadCache(() => hub.latestId);
   const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 500 });
   for (const [route, methods] of Object.entries(routes)) {
@@ -500,7 +456,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const found = router.find(method as 'GET', url.pathname);
     if (!found) {
-      const other = ['GET', 'POST'].some((m) => router.find(m as 'GET', url.pathname));
+      const other = ['GET', 'POST', 'PUT'].some((m) => router.find(m as 'GET', url.pathname));
       return other
         ? sendError(res, 405, 'method-not-allowed', `${req.method} is not allowed on ${url.pathname.slice(0, 200)}.`)
         : sendError(res, 404, 'not-found', `No API endpoint ${url.pathname.slice(0, 200)}.`);
@@ -512,6 +468,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const answer = await handler(context).finally(() => reads.clear());
       return sendJson(res, 200, answer);
     }
+    if (UNSHARED_READS.has(url.pathname)) return sendJson(res, 200, await handler(context));
     sendJsonText(res, 200, await reads.get(`${url.pathname}?${url.searchParams.toString()}`, () => handler(context)));
   };
 
@@ -519,7 +476,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     handle(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) {
         if (error.status === 413) res.setHeader('Connection', 'close');
-        return sendError(res, error.status, error.kind, error.message);
+        return sendJson(res, error.status, { error: { kind: error.kind, message: error.message, ...error.details } });
       }
       if (isBrvError(error)) return sendError(res, statusOf(error.kind), error.kind, error.message);
       sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
