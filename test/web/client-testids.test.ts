@@ -31,6 +31,10 @@ const CONTRACT_IDS = [
   'reviews-empty',
   'error',
   'live-notice',
+  // Second slice (webui-contract2.md).
+  'history-diff',
+  'version-diff',
+  'change-expand',
 ];
 
 async function source(): Promise<string> {
