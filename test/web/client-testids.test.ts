@@ -35,6 +35,11 @@ const CONTRACT_IDS = [
   'history-diff',
   'version-diff',
   'change-expand',
+  'topic-edit',
+  'edit-text',
+  'edit-save',
+  'edit-errors',
+  'edit-conflict',
 ];
 
 async function source(): Promise<string> {

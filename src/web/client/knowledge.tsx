@@ -1,7 +1,8 @@
 // The Knowledge page: the folder tree (collapsible, with counts) and the open topic (Rendered / Raw / History).
-import { useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useState } from 'preact/hooks';
 import type { TopicResult, TreeResult } from './api.js';
 import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange } from './diff.js';
+import { EditorPanel, useTopicEditor } from './editor.js';
 import { readChanges, type ChangeView } from './entries.js';
 import { topicHref, type TopicTab } from './routes.js';
 import { ancestors, buildTree, type TreeFolder } from './tree.js';
@@ -19,7 +20,7 @@ export function KnowledgePage({ topic, tab }: { topic: string | null; tab: Topic
         {tree.data ? <Tree topics={tree.data.topics} current={topic} /> : tree.loading ? <p class="muted">Loading…</p> : null}
       </nav>
       <section class="topic-pane">
-        {topic === null ? <NoTopic count={tree.data?.topics.length ?? null} /> : <TopicView path={topic} tab={tab} />}
+        {topic === null ? <NoTopic count={tree.data?.topics.length ?? null} /> : <TopicView key={topic} path={topic} tab={tab} />}
       </section>
     </div>
   );
@@ -126,50 +127,75 @@ function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
   const { navigate } = useApp();
   const followInternalLink = useInternalLinks();
   const topic = useApi<TopicResult>(`/api/topic?path=${encodeURIComponent(path)}`);
+  const showSaved = useCallback(() => navigate(topicHref(path), { replace: true }), [navigate, path]);
+  const editor = useTopicEditor(path, showSaved);
+  const editing = editor.state.phase !== 'closed';
+  const saved = editor.state.phase === 'closed' ? editor.state.saved : null;
   const data = topic.data;
   return (
     <article class="topic">
       <header class="topic-header">
-        <h1 data-testid="topic-title">{data?.title || path}</h1>
-        <p class="muted topic-path">
-          <code>{path}</code>
-          {data?.commit ? <span title={data.commit}> · {shortOid(data.commit)}</span> : null}
-        </p>
+        <div class="topic-heading">
+          <h1 data-testid="topic-title">{data?.title || path}</h1>
+          <p class="muted topic-path">
+            <code>{path}</code>
+            {data?.commit ? <span title={data.commit}> · {shortOid(data.commit)}</span> : null}
+          </p>
+        </div>
+        <button type="button" data-testid="topic-edit" disabled={editing || data === null} onClick={editor.open}>
+          Edit
+        </button>
       </header>
-      <div class="tabs" role="tablist" aria-label="Topic views">
-        {TABS.map(({ tab: value, label }) => (
-          <button
-            key={value}
-            type="button"
-            role="tab"
-            id={`tab-${value}`}
-            data-testid={`tab-${value}`}
-            aria-selected={tab === value}
-            aria-controls="topic-panel"
-            class={tab === value ? 'tab active' : 'tab'}
-            onClick={() => navigate(topicHref(path, value), { replace: true })}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
-      <div id="topic-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="topic-panel">
-        <ErrorBox error={topic.error} />
-        {tab === 'history' ? (
-          <TopicHistory key={path} path={path} />
-        ) : data === null ? (
-          topic.loading ? (
-            <p class="muted">Loading…</p>
-          ) : null
-        ) : tab === 'raw' ? (
-          <pre class="raw" data-testid="topic-raw">
-            {data.raw}
-          </pre>
-        ) : (
-          // Sanitised by the server (src/web/topic-html.ts); the CSP forbids scripts whatever it contains.
-          <div class="topic-body" data-testid="topic-body" onClick={followInternalLink} dangerouslySetInnerHTML={{ __html: data.html }} />
-        )}
-      </div>
+      {saved ? (
+        <p class="saved-note" data-testid="edit-saved" role="status">
+          {saved.unchanged ? 'No change: nothing to save.' : `Saved${saved.commit ? ` as ${shortOid(saved.commit)}` : ''}.`}
+        </p>
+      ) : null}
+      {editing ? (
+        <EditorPanel editor={editor} />
+      ) : (
+        <>
+          <div class="tabs" role="tablist" aria-label="Topic views">
+            {TABS.map(({ tab: value, label }) => (
+              <button
+                key={value}
+                type="button"
+                role="tab"
+                id={`tab-${value}`}
+                data-testid={`tab-${value}`}
+                aria-selected={tab === value}
+                aria-controls="topic-panel"
+                class={tab === value ? 'tab active' : 'tab'}
+                onClick={() => navigate(topicHref(path, value), { replace: true })}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+          <div id="topic-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="topic-panel">
+            <ErrorBox error={topic.error} />
+            {tab === 'history' ? (
+              <TopicHistory key={path} path={path} />
+            ) : data === null ? (
+              topic.loading ? (
+                <p class="muted">Loading…</p>
+              ) : null
+            ) : tab === 'raw' ? (
+              <pre class="raw" data-testid="topic-raw">
+                {data.raw}
+              </pre>
+            ) : (
+              // Sanitised by the server (src/web/topic-html.ts); the CSP forbids scripts whatever it contains.
+              <div
+                class="topic-body"
+                data-testid="topic-body"
+                onClick={followInternalLink}
+                dangerouslySetInnerHTML={{ __html: data.html }}
+              />
+            )}
+          </div>
+        </>
+      )}
     </article>
   );
 }

@@ -78,7 +78,7 @@ export function useApi<T>(path: string | null, options: { immutable?: boolean } 
   return loadedPath === path ? state : { data: null, error: null, loading: true };
 }
 
-export function ErrorBox({ error }: { error: ApiError | null }) {
+export function ErrorBox({ error }: { error: Pick<ApiError, 'kind' | 'message'> | null }) {
   if (!error) return null;
   return (
     <div class="error" role="alert" data-testid="error">
