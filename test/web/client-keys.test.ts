@@ -12,6 +12,8 @@ test('g then a page key goes there; / focuses search', (t) => {
   t.is(keys.press('g', 600), null);
   t.deepEqual(keys.press('c', 700), { type: 'go', page: 'changes' });
   t.deepEqual(keys.press('/', 800), { type: 'focus-search' });
+  t.is(keys.press('g', 900), null);
+  t.deepEqual(keys.press('b', 1000), { type: 'go', page: 'branches' });
 });
 
 test('a page key alone, too late, or after another key does nothing', (t) => {

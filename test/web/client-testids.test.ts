@@ -40,6 +40,13 @@ const CONTRACT_IDS = [
   'edit-save',
   'edit-errors',
   'edit-conflict',
+  'nav-branches',
+  'branch',
+  'sync-fetch',
+  'sync-pull',
+  'sync-push',
+  'sync-sync',
+  'sync-result',
 ];
 
 async function source(): Promise<string> {
@@ -60,4 +67,5 @@ test('the elements the tests address by data-path / data-id carry them', async (
     t.regex(text, new RegExp(`data-testid="${id}"\\s+data-path=\\{`), id);
   }
   t.regex(text, /data-testid="review"\s+data-id=\{/);
+  t.regex(text, /data-testid="branch"\s+data-name=\{/);
 });

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Status } from './api.js';
+import { BranchesPage } from './branches-page.js';
 import { ChangesPage } from './changes.js';
 import { KeySequence } from './keys.js';
 import { KnowledgePage } from './knowledge.js';
@@ -80,6 +81,7 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
               </span>
             ) : null}
           </NavLink>
+          <NavLink page="branches" current={page} label="Branches" />
         </nav>
       </header>
       <main id="main" class="main" tabIndex={-1}>
@@ -119,6 +121,7 @@ const NAV_TEST_IDS: Record<Page, string> = {
   search: 'nav-search',
   changes: 'nav-changes',
   reviews: 'nav-reviews',
+  branches: 'nav-branches',
 };
 
 function NavLink({ page, current, label, children }: { page: Page; current: Page | null; label: string; children?: ComponentChildren }) {
@@ -140,6 +143,8 @@ function PageView({ route }: { route: Route }) {
       return <ChangesPage />;
     case 'reviews':
       return <ReviewsPage />;
+    case 'branches':
+      return <BranchesPage />;
     case 'not-found':
       return (
         <div class="placeholder">
@@ -163,6 +168,8 @@ function titleOf(route: Route): string {
       return 'Changes';
     case 'reviews':
       return 'Reviews';
+    case 'branches':
+      return 'Branches & sync';
     case 'not-found':
       return 'Not found';
   }
@@ -229,7 +236,7 @@ function useLive(refresh: () => void): { live: LiveState; notice: string | null 
   return { live, notice };
 }
 
-/** `/` focuses search; `g k` / `g s` / `g c` / `g r` go to a page (not while typing in a field). */
+/** `/` focuses search; `g k` / `g s` / `g c` / `g r` / `g b` go to a page (not while typing in a field). */
 function useShortcuts(navigate: AppState['navigate']): void {
   useEffect(() => {
     const keys = new KeySequence();

@@ -1,7 +1,7 @@
 // The client's URLs (History API): every page is a shareable address the server answers with index.html.
 // Pure: no DOM, tested in test/web/client-routes.test.ts.
 
-export type Page = 'knowledge' | 'search' | 'changes' | 'reviews';
+export type Page = 'knowledge' | 'search' | 'changes' | 'reviews' | 'branches';
 export type TopicTab = 'rendered' | 'raw' | 'history';
 
 export type Route =
@@ -9,6 +9,7 @@ export type Route =
   | { page: 'search'; q: string }
   | { page: 'changes' }
   | { page: 'reviews' }
+  | { page: 'branches' }
   | { page: 'not-found'; path: string };
 
 const TABS: readonly TopicTab[] = ['rendered', 'raw', 'history'];
@@ -40,6 +41,7 @@ export function parseRoute(pathname: string, search = ''): Route {
     if (first === 'search') return { page: 'search', q: params.get('q') ?? '' };
     if (first === 'changes') return { page: 'changes' };
     if (first === 'reviews') return { page: 'reviews' };
+    if (first === 'branches') return { page: 'branches' };
   }
   return { page: 'not-found', path: pathname };
 }
@@ -55,6 +57,8 @@ export function routeHref(route: Route): string {
       return '/changes';
     case 'reviews':
       return '/reviews';
+    case 'branches':
+      return '/branches';
     case 'not-found':
       return route.path;
   }
