@@ -15,6 +15,7 @@ test('the contract URLs parse to their pages', (t) => {
   t.deepEqual(parseRoute('/reviews/'), { page: 'reviews' });
   t.deepEqual(parseRoute('/branches'), { page: 'branches' });
   t.deepEqual(parseRoute('/branches/x').page, 'not-found');
+  t.deepEqual(parseRoute('/setup'), { page: 'setup' });
   t.deepEqual(parseRoute('/elsewhere'), { page: 'not-found', path: '/elsewhere' });
   t.deepEqual(parseRoute('/reviews/x'), { page: 'not-found', path: '/reviews/x' });
 });
@@ -36,6 +37,7 @@ test('routeHref is the inverse of parseRoute', (t) => {
     { page: 'changes' },
     { page: 'reviews' },
     { page: 'branches' },
+    { page: 'setup' },
   ];
   for (const route of routes) {
     const url = new URL(routeHref(route), 'http://127.0.0.1:7700');

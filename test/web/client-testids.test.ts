@@ -47,6 +47,9 @@ const CONTRACT_IDS = [
   'sync-push',
   'sync-sync',
   'sync-result',
+  'nav-setup',
+  'setting',
+  'doctor-finding',
 ];
 
 async function source(): Promise<string> {
@@ -68,4 +71,5 @@ test('the elements the tests address by data-path / data-id carry them', async (
   }
   t.regex(text, /data-testid="review"\s+data-id=\{/);
   t.regex(text, /data-testid="branch"\s+data-name=\{/);
+  t.regex(text, /data-testid="setting"\s+data-key=\{/);
 });

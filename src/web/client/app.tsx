@@ -10,6 +10,7 @@ import { describeChange, LiveCursor, parseChangeEvent } from './live.js';
 import { ReviewsPage } from './reviews.js';
 import { pageHref, parseRoute, routeHref, type Page, type Route } from './routes.js';
 import { SearchPage } from './search.js';
+import { SetupPage } from './setup-page.js';
 import { App as AppContext, ErrorBox, Link, shortOid, useApi, type AppState } from './ui.js';
 
 const NOTICE_MS = 6000;
@@ -82,6 +83,7 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
             ) : null}
           </NavLink>
           <NavLink page="branches" current={page} label="Branches" />
+          <NavLink page="setup" current={page} label="Setup" />
         </nav>
       </header>
       <main id="main" class="main" tabIndex={-1}>
@@ -122,6 +124,7 @@ const NAV_TEST_IDS: Record<Page, string> = {
   changes: 'nav-changes',
   reviews: 'nav-reviews',
   branches: 'nav-branches',
+  setup: 'nav-setup',
 };
 
 function NavLink({ page, current, label, children }: { page: Page; current: Page | null; label: string; children?: ComponentChildren }) {
@@ -145,6 +148,8 @@ function PageView({ route }: { route: Route }) {
       return <ReviewsPage />;
     case 'branches':
       return <BranchesPage />;
+    case 'setup':
+      return <SetupPage />;
     case 'not-found':
       return (
         <div class="placeholder">
@@ -170,6 +175,8 @@ function titleOf(route: Route): string {
       return 'Reviews';
     case 'branches':
       return 'Branches & sync';
+    case 'setup':
+      return 'Setup';
     case 'not-found':
       return 'Not found';
   }
@@ -236,7 +243,7 @@ function useLive(refresh: () => void): { live: LiveState; notice: string | null 
   return { live, notice };
 }
 
-/** `/` focuses search; `g k` / `g s` / `g c` / `g r` / `g b` go to a page (not while typing in a field). */
+/** `/` focuses search; `g k` / `g s` / `g c` / `g r` / `g b` / `g e` go to a page (not while typing in a field). */
 function useShortcuts(navigate: AppState['navigate']): void {
   useEffect(() => {
     const keys = new KeySequence();
