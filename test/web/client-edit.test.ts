@@ -112,6 +112,18 @@ test('409: the current version is shown, the text kept, and nothing is saved unt
   // After typing, a new conflict keeps what they typed last.
   state = run([{ type: 'input', text: '<h1>Merged</h1>' }, { type: 'save' }, again, { type: 'reload' }], state);
   t.like(editing(state), { text: '<h1>Third</h1>', mine: '<h1>Merged</h1>' });
+  // Having seen the current version, the person may take their own text back into the editor and save it.
+  state = run([{ type: 'use-mine' }], state);
+  t.deepEqual(saveBody(editing(state)), { path: 'a/b', html: '<h1>Merged</h1>', version: 'v3' });
+});
+
+test('a conflict clears the errors of an earlier attempt; its own text cannot be taken in before a reload', (t) => {
+  const invalid = refusedEvent(422, 'invalid-topic', 'Not valid.', { errors: [{ kind: 'k', message: 'm' }] });
+  const conflict = refusedEvent(409, 'edit-conflict', 'Changed.', { current: { html: 'theirs', version: 'v2' } });
+  const state = editing(run([...OPENED, { type: 'input', text: 'mine' }, { type: 'save' }, invalid, { type: 'save' }, conflict]));
+  t.deepEqual(state.problems, []);
+  t.is(state.failure, null);
+  t.is(run([{ type: 'use-mine' }], state), state);
 });
 
 test('a 409 without the current version cannot be reloaded; other failures are shown as they are', (t) => {

@@ -55,6 +55,8 @@ export type EditEvent =
   | { type: 'conflict'; current: CurrentVersion | null }
   | { type: 'save-failed'; failure: Failure }
   | { type: 'reload' }
+  /** After a reload: the person's kept text back into the editor (to save over the version they have now seen). */
+  | { type: 'use-mine' }
   | { type: 'cancel' };
 
 export const CLOSED: EditState = { phase: 'closed', saved: null };
@@ -94,9 +96,12 @@ export function editReducer(state: EditState, event: EditEvent): EditState {
     case 'invalid':
       return state.saving ? { ...state, saving: false, problems: event.problems, failure: event.failure } : state;
     case 'conflict':
-      return state.saving ? { ...state, saving: false, conflict: event.current } : state;
+      // The errors of an earlier attempt belong to text the person has since changed.
+      return state.saving ? { ...state, saving: false, conflict: event.current, problems: [], failure: null } : state;
     case 'save-failed':
-      return state.saving ? { ...state, saving: false, failure: event.failure } : state;
+      return state.saving ? { ...state, saving: false, problems: [], failure: event.failure } : state;
+    case 'use-mine':
+      return state.mine === null || state.conflict !== undefined ? state : { ...state, text: state.mine };
     case 'reload': {
       const current = state.conflict;
       if (!current) return state;

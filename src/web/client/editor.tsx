@@ -140,7 +140,12 @@ export function EditorPanel({ editor }: { editor: TopicEditor }) {
         </label>
         {mine !== null ? (
           <label class="editor-pane">
-            <span class="pane-label">Your text (not saved: copy what you need)</span>
+            <span class="pane-label">
+              Your text (not saved: copy what you need){' '}
+              <button type="button" class="small" data-testid="edit-use-mine" onClick={() => dispatch({ type: 'use-mine' })}>
+                Put it in the editor
+              </button>
+            </span>
             <textarea class="edit-text" data-testid="edit-mine" readOnly spellcheck={false} value={mine} />
           </label>
         ) : null}
