@@ -127,8 +127,13 @@ test('a conflict clears the errors of an earlier attempt; its own text cannot be
 });
 
 test('a 409 without the current version cannot be reloaded; other failures are shown as they are', (t) => {
-  const state = run([...OPENED, { type: 'save' }, refusedEvent(409, 'edit-conflict', 'Gone.', null)]);
+  const state = run([
+    ...OPENED,
+    { type: 'save' },
+    refusedEvent(409, 'edit-conflict', 'a/b was removed since you opened it.', { current: null }),
+  ]);
   t.is(editing(state).conflict, null);
+  t.deepEqual(editing(state).failure, { kind: 'edit-conflict', message: 'a/b was removed since you opened it.' });
   t.is(run([{ type: 'reload' }], state), state);
   const failed = editing(run([...OPENED, { type: 'save' }, refusedEvent(0, 'network', 'Server gone.', null)]));
   t.deepEqual(failed.failure, { kind: 'network', message: 'Server gone.' });

@@ -52,7 +52,7 @@ export type EditEvent =
   | { type: 'save' }
   | { type: 'saved'; commit: string; unchanged: boolean }
   | { type: 'invalid'; problems: EditProblem[]; failure: Failure }
-  | { type: 'conflict'; current: CurrentVersion | null }
+  | { type: 'conflict'; current: CurrentVersion | null; message: string }
   | { type: 'save-failed'; failure: Failure }
   | { type: 'reload' }
   /** After a reload: the person's kept text back into the editor (to save over the version they have now seen). */
@@ -97,7 +97,16 @@ export function editReducer(state: EditState, event: EditEvent): EditState {
       return state.saving ? { ...state, saving: false, problems: event.problems, failure: event.failure } : state;
     case 'conflict':
       // The errors of an earlier attempt belong to text the person has since changed.
-      return state.saving ? { ...state, saving: false, conflict: event.current, problems: [], failure: null } : state;
+      // Without the current version (the topic was removed), the server's message says what happened.
+      return state.saving
+        ? {
+            ...state,
+            saving: false,
+            conflict: event.current,
+            problems: [],
+            failure: event.current ? null : { kind: 'edit-conflict', message: event.message },
+          }
+        : state;
     case 'save-failed':
       return state.saving ? { ...state, saving: false, problems: [], failure: event.failure } : state;
     case 'use-mine':
@@ -169,6 +178,7 @@ export function refusedEvent(status: number, kind: string, message: string, deta
       type: 'conflict',
       current:
         typeof current.html === 'string' && typeof current.version === 'string' ? { html: current.html, version: current.version } : null,
+      message,
     };
   }
   if (status === 422 || Array.isArray(error.errors)) {

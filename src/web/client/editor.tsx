@@ -95,15 +95,15 @@ export function EditorPanel({ editor }: { editor: TopicEditor }) {
               </button>
             </>
           ) : (
-            <p>The current version could not be read: copy your text, then close and edit again.</p>
+            <p>{failure?.message || 'The current version could not be read.'} Copy your text, then close and edit again.</p>
           )}
         </div>
       ) : null}
       {problems.length > 0 ? (
         <div class="edit-errors" data-testid="edit-errors" role="alert">
           <p>
-            <strong class="error-kind">{failure?.kind ?? 'invalid-topic'}</strong> Not saved:{' '}
-            {failure?.message ?? 'the topic is not valid.'}
+            <strong class="error-kind">{failure?.kind ?? 'invalid-topic'}</strong>{' '}
+            {failure?.message ?? 'Not saved: the topic is not valid.'}
           </p>
           <ul>
             {problems.map((problem, i) => (
@@ -117,7 +117,7 @@ export function EditorPanel({ editor }: { editor: TopicEditor }) {
           </ul>
         </div>
       ) : (
-        <ErrorBox error={failure} />
+        <ErrorBox error={conflict === null ? null : failure} />
       )}
       <div class={mine !== null ? 'editor-panes two' : 'editor-panes'}>
         <label class="editor-pane">
