@@ -21,6 +21,7 @@ test('history entries as the service returns them (trailers in meta, blob paths 
   });
   t.deepEqual(entry, {
     commit: 'c0ffee00',
+    parents: [],
     time: '2026-01-02T03:04:05Z',
     agent: 'claude-code',
     op: 'curate',
@@ -29,7 +30,13 @@ test('history entries as the service returns them (trailers in meta, blob paths 
     summary: 'Rotate keys',
     subject: 'curate: security/auth',
     topics: ['security/auth', 'notes/x'],
+    omitted: 0,
   });
+});
+
+test('parents and the count of topics the server left out of an entry', (t) => {
+  const [entry] = readChanges({ entries: [{ commit: 'b', parents: ['a', 7, ''], changes: [{ path: 'x.html' }], changesOmitted: 41 }] });
+  t.like(entry, { parents: ['a'], topics: ['x'], omitted: 41 });
 });
 
 test('flat entries (oid, date, topics) and missing fields are read defensively', (t) => {

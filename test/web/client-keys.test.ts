@@ -12,6 +12,10 @@ test('g then a page key goes there; / focuses search', (t) => {
   t.is(keys.press('g', 600), null);
   t.deepEqual(keys.press('c', 700), { type: 'go', page: 'changes' });
   t.deepEqual(keys.press('/', 800), { type: 'focus-search' });
+  t.is(keys.press('g', 900), null);
+  t.deepEqual(keys.press('b', 1000), { type: 'go', page: 'branches' });
+  t.is(keys.press('g', 1100), null);
+  t.deepEqual(keys.press('e', 1200), { type: 'go', page: 'setup' });
 });
 
 test('a page key alone, too late, or after another key does nothing', (t) => {

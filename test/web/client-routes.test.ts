@@ -13,6 +13,9 @@ test('the contract URLs parse to their pages', (t) => {
   t.deepEqual(parseRoute('/search'), { page: 'search', q: '' });
   t.deepEqual(parseRoute('/changes'), { page: 'changes' });
   t.deepEqual(parseRoute('/reviews/'), { page: 'reviews' });
+  t.deepEqual(parseRoute('/branches'), { page: 'branches' });
+  t.deepEqual(parseRoute('/branches/x').page, 'not-found');
+  t.deepEqual(parseRoute('/setup'), { page: 'setup' });
   t.deepEqual(parseRoute('/elsewhere'), { page: 'not-found', path: '/elsewhere' });
   t.deepEqual(parseRoute('/reviews/x'), { page: 'not-found', path: '/reviews/x' });
 });
@@ -33,6 +36,8 @@ test('routeHref is the inverse of parseRoute', (t) => {
     { page: 'search', q: '' },
     { page: 'changes' },
     { page: 'reviews' },
+    { page: 'branches' },
+    { page: 'setup' },
   ];
   for (const route of routes) {
     const url = new URL(routeHref(route), 'http://127.0.0.1:7700');

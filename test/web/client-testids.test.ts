@@ -31,6 +31,25 @@ const CONTRACT_IDS = [
   'reviews-empty',
   'error',
   'live-notice',
+  // Second slice (webui-contract2.md).
+  'history-diff',
+  'version-diff',
+  'change-expand',
+  'topic-edit',
+  'edit-text',
+  'edit-save',
+  'edit-errors',
+  'edit-conflict',
+  'nav-branches',
+  'branch',
+  'sync-fetch',
+  'sync-pull',
+  'sync-push',
+  'sync-sync',
+  'sync-result',
+  'nav-setup',
+  'setting',
+  'doctor-finding',
 ];
 
 async function source(): Promise<string> {
@@ -51,4 +70,6 @@ test('the elements the tests address by data-path / data-id carry them', async (
     t.regex(text, new RegExp(`data-testid="${id}"\\s+data-path=\\{`), id);
   }
   t.regex(text, /data-testid="review"\s+data-id=\{/);
+  t.regex(text, /data-testid="branch"\s+data-name=\{/);
+  t.regex(text, /data-testid="setting"\s+data-key=\{/);
 });

@@ -6,6 +6,8 @@ export class ApiError extends Error {
     readonly kind: string,
     message: string,
     readonly status: number,
+    /** The body's `error` object as sent (a 422's `errors`, a 409's `current`). */
+    readonly detail: unknown = null,
   ) {
     super(message);
   }
@@ -58,7 +60,8 @@ async function request<T>(path: string, init: RequestInit): Promise<T> {
   }
   if (!response.ok) {
     const { kind, message } = readError(response.status, body);
-    throw new ApiError(kind, message, response.status);
+    const detail = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : null;
+    throw new ApiError(kind, message, response.status, detail ?? null);
   }
   return body as T;
 }
@@ -67,9 +70,9 @@ export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   return request<T>(path, { headers: { Accept: 'application/json' }, signal });
 }
 
-export function postJson<T>(path: string, body: unknown): Promise<T> {
+export function postJson<T>(path: string, body: unknown, method: 'POST' | 'PUT' = 'POST'): Promise<T> {
   return request<T>(path, {
-    method: 'POST',
+    method,
     headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });

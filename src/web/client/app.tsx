@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Status } from './api.js';
+import { BranchesPage } from './branches-page.js';
 import { ChangesPage } from './changes.js';
 import { KeySequence } from './keys.js';
 import { KnowledgePage } from './knowledge.js';
@@ -9,6 +10,7 @@ import { describeChange, LiveCursor, parseChangeEvent } from './live.js';
 import { ReviewsPage } from './reviews.js';
 import { pageHref, parseRoute, routeHref, type Page, type Route } from './routes.js';
 import { SearchPage } from './search.js';
+import { SetupPage } from './setup-page.js';
 import { App as AppContext, ErrorBox, Link, shortOid, useApi, type AppState } from './ui.js';
 
 const NOTICE_MS = 6000;
@@ -80,6 +82,8 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
               </span>
             ) : null}
           </NavLink>
+          <NavLink page="branches" current={page} label="Branches" />
+          <NavLink page="setup" current={page} label="Setup" />
         </nav>
       </header>
       <main id="main" class="main" tabIndex={-1}>
@@ -119,6 +123,8 @@ const NAV_TEST_IDS: Record<Page, string> = {
   search: 'nav-search',
   changes: 'nav-changes',
   reviews: 'nav-reviews',
+  branches: 'nav-branches',
+  setup: 'nav-setup',
 };
 
 function NavLink({ page, current, label, children }: { page: Page; current: Page | null; label: string; children?: ComponentChildren }) {
@@ -140,6 +146,10 @@ function PageView({ route }: { route: Route }) {
       return <ChangesPage />;
     case 'reviews':
       return <ReviewsPage />;
+    case 'branches':
+      return <BranchesPage />;
+    case 'setup':
+      return <SetupPage />;
     case 'not-found':
       return (
         <div class="placeholder">
@@ -163,6 +173,10 @@ function titleOf(route: Route): string {
       return 'Changes';
     case 'reviews':
       return 'Reviews';
+    case 'branches':
+      return 'Branches & sync';
+    case 'setup':
+      return 'Setup';
     case 'not-found':
       return 'Not found';
   }
@@ -229,7 +243,7 @@ function useLive(refresh: () => void): { live: LiveState; notice: string | null 
   return { live, notice };
 }
 
-/** `/` focuses search; `g k` / `g s` / `g c` / `g r` go to a page (not while typing in a field). */
+/** `/` focuses search; `g k` / `g s` / `g c` / `g r` / `g b` / `g e` go to a page (not while typing in a field). */
 function useShortcuts(navigate: AppState['navigate']): void {
   useEffect(() => {
     const keys = new KeySequence();

@@ -3,6 +3,8 @@
 
 export interface ChangeView {
   commit: string;
+  /** The parent commits (the first is what the commit's diff is against); empty for the first commit. */
+  parents: string[];
   time: string;
   agent: string;
   op: string;
@@ -12,6 +14,8 @@ export interface ChangeView {
   subject: string;
   /** Topic paths (without `.html`). */
   topics: string[];
+  /** Topics the commit changed beyond those listed (the server caps the list per entry). */
+  omitted: number;
 }
 
 export interface ReviewOperationView {
@@ -68,6 +72,7 @@ function readChange(raw: unknown): ChangeView {
         .filter((topic): topic is string => topic !== null);
   return {
     commit: text(entry.commit, entry.oid),
+    parents: list(entry.parents).filter((parent): parent is string => typeof parent === 'string' && parent !== ''),
     time: text(entry.time, entry.date),
     agent: text(entry.agent, meta.agent) || personName(text(entry.author)),
     op: text(entry.op, meta.op),
@@ -76,6 +81,7 @@ function readChange(raw: unknown): ChangeView {
     summary: text(entry.summary, meta.summary),
     subject: text(entry.subject, entry.message).split('\n')[0] ?? '',
     topics: [...new Set(topics)],
+    omitted: typeof entry.changesOmitted === 'number' && entry.changesOmitted > 0 ? entry.changesOmitted : 0,
   };
 }
 

@@ -1,10 +1,10 @@
-// Keyboard shortcuts: `/` focuses search; `g` then `k`, `s`, `c` or `r` goes to a page.
+// Keyboard shortcuts: `/` focuses search; `g` then `k`, `s`, `c`, `r`, `b` or `e` goes to a page.
 // Pure: no DOM, tested in test/web/client-keys.test.ts.
 import type { Page } from './routes.js';
 
 export type KeyAction = { type: 'focus-search' } | { type: 'go'; page: Page };
 
-const GO: Record<string, Page> = { k: 'knowledge', s: 'search', c: 'changes', r: 'reviews' };
+const GO: Record<string, Page> = { k: 'knowledge', s: 'search', c: 'changes', r: 'reviews', b: 'branches', e: 'setup' };
 const SEQUENCE_MS = 1500;
 
 export class KeySequence {

@@ -1,10 +1,12 @@
 // The Knowledge page: the folder tree (collapsible, with counts) and the open topic (Rendered / Raw / History).
-import { useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useState } from 'preact/hooks';
 import type { TopicResult, TreeResult } from './api.js';
-import { readChanges } from './entries.js';
+import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange } from './diff.js';
+import { EditorPanel, useTopicEditor } from './editor.js';
+import { readChanges, type ChangeView } from './entries.js';
 import { topicHref, type TopicTab } from './routes.js';
 import { ancestors, buildTree, type TreeFolder } from './tree.js';
-import { ErrorBox, Link, shortOid, Time, useApi, useApp } from './ui.js';
+import { DiffView, ErrorBox, Link, shortOid, Time, useApi, useApp } from './ui.js';
 
 /** Up to this many topics, every folder starts open; above it, only the open topic's folders. */
 const OPEN_ALL_UP_TO = 500;
@@ -18,7 +20,7 @@ export function KnowledgePage({ topic, tab }: { topic: string | null; tab: Topic
         {tree.data ? <Tree topics={tree.data.topics} current={topic} /> : tree.loading ? <p class="muted">Loading…</p> : null}
       </nav>
       <section class="topic-pane">
-        {topic === null ? <NoTopic count={tree.data?.topics.length ?? null} /> : <TopicView path={topic} tab={tab} />}
+        {topic === null ? <NoTopic count={tree.data?.topics.length ?? null} /> : <TopicView key={topic} path={topic} tab={tab} />}
       </section>
     </div>
   );
@@ -125,50 +127,75 @@ function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
   const { navigate } = useApp();
   const followInternalLink = useInternalLinks();
   const topic = useApi<TopicResult>(`/api/topic?path=${encodeURIComponent(path)}`);
+  const showSaved = useCallback(() => navigate(topicHref(path), { replace: true }), [navigate, path]);
+  const editor = useTopicEditor(path, showSaved);
+  const editing = editor.state.phase !== 'closed';
+  const saved = editor.state.phase === 'closed' ? editor.state.saved : null;
   const data = topic.data;
   return (
     <article class="topic">
       <header class="topic-header">
-        <h1 data-testid="topic-title">{data?.title || path}</h1>
-        <p class="muted topic-path">
-          <code>{path}</code>
-          {data?.commit ? <span title={data.commit}> · {shortOid(data.commit)}</span> : null}
-        </p>
+        <div class="topic-heading">
+          <h1 data-testid="topic-title">{data?.title || path}</h1>
+          <p class="muted topic-path">
+            <code>{path}</code>
+            {data?.commit ? <span title={data.commit}> · {shortOid(data.commit)}</span> : null}
+          </p>
+        </div>
+        <button type="button" data-testid="topic-edit" disabled={editing || data === null} onClick={editor.open}>
+          Edit
+        </button>
       </header>
-      <div class="tabs" role="tablist" aria-label="Topic views">
-        {TABS.map(({ tab: value, label }) => (
-          <button
-            key={value}
-            type="button"
-            role="tab"
-            id={`tab-${value}`}
-            data-testid={`tab-${value}`}
-            aria-selected={tab === value}
-            aria-controls="topic-panel"
-            class={tab === value ? 'tab active' : 'tab'}
-            onClick={() => navigate(topicHref(path, value), { replace: true })}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
-      <div id="topic-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="topic-panel">
-        <ErrorBox error={topic.error} />
-        {tab === 'history' ? (
-          <TopicHistory path={path} />
-        ) : data === null ? (
-          topic.loading ? (
-            <p class="muted">Loading…</p>
-          ) : null
-        ) : tab === 'raw' ? (
-          <pre class="raw" data-testid="topic-raw">
-            {data.raw}
-          </pre>
-        ) : (
-          // Sanitised by the server (src/web/topic-html.ts); the CSP forbids scripts whatever it contains.
-          <div class="topic-body" data-testid="topic-body" onClick={followInternalLink} dangerouslySetInnerHTML={{ __html: data.html }} />
-        )}
-      </div>
+      {saved ? (
+        <p class="saved-note" data-testid="edit-saved" role="status">
+          {saved.unchanged ? 'No change: nothing to save.' : `Saved${saved.commit ? ` as ${shortOid(saved.commit)}` : ''}.`}
+        </p>
+      ) : null}
+      {editing ? (
+        <EditorPanel editor={editor} />
+      ) : (
+        <>
+          <div class="tabs" role="tablist" aria-label="Topic views">
+            {TABS.map(({ tab: value, label }) => (
+              <button
+                key={value}
+                type="button"
+                role="tab"
+                id={`tab-${value}`}
+                data-testid={`tab-${value}`}
+                aria-selected={tab === value}
+                aria-controls="topic-panel"
+                class={tab === value ? 'tab active' : 'tab'}
+                onClick={() => navigate(topicHref(path, value), { replace: true })}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+          <div id="topic-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="topic-panel">
+            <ErrorBox error={topic.error} />
+            {tab === 'history' ? (
+              <TopicHistory key={path} path={path} />
+            ) : data === null ? (
+              topic.loading ? (
+                <p class="muted">Loading…</p>
+              ) : null
+            ) : tab === 'raw' ? (
+              <pre class="raw" data-testid="topic-raw">
+                {data.raw}
+              </pre>
+            ) : (
+              // Sanitised by the server (src/web/topic-html.ts); the CSP forbids scripts whatever it contains.
+              <div
+                class="topic-body"
+                data-testid="topic-body"
+                onClick={followInternalLink}
+                dangerouslySetInnerHTML={{ __html: data.html }}
+              />
+            )}
+          </div>
+        </>
+      )}
     </article>
   );
 }
@@ -180,15 +207,52 @@ function useInternalLinks(): (event: MouseEvent) => void {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     const link = (event.target as Element | null)?.closest?.('a[href]');
     if (!(link instanceof HTMLAnchorElement) || link.target || link.origin !== location.origin) return;
-    if (!/^\/(knowledge|search|changes|reviews)(\/|$)/.test(link.pathname)) return;
+    if (!/^\/(knowledge|search|changes|reviews|branches|setup)(\/|$)/.test(link.pathname)) return;
     event.preventDefault();
     navigate(link.pathname + link.search);
   };
 }
 
+/** What the history's diff panel shows: one entry against its parent, or two ticked versions. */
+interface ShownDiff {
+  /** Where the panel sits: under an entry (`entry:<commit>`) or under the compare bar (`compare`). */
+  at: string;
+  label: string;
+  /** A topic diff between two revisions, or (the first commit, which has no parent) the commit's own diffs. */
+  source: { kind: 'range'; from: string; to: string } | { kind: 'commit'; rev: string };
+}
+
 function TopicHistory({ path }: { path: string }) {
   const history = useApi<unknown>(`/api/topic/history?path=${encodeURIComponent(path)}`);
   const entries = history.data === null ? null : readChanges(history.data);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [shown, setShown] = useState<ShownDiff | null>(null);
+  const order = useMemo(() => (entries ?? []).map((entry) => entry.commit), [entries]);
+  const range = versionRange(selected, order);
+
+  const tick = (commit: string): void => {
+    const next = toggleVersion(selected, commit);
+    setSelected(next);
+    const pair = versionRange(next, order);
+    if (pair) {
+      setShown({
+        at: 'compare',
+        label: `${shortOid(pair.from)} → ${shortOid(pair.to)}`,
+        source: { kind: 'range', ...pair },
+      });
+    } else if (shown?.at === 'compare') setShown(null);
+  };
+  const showEntry = (entry: ChangeView): void => {
+    const at = `entry:${entry.commit}`;
+    if (shown?.at === at) return setShown(null);
+    const parent = entry.parents[0];
+    setShown({
+      at,
+      label: `${shortOid(entry.commit)} against ${parent ? shortOid(parent) : 'nothing (the first version)'}`,
+      source: parent ? { kind: 'range', from: parent, to: entry.commit } : { kind: 'commit', rev: entry.commit },
+    });
+  };
+
   return (
     <>
       <ErrorBox error={history.error} />
@@ -197,25 +261,103 @@ function TopicHistory({ path }: { path: string }) {
           <p class="muted">Loading…</p>
         ) : null
       ) : (
-        <ol class="history" data-testid="topic-history">
-          {entries.length === 0 ? <li class="muted">No history.</li> : null}
-          {entries.map((entry) => (
-            <li key={entry.commit} class="history-entry" data-testid="history-entry">
-              <div class="entry-line">
-                <Time iso={entry.time} />
-                {entry.op ? <span class="badge">{entry.op}</span> : null}
-                {entry.impact ? <span class="badge subtle">{entry.impact}</span> : null}
-                <span class="agent">{entry.agent}</span>
-                <code class="muted" title={entry.commit}>
-                  {shortOid(entry.commit)}
-                </code>
-              </div>
-              {entry.reason ? <p class="reason">{entry.reason}</p> : null}
-              {entry.summary || entry.subject ? <p class="muted">{entry.summary || entry.subject}</p> : null}
-            </li>
-          ))}
-        </ol>
+        <>
+          {entries.length > 1 ? (
+            <div class="compare-bar">
+              <span class="muted">
+                {range
+                  ? `Comparing ${shortOid(range.from)} → ${shortOid(range.to)}`
+                  : selected.length === 1
+                    ? 'Tick one more version to compare.'
+                    : 'Tick two versions to compare them.'}
+              </span>
+              {selected.length > 0 ? (
+                <button
+                  type="button"
+                  class="link-button"
+                  onClick={() => {
+                    setSelected([]);
+                    if (shown?.at === 'compare') setShown(null);
+                  }}
+                >
+                  Clear
+                </button>
+              ) : null}
+            </div>
+          ) : null}
+          {shown?.at === 'compare' ? <DiffPanel path={path} shown={shown} close={() => setShown(null)} /> : null}
+          <ol class="history" data-testid="topic-history">
+            {entries.length === 0 ? <li class="muted">No history.</li> : null}
+            {entries.map((entry) => (
+              <li key={entry.commit} class="history-entry" data-testid="history-entry" data-commit={entry.commit}>
+                <div class="entry-line">
+                  {entries.length > 1 ? (
+                    <input
+                      type="checkbox"
+                      class="version-select"
+                      data-testid="version-select"
+                      aria-label={`Compare version ${shortOid(entry.commit)}`}
+                      checked={selected.includes(entry.commit)}
+                      onChange={() => tick(entry.commit)}
+                    />
+                  ) : null}
+                  <Time iso={entry.time} />
+                  {entry.op ? <span class="badge">{entry.op}</span> : null}
+                  {entry.impact ? <span class="badge subtle">{entry.impact}</span> : null}
+                  <span class="agent">{entry.agent}</span>
+                  <code class="muted" title={entry.commit}>
+                    {shortOid(entry.commit)}
+                  </code>
+                  <button
+                    type="button"
+                    class="small"
+                    data-testid="history-diff"
+                    aria-expanded={shown?.at === `entry:${entry.commit}`}
+                    onClick={() => showEntry(entry)}
+                  >
+                    diff
+                  </button>
+                </div>
+                {entry.reason ? <p class="reason">{entry.reason}</p> : null}
+                {entry.summary || entry.subject ? <p class="muted">{entry.summary || entry.subject}</p> : null}
+                {shown?.at === `entry:${entry.commit}` ? <DiffPanel path={path} shown={shown} close={() => setShown(null)} /> : null}
+              </li>
+            ))}
+          </ol>
+        </>
       )}
     </>
+  );
+}
+
+/** The diff of one topic between two versions (the server diffs the rendered markdown). */
+function DiffPanel({ path, shown, close }: { path: string; shown: ShownDiff; close(): void }) {
+  const { source } = shown;
+  const href = source.kind === 'range' ? topicDiffHref(path, source.from, source.to) : `/api/commit?rev=${encodeURIComponent(source.rev)}`;
+  const answer = useApi<unknown>(href, { immutable: true });
+  let text: string | null = null;
+  if (answer.data !== null) {
+    text =
+      source.kind === 'range' ? readTopicDiff(answer.data) : (readCommit(answer.data).changes.find((c) => c.path === path)?.diff ?? '');
+  }
+  return (
+    <section class="diff-panel" data-testid="version-diff" aria-label={`Diff ${shown.label}`}>
+      <div class="entry-line">
+        <strong>Diff {shown.label}</strong>
+        <button type="button" class="link-button" onClick={close}>
+          Close
+        </button>
+      </div>
+      <ErrorBox error={answer.error} />
+      {text === null ? (
+        answer.loading ? (
+          <p class="muted">Loading…</p>
+        ) : null
+      ) : text === '' ? (
+        <p class="muted">No difference in this topic's text.</p>
+      ) : (
+        <DiffView text={text} />
+      )}
+    </section>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { postJson, toApiError, type ApiError } from './api.js';
 import { readReviews, type ReviewView } from './entries.js';
 import { topicHref } from './routes.js';
-import { ErrorBox, Link, Time, useApi, useApp } from './ui.js';
+import { DiffView, ErrorBox, Link, Time, useApi, useApp } from './ui.js';
 
 export function ReviewsPage() {
   const reviews = useApi<unknown>('/api/reviews');
@@ -94,26 +94,14 @@ function ReviewCard({ review }: { review: ReviewView }) {
           </div>
           {op.reason ? <p class="reason">{op.reason}</p> : null}
           {op.diff ? (
-            <Diff text={op.diff} />
+            <DiffView text={op.diff} />
           ) : op.summary || op.previousSummary ? (
-            <Diff text={[op.previousSummary && `- ${op.previousSummary}`, op.summary && `+ ${op.summary}`].filter(Boolean).join('\n')} />
+            <DiffView
+              text={[op.previousSummary && `- ${op.previousSummary}`, op.summary && `+ ${op.summary}`].filter(Boolean).join('\n')}
+            />
           ) : null}
         </section>
       ))}
     </article>
-  );
-}
-
-/** A diff as text: one span per line, coloured by its first character (text nodes only). */
-function Diff({ text }: { text: string }) {
-  return (
-    <pre class="diff">
-      {text.split('\n').map((line, i) => (
-        <span key={i} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : undefined}>
-          {line}
-          {'\n'}
-        </span>
-      ))}
-    </pre>
   );
 }

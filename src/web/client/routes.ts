@@ -1,7 +1,7 @@
 // The client's URLs (History API): every page is a shareable address the server answers with index.html.
 // Pure: no DOM, tested in test/web/client-routes.test.ts.
 
-export type Page = 'knowledge' | 'search' | 'changes' | 'reviews';
+export type Page = 'knowledge' | 'search' | 'changes' | 'reviews' | 'branches' | 'setup';
 export type TopicTab = 'rendered' | 'raw' | 'history';
 
 export type Route =
@@ -9,6 +9,8 @@ export type Route =
   | { page: 'search'; q: string }
   | { page: 'changes' }
   | { page: 'reviews' }
+  | { page: 'branches' }
+  | { page: 'setup' }
   | { page: 'not-found'; path: string };
 
 const TABS: readonly TopicTab[] = ['rendered', 'raw', 'history'];
@@ -40,6 +42,8 @@ export function parseRoute(pathname: string, search = ''): Route {
     if (first === 'search') return { page: 'search', q: params.get('q') ?? '' };
     if (first === 'changes') return { page: 'changes' };
     if (first === 'reviews') return { page: 'reviews' };
+    if (first === 'branches') return { page: 'branches' };
+    if (first === 'setup') return { page: 'setup' };
   }
   return { page: 'not-found', path: pathname };
 }
@@ -55,6 +59,10 @@ export function routeHref(route: Route): string {
       return '/changes';
     case 'reviews':
       return '/reviews';
+    case 'branches':
+      return '/branches';
+    case 'setup':
+      return '/setup';
     case 'not-found':
       return route.path;
   }

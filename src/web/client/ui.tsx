@@ -2,6 +2,7 @@
 import { createContext, type ComponentChildren, type PartialAnchorHTMLAttributes } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { getJson, isAbort, toApiError, type ApiError } from './api.js';
+import { diffLines } from './diff.js';
 import { relativeTime } from './entries.js';
 import { highlight } from './highlight.js';
 
@@ -44,9 +45,13 @@ export interface Loaded<T> {
   loading: boolean;
 }
 
-/** GET `path` (null: nothing), again whenever the app's revision changes; the last data stays while reloading. */
-export function useApi<T>(path: string | null): Loaded<T> {
-  const { revision } = useApp();
+/**
+ * GET `path` (null: nothing), again whenever the app's revision changes (unless `immutable`: a commit's diff
+ * never changes); the last data stays while reloading.
+ */
+export function useApi<T>(path: string | null, options: { immutable?: boolean } = {}): Loaded<T> {
+  const { revision: appRevision } = useApp();
+  const revision = options.immutable ? 0 : appRevision;
   const [state, setState] = useState<Loaded<T>>({ data: null, error: null, loading: path !== null });
   const [loadedPath, setLoadedPath] = useState<string | null>(path);
   useEffect(() => {
@@ -73,7 +78,7 @@ export function useApi<T>(path: string | null): Loaded<T> {
   return loadedPath === path ? state : { data: null, error: null, loading: true };
 }
 
-export function ErrorBox({ error }: { error: ApiError | null }) {
+export function ErrorBox({ error }: { error: Pick<ApiError, 'kind' | 'message'> | null }) {
   if (!error) return null;
   return (
     <div class="error" role="alert" data-testid="error">
@@ -99,4 +104,18 @@ export function Time({ iso }: { iso: string }) {
 
 export function shortOid(oid: string | null | undefined): string {
   return oid ? oid.slice(0, 8) : '';
+}
+
+/** A unified diff as text: one span per line, coloured through its class (text nodes only, never HTML). */
+export function DiffView({ text }: { text: string }) {
+  return (
+    <pre class="diff">
+      {diffLines(text).map((line, i) => (
+        <span key={i} class={line.kind === 'context' ? undefined : line.kind}>
+          {line.text}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
 }
