@@ -472,8 +472,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     sendJsonText(res, 200, await reads.get(`${url.pathname}?${url.searchParams.toString()}`, () => handler(context)));
   };
 
+  // Requests still being answered: `close` waits for them, since one whose client went away keeps
+  // running (an index build writing its files) after its connection is gone.
+  const running = new Set<Promise<void>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((error: unknown) => {
+    const answered = handle(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) {
         if (error.status === 413) res.setHeader('Connection', 'close');
         return sendJson(res, error.status, { error: { kind: error.kind, message: error.message, ...error.details } });
@@ -481,6 +484,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (isBrvError(error)) return sendError(res, statusOf(error.kind), error.kind, error.message);
       sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
     });
+    running.add(answered);
+    void answered.finally(() => running.delete(answered));
   });
 
   try {
@@ -505,7 +510,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         subscription?.unsubscribe();
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 1000).unref();
-        await Promise.all([stopped, pool.close()]);
+        await stopped;
+        // Bounded: a request stuck on a hung git process is ended by closing the pool (which stops it).
+        await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+        await pool.close();
       })()),
   };
 }

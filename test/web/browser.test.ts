@@ -166,6 +166,49 @@ browserTest('hostile topics planted with plumbing render inert: no script runs, 
   }
 });
 
+browserTest('edit a topic in the browser: saved through the validator; a concurrent change is shown, never overwritten', async (t) => {
+  const d = await open(seed);
+  try {
+    const { page } = d;
+    await page.goto(`${d.server.origin}/knowledge/security/cookies`);
+    await page.locator('[data-testid="topic-edit"]').click();
+    const editor = page.locator('[data-testid="edit-text"]');
+    await editor.waitFor();
+    t.regex(await editor.inputValue(), /HttpOnly cookies/);
+
+    // Refused by the validator: the errors are shown, nothing is committed.
+    const before = await showTopic(d.repo, 'security/cookies.html');
+    await editor.fill('<bv-topic path="security/cookies" title="Session cookies"><bv-rule onclick="x()">Bad.</bv-rule></bv-topic>');
+    await page.locator('[data-testid="edit-save"]').click();
+    await page.locator('[data-testid="edit-errors"]').waitFor();
+    t.is(await showTopic(d.repo, 'security/cookies.html'), before);
+
+    await editor.fill(
+      '<bv-topic path="security/cookies" title="Session cookies"><bv-rule severity="must">Session tokens live in Secure HttpOnly cookies.</bv-rule></bv-topic>',
+    );
+    await page.locator('[data-testid="edit-save"]').click();
+    await page.locator('[data-testid="topic-body"]', { hasText: 'Secure HttpOnly' }).waitFor();
+    t.regex((await showTopic(d.repo, 'security/cookies.html'))!, /Secure HttpOnly/);
+
+    // Opened, then changed by an agent: saving shows the conflict and keeps the agent's version.
+    await page.locator('[data-testid="topic-edit"]').click();
+    await editor.waitFor();
+    await curateTopic(
+      d.repo,
+      reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Cookies are SameSite=Strict.</bv-rule>'),
+      ['--overwrite'],
+    );
+    await editor.fill('<bv-topic path="security/cookies" title="Session cookies"><bv-rule severity="must">Mine.</bv-rule></bv-topic>');
+    await page.locator('[data-testid="edit-save"]').click();
+    await page.locator('[data-testid="edit-conflict"]', { hasText: /SameSite/ }).waitFor();
+    t.regex((await showTopic(d.repo, 'security/cookies.html'))!, /SameSite=Strict/);
+    t.notRegex((await showTopic(d.repo, 'security/cookies.html'))!, /Mine\./);
+    t.deepEqual(d.incidents, []);
+  } finally {
+    await close(d);
+  }
+});
+
 // The README's screenshots: every page, rendered by this run. `npm run screenshots` writes them to
 // docs/screenshots/ (commit them when a page changes); otherwise they go to a temp folder and are only checked.
 const PAGES: ReadonlyArray<{ name: string; path: string; ready: string }> = [
@@ -173,6 +216,8 @@ const PAGES: ReadonlyArray<{ name: string; path: string; ready: string }> = [
   { name: 'search', path: '/search?q=cookies', ready: '[data-testid="search-result"]' },
   { name: 'changes', path: '/changes', ready: '[data-testid="change-entry"]' },
   { name: 'reviews', path: '/reviews', ready: '[data-testid="review"]' },
+  { name: 'branches', path: '/branches', ready: '[data-testid="branch"]' },
+  { name: 'setup', path: '/setup', ready: '[data-testid="setting"]' },
 ];
 
 browserTest('every page renders for the README screenshots', async (t) => {
