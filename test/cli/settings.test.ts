@@ -43,7 +43,15 @@ test('list shows every setting with its default, type and description', async (t
       description: SETTINGS[0]!.description,
     },
     { key: 'review.gate', value: false, default: false, source: 'default', type: 'bool', description: SETTINGS[1]!.description },
-    { key: 'hooks.preCommit', value: 'warn', default: 'warn', source: 'default', type: 'enum', description: SETTINGS[2]!.description },
+    {
+      key: 'hooks.preCommit',
+      value: 'warn',
+      default: 'warn',
+      source: 'default',
+      type: 'enum',
+      choices: ['warn', 'block'],
+      description: SETTINGS[2]!.description,
+    },
   ]);
   // `brv settings` alone lists too; the text form names each key with its value and source.
   const bare = await brvJson(repo, ['settings'], { env });

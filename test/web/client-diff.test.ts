@@ -18,7 +18,7 @@ const PATCH = [
 
 test('diff lines: file headers, hunks, additions, removals, context, notes', (t) => {
   t.deepEqual(
-    diffLines(PATCH).map((line) => line.kind),
+    diffLines(PATCH).map((line) => line.type),
     ['file', 'file', 'hunk', 'context', 'del', 'del', 'add', 'add', 'context', 'note'],
   );
   t.is(diffLines(PATCH)[5]!.text, '--- a removed line that starts with two dashes', 'the text is kept as is');
@@ -28,14 +28,14 @@ test('diff lines: file headers, hunks, additions, removals, context, notes', (t)
 test('after a hunk ends, the next file header is a header again', (t) => {
   const two = ['--- a/x', '+++ b/x', '@@ -1 +1 @@', '-old', '+new', '--- a/y', '+++ b/y', '@@ -0,0 +1,2 @@', '+a', '+b'].join('\n');
   t.deepEqual(
-    diffLines(two).map((line) => line.kind),
+    diffLines(two).map((line) => line.type),
     ['file', 'file', 'hunk', 'del', 'add', 'file', 'file', 'hunk', 'add', 'add'],
   );
 });
 
 test('a diff without hunk headers (a review summary) is coloured by first character', (t) => {
   t.deepEqual(
-    diffLines('- old summary\n+ new summary\nplain').map((line) => line.kind),
+    diffLines('- old summary\n+ new summary\nplain').map((line) => line.type),
     ['del', 'add', 'context'],
   );
   t.deepEqual(diffLines(''), []);

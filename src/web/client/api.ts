@@ -83,5 +83,5 @@ export function isAbort(error: unknown): boolean {
 }
 
 export function toApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError('internal', error instanceof Error ? error.message : String(error), 0);
+  return error instanceof ApiError ? error : new ApiError('internal-error', error instanceof Error ? error.message : String(error), 0);
 }

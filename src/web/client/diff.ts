@@ -1,15 +1,15 @@
-// Unified diffs as the pages show them (one line per span, coloured by kind), the version pair of the topic
+// Unified diffs as the pages show them (one line per span, coloured by type), the version pair of the topic
 // history, and the API's commit answer read defensively. Pure: no DOM, tested in test/web/client-diff.test.ts.
 
 export type DiffLineKind = 'add' | 'del' | 'hunk' | 'file' | 'note' | 'context';
 
 export interface DiffLine {
-  kind: DiffLineKind;
+  type: DiffLineKind;
   text: string;
 }
 
 /**
- * The lines of a unified diff with their kinds. `---`/`+++` are file headers only outside a hunk: the hunk
+ * The lines of a unified diff with their types. `---`/`+++` are file headers only outside a hunk: the hunk
  * header's line counts say where a hunk ends, so inside one `---x` is the removed line `--x`.
  */
 export function diffLines(diff: string): DiffLine[] {
@@ -20,31 +20,31 @@ export function diffLines(diff: string): DiffLine[] {
   let newLeft = 0;
   return lines.map((text): DiffLine => {
     if (oldLeft > 0 || newLeft > 0) {
-      if (text.startsWith('\\')) return { kind: 'note', text };
+      if (text.startsWith('\\')) return { type: 'note', text };
       if (text.startsWith('+')) {
         newLeft--;
-        return { kind: 'add', text };
+        return { type: 'add', text };
       }
       if (text.startsWith('-')) {
         oldLeft--;
-        return { kind: 'del', text };
+        return { type: 'del', text };
       }
       oldLeft--;
       newLeft--;
-      return { kind: 'context', text };
+      return { type: 'context', text };
     }
     const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(text);
     if (hunk) {
       oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
       newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
-      return { kind: 'hunk', text };
+      return { type: 'hunk', text };
     }
-    if (text.startsWith('@@')) return { kind: 'hunk', text };
-    if (/^(diff |index |Index: |={3,}$|--- |\+\+\+ )/.test(text)) return { kind: 'file', text };
-    if (text.startsWith('\\')) return { kind: 'note', text };
-    if (text.startsWith('+')) return { kind: 'add', text };
-    if (text.startsWith('-')) return { kind: 'del', text };
-    return { kind: 'context', text };
+    if (text.startsWith('@@')) return { type: 'hunk', text };
+    if (/^(diff |index |Index: |={3,}$|--- |\+\+\+ )/.test(text)) return { type: 'file', text };
+    if (text.startsWith('\\')) return { type: 'note', text };
+    if (text.startsWith('+')) return { type: 'add', text };
+    if (text.startsWith('-')) return { type: 'del', text };
+    return { type: 'context', text };
   });
 }
 
@@ -53,8 +53,8 @@ export function diffStats(diff: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
   for (const line of diffLines(diff)) {
-    if (line.kind === 'add') added++;
-    else if (line.kind === 'del') removed++;
+    if (line.type === 'add') added++;
+    else if (line.type === 'del') removed++;
   }
   return { added, removed };
 }

@@ -27,7 +27,7 @@ export function useTopicEditor(path: string, onSaved: () => void): TopicEditor {
         dispatch(
           opened
             ? { type: 'opened', path, ...opened }
-            : { type: 'open-failed', path, failure: { kind: 'internal', message: 'The server sent no topic to edit.' } },
+            : { type: 'open-failed', path, failure: { kind: 'internal-error', message: 'The server sent no topic to edit.' } },
         );
       },
       (error: unknown) => dispatch({ type: 'open-failed', path, failure: toApiError(error) }),

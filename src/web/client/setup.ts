@@ -116,10 +116,10 @@ function part<T>(raw: unknown, read: (value: unknown) => T): Part<T> {
   const error = record(raw).error;
   if (typeof error === 'object' && error !== null) {
     const e = record(error);
-    return { ok: false, error: { kind: str(e.kind) || 'internal', message: str(e.message) || 'This part could not be read.' } };
+    return { ok: false, error: { kind: str(e.kind) || 'internal-error', message: str(e.message) || 'This part could not be read.' } };
   }
   if (raw === undefined || raw === null)
-    return { ok: false, error: { kind: 'internal', message: 'The server sent nothing for this part.' } };
+    return { ok: false, error: { kind: 'internal-error', message: 'The server sent nothing for this part.' } };
   return { ok: true, value: read(raw) };
 }
 

@@ -111,7 +111,7 @@ export function DiffView({ text }: { text: string }) {
   return (
     <pre class="diff">
       {diffLines(text).map((line, i) => (
-        <span key={i} class={line.kind === 'context' ? undefined : line.kind}>
+        <span key={i} class={line.type === 'context' ? undefined : line.type}>
           {line.text}
           {'\n'}
         </span>
