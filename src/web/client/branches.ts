@@ -1,3 +1,4 @@
+import { list, record, str } from './json.js';
 // The Branches & sync page's view model: GET /api/branches read defensively (local brv branches with their
 // upstream and ahead/behind, remote-tracking branches, remotes, worktrees), and one-line summaries of what
 // fetch / pull / push / sync did. Pure: no DOM, tested in test/web/client-branches.test.ts.
@@ -34,13 +35,6 @@ export interface BranchesView {
   canSync: boolean;
 }
 
-type Json = Record<string, unknown>;
-const record = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const str = (...values: unknown[]): string => {
-  for (const value of values) if (typeof value === 'string' && value !== '') return value;
-  return '';
-};
 const count = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
 
 export function readBranches(raw: unknown): BranchesView {

@@ -1,3 +1,4 @@
+import { record, str } from './json.js';
 // Unified diffs as the pages show them (one line per span, coloured by type), the version pair of the topic
 // history, and the API's commit answer read defensively. Pure: no DOM, tested in test/web/client-diff.test.ts.
 
@@ -100,10 +101,6 @@ export interface CommitView {
   /** Topics changed beyond the ones listed (the server lists at most 100 with diffs). */
   omitted: number;
 }
-
-type Json = Record<string, unknown>;
-const record = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** GET /api/commit?rev= : the commit with the per-topic diffs of its rendered markdown. */
 export function readCommit(raw: unknown): CommitView {

@@ -1,3 +1,4 @@
+import { record, str } from './json.js';
 // Editing a topic in the browser: open (GET /api/edit) → edit → save (PUT /api/edit with the version opened,
 // compare-and-swap on the server). A refused save keeps the person's text: validation errors are listed, and a
 // concurrent change (409) is shown beside it; reloading the current version keeps their text in a second pane.
@@ -136,9 +137,6 @@ export function saveBody(state: EditState & { phase: 'editing' }): { path: strin
   return { path: state.path, html: state.text, version: state.version };
 }
 
-type Json = Record<string, unknown>;
-const record = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const position = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null);
 
 /** `12:5`, `12`, or ''. */

@@ -1,3 +1,4 @@
+import { list, record } from './json.js';
 // The API's history entries and pending reviews, read defensively into what the pages show (the server passes
 // the service's results through as they are). Pure: no DOM, tested in test/web/client-entries.test.ts.
 
@@ -37,11 +38,6 @@ export interface ReviewView {
   gated: boolean;
   operations: ReviewOperationView[];
 }
-
-type Json = Record<string, unknown>;
-
-const record = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** The first non-empty string among the values (numbers too), or ''. */
 function text(...values: unknown[]): string {

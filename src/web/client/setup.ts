@@ -1,3 +1,4 @@
+import { list, record, str } from './json.js';
 // The Setup page's view model: GET /api/setup read defensively, part by part (a part the server could not
 // produce arrives as `{ error }` in its place), the control each setting gets, and one-line summaries of what an
 // install or uninstall did. Pure: no DOM, tested in test/web/client-setup.test.ts.
@@ -76,13 +77,6 @@ export interface SetupView {
   doctor: Part<{ ok: boolean; findings: Finding[] }>;
 }
 
-type Json = Record<string, unknown>;
-const record = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const str = (...values: unknown[]): string => {
-  for (const value of values) if (typeof value === 'string' && value !== '') return value;
-  return '';
-};
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
 /** A setting's value as a control holds it. */
