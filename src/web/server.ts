@@ -246,7 +246,25 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
         const q = queryString(url, 'q') ?? '';
         const limit = limitParam(url, 20, 50);
         if (q.trim() === '') return { results: [] };
-        const found = await (await brv()).retrieval.search({ question: q, limit });
+        // Filters, as `brv search` takes them (checked by the service): empty ones are no filter.
+        const filter = (name: string) => queryString(url, name)?.trim() || undefined;
+        const kinds = url.searchParams
+          .getAll('kind')
+          .flatMap((k) => k.split(','))
+          .map((k) => k.trim())
+          .filter((k) => k !== '');
+        if (kinds.length > 32) throw new HttpError(400, 'invalid-request', 'Give at most 32 kinds.');
+        const found = await (
+          await brv()
+        ).retrieval.search({
+          question: q,
+          limit,
+          scope: filter('scope'),
+          at: filter('at'),
+          since: filter('since'),
+          until: filter('until'),
+          ...(kinds.length > 0 ? { kinds } : {}),
+        });
         return {
           results: found.results.map((r) => ({
             path: r.topicPath,

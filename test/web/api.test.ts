@@ -40,6 +40,15 @@ test('the JSON API answers for a small repository: status, tree, topic, history,
     t.true(search[0].terms.includes('Zebra'), JSON.stringify(search[0].terms));
     t.regex(search[0].excerpt, /zebra/);
     t.deepEqual((await get('/api/search?q=')).results, []);
+    // Filters, as brv search takes them: a folder narrows the answer; a bad value is the service's error.
+    t.deepEqual(
+      (await get('/api/search?q=Zebra%20caches%20auth%20keys&scope=security')).results.map((r: { path: string }) => r.path),
+      ['security/auth'],
+    );
+    t.deepEqual((await get('/api/search?q=caches&kind=decision')).results, []);
+    const badDate = await request(server.port, { path: '/api/search?q=caches&since=yesterday-ish', headers: session(server) });
+    t.is(badDate.status, 400);
+    t.is(badDate.json.error.kind, 'invalid-date');
 
     const changes = (await get('/api/changes?limit=2')).entries;
     t.is(changes.length, 2);

@@ -83,6 +83,15 @@ browserTest('browse, search, open a topic; review and reject a change: the topic
     const result = page.locator('[data-testid="search-result"][data-path="security/cookies"]');
     await result.waitFor();
     t.true((await result.locator('mark').count()) > 0, 'the matched words are highlighted');
+    // A folder filter narrows the answer and is part of the page's address.
+    await page.locator('[data-testid="search-filters"]').click();
+    await page.locator('[data-testid="search-filter-scope"]').fill('ops');
+    await page.locator('[data-testid="search-filter-scope"]').blur();
+    await result.waitFor({ state: 'detached' });
+    await page.waitForURL(/scope=ops/);
+    await page.locator('[data-testid="search-filter-scope"]').fill('');
+    await page.locator('[data-testid="search-filter-scope"]').blur();
+    await result.waitFor();
     await result.click();
     await page.waitForURL(/\/knowledge\/security\/cookies/);
 

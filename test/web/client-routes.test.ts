@@ -34,6 +34,8 @@ test('routeHref is the inverse of parseRoute', (t) => {
     { page: 'knowledge', topic: 'x', tab: 'raw' },
     { page: 'search', q: 'tokens & "keys" ?' },
     { page: 'search', q: '' },
+    { page: 'search', q: 'keys', scope: 'security/auth', kind: 'rule', since: '2026-01-01', until: '2026-12-31', at: 'main~2' },
+    { page: 'search', q: '', at: '2 days ago' },
     { page: 'changes' },
     { page: 'reviews' },
     { page: 'branches' },

@@ -141,7 +141,7 @@ function PageView({ route }: { route: Route }) {
     case 'knowledge':
       return <KnowledgePage topic={route.topic} tab={route.tab} />;
     case 'search':
-      return <SearchPage q={route.q} />;
+      return <SearchPage q={route.q} filters={route} />;
     case 'changes':
       return <ChangesPage />;
     case 'reviews':

@@ -6,12 +6,41 @@ export type TopicTab = 'rendered' | 'raw' | 'history';
 
 export type Route =
   | { page: 'knowledge'; topic: string | null; tab: TopicTab }
-  | { page: 'search'; q: string }
+  | ({ page: 'search'; q: string } & SearchFilters)
   | { page: 'changes' }
   | { page: 'reviews' }
   | { page: 'branches' }
   | { page: 'setup' }
   | { page: 'not-found'; path: string };
+
+/** Search filters, as the API takes them: a folder, a bv-* element, a date range, a revision ("as of"). */
+export interface SearchFilters {
+  scope?: string;
+  kind?: string;
+  since?: string;
+  until?: string;
+  at?: string;
+}
+
+export const FILTER_KEYS = ['scope', 'kind', 'since', 'until', 'at'] as const;
+
+/** The filters set in URL parameters (empty ones left out). */
+function filtersOf(params: URLSearchParams): SearchFilters {
+  const filters: SearchFilters = {};
+  for (const key of FILTER_KEYS) {
+    const value = params.get(key)?.trim();
+    if (value) filters[key] = value;
+  }
+  return filters;
+}
+
+/** `q` and the filters as URL parameters (empty ones left out), for the page's address and the API. */
+export function searchParams(q: string, filters: SearchFilters): URLSearchParams {
+  const params = new URLSearchParams();
+  if (q !== '') params.set('q', q);
+  for (const key of FILTER_KEYS) if (filters[key]) params.set(key, filters[key]!);
+  return params;
+}
 
 const TABS: readonly TopicTab[] = ['rendered', 'raw', 'history'];
 
@@ -39,7 +68,7 @@ export function parseRoute(pathname: string, search = ''): Route {
     };
   }
   if (rest.length === 0) {
-    if (first === 'search') return { page: 'search', q: params.get('q') ?? '' };
+    if (first === 'search') return { page: 'search', q: params.get('q') ?? '', ...filtersOf(params) };
     if (first === 'changes') return { page: 'changes' };
     if (first === 'reviews') return { page: 'reviews' };
     if (first === 'branches') return { page: 'branches' };
@@ -53,8 +82,10 @@ export function routeHref(route: Route): string {
   switch (route.page) {
     case 'knowledge':
       return route.topic === null ? '/knowledge' : topicHref(route.topic, route.tab);
-    case 'search':
-      return route.q === '' ? '/search' : `/search?q=${encodeURIComponent(route.q)}`;
+    case 'search': {
+      const query = searchParams(route.q, route).toString();
+      return query === '' ? '/search' : `/search?${query}`;
+    }
     case 'changes':
       return '/changes';
     case 'reviews':

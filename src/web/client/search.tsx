@@ -1,15 +1,35 @@
 // The Search page: results as you type (debounced, stale answers dropped), matched terms in <mark>.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, isAbort, toApiError, type ApiError, type SearchHit } from './api.js';
-import { routeHref, topicHref } from './routes.js';
+import { FILTER_KEYS, routeHref, searchParams, topicHref, type SearchFilters } from './routes.js';
 import { ErrorBox, Highlighted, Link, useApp } from './ui.js';
 
 const DEBOUNCE_MS = 120;
 const LIMIT = 20;
 
-export function SearchPage({ q }: { q: string }) {
+/** The bv-* elements a search can be narrowed to (`kind`): what topics are made of. */
+const KINDS = ['rule', 'decision', 'fact', 'bug', 'fix', 'reason', 'pattern', 'examples', 'task', 'timestamp'];
+
+const FILTER_LABELS: Record<(typeof FILTER_KEYS)[number], string> = {
+  scope: 'Folder',
+  kind: 'Holds a',
+  since: 'Dated from',
+  until: 'Dated until',
+  at: 'As of',
+};
+
+/** The filter fields of `value` (a route carries its page and question too). */
+function onlyFilters(value: SearchFilters): SearchFilters {
+  const filters: SearchFilters = {};
+  for (const key of FILTER_KEYS) if (value[key]) filters[key] = value[key];
+  return filters;
+}
+
+export function SearchPage({ q, filters: given }: { q: string; filters: SearchFilters }) {
   const { navigate, revision } = useApp();
   const [text, setText] = useState(q);
+  const [filters, setFilters] = useState<SearchFilters>(() => onlyFilters(given));
+  const filterKey = FILTER_KEYS.map((key) => filters[key] ?? '').join('\u0000');
   const [results, setResults] = useState<SearchHit[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [selected, setSelected] = useState(0);
@@ -28,13 +48,15 @@ export function SearchPage({ q }: { q: string }) {
     if (query === '') {
       setResults(null);
       setError(null);
-      if (q !== '') navigate(routeHref({ page: 'search', q: '' }), { replace: true });
+      if (q !== '') navigate(routeHref({ page: 'search', q: '', ...filters }), { replace: true });
       return;
     }
     const controller = new AbortController();
     const timer = setTimeout(() => {
-      if (query !== q.trim()) navigate(routeHref({ page: 'search', q: query }), { replace: true });
-      getJson<{ results: SearchHit[] }>(`/api/search?q=${encodeURIComponent(query)}&limit=${LIMIT}`, controller.signal).then(
+      navigate(routeHref({ page: 'search', q: query, ...filters }), { replace: true });
+      const params = searchParams(query, filters);
+      params.set('limit', String(LIMIT));
+      getJson<{ results: SearchHit[] }>(`/api/search?${params.toString()}`, controller.signal).then(
         (answer) => {
           if (ticket !== sequence.current) return; // a newer question was asked meanwhile
           setResults((answer.results ?? []).map((hit) => ({ ...hit, terms: Array.isArray(hit.terms) ? hit.terms : [] })));
@@ -52,7 +74,7 @@ export function SearchPage({ q }: { q: string }) {
       controller.abort();
     };
     // q is read, not watched: the address follows the text, not the other way round.
-  }, [text, revision]);
+  }, [text, filterKey, revision]);
 
   const open = (hit: SearchHit | undefined): void => {
     if (hit) navigate(topicHref(hit.path));
@@ -95,6 +117,34 @@ export function SearchPage({ q }: { q: string }) {
       <p id="search-help" class="muted hint">
         ↑ ↓ choose a result, Enter opens it.
       </p>
+      <details class="search-filters" open={filterKey.replace(/\u0000/g, '') !== ''}>
+        <summary data-testid="search-filters">Filters</summary>
+        <div class="filter-row">
+          {FILTER_KEYS.map((key) => (
+            <label key={key} class="filter">
+              <span>{FILTER_LABELS[key]}</span>
+              <input
+                data-testid={`search-filter-${key}`}
+                type={key === 'since' || key === 'until' ? 'date' : 'text'}
+                list={key === 'kind' ? 'search-kinds' : undefined}
+                placeholder={
+                  key === 'scope' ? 'e.g. security' : key === 'at' ? 'commit, tag or date' : key === 'kind' ? 'e.g. rule' : undefined
+                }
+                value={filters[key] ?? ''}
+                onChange={(event) => {
+                  const value = event.currentTarget.value.trim();
+                  setFilters((current) => ({ ...current, [key]: value === '' ? undefined : value }));
+                }}
+              />
+            </label>
+          ))}
+          <datalist id="search-kinds">
+            {KINDS.map((kind) => (
+              <option key={kind} value={kind} />
+            ))}
+          </datalist>
+        </div>
+      </details>
       <ErrorBox error={error} />
       {results !== null && results.length === 0 ? <p class="muted">No results for “{text.trim()}”.</p> : null}
       <ol id="search-results" class="results" aria-label="Results" aria-live="polite">
