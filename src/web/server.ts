@@ -12,7 +12,7 @@ import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
-import { HttpError, limitParam, queryString, readJsonBody, type Handler } from './request.js';
+import { HttpError, limitParam, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
 import { manageRoutes } from './manage-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
 import { renderStoredTopic } from '../topic/stored.js';
@@ -99,14 +99,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 
 /** `{ id, topics? }` of approve and reject. */
 function decisionBody(body: unknown): { id: string; files: string[] | undefined } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new HttpError(400, 'invalid-request', 'Send { "id": "<review id>", "topics"?: [...] }.');
-  const { id, topics, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0)
-    throw new HttpError(400, 'invalid-request', `Unknown field ${JSON.stringify(unknown[0])}: send id and topics only.`);
-  if (typeof id !== 'string' || id.trim() === '' || id.length > 200)
-    throw new HttpError(400, 'invalid-request', 'id must be a review id (a string).');
+  const fields = objectBody(body, ['id', 'topics'], '{ "id": "<review id>", "topics"?: [...] }');
+  const id = stringField(fields, 'id', 200);
+  const { topics } = fields;
   if (topics === undefined) return { id, files: undefined };
   if (
     !Array.isArray(topics) ||
@@ -162,8 +157,8 @@ const MAX_CHANGES_PER_ENTRY = 100;
  * of the refs (and the worktree's brv branch), so one is reused until the next ref event or for
  * `READ_CACHE_MS` (what no ref event announces, like another worktree's branch switch, shows within
  * that); a change made through this server clears them. Concurrent identical reads share one
- * computation. Measured: 200 requests/s against 10,000
- * topics queued for seconds without it (bench/README.md, "Web dashboard").
+ * computation. Measured: 200 requests/s against 10,000 topics queued for seconds without it
+ * (bench/README.md, "Web dashboard").
  */
 class ReadCache {
   private readonly answers = new Map<string, { event: number; at: number; body: Promise<string> }>();
@@ -177,8 +172,12 @@ class ReadCache {
     if (known && known.event === event && now - known.at < READ_CACHE_MS) return known.body;
     const body = compute().then((value) => JSON.stringify(value));
     if (this.answers.size >= MAX_CACHED_READS) this.answers.clear();
-    this.answers.set(key, { event, at: now, body });
-    body.catch(() => this.answers.delete(key)); // a failure is answered once, never cached
+    const entry = { event, at: now, body };
+    this.answers.set(key, entry);
+    // A failure is answered once, never kept (unless a newer answer has replaced it meanwhile).
+    body.catch(() => {
+      if (this.answers.get(key) === entry) this.answers.delete(key);
+    });
     return body;
   }
 
