@@ -193,3 +193,27 @@ test('edit: a CLI change between open and save → 409 with the current version;
     await cleanup(repo);
   }
 });
+
+test('hostile edits are refused by the validator with 422, and nothing is written: 10,000-deep nesting, script, a handler', async (t) => {
+  const { repo } = await knowledgeRepo();
+  const server = await startFor(repo);
+  try {
+    const opened = await get(server, '/api/edit?path=security/auth');
+    t.is(opened.status, 200, opened.body);
+    const tip = await refTip(repo);
+    const deep = `<bv-topic path="security/auth" title="Auth keys"><bv-structure>${'<div>'.repeat(10_000)}x${'</div>'.repeat(10_000)}</bv-structure></bv-topic>`;
+    for (const html of [
+      deep,
+      '<bv-topic path="security/auth" title="Auth keys"><bv-rule>x<script>alert(1)</script></bv-rule></bv-topic>',
+      '<bv-topic path="security/auth" title="Auth keys"><bv-rule onclick="alert(1)">x</bv-rule></bv-topic>',
+    ]) {
+      const saved = await send(server, 'PUT', '/api/edit', { path: 'security/auth', html, version: opened.json.version });
+      t.is(saved.status, 422, saved.body.slice(0, 300));
+      t.true(Array.isArray(saved.json.error.errors) && saved.json.error.errors.length > 0);
+      t.is(await refTip(repo), tip, 'nothing committed');
+    }
+  } finally {
+    await server.close();
+    await cleanup(repo);
+  }
+});
