@@ -37,3 +37,17 @@ test('app.js evaluates no strings as code; app.css imports nothing remote; both 
   t.true(size < 80_000, `app.js is ${size} bytes`);
   t.true(gzipSync(js).length < 25_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
 });
+
+// The client is left out of the Node layer rules (.dependency-cruiser.cjs): it must stay self-contained,
+// importing only its own modules and its bundled libraries, never brv's Node code.
+test('the client imports nothing of brv outside src/web/client', async (t) => {
+  const { readdir } = await import('node:fs/promises');
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'web', 'client');
+  const files = (await readdir(dir)).filter((f) => /\.tsx?$/.test(f));
+  t.true(files.length > 10);
+  for (const file of files) {
+    const source = await readFile(path.join(dir, file), 'utf8');
+    for (const [, target] of source.matchAll(/\bfrom\s+'([^']+)'/g)) t.false(target!.startsWith('..'), `${file} imports ${target}`);
+    for (const [, target] of source.matchAll(/\bimport\(\s*'([^']+)'/g)) t.false(target!.startsWith('..'), `${file} imports ${target}`);
+  }
+});
