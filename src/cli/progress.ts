@@ -77,11 +77,59 @@ export function startProgress(label: string, options: ProgressOptions): Progress
   }
 }
 
+/** Steps of longer work as `stepNotes` reports them, with progress inside a step. */
+export interface StepProgress<S> {
+  onStep: (step: S) => void;
+  /** Clears the in-place line if one is shown. Idempotent. */
+  finish: () => void;
+}
+
 /**
  * Named steps of longer work (a sync's fetch, merge, push), one line each on stderr, under the same
- * rules as `startProgress`: a terminal (or BRV_PROGRESS=always), never with `--format json`.
+ * rules as `startProgress`: a terminal (or BRV_PROGRESS=always), never with `--format json`. A step
+ * that `detail` describes (git's transfer within a step) is progress, not a new step: on a terminal
+ * one line rewritten in place (~10 times a second at most); elsewhere the last report of each phase.
  */
-export function stepNotes<S>(text: (step: S) => string, options: ProgressOptions): (step: S) => void {
+export function stepNotes<S>(
+  text: (step: S) => string,
+  options: ProgressOptions,
+  detail?: (step: S) => { phase: string; text: string } | undefined,
+): StepProgress<S> {
   const { stream, shown } = visibility(options);
-  return shown ? (step) => stream.write(`${text(step)}\n`) : () => {};
+  if (!shown) return { onStep: () => {}, finish: () => {} };
+  let inPlace = false;
+  let lastPhase = '';
+  let lastDraw = 0;
+  /** Not a terminal: a phase's latest report, written once the phase is over. */
+  let pending = '';
+  const clear = () => {
+    if (inPlace) stream.write('\r\x1b[2K');
+    if (pending) stream.write(`  ${pending}\n`);
+    inPlace = false;
+    pending = '';
+  };
+  return {
+    onStep(step) {
+      const within = detail?.(step);
+      if (!within) {
+        clear();
+        lastPhase = '';
+        stream.write(`${text(step)}\n`);
+        return;
+      }
+      const now = Date.now();
+      const newPhase = within.phase !== lastPhase;
+      lastPhase = within.phase;
+      if (stream.isTTY) {
+        if (!newPhase && now - lastDraw < 100) return;
+        lastDraw = now;
+        stream.write(`\r\x1b[2K  ${within.text}`);
+        inPlace = true;
+      } else {
+        if (newPhase && pending) stream.write(`  ${pending}\n`);
+        pending = within.text;
+      }
+    },
+    finish: clear,
+  };
 }

@@ -1,3 +1,4 @@
+import type { GitTransferProgress } from './transfer-progress.js';
 import { BrvError } from '../errors.js';
 import { GitCommandError, runGit } from './run.js';
 import type { GitProcesses } from './processes.js';
@@ -113,9 +114,17 @@ export async function requireRemote(repo: GitRepository, name: string): Promise<
  * no opportunistic update of the remote-tracking refs the remote's configured refspecs map to) and
  * prunes what they map.
  */
-export async function fetchRefspecs(repo: GitRepository, remote: string, refspecs: readonly string[]): Promise<void> {
+export async function fetchRefspecs(
+  repo: GitRepository,
+  remote: string,
+  refspecs: readonly string[],
+  onTransfer?: (progress: GitTransferProgress) => void,
+): Promise<void> {
+  const quiet = onTransfer ? '--progress' : '--quiet';
   try {
-    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--refmap=', '--quiet', '--', remote, ...refspecs]);
+    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--refmap=', quiet, '--', remote, ...refspecs], {
+      onTransfer,
+    });
   } catch (error) {
     throw classifyTransportError(error, remote);
   }
@@ -136,9 +145,18 @@ const RACE_SUMMARY =
  * Pushes refspecs without force, atomically where the server supports it. A ref the server refuses
  * (non-fast-forward) comes back as `rejected`, not as an exception: the caller fetches and retries.
  */
-export async function pushRefspecs(repo: GitRepository, remote: string, refspecs: readonly string[]): Promise<PushedRef[]> {
+export async function pushRefspecs(
+  repo: GitRepository,
+  remote: string,
+  refspecs: readonly string[],
+  onTransfer?: (progress: GitTransferProgress) => void,
+): Promise<PushedRef[]> {
+  const progress = onTransfer ? ['--progress'] : [];
   const attempt = async (atomic: boolean) =>
-    repo.git(['push', '--porcelain', ...(atomic ? ['--atomic'] : []), '--', remote, ...refspecs], { okExitCodes: [1] });
+    repo.git(['push', '--porcelain', ...progress, ...(atomic ? ['--atomic'] : []), '--', remote, ...refspecs], {
+      okExitCodes: [1],
+      onTransfer,
+    });
   let result;
   try {
     result = await attempt(refspecs.length > 1);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { BrvError } from '../errors.js';
 import type { GitProcesses } from './processes.js';
+import { TransferLines, type GitTransferProgress } from './transfer-progress.js';
 
 // brv spawns git through node:child_process rather than execa (the design's first choice):
 // measured on Node 20 here, importing execa added ~45 ms to every command, about a sixth of a
@@ -17,6 +18,11 @@ export interface GitRunOptions {
   env?: Record<string, string>;
   /** Exit codes that are answers, not failures (e.g. 1 from `git config --get` for a missing key). */
   okExitCodes?: number[];
+  /**
+   * git's transfer progress as it runs (for `fetch`/`push` with `--progress`): progress lines are
+   * reported here and left out of the `stderr` the result or the error carries.
+   */
+  onTransfer?: (progress: GitTransferProgress) => void;
 }
 
 export interface GitResult {
@@ -50,11 +56,13 @@ export function runGitBuffer(processes: GitProcesses, args: readonly string[], o
     processes.track(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    const transfer = options.onTransfer ? new TransferLines(options.onTransfer) : undefined;
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
+    if (transfer) child.stderr!.setEncoding('utf8').on('data', (chunk: string) => transfer.push(chunk));
+    else child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error) => reject(spawnFailure(error)));
     child.on('close', (code, signal) => {
-      const stderr = Buffer.concat(err).toString('utf8');
+      const stderr = transfer ? transfer.end() : Buffer.concat(err).toString('utf8');
       const exitCode = code ?? (signal ? 128 : 1);
       if (exitCode !== 0 && !(options.okExitCodes ?? []).includes(exitCode)) {
         reject(new GitCommandError(args, exitCode, stderr));

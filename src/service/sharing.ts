@@ -1,5 +1,6 @@
 import { BrvError } from '../errors.js';
 import type { Remote } from '../git/remote.js';
+import type { GitTransferProgress } from '../git/transfer-progress.js';
 import type { Source } from '../source/sources.js';
 import { branchRef } from '../store/layout.js';
 import type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
@@ -51,7 +52,10 @@ export interface TrackResult {
 /** The remote defaults to the branch's upstream, `origin`, or the only remote there is. */
 export interface RemoteSelection {
   remote?: string;
-  /** Called as fetch, pull and sync move from step to step (a front end prints it on stderr). */
+  /**
+   * Called as fetch, pull, push and sync move from step to step, then with git's transfer progress
+   * within a step (`transfer`: objects received or written) while data moves.
+   */
   onProgress?: (progress: SyncProgress) => void;
 }
 
@@ -108,6 +112,15 @@ export interface RemoveSourceRequest {
   source: string;
 }
 
+/** Reports one request's steps, and hands out the transfer callback of each (undefined without a listener). */
+function stepProgress(request: RemoteSelection, remote: string, branch: string) {
+  const report = (step: SyncProgress['step']) => request.onProgress?.({ step, remote, branch, attempt: 1 });
+  return Object.assign(report, {
+    transfer: (step: SyncProgress['step']) =>
+      request.onProgress && ((transfer: GitTransferProgress) => request.onProgress!({ step, remote, branch, attempt: 1, transfer })),
+  });
+}
+
 /** Remotes, fetch, pull, push and sync of brv branches and reviews; knowledge sources. */
 export class Sharing {
   constructor(private readonly ctx: RepositoryContext) {}
@@ -146,8 +159,9 @@ export class Sharing {
   async fetch(request: RemoteSelection = {}): Promise<FetchSummary> {
     const sync = await import('../sync/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
-    request.onProgress?.({ step: 'fetch', remote: name, branch: this.ctx.branch, attempt: 1 });
-    const result = await sync.fetchRemote(this.ctx.store, name);
+    const progress = stepProgress(request, name, this.ctx.branch);
+    progress('fetch');
+    const result = await sync.fetchRemote(this.ctx.store, name, { onTransfer: progress.transfer('fetch') });
     const created = await sync.createMissingBranches(this.ctx.repo, name);
     return { ...result, createdBranches: created, ...(await trackAfterFetch(this.ctx, name)) };
   }
@@ -156,9 +170,10 @@ export class Sharing {
     const sync = await import('../sync/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
-    request.onProgress?.({ step: 'fetch', remote: name, branch, attempt: 1 });
-    const fetch = await sync.fetchRemote(store, name);
-    request.onProgress?.({ step: 'merge', remote: name, branch, attempt: 1 });
+    const progress = stepProgress(request, name, branch);
+    progress('fetch');
+    const fetch = await sync.fetchRemote(store, name, { onTransfer: progress.transfer('fetch') });
+    progress('merge');
     const merge = await sync.integrateRemote(store, branch, name, actor.agent, fetch);
     if (!merge && !(await repo.resolve(branchRef(branch)))) {
       throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${branch}.`);
@@ -171,8 +186,9 @@ export class Sharing {
     const sync = await import('../sync/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
-    request.onProgress?.({ step: 'push', remote: name, branch, attempt: 1 });
-    const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream });
+    const progress = stepProgress(request, name, branch);
+    progress('push');
+    const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream, onTransfer: progress.transfer('push') });
     if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
       throw new BrvError(
         'non-fast-forward',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError, type ErrorKind } from '../errors.js';
+import type { GitTransferProgress } from '../git/transfer-progress.js';
 import { fetchRefspecs as fetchGitRefspecs, listRemotes, pushRefspecs, requireRemote, type PushedRef } from '../git/remote.js';
 import { RefMovedError, type GitRepository, type RefUpdate } from '../git/repository.js';
 import { checkForeignTips, type ContextStore } from '../store/context-store.js';
@@ -63,6 +64,8 @@ export interface SyncProgress {
   remote: string;
   branch: string;
   attempt: number;
+  /** git's transfer progress within the step (objects received or written); absent on the step's first report. */
+  transfer?: GitTransferProgress;
 }
 
 /** The git config key naming the remote a brv branch syncs with (set by push -u). */
@@ -95,14 +98,23 @@ export async function resolveRemote(repo: GitRepository, branch: string, explici
  * ref moves to it: a tip that is not a brv commit or uses a data format this brv does not read is
  * refused (reported in `refused`), its remote-tracking ref keeps its old value.
  */
-export async function fetchRemote(store: ContextStore, remote: string): Promise<FetchResult> {
+export async function fetchRemote(
+  store: ContextStore,
+  remote: string,
+  options: { onTransfer?: (progress: GitTransferProgress) => void } = {},
+): Promise<FetchResult> {
   const { repo } = store;
   const seen = await seenReviews(store, remote);
   const trackingPrefix = remoteTrackingPrefix(remote);
-  const refused = await fetchStaged(repo, remote, [BRANCH_PREFIX, REVIEW_PREFIX], (remoteRef) =>
-    remoteRef.startsWith(BRANCH_PREFIX)
-      ? `${trackingPrefix}heads/${remoteRef.slice(BRANCH_PREFIX.length)}`
-      : `${trackingPrefix}review/${remoteRef.slice(REVIEW_PREFIX.length)}`,
+  const refused = await fetchStaged(
+    repo,
+    remote,
+    [BRANCH_PREFIX, REVIEW_PREFIX],
+    (remoteRef) =>
+      remoteRef.startsWith(BRANCH_PREFIX)
+        ? `${trackingPrefix}heads/${remoteRef.slice(BRANCH_PREFIX.length)}`
+        : `${trackingPrefix}review/${remoteRef.slice(REVIEW_PREFIX.length)}`,
+    { onTransfer: options.onTransfer },
   );
   const reviews = await mirrorReviews(store, remote, seen);
   const prefix = remoteBranchPrefix(remote);
@@ -124,13 +136,13 @@ export async function fetchStaged(
   remote: string,
   remotePrefixes: readonly string[],
   localRef: (remoteRef: string) => string,
-  options: { exact?: boolean } = {},
+  options: { exact?: boolean; onTransfer?: (progress: GitTransferProgress) => void } = {},
 ): Promise<RefusedTip[]> {
   const staging = `${INCOMING_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}/`;
   // refs/brv/heads/* -> <staging>0/*, refs/brv/review/* -> <staging>1/* (an exact ref maps to <staging>0).
   const refspecs = remotePrefixes.map((p, i) => (options.exact ? `+${p}:${staging}${i}` : `+${p}*:${staging}${i}/*`));
   try {
-    await fetchGitRefspecs(repo, remote, refspecs);
+    await fetchGitRefspecs(repo, remote, refspecs, options.onTransfer);
     const staged = (await repo.listRefs(staging)).map(({ ref, oid }) => {
       const rest = ref.slice(staging.length);
       const slash = rest.indexOf('/');
@@ -336,7 +348,7 @@ export async function pushBranch(
   store: ContextStore,
   branch: string,
   remote: string,
-  options: { setUpstream?: boolean } = {},
+  options: { setUpstream?: boolean; onTransfer?: (progress: GitTransferProgress) => void } = {},
 ): Promise<PushResult> {
   const { repo } = store;
   if (!(await repo.resolve(branchRef(branch)))) {
@@ -349,7 +361,7 @@ export async function pushBranch(
   const refspecs = [`${branchRef(branch)}:${branchRef(branch)}`];
   for (const id of opened) refspecs.push(`${REVIEW_PREFIX}${id}:${REVIEW_PREFIX}${id}`);
   for (const id of decided) refspecs.push(`:${REVIEW_PREFIX}${id}`);
-  const refs = await pushRefspecs(repo, remote, refspecs);
+  const refs = await pushRefspecs(repo, remote, refspecs, options.onTransfer);
   const rejected = refs.find((r) => r.ref === branchRef(branch) && r.status === 'rejected');
   if (!rejected) {
     // Keep our view of the remote current without another fetch.
@@ -399,13 +411,17 @@ export async function syncBranch(
 ): Promise<SyncResult> {
   let merge: MergeResult | undefined;
   for (let attempt = 1; ; attempt++) {
+    const report = (step: SyncProgress['step']) =>
+      onProgress && ((transfer: GitTransferProgress) => onProgress({ step, remote, branch, attempt, transfer }));
     onProgress?.({ step: 'fetch', remote, branch, attempt });
-    const fetch = await fetchRemote(store, remote);
+    const fetch = await fetchRemote(store, remote, { onTransfer: report('fetch') });
     onProgress?.({ step: 'merge', remote, branch, attempt });
     merge = (await integrateRemote(store, branch, remote, agent, fetch)) ?? merge;
     const hasLocal = await store.repo.resolve(branchRef(branch));
     if (hasLocal) onProgress?.({ step: 'push', remote, branch, attempt });
-    const push: PushResult = hasLocal ? await pushBranch(store, branch, remote) : { remote, branch, refs: [], upstreamSet: false };
+    const push: PushResult = hasLocal
+      ? await pushBranch(store, branch, remote, { onTransfer: report('push') })
+      : { remote, branch, refs: [], upstreamSet: false };
     const rejected = push.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected');
     if (!rejected) return { remote, branch, fetch, merge, push, attempts: attempt };
     if (attempt >= MAX_SYNC_ATTEMPTS) {

@@ -196,3 +196,12 @@ export function syncStepText(step: SyncProgress): string {
   if (step.step === 'merge') return `Merging ${step.remote}/${step.branch} into ${step.branch}…${again}`;
   return `Pushing ${step.branch} to ${step.remote}…${again}`;
 }
+
+/** git's transfer within a sync step, for a progress line: `Receiving objects 45% (450/1000)`. */
+export function syncTransferText(step: SyncProgress): { phase: string; text: string } | undefined {
+  const t = step.transfer;
+  if (!t) return undefined;
+  const phase = `${t.remote ? 'remote: ' : ''}${t.phase}`;
+  const count = t.total ? `${Math.floor((t.done / Math.max(t.total, 1)) * 100)}% (${t.done}/${t.total})` : `${t.done}`;
+  return { phase, text: `${phase} ${count}` };
+}

@@ -1,7 +1,9 @@
 import { isBrvError } from '../errors.js';
 import type { Brv } from '../service/brv.js';
 import type { BrvService } from '../service/service.js';
-import { HttpError, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
+import type { SyncProgress } from '../service/sharing.js';
+import { streamProgress, wantsStream } from './progress-stream.js';
+import { HttpError, objectBody, queryString, readJsonBody, STREAMED, stringField, type Handler } from './request.js';
 
 /** Recorded as the Brv-Agent trailer of what the dashboard writes. */
 const ACTOR = { agent: 'webui' } as const;
@@ -36,6 +38,20 @@ async function remoteBody(call: Parameters<Handler>[0]): Promise<{ remote?: stri
   const body = objectBody(await readJsonBody(call.req, { optional: true }), ['remote'], '{ "remote"?: "<git remote name>" }');
   const remote = stringField(body, 'remote', 100, true);
   return remote === undefined ? {} : { remote };
+}
+
+/**
+ * A fetch, pull, push or sync: its result as JSON, or — for a client that accepts
+ * application/x-ndjson — its steps and git's transfer progress as they happen, then the result.
+ */
+async function syncOperation<T>(
+  call: Parameters<Handler>[0],
+  run: (brv: Brv, request: { remote?: string; onProgress?: (progress: SyncProgress) => void }) => Promise<T>,
+): Promise<T | typeof STREAMED> {
+  const request = await remoteBody(call);
+  const brv = await call.brv();
+  if (!wantsStream(call)) return run(brv, request);
+  return streamProgress(call, (onProgress) => run(brv, { ...request, onProgress }));
 }
 
 /** `{ hooks? }` of hooks install/uninstall: the hooks to act on (default all). */
@@ -194,16 +210,16 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
       },
     },
     '/api/sync/fetch': {
-      POST: async (call) => (await call.brv()).sharing.fetch(await remoteBody(call)),
+      POST: async (call) => syncOperation(call, (b, request) => b.sharing.fetch(request)),
     },
     '/api/sync/pull': {
-      POST: async (call) => (await call.brv()).sharing.pull(await remoteBody(call), ACTOR),
+      POST: async (call) => syncOperation(call, (b, request) => b.sharing.pull(request, ACTOR)),
     },
     '/api/sync/push': {
-      POST: async (call) => (await call.brv()).sharing.push(await remoteBody(call)),
+      POST: async (call) => syncOperation(call, (b, request) => b.sharing.push(request)),
     },
     '/api/sync/sync': {
-      POST: async (call) => (await call.brv()).sharing.sync(await remoteBody(call), ACTOR),
+      POST: async (call) => syncOperation(call, (b, request) => b.sharing.sync(request, ACTOR)),
     },
     '/api/setup': {
       GET: async ({ brv }) => {

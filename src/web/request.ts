@@ -11,8 +11,25 @@ export interface Call {
   brv: () => Promise<Brv>;
 }
 
-/** An API handler: its answer is sent as JSON with 200; a thrown BrvError becomes a typed JSON error. */
+/**
+ * An API handler: its answer is sent as JSON with 200; a thrown BrvError becomes a typed JSON error.
+ * A handler that answered by itself (a stream) returns STREAMED.
+ */
 export type Handler = (call: Call) => Promise<unknown>;
+
+export const STREAMED: unique symbol = Symbol('streamed');
+
+/** The HTTP status of a library error, by kind: a remote's failure 502, missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
+export function errorStatus(kind: ErrorKind): number {
+  // The remote (not this request) failed: git's own message says how.
+  if (kind === 'remote-unreachable' || kind === 'remote-not-found' || kind === 'auth-failed' || kind === 'push-refused') return 502;
+  if (kind === 'not-found' || kind.endsWith('-not-found')) return 404;
+  if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
+  if (kind === 'non-fast-forward' || kind === 'sync-contention') return 409;
+  if (kind === 'server-closing') return 503;
+  if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
+  return 400;
+}
 
 /** An error answered with its own HTTP status (instead of the one its kind maps to). */
 export class HttpError extends BrvError {

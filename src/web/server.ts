@@ -12,7 +12,17 @@ import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
-import { HttpError, limitParam, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
+import {
+  errorStatus,
+  HttpError,
+  limitParam,
+  objectBody,
+  queryString,
+  readJsonBody,
+  STREAMED,
+  stringField,
+  type Handler,
+} from './request.js';
 import { manageRoutes } from './manage-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
 import { renderStoredTopic } from '../topic/stored.js';
@@ -51,18 +61,6 @@ export const DEFAULT_PORT = 7700;
 const PORT_ATTEMPTS = 20;
 const MAX_STATIC_PATH = 1024;
 const HOST = '127.0.0.1';
-
-/** The HTTP status of a library error, by kind: a remote's failure 502, missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
-function statusOf(kind: ErrorKind): number {
-  // The remote (not this request) failed: git's own message says how.
-  if (kind === 'remote-unreachable' || kind === 'remote-not-found' || kind === 'auth-failed' || kind === 'push-refused') return 502;
-  if (kind === 'not-found' || kind.endsWith('-not-found')) return 404;
-  if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
-  if (kind === 'non-fast-forward' || kind === 'sync-contention') return 409;
-  if (kind === 'server-closing') return 503;
-  if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
-  return 400;
-}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendJsonText(res, status, JSON.stringify(body));
@@ -483,6 +481,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (method !== 'GET') {
       // This server's own changes are read back at once, before their ref event arrives.
       const answer = await handler(context).finally(() => reads.clear());
+      if (answer === STREAMED) return;
       return sendJson(res, 200, answer);
     }
     if (UNSHARED_READS.has(url.pathname)) return sendJson(res, 200, await handler(context));
@@ -498,7 +497,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (error.status === 413) res.setHeader('Connection', 'close');
         return sendJson(res, error.status, { error: { kind: error.kind, message: error.message, ...error.details } });
       }
-      if (isBrvError(error)) return sendError(res, statusOf(error.kind), error.kind, error.message);
+      if (isBrvError(error)) return sendError(res, errorStatus(error.kind), error.kind, error.message);
       sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
     });
     running.add(answered);

@@ -115,3 +115,71 @@ test('sync failures are typed errors with git’s message: no remote, a missing 
     await cleanup(repo);
   }
 });
+
+/** The lines of an NDJSON answer. */
+const ndjson = (body: string) =>
+  body
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, any>);
+
+const postStreamed = (server: WebServer, p: string, body: unknown) =>
+  request(server.port, {
+    method: 'POST',
+    path: p,
+    headers: { ...session(server, true), accept: 'application/x-ndjson' },
+    body: JSON.stringify(body),
+  });
+
+test('a client that accepts NDJSON gets the steps and git’s transfer progress as they happen, then the result', async (t) => {
+  // A file:// remote, so that git really transfers (a plain path would share the objects).
+  const { a, b, bare, root } = await sharedClones((dir) => `file://${dir}`);
+  for (let i = 0; i < 5; i++) await put(a, `x/fact-${i}`, rule(`Fact ${i}: ${'lorem ipsum dolor '.repeat(40)}`));
+  const serverA = await startFor(a);
+  const serverB = await startFor(b);
+  try {
+    const pushed = await postStreamed(serverA, '/api/sync/push', {});
+    t.is(pushed.status, 200, pushed.body);
+    t.regex(String(pushed.headers['content-type']), /^application\/x-ndjson/);
+    const pushLines = ndjson(pushed.body);
+    t.like(pushLines[0], { type: 'progress', step: 'push', remote: 'origin', branch: 'main', attempt: 1 });
+    t.true(
+      pushLines.some((l) => l.type === 'progress' && l.transfer?.phase === 'Writing objects' && l.transfer.done === l.transfer.total),
+      pushed.body,
+    );
+    t.like(pushLines.at(-1), { type: 'result', result: { remote: 'origin', branch: 'main' } });
+    t.is(await git(bare, 'rev-parse', 'refs/brv/heads/main'), (await refTip(a))!);
+
+    const pulled = await postStreamed(serverB, '/api/sync/pull', {});
+    const lines = ndjson(pulled.body);
+    const steps = lines.filter((l) => l.type === 'progress' && !l.transfer).map((l) => l.step);
+    t.deepEqual(steps, ['fetch', 'merge'], pulled.body);
+    const transfers = lines.filter((l) => l.transfer);
+    t.true(transfers.length > 0, pulled.body);
+    // Every transfer report belongs to the fetch, and each phase's last report is its 100%.
+    t.true(transfers.every((l) => l.step === 'fetch'));
+    t.true(
+      transfers.some((l) => /objects/.test(l.transfer.phase) && l.transfer.total > 0 && l.transfer.done === l.transfer.total),
+      pulled.body,
+    );
+    t.like(lines.at(-1), { type: 'result', result: { remote: 'origin', merge: { status: 'fast-forward' } } });
+    t.regex((await showTopic(b, 'x/fact-4.html')) ?? '', /Fact 4/);
+
+    // A failure once the stream has begun: the last line carries the status the plain answer has.
+    await put(a, 'x/late', rule('Late.'));
+    await put(b, 'x/other', rule('Other.'));
+    t.is((await post(serverB, '/api/sync/push', {})).status, 200);
+    const refused = await postStreamed(serverA, '/api/sync/push', {});
+    t.is(refused.status, 200);
+    t.like(ndjson(refused.body).at(-1), { type: 'error', status: 409, error: { kind: 'non-fast-forward' } });
+
+    // A bad body is refused before anything streams: a plain typed error.
+    const bad = await postStreamed(serverA, '/api/sync/fetch', { remote: 5 });
+    t.is(bad.status, 400);
+    t.is(bad.json.error.kind, 'invalid-request');
+  } finally {
+    await serverA.close();
+    await serverB.close();
+    await cleanup(root);
+  }
+});

@@ -6,7 +6,8 @@ import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { browserAvailable, launchBrowser } from '../helpers/browser.js';
 import { PLANTED_BLOBS } from '../helpers/hostile.js';
 import { plantTree } from '../helpers/plant.js';
-import { cleanup, curateTopic, makeRepo, reply, ROOT, showTopic, tempDir } from '../helpers/repo.js';
+import { put, rule, sharedClones } from '../helpers/knowledge.js';
+import { brvJson, cleanup, curateTopic, makeRepo, reply, ROOT, showTopic, tempDir } from '../helpers/repo.js';
 import { testService } from '../helpers/service.js';
 
 // End to end in a real headless Chromium (Debian's, driven by playwright-core): the dashboard as a
@@ -215,6 +216,42 @@ browserTest('edit a topic in the browser: saved through the validator; a concurr
     t.deepEqual(d.incidents, []);
   } finally {
     await close(d);
+  }
+});
+
+browserTest('branches and sync: a pull streams its steps into the page, then its result; the new topic is there', async (t) => {
+  const { a, b, root } = await sharedClones((dir) => `file://${dir}`);
+  for (let i = 0; i < 3; i++) await put(a, `team/fact-${i}`, rule(`Team fact ${i}.`));
+  await brvJson(a, ['vc', 'push']);
+  const server = await startWebServer({ service: testService, launchDir: b, port: 0 });
+  const context = await browser!.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(server.url);
+    await page.goto(`${server.origin}/branches`);
+    await page.locator('[data-testid="branch"]').first().waitFor();
+    // Every text the progress area showed while the pull ran (it is gone once the result is in).
+    await page.evaluate(`
+      window.progressSeen = [];
+      new MutationObserver(() => {
+        const shown = document.querySelector('[data-testid="sync-progress"]');
+        if (shown && shown.textContent) window.progressSeen.push(shown.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    `);
+    await page.locator('[data-testid="sync-pull"]').click();
+    await page.locator('[data-testid="sync-result"]', { hasText: /Pulled main from origin/ }).waitFor();
+    const seen = (await page.evaluate('window.progressSeen')) as string[];
+    t.true(
+      seen.some((text) => /Fetching knowledge from origin…|Merging origin\/main into main…/.test(text)),
+      JSON.stringify(seen),
+    );
+    t.is(await page.locator('[data-testid="sync-progress"]').count(), 0);
+    await page.goto(`${server.origin}/knowledge/team/fact-2`);
+    await page.locator('[data-testid="topic-body"]', { hasText: 'Team fact 2.' }).waitFor();
+  } finally {
+    await context.close();
+    await server.close();
+    await cleanup(root);
   }
 });
 

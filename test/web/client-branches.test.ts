@@ -1,5 +1,6 @@
 import test from 'ava';
-import { readBranches, summarizeSync, trackingLabel, type BranchRow } from '../../src/web/client/branches.js';
+import { readBranches, readSyncProgress, summarizeSync, trackingLabel, type BranchRow } from '../../src/web/client/branches.js';
+import { NdjsonLines } from '../../src/web/client/json.js';
 
 const ANSWER = {
   current: 'main',
@@ -121,4 +122,42 @@ test('what fetch, pull, push and sync did, in one line', (t) => {
     'Synced main with origin: already up to date; nothing new to push (2 attempts: the remote moved meanwhile).',
   );
   t.is(summarizeSync('push', null), 'Pushed to the remote: nothing new to push.');
+});
+
+test('a sync stream’s progress lines read as the CLI words them, with a percentage when git gives a total', (t) => {
+  t.deepEqual(readSyncProgress({ type: 'progress', step: 'fetch', remote: 'origin', branch: 'main', attempt: 1 }), {
+    step: 'Fetching knowledge from origin…',
+    detail: '',
+    percent: null,
+  });
+  t.deepEqual(
+    readSyncProgress({
+      step: 'fetch',
+      remote: 'origin',
+      branch: 'main',
+      attempt: 2,
+      transfer: { phase: 'Counting objects', remote: true, done: 1, total: 3 },
+    }),
+    {
+      step: 'Fetching knowledge from origin… (attempt 2: the remote moved meanwhile)',
+      detail: 'remote: Counting objects 33% (1/3)',
+      percent: 33,
+    },
+  );
+  t.like(readSyncProgress({ step: 'push', remote: 'up', branch: 'x', transfer: { phase: 'Enumerating objects', done: 7 } }), {
+    step: 'Pushing x to up…',
+    detail: 'Enumerating objects 7',
+    percent: null,
+  });
+  t.like(readSyncProgress({ step: 'merge', remote: 'origin', branch: 'main' }), { step: 'Merging origin/main into main…' });
+  t.like(readSyncProgress(null), { step: 'Fetching knowledge from the remote…', percent: null });
+});
+
+test('NDJSON read as it arrives: lines cut across chunks, junk lines skipped, an unterminated last line at the end', (t) => {
+  const lines = new NdjsonLines();
+  t.deepEqual(lines.push('{"a":1}\n{"b"'), [{ a: 1 }]);
+  t.deepEqual(lines.push(':2}\nnot json\n\n{"c":'), [{ b: 2 }]);
+  t.deepEqual(lines.push('3}'), []);
+  t.deepEqual(lines.end(), [{ c: 3 }]);
+  t.deepEqual(lines.end(), []);
 });

@@ -6,6 +6,7 @@ import { stepNotes } from '../progress.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import {
   syncStepText,
+  syncTransferText,
   cloneText,
   fetchText,
   pullText,
@@ -16,6 +17,7 @@ import {
   syncText,
 } from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
+import type { SyncProgress } from '../../service/sharing.js';
 
 interface RemoteOptions extends GlobalOptions {
   action?: string;
@@ -58,6 +60,16 @@ export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
   },
 };
 
+/** Runs a fetch, pull, push or sync with its steps and git's transfer progress on stderr. */
+async function withSyncProgress<T>(argv: GlobalOptions, run: (onProgress: (step: SyncProgress) => void) => Promise<T>): Promise<T> {
+  const progress = stepNotes(syncStepText, argv, syncTransferText);
+  try {
+    return await run(progress.onStep);
+  } finally {
+    progress.finish();
+  }
+}
+
 interface RemoteArg extends GlobalOptions {
   remote?: string;
 }
@@ -68,7 +80,7 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {
-      const result = await brv.sharing.fetch({ remote: argv.remote, onProgress: stepNotes(syncStepText, argv) });
+      const result = await withSyncProgress(argv, (onProgress) => brv.sharing.fetch({ remote: argv.remote, onProgress }));
       if (argv.format === 'json') return printJson('vc fetch', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(fetchText(result));
@@ -82,7 +94,7 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
   builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
   handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
-      const result = await brv.sharing.pull({ remote: argv.remote, onProgress: stepNotes(syncStepText, argv) }, cliActor());
+      const result = await withSyncProgress(argv, (onProgress) => brv.sharing.pull({ remote: argv.remote, onProgress }, cliActor()));
       if (argv.format === 'json') return printJson('vc pull', true, result);
       printText(pullText(result));
     }),
@@ -102,7 +114,9 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
       .option('u', { alias: 'set-upstream', type: 'boolean', default: false, describe: 'Remember this remote for the branch' }),
   handler: stoppingGit((argv) =>
     withBrv('vc push', argv, async (brv) => {
-      const result = await brv.sharing.push({ remote: argv.remote, setUpstream: argv.u, onProgress: stepNotes(syncStepText, argv) });
+      const result = await withSyncProgress(argv, (onProgress) =>
+        brv.sharing.push({ remote: argv.remote, setUpstream: argv.u, onProgress }),
+      );
       if (argv.format === 'json') return printJson('vc push', true, result);
       printText(pushText(result));
     }),
@@ -116,7 +130,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
   handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
-      const result = await brv.sharing.sync({ remote: argv.remote, onProgress: stepNotes(syncStepText, argv) }, cliActor());
+      const result = await withSyncProgress(argv, (onProgress) => brv.sharing.sync({ remote: argv.remote, onProgress }, cliActor()));
       if (argv.format === 'json') return printJson('sync', true, result);
       printText(syncText(result));
     }),

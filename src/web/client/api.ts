@@ -1,5 +1,6 @@
 // The JSON API under /api/ (same origin: the session cookie goes along, and the browser sends Origin on POST).
 import { readError } from './entries.js';
+import { NdjsonLines, record } from './json.js';
 
 export class ApiError extends Error {
   constructor(
@@ -76,6 +77,67 @@ export function postJson<T>(path: string, body: unknown, method: 'POST' | 'PUT' 
     headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
+}
+
+/**
+ * POSTs to an endpoint that streams its progress (the sync operations): `onProgress` gets each
+ * progress line as it arrives; resolves with the result line, throws the error line as an ApiError
+ * (with the HTTP status the plain answer would have had).
+ */
+export async function postStream<T>(path: string, body: unknown, onProgress: (progress: unknown) => void): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { Accept: 'application/x-ndjson', 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('network', 'The brv webui server cannot be reached: is it still running?', 0);
+  }
+  if (!response.ok || !response.body) {
+    let answer: unknown = null;
+    try {
+      answer = await response.json();
+    } catch {
+      // no body: the status says it
+    }
+    const { kind, message } = readError(response.status, answer);
+    throw new ApiError(kind, message, response.status, record(answer).error ?? null);
+  }
+  const lines = new NdjsonLines();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let outcome: { result: T } | { error: ApiError } | undefined;
+  const take = (values: unknown[]) => {
+    for (const value of values) {
+      const line = record(value);
+      if (line.type === 'progress') onProgress(line);
+      else if (line.type === 'result') outcome = { result: line.result as T };
+      else if (line.type === 'error') {
+        const status = typeof line.status === 'number' ? line.status : 500;
+        const { kind, message } = readError(status, line);
+        outcome = { error: new ApiError(kind, message, status, line.error ?? null) };
+      }
+    }
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      take(lines.push(value));
+    }
+    take(lines.end());
+  } catch {
+    throw new ApiError(
+      'network',
+      'The connection to brv webui broke before the operation reported its end: reload to see where it got.',
+      0,
+    );
+  }
+  if (!outcome) throw new ApiError('network', 'The operation ended without a result: reload to see where it got.', 0);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.result;
 }
 
 export function isAbort(error: unknown): boolean {

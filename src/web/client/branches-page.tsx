@@ -2,8 +2,16 @@
 // worktrees with their brv branch, and fetch / pull / push / sync buttons (busy while running; the result or the
 // real error). The ref events an operation causes refresh the rest of the dashboard.
 import { useState } from 'preact/hooks';
-import { postJson, toApiError, type ApiError } from './api.js';
-import { readBranches, summarizeSync, trackingLabel, type BranchRow, type SyncOp } from './branches.js';
+import { postStream, toApiError, type ApiError } from './api.js';
+import {
+  readBranches,
+  readSyncProgress,
+  summarizeSync,
+  trackingLabel,
+  type BranchRow,
+  type SyncOp,
+  type SyncProgressView,
+} from './branches.js';
 import { ErrorBox, shortOid, useApi, useApp } from './ui.js';
 
 const OPERATIONS: Array<{ op: SyncOp; testId: string; label: string; busy: string; title: string }> = [
@@ -31,6 +39,7 @@ export function BranchesPage() {
   const view = answer.data === null ? null : readBranches(answer.data);
   const [running, setRunning] = useState<SyncOp | null>(null);
   const [result, setResult] = useState<string | null>(null);
+  const [progress, setProgress] = useState<SyncProgressView | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [remote, setRemote] = useState('');
 
@@ -39,14 +48,16 @@ export function BranchesPage() {
     setRunning(op);
     setResult(null);
     setError(null);
+    setProgress(null);
     try {
-      const body = await postJson<unknown>(`/api/sync/${op}`, remote ? { remote } : {});
+      const body = await postStream<unknown>(`/api/sync/${op}`, remote ? { remote } : {}, (line) => setProgress(readSyncProgress(line)));
       setResult(summarizeSync(op, body));
       refresh();
     } catch (failure) {
       setError(toApiError(failure));
     } finally {
       setRunning(null);
+      setProgress(null);
     }
   };
 
@@ -96,6 +107,19 @@ export function BranchesPage() {
               </p>
             ) : null}
             <div role="status" aria-live="polite">
+              {running !== null && progress !== null ? (
+                <div class="sync-progress" data-testid="sync-progress">
+                  <p>
+                    {progress.step}
+                    {progress.detail ? <span class="muted"> {progress.detail}</span> : null}
+                  </p>
+                  {progress.percent !== null ? (
+                    <progress max={100} value={progress.percent} aria-label="Transfer" />
+                  ) : (
+                    <progress aria-label="Working" />
+                  )}
+                </div>
+              ) : null}
               {result !== null ? (
                 <p class="sync-result" data-testid="sync-result">
                   {result}

@@ -153,3 +153,36 @@ export function summarizeSync(op: SyncOp, raw: unknown): string {
     }
   }
 }
+
+/** What a running sync operation is doing now, as the progress stream reports it. */
+export interface SyncProgressView {
+  /** `Fetching knowledge from origin…` */
+  step: string;
+  /** git's transfer within the step: `Receiving objects 45% (450/1000)`, or ''. */
+  detail: string;
+  /** 0–100 when the transfer has a total, else null (an indeterminate bar). */
+  percent: number | null;
+}
+
+/** One `{"type":"progress"}` line of a sync stream, for people (the CLI's words). */
+export function readSyncProgress(raw: unknown): SyncProgressView {
+  const progress = record(raw);
+  const remote = str(progress.remote) || 'the remote';
+  const branch = str(progress.branch);
+  const again =
+    typeof progress.attempt === 'number' && progress.attempt > 1 ? ` (attempt ${progress.attempt}: the remote moved meanwhile)` : '';
+  const step =
+    progress.step === 'merge'
+      ? `Merging ${remote}/${branch} into ${branch}…${again}`
+      : progress.step === 'push'
+        ? `Pushing ${branch} to ${remote}…${again}`
+        : `Fetching knowledge from ${remote}…${again}`;
+  const transfer = record(progress.transfer);
+  const phase = str(transfer.phase);
+  if (!phase) return { step, detail: '', percent: null };
+  const done = typeof transfer.done === 'number' ? transfer.done : 0;
+  const total = typeof transfer.total === 'number' && transfer.total > 0 ? transfer.total : null;
+  const percent = total === null ? null : Math.min(100, Math.floor((done / total) * 100));
+  const where = transfer.remote === true ? 'remote: ' : '';
+  return { step, detail: `${where}${phase} ${percent === null ? done : `${percent}% (${done}/${total})`}`, percent };
+}

@@ -14,3 +14,32 @@ export const str = (...values: unknown[]): string => {
   for (const value of values) if (typeof value === 'string' && value !== '') return value;
   return '';
 };
+
+/**
+ * Newline-delimited JSON as it arrives in chunks: `push` returns the complete lines' values (a line
+ * that is not JSON is skipped), `end` the last one if the stream did not end with a newline.
+ */
+export class NdjsonLines {
+  private pending = '';
+
+  push(chunk: string): unknown[] {
+    const parts = (this.pending + chunk).split('\n');
+    this.pending = parts.pop() ?? '';
+    return parts.flatMap(parse);
+  }
+
+  end(): unknown[] {
+    const rest = this.pending;
+    this.pending = '';
+    return parse(rest);
+  }
+}
+
+function parse(line: string): unknown[] {
+  if (line.trim() === '') return [];
+  try {
+    return [JSON.parse(line) as unknown];
+  } catch {
+    return [];
+  }
+}
