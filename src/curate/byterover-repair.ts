@@ -468,8 +468,9 @@ export function repairByteRoverTopic(html: string): RepairedTopic {
   if (keepLostAttributes(root, validation, repairs)) validation = validateTopicHtml(toHtml(root));
   if (validation.ok) noteStamps(validation, repairs);
   else if (repairs.length > 0) {
-    // Said so: the file itself may be under the limit, the repaired topic is what was checked.
-    const errors = validation.errors.map((e) =>
+    // Said so: the file itself may be under the limit, the repaired topic is what was checked. Its
+    // lines are not the file's: positions are left out.
+    const errors = validation.errors.map(({ line: _line, column: _column, ...e }) =>
       e.kind === 'too-large' ? { ...e, message: `After ${repairs.length} repair(s): ${e.message}` } : e,
     );
     validation = { ok: false, errors };

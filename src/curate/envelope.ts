@@ -8,6 +8,9 @@ export interface CurateError {
   message: string;
   tag?: string;
   attribute?: string;
+  /** Where the element the error is about starts in the HTML sent (1-based). */
+  line?: number;
+  column?: number;
   existingContent?: string;
 }
 

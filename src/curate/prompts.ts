@@ -77,7 +77,11 @@ export function buildCorrectionPrompt(
   errors: readonly CurateError[],
   domains: readonly string[],
 ): string {
-  const bullets = errors.map((e) => `- **${e.kind}** — ${e.message}${FIX_HINTS[e.kind] ? `\n  Fix: ${FIX_HINTS[e.kind]}` : ''}`);
+  const bullets = errors.map(
+    (e) =>
+      `- **${e.kind}**${e.line === undefined ? '' : ` (line ${e.line}, column ${e.column ?? 1} of your HTML)`} — ${e.message}` +
+      `${FIX_HINTS[e.kind] ? `\n  Fix: ${FIX_HINTS[e.kind]}` : ''}`,
+  );
   const sections = [
     'Your previous <bv-topic> response failed validation. Send a corrected JSON response.',
     OUTPUT_CONTRACT,

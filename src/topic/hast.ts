@@ -80,3 +80,9 @@ export function splitList(value: string | undefined): string[] {
     ),
   ];
 }
+
+/** Where a parsed node starts (1-based line and column of the parsed text), or nothing for a node made in code. */
+export function startOf(node: Nodes | RootContent): { line?: number; column?: number } {
+  const start = node.position?.start;
+  return start ? { line: start.line, column: start.column } : {};
+}

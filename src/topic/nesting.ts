@@ -1,5 +1,5 @@
-import type { Element } from 'hast';
-import { isBvTag } from './hast.js';
+import type { Element, Text } from 'hast';
+import { isBvTag, startOf } from './hast.js';
 import { BLOCK_TAGS, elementSpec, INLINE_TAGS, type ContentModel } from './registry.js';
 import { TOPIC_SCHEMA } from './safety.js';
 import type { TopicError } from './types.js';
@@ -10,8 +10,8 @@ const LIST_OWNERS = new Set(['bv-changes', 'bv-files']);
 // Tags outside the allowlist are reported by the safety check; a nesting error on top would be noise.
 const SAFE_TAGS = new Set(TOPIC_SCHEMA.tagNames);
 
-function nestingError(tag: string, message: string): TopicError {
-  return { kind: 'invalid-nesting', tag, message };
+function nestingError(tag: string, message: string, node: Element | Text): TopicError {
+  return { kind: 'invalid-nesting', tag, message, ...startOf(node) };
 }
 
 const ALLOWED_TEXT: Record<'inline' | 'block', string> = {
@@ -29,6 +29,7 @@ function checkContent(parent: Element, owner: string, model: ContentModel, error
           nestingError(
             tag,
             `<${tag}> is inside <${owner}>, but bv-* elements cannot contain other bv-* elements; make <${tag}> a direct child of <bv-topic>.`,
+            child,
           ),
         );
       }
@@ -40,6 +41,7 @@ function checkContent(parent: Element, owner: string, model: ContentModel, error
         nestingError(
           tag,
           `<${tag}> is inside <${owner}>, which holds plain text only; remove the markup (write < as &lt; and & as &amp;).`,
+          child,
         ),
       );
       continue;
@@ -47,12 +49,16 @@ function checkContent(parent: Element, owner: string, model: ContentModel, error
     const kind = model === 'inline' ? 'inline' : 'block';
     if (!(kind === 'inline' ? INLINE : BLOCK).has(tag)) {
       // Its content is judged once it has been moved; reporting it now would be noise.
-      errors.push(nestingError(tag, `<${tag}> is not allowed inside <${owner}> (${kind} content: ${ALLOWED_TEXT[kind]}).`));
+      errors.push(nestingError(tag, `<${tag}> is not allowed inside <${owner}> (${kind} content: ${ALLOWED_TEXT[kind]}).`, child));
       continue;
     }
     if (tag === 'li' && !['ul', 'ol'].includes(parent.tagName) && !(parent.tagName === owner && LIST_OWNERS.has(owner))) {
       errors.push(
-        nestingError(tag, `<li> is inside <${parent.tagName}>; put <li> in a <ul> or <ol> (or directly in <bv-changes> or <bv-files>).`),
+        nestingError(
+          tag,
+          `<li> is inside <${parent.tagName}>; put <li> in a <ul> or <ol> (or directly in <bv-changes> or <bv-files>).`,
+          child,
+        ),
       );
     }
     checkContent(child, owner, model, errors);
@@ -69,6 +75,7 @@ export function checkNesting(topic: Element): TopicError[] {
         nestingError(
           'bv-topic',
           `Text "${excerpt}" is directly inside <bv-topic>; put it in a bv-* element such as <bv-reason> or <bv-highlights>.`,
+          child,
         ),
       );
     } else if (child.type === 'element') {
@@ -81,6 +88,7 @@ export function checkNesting(topic: Element): TopicError[] {
           nestingError(
             tag,
             `<${tag}> is directly inside <bv-topic>, whose children must be bv-* elements; wrap it in one, e.g. <bv-structure>.`,
+            child,
           ),
         );
       }

@@ -2,7 +2,7 @@ import type { Element, Nodes, Properties } from 'hast';
 import { defaultSchema, sanitize, type Schema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
 import { find, html } from 'property-information';
-import { attributeName, isBvTag } from './hast.js';
+import { attributeName, isBvTag, startOf } from './hast.js';
 import {
   BLOCK_TAGS,
   BV_GLOBAL_ATTRIBUTES,
@@ -243,19 +243,26 @@ function checkAttributes(element: Element, errors: TopicError[]): void {
     const scheme = URL_ATTRIBUTES.includes(attribute) ? unsafeScheme(tag, attribute, String(value)) : undefined;
     if (scheme !== undefined && SAFE_SCHEMES.includes(cleanScheme(scheme)) && danger !== undefined) {
       // "HTTPS:" or " https:": harmless, but not stored as written (the sanitizer matches schemes exactly).
-      errors.push({ kind: 'attribute-validation', tag, attribute, message: urlMessage(tag, attribute, scheme) });
+      errors.push({ kind: 'attribute-validation', tag, attribute, message: urlMessage(tag, attribute, scheme), ...startOf(element) });
     } else if (danger !== undefined) {
-      errors.push({ kind: 'unsafe-html', tag, attribute, message: danger });
+      errors.push({ kind: 'unsafe-html', tag, attribute, message: danger, ...startOf(element) });
     } else if (!isBvTag(tag) && allowedTags.has(tag) && !plainAttributeAllowed(tag, attribute)) {
       const own = TAG_ATTRIBUTES[tag];
       errors.push({
         kind: 'attribute-validation',
         tag,
         attribute,
+        ...startOf(element),
         message: `Attribute ${attribute} is not allowed on <${tag}> (allowed: ${[...GLOBAL_ATTRIBUTES, ...(own ?? [])].join(', ')}). Remove it, or keep the information as data-${attribute.replace(/[^a-z0-9_.-]/g, '') || 'x'}="…".`,
       });
     } else if (!isBvTag(tag) && allowedTags.has(tag) && !schemaAllows(tag, prop, value)) {
-      errors.push({ kind: 'unsafe-html', tag, attribute, message: `Attribute ${attribute} is not allowed on <${tag}>; remove it.` });
+      errors.push({
+        kind: 'unsafe-html',
+        tag,
+        attribute,
+        message: `Attribute ${attribute} is not allowed on <${tag}>; remove it.`,
+        ...startOf(element),
+      });
     }
   }
 }
@@ -274,13 +281,14 @@ export function checkSafety(node: Nodes): TopicError[] {
       const tag = n.tagName;
       const why = DANGEROUS_TAGS.get(tag);
       if (why !== undefined) {
-        errors.push({ kind: 'unsafe-html', tag, message: `<${tag}> is not allowed in a topic: ${why}.` });
+        errors.push({ kind: 'unsafe-html', tag, message: `<${tag}> is not allowed in a topic: ${why}.`, ...startOf(n) });
         continue;
       }
       if (!allowedTags.has(tag) && !isBvTag(tag)) {
         errors.push({
           kind: 'unknown-element',
           tag,
+          ...startOf(n),
           message: `<${tag}> is not an element topics use; write its content as text or with allowed tags such as <p>, <div>, <span>, <code>, <ul>, <table>, <details> (the vocabulary lists them all).`,
         });
       }

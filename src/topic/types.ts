@@ -12,6 +12,9 @@ export interface TopicError {
   readonly tag?: string;
   /** HTML attribute name, e.g. `onclick` or `severity`. */
   readonly attribute?: string;
+  /** Where the element (or text) the error is about starts in the HTML as sent: 1-based line and column. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 declare const topicPathBrand: unique symbol;

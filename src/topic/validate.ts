@@ -1,8 +1,8 @@
 import type { Element, Nodes, Root } from 'hast';
 import { serializeCanonical } from './canonical.js';
-import { attributesOf, elementsIn, isBlankText, isBvTag, nestingDepth, splitList } from './hast.js';
+import { attributesOf, elementsIn, isBlankText, isBvTag, nestingDepth, splitList, startOf } from './hast.js';
 import { checkNesting } from './nesting.js';
-import { parseTopicHtml } from './parse.js';
+import { parseTopicHtml, stripCodeFence } from './parse.js';
 import { normalizeTopicPath } from './path.js';
 import { ELEMENTS, elementSpec, validateElementAttributes } from './registry.js';
 import { parseRelated } from './related.js';
@@ -84,6 +84,25 @@ function checkDecodedCharacters(root: Root): TopicError[] {
   ];
 }
 
+/**
+ * Positions in the HTML as sent: the parser saw it trimmed and without a surrounding code fence,
+ * so a line and column it gives are moved by where that text starts in the input.
+ */
+function locatedInInput(html: string, errors: TopicError[]): TopicError[] {
+  if (!errors.some((e) => e.line !== undefined)) return errors;
+  const base = html.indexOf(stripCodeFence(html));
+  if (base <= 0) return errors;
+  const before = html.slice(0, base);
+  const lines = before.split('\n');
+  const baseLine = lines.length - 1;
+  const baseColumn = lines[lines.length - 1]!.length;
+  return errors.map((e) =>
+    e.line === undefined || e.column === undefined
+      ? e
+      : { ...e, line: e.line + baseLine, column: e.line === 1 ? e.column + baseColumn : e.column },
+  );
+}
+
 /** `target.push(...items)` without spreading: a huge error list would overflow the call stack. */
 function pushAll<T>(target: T[], items: readonly T[]): void {
   for (const item of items) target.push(item);
@@ -116,11 +135,12 @@ function checkOutside(root: Root, topic: Element): TopicError[] {
       errors.push({
         kind: 'content-outside-topic',
         tag: child.tagName,
+        ...startOf(child),
         message: `<bv-topic> must be the root, but it is wrapped in <${child.tagName}>; ${fix}`,
       });
     } else {
       const where = index < topicIndex ? 'before' : 'after';
-      errors.push({ kind: 'content-outside-topic', message: `Found ${describe(child)} ${where} <bv-topic>; ${fix}` });
+      errors.push({ kind: 'content-outside-topic', message: `Found ${describe(child)} ${where} <bv-topic>; ${fix}`, ...startOf(child) });
     }
   });
   return errors;
@@ -141,13 +161,15 @@ function checkVocabulary(topic: Element): TopicError[] {
     if (!isBvTag(tag) || (tag === 'bv-topic' && element !== topic)) continue;
     if (elementSpec(tag)) {
       const attributes = [...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name));
-      pushAll(errors, validateElementAttributes(tag, new Map(attributes)));
+      const at = startOf(element);
+      for (const error of validateElementAttributes(tag, new Map(attributes))) errors.push({ ...error, ...at });
     } else {
       const close = closeNames(tag);
       const hint = close.length > 0 ? ` Did you mean <${close.join('>, <')}>?` : '';
       errors.push({
         kind: 'unknown-element',
         tag,
+        ...startOf(element),
         message: `<${tag}> is not a topic element; the vocabulary is closed (${ELEMENTS.map((e) => e.name).join(', ')}).${hint}`,
       });
     }
@@ -158,11 +180,12 @@ function checkVocabulary(topic: Element): TopicError[] {
       kind: 'missing-path-attribute',
       tag: 'bv-topic',
       attribute: 'path',
+      ...startOf(topic),
       message: '<bv-topic> needs a non-empty path attribute, e.g. path="security/auth".',
     });
   } else {
     const result = normalizeTopicPath(path);
-    if (!result.ok) errors.push({ ...result.error, tag: 'bv-topic' });
+    if (!result.ok) errors.push({ ...result.error, tag: 'bv-topic', ...startOf(topic) });
   }
   return errors;
 }
@@ -232,6 +255,7 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     errors.push({
       kind: 'multiple-bv-topic',
       tag: 'bv-topic',
+      ...startOf(topics[1]!),
       message: `Found ${topics.length} <bv-topic> elements; a topic document has exactly one. Send one topic per document.`,
     });
   }
@@ -253,6 +277,6 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     });
   }
   return errors.length > 0
-    ? { ok: false, errors }
+    ? { ok: false, errors: locatedInInput(html, errors) }
     : { ok: true, topic: toParsedTopic(warnings.length > 0 ? withoutComments(topic) : topic, warnings) };
 }

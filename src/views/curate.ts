@@ -25,17 +25,22 @@ export function curateText(envelope: CurateEnvelope): string {
   } else if (envelope.status === 'needs-llm-step') {
     if (envelope.errors?.length) {
       lines.push('The response failed validation:');
-      for (const error of envelope.errors) lines.push(`  - ${error.kind}: ${error.message}`);
+      for (const error of envelope.errors) lines.push(`  - ${located(error)}${error.kind}: ${error.message}`);
       lines.push('');
     }
     lines.push(envelope.prompt ?? '', '', `Session: ${envelope.sessionId}`);
     lines.push(`Continue with: brv curate --session ${envelope.sessionId} --response-file <reply.json> [--overwrite]`);
   } else {
     lines.push('Curate failed:');
-    for (const error of envelope.errors ?? []) lines.push(`  - ${error.kind}: ${error.message}`);
+    for (const error of envelope.errors ?? []) lines.push(`  - ${located(error)}${error.kind}: ${error.message}`);
     if (envelope.sessionId) lines.push(`The session ${envelope.sessionId} is still open; fix the response and continue it.`);
   }
   return lines.join('\n');
+}
+
+/** `line 5:3: ` where the error's element starts in the HTML sent, or nothing. */
+function located(error: { line?: number; column?: number }): string {
+  return error.line === undefined ? '' : `line ${error.line}${error.column === undefined ? '' : `:${error.column}`}: `;
 }
 
 /** A change held by review.gate: not on the branch, and which review to approve. */

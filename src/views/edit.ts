@@ -14,7 +14,12 @@ const EDIT_ERRORS_MARK = '<!-- brv edit:';
 export function editErrorsComment(errors: ErrorsView): string {
   const lines = [`${EDIT_ERRORS_MARK} the topic was NOT saved. Fix what is listed, then save and quit.`];
   lines.push('  This comment is removed before the topic is checked. Save it unchanged to give up (your text is kept).');
-  for (const error of errors) lines.push(`  - ${error.kind}: ${error.message}`.replace(/--/g, '- -').replace(/>/g, '&gt;'));
+  // Lines as the editor shows them: the topic starts below this comment.
+  const shift = lines.length + errors.length + 1;
+  for (const error of errors) {
+    const where = error.line === undefined ? '' : `line ${error.line + shift}${error.column === undefined ? '' : `:${error.column}`}: `;
+    lines.push(`  - ${where}${error.kind}: ${error.message}`.replace(/--/g, '- -').replace(/>/g, '&gt;'));
+  }
   lines.push('-->');
   return `${lines.join('\n')}\n`;
 }

@@ -165,11 +165,12 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
           );
         }
         if (!saved.ok) {
-          const errors = saved.errors.map(({ kind, message, tag, attribute }) => ({
+          const errors = saved.errors.map(({ kind, message, tag, attribute, line, column }) => ({
             kind,
             message,
             ...(tag ? { tag } : {}),
             ...(attribute ? { attribute } : {}),
+            ...(line !== undefined ? { line, column } : {}),
           }));
           const only = errors.length === 1 ? errors[0]!.kind : undefined;
           throw new HttpError(

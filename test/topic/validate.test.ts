@@ -183,3 +183,25 @@ test('URLs: relative, anchors, http(s) and mailto pass; odd schemes get a precis
   const [ftp] = errorsOf(`${T}<bv-task><a href="ftp://a.b">x</a></bv-task></bv-topic>`);
   t.regex(ftp?.message ?? '', /"ftp:" URL/);
 });
+
+test('errors say where their element starts in the HTML as sent, fence and leading blank lines included', (t) => {
+  const body =
+    '<bv-topic path="a/b" title="T">\n  <bv-rule id="r1" severity="bogus">x</bv-rule>\n  <p>loose</p>\n<script>alert(1)</script><bv-rul>y</bv-rul>\n</bv-topic>';
+  const where = (html: string) => {
+    const result = validateTopicHtml(html);
+    if (result.ok) throw new Error('expected errors');
+    return result.errors.map((e) => `${e.kind} ${e.tag} ${e.line}:${e.column}`).sort();
+  };
+  const expected = ['attribute-validation bv-rule 2:3', 'invalid-nesting p 3:3', 'unknown-element bv-rul 4:26', 'unsafe-html script 4:1'];
+  t.deepEqual(where(body), expected);
+  // Two blank lines and a fence line before it: three lines down. Indented on its first line: columns move there only.
+  t.deepEqual(
+    where(`\n\n\`\`\`html\n${body}\n\`\`\``),
+    expected.map((e) => e.replace(/ (\d+):/, (_, line: string) => ` ${Number(line) + 3}:`)),
+  );
+  const indented = validateTopicHtml(`   <bv-topic path="a/b" title="T"><bv-rul>y</bv-rul></bv-topic>`);
+  t.like(!indented.ok && indented.errors[0], { tag: 'bv-rul', line: 1, column: 35 });
+  // Errors about the whole text carry no position.
+  const control = validateTopicHtml('<bv-topic path="a/b" title="T"><bv-rule>\u0007</bv-rule></bv-topic>');
+  t.true(!control.ok && control.errors.every((e) => e.line === undefined));
+});

@@ -119,6 +119,15 @@ test('edit: open, save (a webui edit commit), unchanged, invalid → 422 with th
     const kinds = invalid.json.error.errors.map((e: { kind: string }) => e.kind);
     t.true(kinds.includes('unsafe-html'), JSON.stringify(kinds));
     t.true(invalid.json.error.errors.every((e: { message: string }) => typeof e.message === 'string' && e.message.length > 0));
+    // Where each problem starts in the HTML sent: the <script> at column 50, the unknown element after it.
+    t.like(
+      invalid.json.error.errors.find((e: { kind: string }) => e.kind === 'unsafe-html'),
+      { tag: 'script', line: 1, column: 50 },
+    );
+    t.like(
+      invalid.json.error.errors.find((e: { tag?: string }) => e.tag === 'bv-nonsense'),
+      { line: 1, column: 75 },
+    );
     const moved = await send(server, 'PUT', '/api/edit', {
       path: 'security/auth',
       html: reopened.html.replace('path="security/auth"', 'path="security/other"'),

@@ -188,10 +188,16 @@ browserTest('edit a topic in the browser: saved through the validator; a concurr
 
     // Refused by the validator: the errors are shown, nothing is committed.
     const before = await showTopic(d.repo, 'security/cookies.html');
-    await editor.fill('<bv-topic path="security/cookies" title="Session cookies"><bv-rule onclick="x()">Bad.</bv-rule></bv-topic>');
+    const bad =
+      '<bv-topic path="security/cookies" title="Session cookies">\n  <p>ok</p>\n  <bv-rule onclick="x()">Bad.</bv-rule>\n</bv-topic>';
+    await editor.fill(bad);
     await page.locator('[data-testid="edit-save"]').click();
     await page.locator('[data-testid="edit-errors"]').waitFor();
     t.is(await showTopic(d.repo, 'security/cookies.html'), before);
+    // Each error says where; clicking it puts the caret there (line 3, column 3: the <bv-rule>).
+    const where = page.locator('[data-testid="edit-error-where"]', { hasText: '3:3' });
+    await where.click();
+    t.is(await editor.evaluate((area) => (area as unknown as { selectionStart: number }).selectionStart), bad.indexOf('<bv-rule'));
 
     await editor.fill(
       '<bv-topic path="security/cookies" title="Session cookies"><bv-rule severity="must">Session tokens live in Secure HttpOnly cookies.</bv-rule></bv-topic>',

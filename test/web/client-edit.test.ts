@@ -3,6 +3,7 @@ import {
   CLOSED,
   editReducer,
   formatWhere,
+  offsetOf,
   readOpened,
   refusedEvent,
   saveBody,
@@ -72,8 +73,8 @@ test('422: the validator errors are listed with line:column and the text is kept
   t.false(state.saving);
   t.is(state.text, '<p onclick=x>');
   t.deepEqual(state.problems, [
-    { kind: 'forbidden-attribute', message: 'Event handlers are not allowed.', where: '3:7', subject: '<p> onclick' },
-    { kind: 'missing-title', message: 'A topic needs an <h1>.', where: '1', subject: '' },
+    { kind: 'forbidden-attribute', message: 'Event handlers are not allowed.', where: '3:7', subject: '<p> onclick', line: 3, column: 7 },
+    { kind: 'missing-title', message: 'A topic needs an <h1>.', where: '1', subject: '', line: 1, column: 1 },
     { kind: 'x', message: 'y', where: '', subject: '' },
   ]);
   t.deepEqual(state.failure, { kind: 'invalid-topic', message: 'The topic is not valid.' });
@@ -158,4 +159,15 @@ test('answers read defensively', (t) => {
   t.is(formatWhere(12, 5), '12:5');
   t.is(formatWhere(12, undefined), '12');
   t.is(formatWhere(undefined, 5), '');
+});
+
+test('a line and column become the caret offset, clamped to the text as it is now', (t) => {
+  const text = 'ab\ncdef\n\ng';
+  t.is(offsetOf(text, 1, 1), 0);
+  t.is(offsetOf(text, 2, 3), 5);
+  t.is(offsetOf(text, 2, 99), 7, 'past the end of its line: the end of that line');
+  t.is(offsetOf(text, 3, 1), 8);
+  t.is(offsetOf(text, 4, 1), 9);
+  t.is(offsetOf(text, 9, 1), text.length, 'a line the text no longer has: its end');
+  t.is(offsetOf(text, 1, 0), 0);
 });

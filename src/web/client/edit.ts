@@ -10,6 +10,9 @@ export interface EditProblem {
   message: string;
   /** `line:column` (or `line`) when the validator knows where; '' otherwise. */
   where: string;
+  /** The same as numbers (1-based), to put the caret there. */
+  line?: number;
+  column?: number;
   /** The element or attribute the problem is about, when the validator names it. */
   subject: string;
 }
@@ -147,6 +150,18 @@ export function formatWhere(line: unknown, column: unknown): string {
   return c === null ? String(l) : `${l}:${c}`;
 }
 
+/** The offset in `text` of a 1-based line and column (clamped to the text: the text may have changed since). */
+export function offsetOf(text: string, line: number, column: number): number {
+  let offset = 0;
+  for (let l = 1; l < line; l++) {
+    const next = text.indexOf('\n', offset);
+    if (next < 0) return text.length;
+    offset = next + 1;
+  }
+  const end = text.indexOf('\n', offset);
+  return Math.min(offset + Math.max(column, 1) - 1, end < 0 ? text.length : end);
+}
+
 /** GET /api/edit: the topic opened for editing. */
 export function readOpened(raw: unknown): { html: string; version: string } | null {
   const body = record(raw);
@@ -199,6 +214,7 @@ function readProblems(raw: unknown): EditProblem[] {
       message: str(problem.message),
       where: formatWhere(problem.line, problem.column),
       subject,
+      ...(position(problem.line) !== null ? { line: position(problem.line)!, column: position(problem.column) ?? 1 } : {}),
     };
   });
 }

@@ -2,7 +2,7 @@
 // Validation errors are listed inline; a concurrent change is shown and never overwritten (see edit.ts).
 import { useCallback, useReducer, useRef } from 'preact/hooks';
 import { getJson, postJson, toApiError } from './api.js';
-import { CLOSED, editReducer, readOpened, refusedEvent, saveBody, savedEvent, type EditEvent, type EditState } from './edit.js';
+import { CLOSED, editReducer, offsetOf, readOpened, refusedEvent, saveBody, savedEvent, type EditEvent, type EditState } from './edit.js';
 import { ErrorBox, shortOid, useApp } from './ui.js';
 
 export interface TopicEditor {
@@ -59,6 +59,7 @@ export function useTopicEditor(path: string, onSaved: () => void): TopicEditor {
 
 export function EditorPanel({ editor }: { editor: TopicEditor }) {
   const { state, save, dispatch } = editor;
+  const textarea = useRef<HTMLTextAreaElement>(null);
   const cancel = (): void => dispatch({ type: 'cancel' });
   if (state.phase === 'closed') return null;
   if (state.phase === 'opening') return <p class="muted">Opening for editing…</p>;
@@ -74,6 +75,17 @@ export function EditorPanel({ editor }: { editor: TopicEditor }) {
   }
   const { conflict, problems, failure, mine } = state;
   const dirty = state.text !== state.opened;
+  /** Puts the caret where the validator found the problem. */
+  const goTo = (line: number, column: number): void => {
+    const area = textarea.current;
+    if (!area) return;
+    const at = offsetOf(area.value, line, column);
+    area.focus();
+    area.setSelectionRange(at, at);
+    // Scroll the line into view: the caret alone does not move a textarea's scroll position everywhere.
+    const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 18;
+    area.scrollTop = Math.max(0, (line - 3) * lineHeight);
+  };
   return (
     <section class="editor" aria-label={`Edit ${state.path}`}>
       {conflict !== undefined ? (
@@ -108,7 +120,19 @@ export function EditorPanel({ editor }: { editor: TopicEditor }) {
           <ul>
             {problems.map((problem, i) => (
               <li key={i} class="edit-error">
-                {problem.where ? <code class="where">{problem.where}</code> : null}
+                {problem.line !== undefined ? (
+                  <button
+                    type="button"
+                    class="where link-button"
+                    data-testid="edit-error-where"
+                    title={`Go to line ${problem.line}, column ${problem.column ?? 1}`}
+                    onClick={() => goTo(problem.line!, problem.column ?? 1)}
+                  >
+                    <code>{problem.where}</code>
+                  </button>
+                ) : problem.where ? (
+                  <code class="where">{problem.where}</code>
+                ) : null}
                 <code class="error-kind">{problem.kind}</code>
                 {problem.subject ? <code class="muted">{problem.subject}</code> : null}
                 <span>{problem.message}</span>
@@ -125,6 +149,7 @@ export function EditorPanel({ editor }: { editor: TopicEditor }) {
             Topic HTML <span class="muted">(version {shortOid(state.version)})</span>
           </span>
           <textarea
+            ref={textarea}
             class="edit-text"
             data-testid="edit-text"
             spellcheck={false}
