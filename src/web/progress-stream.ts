@@ -3,7 +3,7 @@ import { isBrvError } from '../errors.js';
 import type { SyncProgress } from '../service/sharing.js';
 import { errorStatus, HttpError, STREAMED, type Call } from './request.js';
 
-export const NDJSON = 'application/x-ndjson';
+const NDJSON = 'application/x-ndjson';
 
 /** A phase's repeated transfer reports are sent at most this often (its first and last always). */
 const TRANSFER_INTERVAL_MS = 100;
