@@ -1,20 +1,111 @@
+import { isBrvError } from '../errors.js';
 import type { Brv } from '../service/brv.js';
-import { HttpError, objectBody, readJsonBody, stringField, type Handler } from './request.js';
+import type { DecisionRequest, ReviewConflicts } from '../service/review.js';
+import { renderStoredTopic } from '../topic/stored.js';
+import { HttpError, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
+import { topicDisplayHtml } from './topic-html.js';
 
-/** `{ id, topics? }` of approve and reject. */
-function decisionBody(body: unknown): { id: string; files: string[] | undefined } {
-  const fields = objectBody(body, ['id', 'topics'], '{ "id": "<review id>", "topics"?: [...] }');
+/** Recorded as the Brv-Agent trailer of what the dashboard writes. */
+const ACTOR = { agent: 'webui' } as const;
+/** Decisions one batch request may carry. */
+const MAX_BATCH = 100;
+
+/** `{ id, topics?, keepBoth? }` of approve (keepBoth: approve only) and reject. */
+function decisionBody(body: unknown, approve: boolean, where = ''): DecisionRequest {
+  const fields = objectBody(
+    body,
+    approve ? ['id', 'topics', 'keepBoth'] : ['id', 'topics'],
+    `${where}{ "id": "<review id>", "topics"?: [...]${approve ? ', "keepBoth"?: true' : ''} }`,
+  );
   const id = stringField(fields, 'id', 200);
-  const { topics } = fields;
-  if (topics === undefined) return { id, files: undefined };
+  const { topics, keepBoth } = fields;
+  if (keepBoth !== undefined && typeof keepBoth !== 'boolean')
+    throw new HttpError(400, 'invalid-request', `${where}keepBoth must be true or false.`);
+  const request: DecisionRequest = { id, ...(keepBoth ? { keepBoth } : {}) };
+  if (topics === undefined) return request;
   if (
     !Array.isArray(topics) ||
     topics.length === 0 ||
     topics.length > 10_000 ||
     !topics.every((t) => typeof t === 'string' && t.length <= 4096)
   )
-    throw new HttpError(400, 'invalid-request', 'topics must be a non-empty array of topic paths.');
-  return { id, files: topics as string[] };
+    throw new HttpError(400, 'invalid-request', `${where}topics must be a non-empty array of topic paths.`);
+  return { ...request, files: topics as string[] };
+}
+
+type BatchDecision = { decision: 'approve' | 'reject'; request: DecisionRequest };
+
+/** `{ decisions: [{ id, decision, topics?, keepBoth? }] }`: every item checked before any is applied. */
+function batchBody(body: unknown): BatchDecision[] {
+  const shape = '{ "decisions": [{ "id": "<review id>", "decision": "approve" | "reject", "topics"?: [...], "keepBoth"?: true }] }';
+  const { decisions } = objectBody(body, ['decisions'], shape);
+  if (!Array.isArray(decisions) || decisions.length === 0 || decisions.length > MAX_BATCH)
+    throw new HttpError(400, 'invalid-request', `decisions must be an array of 1 to ${MAX_BATCH} decisions: send ${shape}.`);
+  return decisions.map((item: unknown, i) => {
+    const where = `decisions[${i}]: `;
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw new HttpError(400, 'invalid-request', `${where}send an object.`);
+    const { decision, ...rest } = item as Record<string, unknown>;
+    if (decision !== 'approve' && decision !== 'reject')
+      throw new HttpError(400, 'invalid-request', `${where}decision must be "approve" or "reject".`);
+    return { decision, request: decisionBody(rest, decision === 'approve', where) };
+  });
+}
+
+/** `{ id, topic, side, section? }` of resolve. */
+function resolveBody(body: unknown) {
+  const fields = objectBody(
+    body,
+    ['id', 'topic', 'side', 'section'],
+    '{ "id": "<review id>", "topic": "<topic path>", "side": "ours" | "theirs" | "both", "section"?: "bv-rule#r1" }',
+  );
+  const side = fields.side;
+  if (side !== 'ours' && side !== 'theirs' && side !== 'both')
+    throw new HttpError(400, 'invalid-request', 'side must be "ours", "theirs" or "both" (to rewrite the topic by hand, edit it).');
+  const section = stringField(fields, 'section', 500, true);
+  return {
+    id: stringField(fields, 'id', 200),
+    topic: stringField(fields, 'topic', 4096),
+    side,
+    ...(section === undefined ? {} : { section }),
+  } as const;
+}
+
+/** One side of a conflict (a section's canonical HTML, from an untrusted merge) as the dashboard may show it. */
+function displaySide(path: string, source: string): { html: string; markdown: string } {
+  // Read as any stored blob is (bounded, sanitised), then rebuilt through the display allowlist.
+  const topic = `<bv-topic path="${path.replace(/[^\w./-]/g, '')}" title="">${source}</bv-topic>`;
+  return {
+    html: topicDisplayHtml(topic).html,
+    markdown: renderStoredTopic(topic)
+      .replace(/^#[^\n]*\n+/, '')
+      .trim(),
+  };
+}
+
+/**
+ * `review.conflicts()` as is (each side's `ours` / `theirs`: canonical HTML source, text to show, never
+ * markup to insert), each side also as `oursDisplay` / `theirsDisplay`: sanitised display HTML
+ * (topic-html.ts) and rendered markdown.
+ */
+function withDisplays(found: ReviewConflicts) {
+  return {
+    ...found,
+    topics: found.topics.map((topic) => ({
+      ...topic,
+      conflicts: topic.conflicts.map((conflict) => ({
+        ...conflict,
+        ...(conflict.ours !== undefined ? { oursDisplay: displaySide(topic.path, conflict.ours) } : {}),
+        ...(conflict.theirs !== undefined ? { theirsDisplay: displaySide(topic.path, conflict.theirs) } : {}),
+      })),
+    })),
+  };
+}
+
+/** A batch item's failure in its place: a library error as it is, anything else as internal-error. */
+function failure(error: unknown): { kind: string; message: string } {
+  if (isBrvError(error)) return { kind: error.kind, message: error.message };
+  return { kind: 'internal-error', message: 'Unexpected failure deciding this review.' };
 }
 
 /** Reviews shown at most with their diffs (the rest still listed, without). */
@@ -62,14 +153,35 @@ export function reviewRoutes(): Record<string, Record<string, Handler>> {
     },
     '/api/reviews/approve': {
       POST: async ({ brv, req }) => {
-        const { id, files } = decisionBody(await readJsonBody(req));
-        return (await brv()).review.approve({ id, files });
+        return (await brv()).review.approve(decisionBody(await readJsonBody(req), true));
       },
     },
     '/api/reviews/reject': {
       POST: async ({ brv, req }) => {
-        const { id, files } = decisionBody(await readJsonBody(req));
-        return (await brv()).review.reject({ id, files });
+        return (await brv()).review.reject(decisionBody(await readJsonBody(req), false));
+      },
+    },
+    '/api/reviews/conflicts': {
+      GET: async ({ brv, url }) => withDisplays(await (await brv()).review.conflicts({ id: queryString(url, 'id', true) })),
+    },
+    '/api/reviews/resolve': {
+      POST: async ({ brv, req }) => (await brv()).review.resolve(resolveBody(await readJsonBody(req)), ACTOR),
+    },
+    '/api/reviews/batch': {
+      // Applied in order, each on its own: one failing leaves the others (200 with its error in its place).
+      POST: async ({ brv, req }) => {
+        const decisions = batchBody(await readJsonBody(req));
+        const b = await brv();
+        const results = [];
+        for (const { decision, request } of decisions) {
+          try {
+            const result = decision === 'approve' ? await b.review.approve(request) : await b.review.reject(request);
+            results.push({ id: request.id, decision, ok: true as const, result });
+          } catch (error) {
+            results.push({ id: request.id, decision, ok: false as const, error: failure(error) });
+          }
+        }
+        return { results };
       },
     },
   };
