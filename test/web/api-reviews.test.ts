@@ -281,3 +281,37 @@ test('a hostile conflict side (planted) is given as inert display HTML; its sour
     await cleanup(repo);
   }
 });
+
+test('a conflicted topic planted with a script and a handler in one side: its conflicts are listed (sanitised) and still block approval', async (t) => {
+  const { repo, id } = await conflictedMerge();
+  const html = (await showTopic(repo, 'ops/deploy.html'))!;
+  // Not valid topic HTML (the validator refuses script and handlers): a push can still carry it.
+  const hostile = html.replace('Theirs one.', 'Theirs one.<script>alert(1)</script><img src=x onerror=alert(2)>');
+  await plantTree(repo, { 'ops/deploy.html': hostile });
+  const server = await startFor(repo);
+  const { get, post } = client(server);
+  try {
+    const answer = await get(`/api/reviews/conflicts?id=${id}`);
+    t.is(answer.status, 200, answer.body);
+    const conflicts = answer.json.topics[0].conflicts;
+    t.deepEqual(
+      conflicts.map((c: { section: string }) => c.section),
+      ['bv-rule#r1', 'bv-rule#r2'],
+    );
+    t.regex(conflicts[0].theirs, /Theirs one\./);
+    t.notRegex(answer.body, /<script|onerror=/i, 'neither the source nor the display carries them');
+
+    const tip = await refTip(repo);
+    t.is((await post('/api/reviews/approve', { id })).json.error.kind, 'unresolved-conflicts', 'not approved unseen');
+    t.is(await refTip(repo), tip);
+    const resolved = await post('/api/reviews/resolve', { id, topic: 'ops/deploy', side: 'ours' });
+    t.is(resolved.status, 200, resolved.body);
+    const written = (await showTopic(repo, 'ops/deploy.html'))!;
+    t.notRegex(written, /script|onerror|Theirs|Merge conflict/);
+    t.regex(written, /Ours one\.[\s\S]*Ours two\./);
+    t.like((await post('/api/reviews/approve', { id })).json, { decision: 'approved' });
+  } finally {
+    await server.close();
+    await cleanup(repo);
+  }
+});
