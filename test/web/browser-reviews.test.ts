@@ -222,6 +222,22 @@ browserTest(
       t.regex(await failure.innerText(), /unresolved-conflicts/);
       t.regex(await page.locator('[data-testid="batch-result"]').innerText(), /0 reviews approved, 1 refused/);
       t.true(await page.locator(`[data-testid="review"][data-id="${merge}"] [data-testid="review-select"]`).isChecked(), 'still selected');
+      // Resolving in the card takes the refusal away (the focus stays in the card); the review is then approved from the bar.
+      await tabTo(page, 'topic-resolve-ours');
+      await page.keyboard.press('Enter');
+      await failure.waitFor({ state: 'detached' });
+      await page.locator(`[data-testid="review"][data-id="${merge}"] [data-testid="review-conflicts"]`).waitFor({ state: 'detached' });
+      await page.waitForFunction(
+        (id) =>
+          (
+            globalThis as unknown as { document: { activeElement: { getAttribute(name: string): string | null } | null } }
+          ).document.activeElement?.getAttribute('data-id') === id,
+        merge,
+      );
+      await tabTo(page, 'batch-approve', { back: true });
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="reviews-empty"]').waitFor();
+      t.regex((await showTopic(repo, 'ops/deploy.html'))!, /Ours one\.[\s\S]*Ours two\./);
       t.true(await notReloaded(page));
       t.deepEqual(d.incidents, []);
     } finally {

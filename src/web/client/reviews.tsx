@@ -130,10 +130,17 @@ export function ReviewsPage() {
           selection={selection}
           onSelect={setSelection}
           failure={failures.get(review.id) ?? null}
+          onActed={() => setFailures((current) => (current.has(review.id) ? withoutKey(current, review.id) : current))}
         />
       ))}
     </div>
   );
+}
+
+function withoutKey<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {
+  const next = new Map(map);
+  next.delete(key);
+  return next;
 }
 
 /** A real checkbox (Space toggles it), indeterminate when part of what it stands for is selected. */
@@ -160,9 +167,11 @@ interface CardProps {
   selection: Selection;
   onSelect: (update: (current: Selection) => Selection) => void;
   failure: BatchFailure | null;
+  /** Something was done in the card: a batch refusal shown in it is out of date. */
+  onActed: () => void;
 }
 
-function ReviewCard({ review, selection, onSelect, failure }: CardProps) {
+function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps) {
   const { refresh } = useApp();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -175,11 +184,23 @@ function ReviewCard({ review, selection, onSelect, failure }: CardProps) {
       ? `${unresolved} merge ${unresolved === 1 ? 'conflict is' : 'conflicts are'} unresolved: resolve ${unresolved === 1 ? 'it' : 'them'} below first, or approve keeping both versions.`
       : '';
 
+  // A resolved conflict's buttons leave with it: the focus goes back to the card, not to the top of the page.
+  const card = useRef<HTMLElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (!refocus.current) return;
+    refocus.current = false;
+    const active = document.activeElement;
+    if (active === null || active === document.body || !active.isConnected) card.current?.focus();
+  }, [conflicts]);
+
   const post = async (path: string, body: Record<string, unknown>): Promise<void> => {
     setBusy(true);
     setError(null);
+    onActed();
     try {
       await postJson(path, body);
+      refocus.current = path.endsWith('/resolve');
       refresh(); // decided items leave the list, resolved conflicts reload (the live event refreshes too)
     } catch (failure) {
       setError(toApiError(failure));
@@ -195,7 +216,7 @@ function ReviewCard({ review, selection, onSelect, failure }: CardProps) {
   const headingId = `review-${review.id}`;
   const reasonId = `review-blocked-${review.id}`;
   return (
-    <article class="card review" data-testid="review" data-id={review.id} aria-labelledby={headingId}>
+    <article class="card review" data-testid="review" data-id={review.id} aria-labelledby={headingId} ref={card} tabIndex={-1}>
       <header class="card-header">
         <label class="check card-check">
           <Checkbox
