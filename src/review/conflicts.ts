@@ -2,6 +2,7 @@ import type { Element, ElementContent } from 'hast';
 import { BrvError } from '../errors.js';
 import { serializeCanonical } from '../topic/canonical.js';
 import { attributesOf, flatText } from '../topic/hast.js';
+import { readStoredTopic } from '../topic/stored.js';
 import { validateTopicHtml } from '../topic/validate.js';
 
 /**
@@ -77,10 +78,17 @@ function markerOf(element: Element): { side: 'ours' | 'theirs'; remove: () => vo
   return undefined;
 }
 
+/**
+ * The topic as a tree: validated, or, when the blob is not valid topic HTML (a push or plumbing can carry
+ * anything: a script, a handler), as the store reads any blob for display (sanitised), so that its conflicts
+ * are still seen (and still hold up approval) and never come back with what the sanitiser removed.
+ */
 function parse(html: string): Parsed | undefined {
   const validation = validateTopicHtml(html);
-  if (!validation.ok) return undefined;
-  const topic = structuredClone(validation.topic.root);
+  const read = validation.ok ? undefined : readStoredTopic(html);
+  const root = validation.ok ? validation.topic.root : read?.ok ? read.root : undefined;
+  if (!root) return undefined;
+  const topic = structuredClone(root);
   const children = elementChildren(topic);
   const note = children.find(isNote);
   const entries: Parsed['entries'] = [];

@@ -6,24 +6,14 @@ import FindMyWay from 'find-my-way';
 import { BrvError, isBrvError } from '../errors.js';
 import type { ErrorKind } from '../error-kinds.js';
 import { brvPackageRoot } from '../package-root.js';
-import type { Brv } from '../service/brv.js';
 import type { RepositoryPool, Subscription } from '../service/repository-pool.js';
 import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
-import {
-  errorStatus,
-  HttpError,
-  limitParam,
-  objectBody,
-  queryString,
-  readJsonBody,
-  STREAMED,
-  stringField,
-  type Handler,
-} from './request.js';
+import { errorStatus, HttpError, limitParam, queryString, STREAMED, type Handler } from './request.js';
 import { manageRoutes } from './manage-routes.js';
+import { reviewRoutes } from './review-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
 import { renderStoredTopic } from '../topic/stored.js';
 
@@ -94,59 +84,6 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 };
-
-/** `{ id, topics? }` of approve and reject. */
-function decisionBody(body: unknown): { id: string; files: string[] | undefined } {
-  const fields = objectBody(body, ['id', 'topics'], '{ "id": "<review id>", "topics"?: [...] }');
-  const id = stringField(fields, 'id', 200);
-  const { topics } = fields;
-  if (topics === undefined) return { id, files: undefined };
-  if (
-    !Array.isArray(topics) ||
-    topics.length === 0 ||
-    topics.length > 10_000 ||
-    !topics.every((t) => typeof t === 'string' && t.length <= 4096)
-  )
-    throw new HttpError(400, 'invalid-request', 'topics must be a non-empty array of topic paths.');
-  return { id, files: topics as string[] };
-}
-
-/** Reviews shown at most with their diffs (the rest still listed, without). */
-const MAX_REVIEWS_WITH_DIFFS = 50;
-
-/**
- * `review.pending()` as is, each operation with `diff`: the unified diff of the topic's rendered
- * markdown for a changed topic, the whole topic as added lines for a new one, null otherwise.
- */
-async function withDiffs(brv: Brv) {
-  const list = await brv.review.pending();
-  const tasks = await Promise.all(
-    list.tasks.map(async (task, i) => {
-      const shown =
-        i < MAX_REVIEWS_WITH_DIFFS ? await brv.history.show({ spec: task.commit, patch: true }).catch(() => undefined) : undefined;
-      const changes = shown?.kind === 'commit' ? shown.commit.changes : [];
-      const operations = await Promise.all(
-        task.operations.map(async (op) => {
-          const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
-          let diff: string | null = change?.diff ?? null;
-          if (change?.status === 'added') {
-            const read = await brv.knowledge.read({ path: op.path, at: task.commit }).catch(() => undefined);
-            diff = read
-              ? read.content
-                  .replace(/\n$/, '')
-                  .split('\n')
-                  .map((line) => `+${line}`)
-                  .join('\n')
-              : null;
-          }
-          return { ...op, diff };
-        }),
-      );
-      return { ...task, operations };
-    }),
-  );
-  return { ...list, tasks };
-}
 
 const MAX_CHANGES_PER_ENTRY = 100;
 
@@ -288,21 +225,6 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
         ),
       }),
     },
-    '/api/reviews': {
-      GET: async ({ brv }) => withDiffs(await brv()),
-    },
-    '/api/reviews/approve': {
-      POST: async ({ brv, req }) => {
-        const { id, files } = decisionBody(await readJsonBody(req));
-        return (await brv()).review.approve({ id, files });
-      },
-    },
-    '/api/reviews/reject': {
-      POST: async ({ brv, req }) => {
-        const { id, files } = decisionBody(await readJsonBody(req));
-        return (await brv()).review.reject({ id, files });
-      },
-    },
   };
 }
 
@@ -418,7 +340,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     throw error;
   }
   const assetsDir = (async () => realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')))().catch(() => undefined);
-  const routes = { ...apiRoutes(brvVersion()), ...manageRoutes(options.service) };
+  const routes = { ...apiRoutes(brvVersion()), ...reviewRoutes(), ...manageRoutes(options.service) };
   const reads = new ReadCache(() => hub.latestId);
   const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 500 });
   for (const [route, methods] of Object.entries(routes)) {

@@ -32,10 +32,11 @@ test('app.js evaluates no strings as code; app.css imports nothing remote; both 
   t.notRegex(js, /setTimeout\s*\(\s*["'`]/, 'no string timers');
   const css = await readFile(path.join(WEB, 'assets', 'app.css'), 'utf8');
   t.notRegex(css, /@import|@font-face|url\(/i, 'no imports, web fonts or remote images');
-  // A budget, not a measurement (the report gives the figures): Preact + the pages.
+  // A budget, not a measurement (the report gives the figures): Preact + the pages. 28 kB: the review inbox
+  // (batch selection, merge conflicts) took it from 22.6 to 25.3 kB gzipped.
   const { size } = await stat(path.join(WEB, 'assets', 'app.js'));
   t.true(size < 80_000, `app.js is ${size} bytes`);
-  t.true(gzipSync(js).length < 25_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
+  t.true(gzipSync(js).length < 28_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
 });
 
 // The client is left out of the Node layer rules (.dependency-cruiser.cjs): it must stay self-contained,
