@@ -56,7 +56,7 @@ export class Brv {
     this.retrieval = new Retrieval(ctx);
     this.history = new History(ctx, this.knowledge);
     this.sharing = new Sharing(ctx);
-    this.review = new Review(ctx);
+    this.review = new Review(ctx, this.history, this.knowledge);
     this.setup = new Setup(ctx, this.history, () => this.diagnose());
   }
 

@@ -1,7 +1,9 @@
 import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
 import { setSetting } from '../settings/settings.js';
 import type { RepositoryContext } from './context.js';
+import type { History } from './history.js';
 import type { Actor } from './host.js';
+import type { Knowledge } from './knowledge.js';
 
 export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
 
@@ -33,13 +35,66 @@ export interface ReviewToggleRequest {
   enabled: boolean;
 }
 
+/** A pending review's operation with what it changes. */
+export type ReviewOperationWithDiff = ReviewList['tasks'][number]['operations'][number] & {
+  /**
+   * The unified diff of the topic's rendered markdown (a new topic: all of it as added lines);
+   * null when there is none to show (a removal, or a review past `maxWithDiffs`).
+   */
+  diff: string | null;
+};
+
+export interface ReviewListWithDiffs extends Omit<ReviewList, 'tasks'> {
+  tasks: Array<Omit<ReviewList['tasks'][number], 'operations'> & { operations: ReviewOperationWithDiff[] }>;
+}
+
+export interface PendingWithDiffsRequest {
+  /** Reviews given their diffs, oldest first (the rest are listed with `diff: null`); default 50. */
+  maxWithDiffs?: number;
+}
+
 /** Human review of agent changes: what is pending, approve, reject, and turning reviews on or off. */
 export class Review {
-  constructor(private readonly ctx: RepositoryContext) {}
+  constructor(
+    private readonly ctx: RepositoryContext,
+    private readonly history: History,
+    private readonly knowledge: Knowledge,
+  ) {}
 
   async pending(): Promise<ReviewList> {
     const { listReviews } = await import('../review/review.js');
     return listReviews(this.ctx.store, this.ctx.branch);
+  }
+
+  /** `pending()`, each operation with the diff a person reviews (the dashboard's inbox, the TUI's /review). */
+  async pendingWithDiffs(request: PendingWithDiffsRequest = {}): Promise<ReviewListWithDiffs> {
+    const list = await this.pending();
+    const max = request.maxWithDiffs ?? 50;
+    const tasks = await Promise.all(
+      list.tasks.map(async (task, i) => {
+        const shown = i < max ? await this.history.show({ spec: task.commit, patch: true }).catch(() => undefined) : undefined;
+        const changes = shown?.kind === 'commit' ? shown.commit.changes : [];
+        const operations = await Promise.all(
+          task.operations.map(async (op): Promise<ReviewOperationWithDiff> => {
+            const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
+            let diff: string | null = change?.diff ?? null;
+            if (change?.status === 'added') {
+              const read = await this.knowledge.read({ path: op.path, at: task.commit }).catch(() => undefined);
+              diff = read
+                ? read.content
+                    .replace(/\n$/, '')
+                    .split('\n')
+                    .map((line) => `+${line}`)
+                    .join('\n')
+                : null;
+            }
+            return { ...op, diff };
+          }),
+        );
+        return { ...task, operations };
+      }),
+    );
+    return { ...list, tasks };
   }
 
   /** Keeps a reviewed change (a held change lands on the branch now). */

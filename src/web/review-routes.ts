@@ -1,5 +1,4 @@
 import { isBrvError } from '../errors.js';
-import type { Brv } from '../service/brv.js';
 import type { DecisionRequest, ReviewConflicts } from '../service/review.js';
 import { renderStoredTopic } from '../topic/stored.js';
 import { HttpError, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
@@ -108,48 +107,11 @@ function failure(error: unknown): { kind: string; message: string } {
   return { kind: 'internal-error', message: 'Unexpected failure deciding this review.' };
 }
 
-/** Reviews shown at most with their diffs (the rest still listed, without). */
-const MAX_REVIEWS_WITH_DIFFS = 50;
-
-/**
- * `review.pending()` as is, each operation with `diff`: the unified diff of the topic's rendered
- * markdown for a changed topic, the whole topic as added lines for a new one, null otherwise.
- */
-async function withDiffs(brv: Brv) {
-  const list = await brv.review.pending();
-  const tasks = await Promise.all(
-    list.tasks.map(async (task, i) => {
-      const shown =
-        i < MAX_REVIEWS_WITH_DIFFS ? await brv.history.show({ spec: task.commit, patch: true }).catch(() => undefined) : undefined;
-      const changes = shown?.kind === 'commit' ? shown.commit.changes : [];
-      const operations = await Promise.all(
-        task.operations.map(async (op) => {
-          const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
-          let diff: string | null = change?.diff ?? null;
-          if (change?.status === 'added') {
-            const read = await brv.knowledge.read({ path: op.path, at: task.commit }).catch(() => undefined);
-            diff = read
-              ? read.content
-                  .replace(/\n$/, '')
-                  .split('\n')
-                  .map((line) => `+${line}`)
-                  .join('\n')
-              : null;
-          }
-          return { ...op, diff };
-        }),
-      );
-      return { ...task, operations };
-    }),
-  );
-  return { ...list, tasks };
-}
-
 /** The review inbox's part of the JSON API (see README, "Web dashboard"): method → path → handler. */
 export function reviewRoutes(): Record<string, Record<string, Handler>> {
   return {
     '/api/reviews': {
-      GET: async ({ brv }) => withDiffs(await brv()),
+      GET: async ({ brv }) => (await brv()).review.pendingWithDiffs(),
     },
     '/api/reviews/approve': {
       POST: async ({ brv, req }) => {

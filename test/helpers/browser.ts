@@ -27,3 +27,12 @@ export async function launchBrowser(): Promise<Browser> {
   const args = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
   return chromium.launch({ executablePath, args, headless: true });
 }
+
+/**
+ * The element fields the tests read inside the page. The test build has no DOM library (React's
+ * types declare empty HTMLElement/SVGElement interfaces), so page callbacks cast to this.
+ */
+export interface PageElement {
+  attributes: ArrayLike<{ name: string; value: string }>;
+  getAttribute(name: string): string | null;
+}

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, launchBrowser, type PageElement } from '../helpers/browser.js';
 import { put, rule } from '../helpers/knowledge.js';
 import { conflictedMerge, highImpactReview } from '../helpers/merge-review.js';
 import { plantTree } from '../helpers/plant.js';
@@ -267,7 +267,9 @@ browserTest('a hostile conflict side (planted) renders inert: no script runs, no
     t.is(await page.locator(`[data-testid="review"] :is(${tags})`).count(), 0);
     const attributes = await page
       .locator('[data-testid="conflict-ours"] *, [data-testid="conflict-theirs"] *')
-      .evaluateAll((elements) => elements.flatMap((e) => [...e.attributes].map((a) => `${a.name}=${a.value}`)));
+      .evaluateAll((elements) =>
+        elements.flatMap((e) => Array.from((e as unknown as PageElement).attributes, (a) => `${a.name}=${a.value}`)),
+      );
     for (const attribute of attributes)
       t.notRegex(attribute, /^(on|style=|srcdoc=|formaction=)|^(src|href)=\s*(javascript|vbscript|data:text)/i);
     // The stored HTML of a side is text in a <pre>, never markup.

@@ -3,7 +3,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, launchBrowser, type PageElement } from '../helpers/browser.js';
 import { PLANTED_BLOBS } from '../helpers/hostile.js';
 import { plantTree } from '../helpers/plant.js';
 import { put, rule, sharedClones } from '../helpers/knowledge.js';
@@ -159,14 +159,16 @@ browserTest('hostile topics planted with plumbing render inert: no script runs, 
       t.is(await page.locator(`[data-testid="topic-body"] :is(${tags})`).count(), 0, `h${i}`);
       const attributes = await page
         .locator('[data-testid="topic-body"] *')
-        .evaluateAll((elements) => elements.flatMap((e) => [...e.attributes].map((a) => `${a.name}=${a.value}`)));
+        .evaluateAll((elements) =>
+          elements.flatMap((e) => Array.from((e as unknown as PageElement).attributes, (a) => `${a.name}=${a.value}`)),
+        );
       for (const attribute of attributes)
         t.notRegex(attribute, /^(on|style=|srcdoc=|formaction=)|^(src|href|action)=\s*(javascript|vbscript|data:text)/i, `h${i}`);
       for (const attribute of attributes.filter((a) => a.startsWith('src=')))
         t.regex(attribute, /^src=(\/|data:image\/(png|gif|jpeg|webp);)/, `h${i}`);
       const hrefs = await page
         .locator('[data-testid="topic-body"] a[href]')
-        .evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+        .evaluateAll((links) => links.map((a) => (a as unknown as PageElement).getAttribute('href') ?? ''));
       for (const href of hrefs) t.regex(href, /^(https?:|mailto:|#|\/)/i, `h${i}: ${href}`);
     }
     t.deepEqual(d.incidents, []);
