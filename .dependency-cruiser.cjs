@@ -16,7 +16,7 @@ const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doct
 const SERVICE = '^src/service/';
 /** Results → terminal text and markdown, for every front end: pure functions over the service's results. */
 const VIEWS = '^src/views/';
-const FRONT_ENDS = '^src/(cli|mcp|web)/';
+const FRONT_ENDS = '^src/(cli|mcp|web|tui)/';
 
 /** A module in no layer: a new directory must be placed in a layer here and in CONTRIBUTING.md first. */
 const ANY_LAYER = [LEAVES, GIT, SETTINGS, STORE, FEATURES, SERVICE, VIEWS, FRONT_ENDS];
@@ -109,7 +109,7 @@ module.exports = {
       name: 'front-ends-use-the-service',
       severity: 'error',
       comment:
-        'Front ends (CLI, MCP, the web dashboard; next the TUI) reach brv only through the service and the views (and the leaves): ' +
+        'Front ends (CLI, MCP, the web dashboard, the TUI) reach brv only through the service and the views (and the leaves): ' +
         'no feature, store, settings or git module. What they need is a service operation or a view.',
       from: { path: FRONT_ENDS },
       to: onlyTo(FRONT_ENDS, SERVICE, VIEWS),
@@ -136,6 +136,13 @@ module.exports = {
       to: { path: '^src/(cli|mcp)/' },
     },
     {
+      name: 'tui-imports-cli',
+      severity: 'error',
+      comment: 'The TUI does not use the CLI, the MCP server or the web dashboard (the CLI starts it: `brv tui`).',
+      from: { path: '^src/tui/' },
+      to: { path: '^src/(cli|mcp|web)/' },
+    },
+    {
       name: 'process-outside-git',
       severity: 'error',
       comment: 'Only src/git/ spawns processes (argument arrays, cleaned environment, explicit --git-dir).',
@@ -160,7 +167,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
     },
     cache: false,
   },

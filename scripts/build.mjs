@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { inkWithoutTopLevelAwait } from './ink-plugin.mjs';
 
 let build, transform;
 try {
@@ -32,6 +33,8 @@ const app = await build({
   // The launcher hands every chunk its own file URL (yargs and package-root.ts ask where they are).
   define: { BRV_VERSION: JSON.stringify(version), 'import.meta.url': '__brvUrl' },
   alias: { 'string-width': './scripts/shims/string-width.mjs' },
+  plugins: [inkWithoutTopLevelAwait],
+  jsx: 'automatic',
   minify: true,
   sourcemap: false,
   logLevel: 'warning',

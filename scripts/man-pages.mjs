@@ -1,6 +1,7 @@
 // Writes the man pages, brv.1 and git-brv.1 (git maps `git brv --help` to `man git-brv`), into
 // dist/man/man1/ from the built CLI's own --help texts: the page is the command tree yargs prints,
 // every command and sub-command with its options, so it cannot drift from the program.
+import { inkWithoutTopLevelAwait } from './ink-plugin.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +18,8 @@ async function commandTree(build, define) {
     format: 'esm',
     define,
     alias: { 'string-width': './scripts/shims/string-width.mjs' },
+    // The TUI's ink, as the CLI build has it (the help bundle reaches it through `brv tui`).
+    plugins: [inkWithoutTopLevelAwait],
     logLevel: 'warning',
   });
   try {

@@ -17,6 +17,15 @@ const args = process.argv.slice(2);
 const scriptName = process.argv[1]?.endsWith('git-brv') ? 'git brv' : 'brv';
 
 async function main(): Promise<void> {
+  // `brv` alone: the terminal REPL for a person at a terminal, the help for anything else (exit 0).
+  if (args.length === 0) {
+    if (process.stdin.isTTY && process.stdout.isTTY) {
+      const { startTui } = await import('./commands/tui.js');
+      return startTui({ format: 'text' });
+    }
+    const { runParser } = await import('./parser.js');
+    return runParser(['--help'], scriptName);
+  }
   // The commands agents run in a loop skip yargs when their command line is plain (fast-args.ts).
   const fast = fastParse(args, scriptName);
   if (fast) return fast.handler(fast.argv);

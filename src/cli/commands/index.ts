@@ -24,6 +24,7 @@ import { editCommand } from './edit.js';
 import { completionCommand } from './completion.js';
 import { maintenanceCommand } from './maintenance.js';
 import { webuiCommand } from './webui.js';
+import { tuiCommand } from './tui.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -52,4 +53,5 @@ export const commands = [
   completionCommand,
   maintenanceCommand,
   webuiCommand,
+  tuiCommand,
 ] as unknown as CommandModule[];

@@ -1,0 +1,45 @@
+import type { CommandModule } from 'yargs';
+import { cliActor, cliService, reportingErrors, type GlobalOptions } from '../context.js';
+import { EXIT_USAGE, printError } from '../output.js';
+
+/** NO_COLOR (no-color.org): present and not empty. */
+function noColor(): boolean {
+  const value = process.env.NO_COLOR;
+  return value !== undefined && value !== '';
+}
+
+/** Opens the terminal REPL (`brv tui`, and `brv` with no arguments on a terminal). Its code (ink, React) is loaded here only. */
+export async function startTui(argv: GlobalOptions): Promise<void> {
+  await reportingErrors('tui', argv, async () => {
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      return printError(
+        'tui',
+        argv.format,
+        'usage',
+        'brv tui needs a terminal on stdin and stdout. Scripts and agents use the commands (brv --help), or brv mcp.',
+        EXIT_USAGE,
+      );
+    }
+    const [{ runTui }, service] = await Promise.all([import('../../tui/run.js'), cliService()]);
+    await runTui({
+      service,
+      cwd: argv.C ?? process.cwd(),
+      actor: cliActor(),
+      stdin: process.stdin,
+      stdout: process.stdout,
+      noColor: noColor(),
+    });
+  });
+}
+
+export const tuiCommand: CommandModule<GlobalOptions, GlobalOptions> = {
+  command: 'tui',
+  describe: 'Open the interactive terminal: ask questions, read topics, review changes, live (also: brv with no arguments)',
+  builder: (y) =>
+    y.epilogue(
+      'Type a question and press Enter for the ranked topics; / starts a command (/help lists them, Tab completes). The status ' +
+        'line shows the brv branch, topics, pending reviews and the remote, and changes made elsewhere (an agent curating, ' +
+        'git fetch) show up as they happen. Prompt history is kept per repository in .git/brv/tui-history. NO_COLOR is respected.',
+    ) as never,
+  handler: (argv) => startTui(argv),
+};

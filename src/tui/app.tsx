@@ -1,0 +1,648 @@
+// The REPL: a prompt for questions and slash commands, the screen above it (results, a topic, a
+// command's output, the review), and a status line kept live by the repository's ref events.
+import { Box, Text, useApp, useCursor, useInput, useStdout, type Key } from 'ink';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { isBrvError } from '../errors.js';
+import type { ReviewListWithDiffs } from '../service/review.js';
+import { BRANCH_PREFIX, REVIEW_PREFIX } from '../store/refs.js';
+import { CommandLineError, parseCommandLine, type ArgKind } from './command-line.js';
+import { COMMANDS, runCommand, searchOutcome, type CommandContext, type Outcome, type ResultItem } from './commands.js';
+import { complete } from './completion.js';
+import { helpMarkdown } from './help.js';
+import type { InputHistory } from './input-history.js';
+import { editLine, EMPTY_LINE, type Line, type LineEdit } from './line-editor.js';
+import { clampOffset, Pager, RESULT_ROWS, ResultsList, ReviewScreen, reviewLines, type ReviewPosition } from './screens.js';
+import { readStatus, statusText, type StatusFacts } from './status.js';
+import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
+
+/** A ref that moved, as the repository's watch reports it. */
+export interface RefChange {
+  ref: string;
+  from: string | undefined;
+  to: string | undefined;
+}
+
+export interface AppProps {
+  context: Omit<CommandContext, 'progress'>;
+  history: InputHistory;
+  /** Persists an entered line (errors are the caller's to swallow). */
+  saveHistory(line: string): void;
+  /** Live ref changes; returns the unsubscribe. */
+  subscribe(listener: (change: RefChange) => void): () => void;
+  noColor: boolean;
+  /** Called once the App has unmounted itself (exit). */
+  onExit?(): void;
+}
+
+type Screen =
+  | { type: 'home' }
+  | { type: 'results'; title: string; question: string; items: ResultItem[]; selected: number }
+  | { type: 'pager'; title: string; markdown?: string; text?: string; offset: number; topic?: string }
+  | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition };
+
+interface Message {
+  tone: 'error' | 'info';
+  text: string;
+}
+
+const HOME: Screen = { type: 'home' };
+/** Ctrl-C twice within this: leave. */
+const EXIT_WINDOW_MS = 2000;
+const NOTIFICATION_MS = 8000;
+const PROMPT = '› ';
+
+function errorMessage(error: unknown): Message {
+  if (error instanceof CommandLineError) return { tone: 'error', text: error.message };
+  if (isBrvError(error)) return { tone: 'error', text: `${error.kind}: ${error.message}` };
+  return { tone: 'error', text: error instanceof Error ? error.message : String(error) };
+}
+
+/** The edit a key makes to the prompt line, if it is one. */
+function lineEditFor(input: string, key: Key): LineEdit | undefined {
+  if (key.ctrl) {
+    switch (input) {
+      case 'a':
+        return { type: 'home' };
+      case 'e':
+        return { type: 'end' };
+      case 'u':
+        return { type: 'kill-before' };
+      case 'k':
+        return { type: 'kill-after' };
+      case 'w':
+        return { type: 'kill-word' };
+      case 'b':
+        return { type: 'left' };
+      case 'f':
+        return { type: 'right' };
+      default:
+        return undefined;
+    }
+  }
+  if (key.meta && (input === 'b' || input === 'f')) return { type: input === 'b' ? 'word-left' : 'word-right' };
+  // Most terminals send DEL for Backspace, which ink reads as `delete`: both erase backwards.
+  if (key.backspace || key.delete) return { type: 'backspace' };
+  if (key.leftArrow) return { type: key.meta ? 'word-left' : 'left' };
+  if (key.rightArrow) return { type: key.meta ? 'word-right' : 'right' };
+  if (key.home) return { type: 'home' };
+  if (key.end) return { type: 'end' };
+  if (input && !key.meta && !key.escape && !key.return && !key.tab) return { type: 'insert', text: input };
+  return undefined;
+}
+
+/** Lines of a pager screen for a width (laid out again when the terminal is resized). */
+function pagerLines(screen: Extract<Screen, { type: 'pager' }>, width: number): StyledLine[] {
+  if (screen.markdown !== undefined) return renderTerminalMarkdown(screen.markdown, width);
+  return wrapPlainText(screen.text ?? '', width);
+}
+
+export function App({ context, history, saveHistory, subscribe, noColor, onExit }: AppProps) {
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+  const [line, setLine] = useState<Line>(EMPTY_LINE);
+  const [choices, setChoices] = useState<string[]>([]);
+  const [screens, setScreens] = useState<Screen[]>([HOME]);
+  const [message, setMessage] = useState<Message | undefined>();
+  const [notification, setNotification] = useState<string | undefined>();
+  const [status, setStatus] = useState<StatusFacts | undefined>();
+  const [busy, setBusy] = useState<{ id: number; label: string; progress?: string } | undefined>();
+  const [search, setSearch] = useState<{ query: string; match?: { index: number; line: string } } | undefined>();
+  const exitArmed = useRef(0);
+  const runId = useRef(0);
+  const values = useRef<Record<'topic' | 'branch' | 'remote' | 'review' | 'setting' | 'source', string[]>>({
+    topic: [],
+    branch: [],
+    remote: [],
+    review: [],
+    setting: [],
+    source: [],
+  });
+  const screensRef = useRef(screens);
+  screensRef.current = screens;
+  const { setCursorPosition } = useCursor();
+  const screen = screens[screens.length - 1]!;
+
+  useEffect(() => {
+    const onResize = () => setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    stdout.on('resize', onResize);
+    return () => {
+      stdout.off('resize', onResize);
+    };
+  }, [stdout]);
+
+  const width = Math.max(20, size.columns);
+  const choiceRows = choices.length === 0 ? 0 : Math.min(3, Math.ceil(choices.join('  ').length / width));
+  // The frame stays a line short of the terminal: ink redraws the whole screen for taller output.
+  const mainHeight = Math.max(3, size.rows - 1 - 3 - choiceRows);
+
+  const leave = useCallback(() => {
+    exit();
+    onExit?.();
+  }, [exit, onExit]);
+
+  /** Completion values: topics, branches, remotes, review ids, settings, sources (read again after changes). */
+  const refreshValues = useCallback(async () => {
+    try {
+      const brv = await context.brv();
+      const [topics, branches, remotes, reviews, settings, sources] = await Promise.all([
+        brv.knowledge.list().then((r) => r.topics.map(String)),
+        brv.history.branches({ all: true }).then((bs) => bs.map((b) => b.branch)),
+        brv.sharing.remotes().then((rs) => rs.map((r) => r.name)),
+        brv.review.pending().then((l) => l.tasks.map((t) => t.taskId)),
+        brv.setup.settings().then((ss) => ss.map((s) => s.key)),
+        brv.sharing.sources().then((ss) => ss.map((s) => s.alias)),
+      ]);
+      values.current = { topic: topics, branch: branches, remote: remotes, review: reviews, setting: settings, source: sources };
+    } catch {
+      // Completion is a convenience: a failure leaves the old values.
+    }
+  }, [context]);
+
+  const refreshStatus = useCallback(async () => {
+    try {
+      setStatus(await readStatus(await context.brv()));
+    } catch (error) {
+      setMessage(errorMessage(error));
+    }
+  }, [context]);
+
+  const push = useCallback((next: Screen) => setScreens((stack) => [...stack, next]), []);
+  const replaceTop = useCallback(
+    (update: (top: Screen) => Screen) => setScreens((stack) => [...stack.slice(0, -1), update(stack[stack.length - 1]!)]),
+    [],
+  );
+  const back = useCallback(() => setScreens((stack) => (stack.length > 1 ? stack.slice(0, -1) : stack)), []);
+
+  const readTopic = useCallback(
+    async (path: string): Promise<Screen> => {
+      const read = await (await context.brv()).knowledge.read({ path });
+      return {
+        type: 'pager',
+        title: `${read.topicPath} · ${read.commit.slice(0, 8)}`,
+        markdown: read.content,
+        offset: 0,
+        topic: read.topicPath,
+      };
+    },
+    [context],
+  );
+
+  const loadReview = useCallback(async () => {
+    const list = await (await context.brv()).review.pendingWithDiffs();
+    setScreens((stack) =>
+      stack.map((s) => {
+        if (s.type !== 'review') return s;
+        const task = Math.min(s.at.task, Math.max(0, list.tasks.length - 1));
+        const op = Math.min(s.at.op, Math.max(0, (list.tasks[task]?.operations.length ?? 1) - 1));
+        return { ...s, list, at: { task, op, offset: task === s.at.task && op === s.at.op ? s.at.offset : 0 } };
+      }),
+    );
+  }, [context]);
+
+  /** Runs async work as the one busy task: Ctrl-C drops its result. */
+  const run = useCallback(
+    async <T,>(label: string, work: (progress: (text: string | undefined) => void) => Promise<T>): Promise<T | undefined> => {
+      const id = ++runId.current;
+      setBusy({ id, label });
+      setMessage(undefined);
+      try {
+        const result = await work((text) => setBusy((b) => (b?.id === id ? { ...b, progress: text } : b)));
+        return runId.current === id ? result : undefined;
+      } catch (error) {
+        if (runId.current === id) setMessage(errorMessage(error));
+        return undefined;
+      } finally {
+        setBusy((b) => (b?.id === id ? undefined : b));
+      }
+    },
+    [],
+  );
+
+  const apply = useCallback(
+    async (outcome: Outcome) => {
+      switch (outcome.type) {
+        case 'text':
+          return push({
+            type: 'pager',
+            title: outcome.title,
+            ...(outcome.markdown ? { markdown: outcome.text } : { text: outcome.text }),
+            offset: 0,
+          });
+        case 'results':
+          return push({ type: 'results', title: outcome.title, question: outcome.question, items: outcome.items, selected: 0 });
+        case 'topic': {
+          const opened = await run(`Opening ${outcome.path}…`, () => readTopic(outcome.path));
+          if (opened) push(opened);
+          return;
+        }
+        case 'review':
+          push({ type: 'review', at: { task: 0, op: 0, offset: 0 } });
+          await run('Reading pending reviews…', loadReview);
+          return;
+        case 'note':
+          setMessage({ tone: 'info', text: outcome.text });
+          return;
+        case 'help':
+          return push({ type: 'pager', title: 'Help', markdown: helpMarkdown(COMMANDS), offset: 0 });
+        case 'exit':
+          return leave();
+      }
+    },
+    [push, run, readTopic, loadReview, leave],
+  );
+
+  const submit = useCallback(
+    async (text: string) => {
+      const entered = text.trim();
+      setChoices([]);
+      setLine(EMPTY_LINE);
+      if (entered === '') return;
+      if (history.add(entered)) saveHistory(entered);
+      let outcome: Outcome | undefined;
+      if (entered.startsWith('/')) {
+        let parsed;
+        try {
+          parsed = parseCommandLine(entered, COMMANDS);
+        } catch (error) {
+          setMessage(errorMessage(error));
+          return;
+        }
+        outcome = await run(`${entered.split(' ')[0]}…`, (progress) => runCommand({ ...context, progress }, parsed));
+      } else {
+        outcome = await run('Searching…', () => searchOutcome({ ...context, progress: () => {} }, entered));
+      }
+      if (outcome) {
+        await apply(outcome);
+        if (outcome.type === 'note' || outcome.type === 'text') {
+          void refreshStatus();
+          void refreshValues();
+        }
+      }
+    },
+    [history, saveHistory, run, context, apply, refreshStatus, refreshValues],
+  );
+
+  // First paint first: the status and the completion values are read after it.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      void refreshStatus();
+      void refreshValues();
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [refreshStatus, refreshValues]);
+
+  // Live: what moved, said in one line, and what is on screen read again (a burst coalesced).
+  useEffect(() => {
+    let timer: NodeJS.Timeout | undefined;
+    let notifyTimer: NodeJS.Timeout | undefined;
+    const changes: RefChange[] = [];
+    const settle = async () => {
+      const moved = changes.splice(0);
+      try {
+        const brv = await context.brv();
+        const branchRef = `${BRANCH_PREFIX}${brv.branch}`;
+        const onBranch = moved.find((c) => c.ref === branchRef && c.to);
+        let note: string | undefined;
+        if (onBranch) {
+          const [entry] = await brv.history.log({ limit: 1 });
+          if (entry) note = `${entry.meta.agent ?? entry.author.replace(/\s*<[^>]*>$/, '')}: ${entry.subject}`;
+        } else if (moved.some((c) => c.ref.startsWith(REVIEW_PREFIX))) {
+          note = moved.some((c) => c.ref.startsWith(REVIEW_PREFIX) && c.to && !c.from)
+            ? 'A change is waiting for review (/review).'
+            : 'A review was decided.';
+        } else if (moved.some((c) => c.ref.startsWith(BRANCH_PREFIX))) note = 'Another brv branch moved.';
+        if (note) {
+          setNotification(note);
+          clearTimeout(notifyTimer);
+          notifyTimer = setTimeout(() => setNotification(undefined), NOTIFICATION_MS);
+        }
+        void refreshStatus();
+        void refreshValues();
+        const top = screensRef.current[screensRef.current.length - 1]!;
+        if (top.type === 'pager' && top.topic) {
+          const topic = top.topic;
+          const again = await readTopic(topic).catch(() => undefined);
+          replaceTop((current) =>
+            current.type === 'pager' && current.topic === topic
+              ? again
+                ? { ...again, offset: current.offset }
+                : { ...current, title: `${topic} · removed since you opened it` }
+              : current,
+          );
+        } else if (top.type === 'results') {
+          const question = top.question;
+          const fresh = await searchOutcome({ ...context, progress: () => {} }, question).catch(() => undefined);
+          if (fresh?.type === 'results')
+            replaceTop((current) =>
+              current.type === 'results' && current.question === question
+                ? { ...current, items: fresh.items, selected: Math.min(current.selected, Math.max(0, fresh.items.length - 1)) }
+                : current,
+            );
+        } else if (top.type === 'review') await loadReview();
+      } catch {
+        // A change that cannot be read now is read with the next one.
+      }
+    };
+    const unsubscribe = subscribe((change) => {
+      changes.push(change);
+      clearTimeout(timer);
+      timer = setTimeout(() => void settle(), 150);
+    });
+    return () => {
+      unsubscribe();
+      clearTimeout(timer);
+      clearTimeout(notifyTimer);
+    };
+  }, [subscribe, context, refreshStatus, refreshValues, readTopic, replaceTop, loadReview]);
+
+  const decide = useCallback(
+    async (decision: 'approve' | 'reject', whole: boolean) => {
+      if (screen.type !== 'review' || !screen.list) return;
+      const task = screen.list.tasks[screen.at.task];
+      const op = task?.operations[screen.at.op];
+      if (!task || !op) return;
+      const files = whole ? undefined : [op.path];
+      const done = await run(`${decision === 'approve' ? 'Approving' : 'Rejecting'}…`, async () => {
+        const brv = await context.brv();
+        return decision === 'approve' ? brv.review.approve({ id: task.taskId, files }) : brv.review.reject({ id: task.taskId, files });
+      });
+      if (!done) return;
+      await run('Reading pending reviews…', loadReview);
+      setMessage({
+        tone: 'info',
+        text: `${decision === 'approve' ? 'Approved' : 'Rejected'} ${whole ? `review ${task.taskId}` : op.path}${done.commit ? ` (${done.commit.slice(0, 8)})` : ''}.`,
+      });
+      void refreshStatus();
+    },
+    [screen, run, context, loadReview, refreshStatus],
+  );
+
+  useInput((input, key) => {
+    // Ctrl-C: stop what runs; otherwise leave on the second press.
+    if (key.ctrl && input === 'c') {
+      if (busy) {
+        runId.current++;
+        setBusy(undefined);
+        setMessage({ tone: 'info', text: 'Stopped: its result is dropped.' });
+        return;
+      }
+      if (screen.type === 'home' && line.text !== '') {
+        setLine(EMPTY_LINE);
+        setChoices([]);
+        return;
+      }
+      const now = Date.now();
+      if (now - exitArmed.current < EXIT_WINDOW_MS) return leave();
+      exitArmed.current = now;
+      setMessage({ tone: 'info', text: 'Press Ctrl-C again to leave.' });
+      return;
+    }
+    exitArmed.current = 0;
+
+    if (screen.type === 'home') {
+      if (search) return searchKey(input, key);
+      if (key.ctrl && input === 'd') {
+        if (line.text === '') return leave();
+        setLine((l) => ({ text: l.text.slice(0, l.cursor) + l.text.slice(l.cursor + 1), cursor: l.cursor }));
+        return;
+      }
+      if (key.ctrl && input === 'r') {
+        setSearch({ query: '' });
+        return;
+      }
+      if (key.return) return void submit(line.text);
+      if (key.tab) {
+        const result = completeLine(line);
+        setLine(result.line);
+        setChoices(result.choices);
+        return;
+      }
+      // Typed fast or pasted, text with its Tab or Enter arrives as one chunk: each is applied in turn.
+      if (/[\t\r\n]/.test(input) && !key.ctrl && !key.meta) {
+        let typed = line;
+        let shown: string[] = [];
+        for (const part of input.split(/([\t\r\n])/)) {
+          if (part === '\t') ({ line: typed, choices: shown } = completeLine(typed));
+          else if (part === '\r' || part === '\n') return void submit(typed.text);
+          else if (part !== '') typed = editLine(typed, { type: 'insert', text: part });
+        }
+        setLine(typed);
+        setChoices(shown);
+        return;
+      }
+      if (key.escape) {
+        setChoices([]);
+        setMessage(undefined);
+        history.reset();
+        return;
+      }
+      if (key.upArrow || key.downArrow) {
+        const recalled = key.upArrow ? history.older(line.text) : history.newer();
+        if (recalled !== undefined) setLine(editLine(line, { type: 'set', text: recalled }));
+        return;
+      }
+      const edit = lineEditFor(input, key);
+      if (edit) {
+        setLine((l) => editLine(l, edit));
+        setChoices([]);
+      }
+      return;
+    }
+
+    if (screen.type === 'results') {
+      if (key.escape) return back();
+      if (key.upArrow) return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.max(0, s.selected - 1) } : s));
+      if (key.downArrow)
+        return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.min(s.items.length - 1, s.selected + 1) } : s));
+      const page = Math.max(1, Math.floor((mainHeight - 2) / RESULT_ROWS));
+      if (key.pageUp) return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.max(0, s.selected - page) } : s));
+      if (key.pageDown)
+        return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.min(s.items.length - 1, s.selected + page) } : s));
+      if (key.return) {
+        const item = screen.items[screen.selected];
+        if (!item) return;
+        if (item.source) {
+          setMessage({
+            tone: 'info',
+            text: `${item.path} is in the knowledge source ${item.source}: read it with /query or in brv webui.`,
+          });
+          return;
+        }
+        void apply({ type: 'topic', path: item.path });
+        return;
+      }
+      // Typing goes back to the prompt, to ask again.
+      const edit = lineEditFor(input, key);
+      if (edit?.type === 'insert') {
+        setScreens([HOME]);
+        setLine(editLine(EMPTY_LINE, edit));
+      }
+      return;
+    }
+
+    if (screen.type === 'pager') {
+      const lines = pagerLines(screen, width).length;
+      const body = Math.max(1, mainHeight - 2);
+      const scroll = (to: (offset: number) => number) =>
+        replaceTop((s) => (s.type === 'pager' ? { ...s, offset: clampOffset(to(s.offset), lines, body) } : s));
+      if (key.escape || input === 'q') return back();
+      if (key.upArrow || input === 'k') return scroll((o) => o - 1);
+      if (key.downArrow || input === 'j' || key.return) return scroll((o) => o + 1);
+      if (key.pageUp || input === 'b') return scroll((o) => o - body);
+      if (key.pageDown || input === ' ') return scroll((o) => o + body);
+      if (key.home || input === 'g') return scroll(() => 0);
+      if (key.end || input === 'G') return scroll(() => lines);
+      return;
+    }
+
+    if (screen.type === 'review') {
+      if (key.escape) return back();
+      const list = screen.list;
+      if (!list || busy) return;
+      const task = list.tasks[screen.at.task];
+      const move = (at: ReviewPosition) => replaceTop((s) => (s.type === 'review' ? { ...s, at } : s));
+      if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false);
+      if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true);
+      if (key.rightArrow || input === 'n')
+        return move({ ...screen.at, op: Math.min((task?.operations.length ?? 1) - 1, screen.at.op + 1), offset: 0 });
+      if (key.leftArrow || input === 'p') return move({ ...screen.at, op: Math.max(0, screen.at.op - 1), offset: 0 });
+      if (key.tab)
+        return move({
+          task: list.tasks.length === 0 ? 0 : (screen.at.task + (key.shift ? list.tasks.length - 1 : 1)) % list.tasks.length,
+          op: 0,
+          offset: 0,
+        });
+      const total = reviewLines(list, screen.at, width).length;
+      const body = Math.max(1, mainHeight - 2);
+      if (key.upArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset - 1, total, body) });
+      if (key.downArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset + 1, total, body) });
+      if (key.pageUp) return move({ ...screen.at, offset: clampOffset(screen.at.offset - body, total, body) });
+      if (key.pageDown || input === ' ') return move({ ...screen.at, offset: clampOffset(screen.at.offset + body, total, body) });
+    }
+  });
+
+  function completeLine(current: Line) {
+    return complete(current, COMMANDS, (kind: ArgKind) =>
+      kind === 'folder' ? values.current.topic : kind === 'text' || kind === 'agent' ? [] : values.current[kind],
+    );
+  }
+
+  /** Ctrl-R: typing narrows, Ctrl-R again finds an older match, Enter takes it, Esc gives up. */
+  function searchKey(input: string, key: Key): void {
+    if (!search) return;
+    if (key.escape || (key.ctrl && input === 'g')) return setSearch(undefined);
+    if (key.return || key.tab || key.leftArrow || key.rightArrow) {
+      if (search.match) setLine(editLine(EMPTY_LINE, { type: 'set', text: search.match.line }));
+      setSearch(undefined);
+      return;
+    }
+    if (key.ctrl && input === 'r') {
+      const older = search.query ? history.search(search.query, search.match?.index) : undefined;
+      if (older) setSearch({ ...search, match: older });
+      return;
+    }
+    if (key.backspace || key.delete) {
+      const query = search.query.slice(0, -1);
+      setSearch({ query, ...(query ? { match: history.search(query) } : {}) });
+      return;
+    }
+    if (input && !key.ctrl && !key.meta) {
+      const query = search.query + input;
+      setSearch({ query, match: history.search(query) });
+    }
+  }
+
+  // The prompt: a window of the line around the caret, the real terminal cursor at the caret.
+  const promptWidth = Math.max(10, width - widthOf(PROMPT) - 1);
+  const promptView = useMemo(() => {
+    const before = line.text.slice(0, line.cursor);
+    let start = 0;
+    while (widthOf(line.text.slice(start, line.cursor)) > promptWidth - 1) start++;
+    let shown = line.text.slice(start);
+    while (widthOf(shown) > promptWidth) shown = shown.slice(0, -1);
+    return { shown, caret: widthOf(before.slice(start)) };
+  }, [line, promptWidth]);
+  const promptRow = mainHeight + 1 + choiceRows;
+  useEffect(() => {
+    if (screen.type === 'home' && !search && !busy) setCursorPosition({ x: widthOf(PROMPT) + promptView.caret, y: promptRow });
+    else setCursorPosition(undefined);
+  });
+
+  const color = (name: 'red' | 'green' | 'yellow' | 'cyan') => (noColor ? undefined : name);
+  let main;
+  if (screen.type === 'results') {
+    main = (
+      <ResultsList
+        title={screen.title}
+        items={screen.items}
+        selected={screen.selected}
+        height={mainHeight}
+        width={width}
+        noColor={noColor}
+      />
+    );
+  } else if (screen.type === 'pager') {
+    main = (
+      <Pager
+        title={screen.title}
+        lines={pagerLines(screen, width)}
+        offset={screen.offset}
+        height={mainHeight}
+        width={width}
+        noColor={noColor}
+      />
+    );
+  } else if (screen.type === 'review') {
+    main = <ReviewScreen list={screen.list} at={screen.at} height={mainHeight} width={width} noColor={noColor} />;
+  } else {
+    main = (
+      <Box flexDirection="column" height={mainHeight} justifyContent="flex-end">
+        <Text bold>brv</Text>
+        <Text wrap="wrap">Ask a question and press Enter, or type / for a command (Tab completes; /help lists commands and keys).</Text>
+      </Box>
+    );
+  }
+  const below = busy
+    ? `${busy.label}${busy.progress ? ` ${busy.progress}` : ''} (Ctrl-C stops)`
+    : message
+      ? message.text
+      : notification
+        ? `● ${notification}`
+        : '';
+  return (
+    <Box flexDirection="column" width={width}>
+      {main}
+      <Text
+        wrap="truncate"
+        color={busy ? color('yellow') : message?.tone === 'error' ? color('red') : notification && !message ? color('green') : undefined}
+      >
+        {below || ' '}
+      </Text>
+      {choiceRows > 0 ? (
+        <Box height={choiceRows}>
+          <Text wrap="wrap" dimColor>
+            {choices.join('  ')}
+          </Text>
+        </Box>
+      ) : null}
+      {search ? (
+        <Text wrap="truncate">
+          (history search) '{search.query}': {search.match ? search.match.line : search.query ? 'no match' : ''}
+        </Text>
+      ) : screen.type === 'home' ? (
+        <Text wrap="truncate">
+          <Text color={color('cyan')}>{PROMPT}</Text>
+          {promptView.shown}
+        </Text>
+      ) : (
+        <Text dimColor wrap="truncate">
+          {'  '}Esc returns to the prompt
+        </Text>
+      )}
+      <Text inverse wrap="truncate">
+        {` ${statusText(status)} `.padEnd(width, ' ')}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,116 @@
+// What the prompt's slash commands accept, and how a line is split into them. Pure: completion.ts
+// and commands.ts build on it.
+
+/** What an argument names, for Tab completion. */
+export type ArgKind = 'topic' | 'folder' | 'branch' | 'remote' | 'review' | 'setting' | 'source' | 'agent' | 'text';
+
+export interface CommandShape {
+  /** Positional arguments, by position; the last one repeats when `repeat` is set. */
+  args?: readonly ArgKind[];
+  repeat?: boolean;
+  /** `--name` → the kind of its value, or 'flag' for a switch. */
+  options?: Readonly<Record<string, ArgKind | 'flag'>>;
+}
+
+export interface CommandSpec extends CommandShape {
+  /** Without the slash: `vc`. */
+  name: string;
+  summary: string;
+  usage: string;
+  /** Sub-commands by name (`/vc log`), each with its own arguments. */
+  subcommands?: Readonly<Record<string, CommandShape & { summary: string }>>;
+}
+
+export interface ParsedCommand {
+  name: string;
+  subcommand?: string;
+  args: string[];
+  options: Record<string, string | true>;
+}
+
+/** Words of a line: spaces separate them, "double" or 'single' quotes keep spaces inside one. */
+export function splitWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: string | undefined;
+  let started = false;
+  for (const char of line) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else word += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      started = true;
+    } else if (char === ' ') {
+      if (started) words.push(word);
+      word = '';
+      started = false;
+    } else {
+      word += char;
+      started = true;
+    }
+  }
+  if (started) words.push(word);
+  return words;
+}
+
+export class CommandLineError extends Error {}
+
+/** A slash command line (`/vc log --limit 5`) against the specs; throws CommandLineError for bad input. */
+export function parseCommandLine(line: string, specs: readonly CommandSpec[]): ParsedCommand {
+  const words = splitWords(line.trim().replace(/^\//, ''));
+  const name = words.shift() ?? '';
+  const spec = specs.find((s) => s.name === name);
+  if (!spec) {
+    const close = specs.filter((s) => s.name.startsWith(name.slice(0, 2))).map((s) => `/${s.name}`);
+    throw new CommandLineError(`No command /${name}.${close.length ? ` Did you mean ${close.join(', ')}?` : ''} /help lists them all.`);
+  }
+  let shape: CommandShape = spec;
+  let subcommand: string | undefined;
+  if (spec.subcommands) {
+    subcommand = words.shift();
+    const chosen = subcommand === undefined ? undefined : spec.subcommands[subcommand];
+    if (!chosen) {
+      throw new CommandLineError(
+        `${subcommand === undefined ? `/${name} needs a sub-command` : `/${name} has no sub-command ${subcommand}`}: ${Object.keys(spec.subcommands).join(', ')}.`,
+      );
+    }
+    shape = chosen;
+  }
+  const args: string[] = [];
+  const options: Record<string, string | true> = {};
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word.startsWith('--') && word.length > 2) {
+      const [option, inline] = word.includes('=')
+        ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]
+        : [word, undefined];
+      const kind = shape.options?.[option];
+      if (kind === undefined) {
+        const known = Object.keys(shape.options ?? {});
+        throw new CommandLineError(
+          `${usageName(name, subcommand)} has no option ${option}.${known.length ? ` Its options: ${known.join(', ')}.` : ''}`,
+        );
+      }
+      if (kind === 'flag') {
+        if (inline !== undefined) throw new CommandLineError(`${option} takes no value.`);
+        options[option] = true;
+      } else {
+        const value = inline ?? words[++i];
+        if (value === undefined || value === '') throw new CommandLineError(`${option} needs a value.`);
+        options[option] = value;
+      }
+    } else args.push(word);
+  }
+  const allowed = shape.args?.length ?? 0;
+  if (!shape.repeat && args.length > allowed) {
+    throw new CommandLineError(
+      `${usageName(name, subcommand)} takes ${allowed === 0 ? 'no arguments' : `at most ${allowed}`}: ${spec.usage}`,
+    );
+  }
+  return { name, ...(subcommand ? { subcommand } : {}), args, options };
+}
+
+function usageName(name: string, subcommand: string | undefined): string {
+  return `/${name}${subcommand ? ` ${subcommand}` : ''}`;
+}

@@ -1,0 +1,247 @@
+// The REPL's slash commands: what each accepts (for parsing and Tab completion) and what it does,
+// through the service, answered as an Outcome the App shows. Text output comes from src/views,
+// the same words as the CLI's.
+import type { Brv } from '../service/brv.js';
+import type { Actor } from '../service/host.js';
+import type { BrvService } from '../service/service.js';
+import type { SyncProgress } from '../service/sharing.js';
+import { connectorStatusText } from '../views/connectors.js';
+import { doctorText } from '../views/doctor.js';
+import { queryText } from '../views/query.js';
+import { settingSetText, settingsText } from '../views/settings.js';
+import { sourcesText } from '../views/worktree.js';
+import { listText, removeText } from '../views/topics.js';
+import {
+  branchesText,
+  checkoutText,
+  diffText,
+  logText,
+  mergeText,
+  syncStepText,
+  syncText,
+  syncTransferText,
+  vcStatusText,
+} from '../views/vc.js';
+import type { CommandSpec, ParsedCommand } from './command-line.js';
+
+/** One search hit, as the results list shows it. */
+export interface ResultItem {
+  path: string;
+  title: string;
+  excerpt: string;
+  score: number;
+  terms: string[];
+  /** The knowledge source it comes from (read-only), if not this repository. */
+  source?: string;
+}
+
+export type Outcome =
+  | { type: 'text'; title: string; text: string; markdown?: boolean }
+  | { type: 'results'; title: string; question: string; items: ResultItem[] }
+  | { type: 'topic'; path: string }
+  | { type: 'review' }
+  | { type: 'note'; text: string }
+  | { type: 'help' }
+  | { type: 'exit' };
+
+export interface CommandContext {
+  service: BrvService;
+  brv(): Promise<Brv>;
+  actor: Actor;
+  /** The directory the REPL was started in (connectors are looked up from it). */
+  cwd: string;
+  /** What long work is doing now (undefined: done). */
+  progress(text: string | undefined): void;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  { name: 'query', summary: 'Ask a question: the matching topics, rendered', usage: '/query <question>', args: ['text'], repeat: true },
+  {
+    name: 'search',
+    summary: 'Ranked topics for a question, as a list to open',
+    usage: '/search <question> [--scope <folder>] [--limit N]',
+    args: ['text'],
+    repeat: true,
+    options: { '--scope': 'folder', '--limit': 'text' },
+  },
+  { name: 'read', summary: 'Open a topic', usage: '/read <topic>', args: ['topic'] },
+  { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', args: ['folder'] },
+  {
+    name: 'rm',
+    summary: 'Remove a topic (a folder with --recursive); one commit, reviewable',
+    usage: '/rm <topic> [--recursive] [--reason <why>]',
+    args: ['topic'],
+    options: { '--recursive': 'flag', '--reason': 'text' },
+  },
+  { name: 'review', summary: 'Step through pending reviews: approve or reject each topic', usage: '/review', args: [] },
+  {
+    name: 'vc',
+    summary: 'Version control of the knowledge: log, diff, status, branch, checkout, merge',
+    usage: '/vc log|diff|status|branch|checkout|merge …',
+    subcommands: {
+      log: { summary: 'The brv history', args: ['topic'], options: { '--limit': 'text', '--all': 'flag' } },
+      diff: { summary: 'What changed (the last commit, or since a revision)', args: ['text'] },
+      status: { summary: 'The branch against its remote', args: [] },
+      branch: { summary: 'The brv branches', args: [], options: { '--all': 'flag' } },
+      checkout: { summary: 'Switch brv branch (--create makes it)', args: ['branch'], options: { '--create': 'flag' } },
+      merge: { summary: 'Merge a brv branch (or remote/branch) into this one', args: ['branch'] },
+    },
+  },
+  { name: 'sync', summary: 'Fetch, merge and push the brv branch', usage: '/sync [remote]', args: ['remote'] },
+  { name: 'sources', summary: 'Knowledge sources this repository reads', usage: '/sources', args: [] },
+  { name: 'connectors', summary: 'Which agents are connected to brv here', usage: '/connectors', args: [] },
+  {
+    name: 'settings',
+    summary: 'brv settings (set one: /settings <key> <value>)',
+    usage: '/settings [<key> <value>]',
+    args: ['setting', 'text'],
+  },
+  { name: 'doctor', summary: 'Check the setup; each problem with its fix', usage: '/doctor', args: [] },
+  { name: 'help', summary: 'Commands and keys', usage: '/help', args: [] },
+  { name: 'exit', summary: 'Leave (Ctrl-C twice, or Ctrl-D, too)', usage: '/exit', args: [] },
+];
+
+const LIMIT = 20;
+
+function limitOption(value: string | true | undefined, fallback: number, max: number): number {
+  if (value === undefined || value === true) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--limit takes a whole number from 1 to ${max}.`);
+  return Math.min(n, max);
+}
+
+/** A question as the results list: the ranked topics, nothing rendered yet (Enter opens one). */
+export async function searchOutcome(
+  ctx: CommandContext,
+  question: string,
+  options: { scope?: string; limit?: number } = {},
+): Promise<Outcome> {
+  const found = await (
+    await ctx.brv()
+  ).retrieval.search({ question, limit: options.limit ?? LIMIT, ...(options.scope ? { scope: options.scope } : {}) });
+  return {
+    type: 'results',
+    title: `Search: ${question}`,
+    question,
+    items: found.results.map((r) => ({
+      path: r.topicPath,
+      title: r.title,
+      excerpt: r.excerpt,
+      score: r.score,
+      terms: r.matched.terms,
+      ...('origin' in r && r.origin === 'shared' && typeof r.source === 'string' ? { source: r.source } : {}),
+    })),
+  };
+}
+
+/** Runs a parsed slash command. Throws what the service throws (the App shows kind and message). */
+export async function runCommand(ctx: CommandContext, command: ParsedCommand): Promise<Outcome> {
+  const { args, options } = command;
+  const text = args.join(' ').trim();
+  switch (command.name) {
+    case 'query': {
+      if (!text) throw new Error('Ask something: /query <question>.');
+      const result = await (await ctx.brv()).retrieval.query({ question: text, limit: 5 });
+      return { type: 'text', title: `Query: ${text}`, text: queryText(result), markdown: true };
+    }
+    case 'search': {
+      if (!text) throw new Error('Search for something: /search <question>.');
+      const scope = typeof options['--scope'] === 'string' ? options['--scope'] : undefined;
+      return searchOutcome(ctx, text, { scope, limit: limitOption(options['--limit'], LIMIT, 50) });
+    }
+    case 'read':
+      if (!args[0]) throw new Error('Name a topic: /read <topic> (Tab completes paths).');
+      return { type: 'topic', path: args[0] };
+    case 'ls': {
+      const listed = await (await ctx.brv()).knowledge.list(args[0] ? { prefix: args[0] } : {});
+      return { type: 'text', title: `Topics${listed.prefix ? ` under ${listed.prefix}` : ''}`, text: listText(listed) };
+    }
+    case 'rm': {
+      if (!args[0]) throw new Error('Name a topic: /rm <topic>.');
+      const removed = await (
+        await ctx.brv()
+      ).knowledge.remove(
+        {
+          path: args[0],
+          recursive: options['--recursive'] === true,
+          ...(typeof options['--reason'] === 'string' ? { reason: options['--reason'] } : {}),
+        },
+        ctx.actor,
+      );
+      return { type: 'note', text: removeText(removed) };
+    }
+    case 'review':
+      return { type: 'review' };
+    case 'vc':
+      return runVc(ctx, command);
+    case 'sync': {
+      const brv = await ctx.brv();
+      try {
+        const result = await brv.sharing.sync({ ...(args[0] ? { remote: args[0] } : {}), onProgress: progressOf(ctx) }, ctx.actor);
+        return { type: 'text', title: 'Sync', text: syncText(result) };
+      } finally {
+        ctx.progress(undefined);
+      }
+    }
+    case 'sources':
+      return { type: 'text', title: 'Knowledge sources', text: sourcesText(await (await ctx.brv()).sharing.sources()) };
+    case 'connectors': {
+      const status = await ctx.service.connectorStatus({ cwd: ctx.cwd });
+      return { type: 'text', title: 'Connectors', text: connectorStatusText(status.scopes, status.connectors) };
+    }
+    case 'settings': {
+      const brv = await ctx.brv();
+      if (args.length === 0) return { type: 'text', title: 'Settings', text: settingsText(await brv.setup.settings()) };
+      if (args.length === 1) throw new Error(`Give a value: /settings ${args[0]} <value>.`);
+      return { type: 'note', text: settingSetText(await brv.setup.setSetting({ key: args[0]!, value: args.slice(1).join(' ') }), false) };
+    }
+    case 'doctor':
+      return { type: 'text', title: 'Doctor', text: doctorText(await (await ctx.brv()).setup.doctor()) };
+    case 'help':
+      return { type: 'help' };
+    case 'exit':
+      return { type: 'exit' };
+    default:
+      throw new Error(`No command /${command.name}.`);
+  }
+}
+
+function progressOf(ctx: CommandContext): (step: SyncProgress) => void {
+  return (step) => {
+    const transfer = syncTransferText(step);
+    ctx.progress(transfer ? `${syncStepText(step)} ${transfer.text}` : syncStepText(step));
+  };
+}
+
+async function runVc(ctx: CommandContext, command: ParsedCommand): Promise<Outcome> {
+  const brv = await ctx.brv();
+  const { args, options } = command;
+  switch (command.subcommand) {
+    case 'log': {
+      const entries = await brv.history.log({
+        limit: limitOption(options['--limit'], 30, 1000),
+        all: options['--all'] === true,
+        ...(args[0] ? { path: args[0] } : {}),
+      });
+      return { type: 'text', title: 'History', text: logText(brv.branch, entries) };
+    }
+    case 'diff':
+      return {
+        type: 'text',
+        title: 'Diff',
+        text: diffText(await brv.history.diff({ ...(args[0] ? { range: args[0] } : {}), patch: true })),
+      };
+    case 'status':
+      return { type: 'text', title: 'Status', text: vcStatusText(await brv.history.status()) };
+    case 'branch':
+      return { type: 'text', title: 'Branches', text: branchesText(await brv.history.branches({ all: options['--all'] === true })) };
+    case 'checkout':
+      if (!args[0]) throw new Error('Name a branch: /vc checkout <branch> (--create to make it).');
+      return { type: 'note', text: checkoutText(await brv.history.checkout({ name: args[0], create: options['--create'] === true })) };
+    case 'merge':
+      if (!args[0]) throw new Error('Name what to merge: /vc merge <branch> (or <remote>/<branch>).');
+      return { type: 'text', title: 'Merge', text: mergeText(args[0], await brv.history.merge({ source: args[0] }, ctx.actor)) };
+    default:
+      throw new Error('/vc log|diff|status|branch|checkout|merge');
+  }
+}

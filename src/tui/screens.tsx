@@ -1,0 +1,216 @@
+// What the REPL shows above its prompt: a pager (a topic, a command's output, help), the results of
+// a question, the review of pending changes. Pure components: the App owns the state.
+import { Box, Text } from 'ink';
+import type { ResultItem } from './commands.js';
+import { plainLine, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
+import type { ReviewListWithDiffs } from '../service/review.js';
+
+/** Cuts a line to `width` columns. */
+function clipLine(line: StyledLine, width: number): StyledLine {
+  const out: Span[] = [];
+  let used = 0;
+  for (const span of line) {
+    const size = widthOf(span.text);
+    if (used + size <= width) {
+      out.push(span);
+      used += size;
+      continue;
+    }
+    let text = '';
+    for (const char of span.text) {
+      if (used + widthOf(text + char) > width) break;
+      text += char;
+    }
+    if (text) out.push({ ...span, text });
+    break;
+  }
+  return out;
+}
+
+function SpanText({ span, noColor }: { span: Span; noColor: boolean }) {
+  const s = span.style ?? {};
+  return (
+    <Text
+      bold={s.bold}
+      italic={s.italic}
+      underline={s.underline}
+      strikethrough={s.strike}
+      dimColor={s.dim}
+      color={noColor ? undefined : s.color}
+    >
+      {span.text}
+    </Text>
+  );
+}
+
+function LineView({ line, width, noColor }: { line: StyledLine; width: number; noColor: boolean }) {
+  const clipped = clipLine(line, width);
+  return (
+    <Text wrap="truncate">{clipped.length === 0 ? ' ' : clipped.map((span, i) => <SpanText key={i} span={span} noColor={noColor} />)}</Text>
+  );
+}
+
+/** The first line shown so that `offset` stays within the lines. */
+export function clampOffset(offset: number, total: number, height: number): number {
+  return Math.max(0, Math.min(offset, Math.max(0, total - height)));
+}
+
+export function Pager(props: {
+  title: string;
+  lines: readonly StyledLine[];
+  offset: number;
+  height: number;
+  width: number;
+  noColor: boolean;
+}) {
+  const { title, lines, height, width, noColor } = props;
+  const body = Math.max(1, height - 2);
+  const offset = clampOffset(props.offset, lines.length, body);
+  const shown = lines.slice(offset, offset + body);
+  const end = Math.min(lines.length, offset + body);
+  const position =
+    lines.length <= body ? `${lines.length} line${lines.length === 1 ? '' : 's'}` : `${offset + 1}–${end} of ${lines.length}`;
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        {title}
+      </Text>
+      <Box flexDirection="column" height={body}>
+        {shown.map((line, i) => (
+          <LineView key={offset + i} line={line} width={width} noColor={noColor} />
+        ))}
+      </Box>
+      <Text dimColor wrap="truncate">
+        {position} · ↑↓ PgUp PgDn Space · Home End · Esc back
+      </Text>
+    </Box>
+  );
+}
+
+/** Lines each result takes in the list. */
+export const RESULT_ROWS = 3;
+
+export function ResultsList(props: {
+  title: string;
+  items: readonly ResultItem[];
+  selected: number;
+  height: number;
+  width: number;
+  noColor: boolean;
+}) {
+  const { title, items, selected, height, width, noColor } = props;
+  const fit = Math.max(1, Math.floor((height - 2) / RESULT_ROWS));
+  const first = Math.max(0, Math.min(selected - Math.floor(fit / 2), items.length - fit));
+  const visible = items.slice(first, first + fit);
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        {title}
+      </Text>
+      <Box flexDirection="column" height={height - 2}>
+        {items.length === 0 ? <Text>No topics match. Try other words, or /ls to see what there is.</Text> : null}
+        {visible.map((item, i) => {
+          const index = first + i;
+          const chosen = index === selected;
+          const where = item.source ? `${item.source}: ${item.path} (read-only source)` : item.path;
+          return (
+            <Box key={`${item.source ?? ''}:${item.path}`} flexDirection="column">
+              <Text wrap="truncate" bold={chosen} inverse={chosen}>
+                {chosen ? '›' : ' '} {index + 1}. {item.title || item.path}{' '}
+                <Text dimColor={!chosen}>[{Math.round(item.score * 100)}%]</Text>
+              </Text>
+              <Text wrap="truncate" color={noColor ? undefined : 'cyan'}>
+                {'    '}
+                {where}
+              </Text>
+              <Text wrap="truncate" dimColor>
+                {'    '}
+                {plainLine(clipLine([{ text: item.excerpt.replace(/\s+/g, ' ') }], Math.max(10, width - 4)))}
+              </Text>
+            </Box>
+          );
+        })}
+      </Box>
+      <Text dimColor wrap="truncate">
+        {items.length > 0 ? `${selected + 1} of ${items.length} · ↑↓ choose · Enter open · type to ask again · Esc back` : 'Esc back'}
+      </Text>
+    </Box>
+  );
+}
+
+export interface ReviewPosition {
+  task: number;
+  op: number;
+  offset: number;
+}
+
+/** The lines of one operation of a pending review: what it is, why, and its diff. */
+export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width: number): StyledLine[] {
+  const task = list.tasks[at.task];
+  if (!task) return [[{ text: 'Nothing to review: every change is decided.' }]];
+  const op = task.operations[at.op];
+  const lines: StyledLine[] = [
+    [
+      { text: `Review ${task.taskId}`, style: { bold: true } },
+      {
+        text: ` (${at.task + 1} of ${list.tasks.length}) · ${task.time}${task.gated ? ' · held: not on the branch until approved' : ''}`,
+        style: { dim: true },
+      },
+    ],
+    ...wrapPlainText(task.subject, width),
+    [],
+  ];
+  if (!op) return [...lines, [{ text: 'This review names no topic.' }]];
+  lines.push([
+    { text: `${op.type} `, style: { bold: true, color: 'yellow' } },
+    { text: op.path, style: { color: 'cyan' } },
+    { text: `${op.impact ? ` · impact ${op.impact}` : ''} · topic ${at.op + 1} of ${task.operations.length}`, style: { dim: true } },
+  ]);
+  if (op.reason) lines.push(...wrapPlainText(`Why: ${op.reason}`, width));
+  lines.push([]);
+  if (op.diff) {
+    for (const diffLine of op.diff.split('\n')) {
+      const color = diffLine.startsWith('+') ? 'green' : diffLine.startsWith('-') ? 'magenta' : undefined;
+      for (const wrapped of wrapPlainText(diffLine, width))
+        lines.push(wrapped.map((span) => ({ ...span, style: color ? { color } : { dim: true } })));
+    }
+  } else {
+    const summary = [op.previousSummary && `- ${op.previousSummary}`, op.summary && `+ ${op.summary}`].filter(Boolean).join('\n');
+    lines.push(...wrapPlainText(summary || (op.type === 'DELETE' ? 'The topic is removed.' : 'No diff to show.'), width));
+  }
+  return lines;
+}
+
+export function ReviewScreen(props: {
+  list: ReviewListWithDiffs | undefined;
+  at: ReviewPosition;
+  height: number;
+  width: number;
+  noColor: boolean;
+}) {
+  const { list, at, height, width, noColor } = props;
+  if (!list)
+    return (
+      <Pager title="Review" lines={[[{ text: 'Reading pending reviews…' }]]} offset={0} height={height} width={width} noColor={noColor} />
+    );
+  const lines = reviewLines(list, at, width);
+  const body = Math.max(1, height - 2);
+  const offset = clampOffset(at.offset, lines.length, body);
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        Review · {list.tasks.length} pending
+      </Text>
+      <Box flexDirection="column" height={body}>
+        {lines.slice(offset, offset + body).map((line, i) => (
+          <LineView key={offset + i} line={line} width={width} noColor={noColor} />
+        ))}
+      </Box>
+      <Text dimColor wrap="truncate">
+        {list.tasks.length === 0
+          ? 'Esc back'
+          : 'a approve · r reject this topic · A/R the whole review · ←→ topic · Tab next review · ↑↓ scroll · Esc back'}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,215 @@
+import test from 'ava';
+import { render } from 'ink-testing-library';
+import { createElement } from 'react';
+import { App, type RefChange } from '../../src/tui/app.js';
+import { InputHistory } from '../../src/tui/input-history.js';
+import { cleanup, curateTopic, makeRepo, reply, showTopic } from '../helpers/repo.js';
+import { testService } from '../helpers/service.js';
+
+// The REPL as a component, in ink's test renderer, against a real repository through the real
+// service. The pseudo-terminal end to end (a real `brv`, tmux) is test/tui/terminal.test.ts.
+
+const ENTER = '\r';
+const ESC = '\u001b';
+const DOWN = '\u001b[B';
+const TAB = '\t';
+const CTRL_C = '\u0003';
+
+async function seeded(): Promise<string> {
+  const repo = await makeRepo();
+  await curateTopic(
+    repo,
+    reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in HttpOnly cookies.</bv-rule>'),
+  );
+  await curateTopic(repo, reply('security/auth', 'Auth tokens', '<bv-rule severity="must">Sign session tokens with RS256.</bv-rule>'));
+  await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with blue-green switches.</bv-rule>'));
+  return repo;
+}
+
+function mount(repo: string, options: { noColor?: boolean; history?: string[] } = {}) {
+  const pool = testService.pool(repo, { serverName: 'brv tui' });
+  const listeners = new Set<(change: RefChange) => void>();
+  const saved: string[] = [];
+  let exited = 0;
+  const app = render(
+    createElement(App, {
+      context: { service: testService, brv: () => pool.resolve(undefined), actor: { agent: 'tui-test' }, cwd: repo },
+      history: new InputHistory(options.history ?? []),
+      saveHistory: (line: string) => saved.push(line),
+      subscribe: (listener: (change: RefChange) => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      noColor: options.noColor ?? false,
+      onExit: () => exited++,
+    }),
+  );
+  const frame = () => app.lastFrame() ?? '';
+  /** Waits until the screen shows `pattern` (the work behind it is real: git, the index). */
+  const see = async (pattern: RegExp, timeout = 15_000): Promise<string> => {
+    const start = Date.now();
+    while (!pattern.test(frame())) {
+      if (Date.now() - start > timeout) throw new Error(`never saw ${pattern}; the screen:\n${frame()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return frame();
+  };
+  const type = async (text: string) => {
+    app.stdin.write(text);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  };
+  return {
+    app,
+    frame,
+    see,
+    type,
+    saved,
+    exits: () => exited,
+    change: (change: RefChange) => listeners.forEach((l) => l(change)),
+    close: async () => {
+      app.unmount();
+      await pool.close();
+    },
+  };
+}
+
+test.serial('a question lists ranked topics; Enter opens one rendered; Esc goes back; the status line fills in', async (t) => {
+  const repo = await seeded();
+  const ui = mount(repo);
+  t.teardown(async () => {
+    await ui.close();
+    await cleanup(repo);
+  });
+  await ui.see(/3 topics · no reviews/);
+  await ui.type('session tokens');
+  await ui.type(ENTER);
+  const results = await ui.see(/Search: session tokens/);
+  t.regex(results, /› 1\. /);
+  t.regex(results, /security\/cookies/);
+  t.regex(results, /security\/auth/);
+  t.deepEqual(ui.saved, ['session tokens'], 'the question is kept in the history');
+  // The second result, opened.
+  const second = /2\. (Session cookies|Auth tokens)/.exec(results)![1]!;
+  await ui.type(DOWN);
+  await ui.type(ENTER);
+  const topic = await ui.see(new RegExp(`${second}\\n═+`));
+  t.regex(topic, second === 'Auth tokens' ? /RS256/ : /HttpOnly/);
+  await ui.type(ESC);
+  await ui.see(/Search: session tokens/);
+  await ui.type(ESC);
+  await ui.see(/Ask a question and press Enter/);
+});
+
+test.serial('slash commands: Tab completes, /ls and /vc log page their output, a mistake is said and nothing runs', async (t) => {
+  const repo = await seeded();
+  const ui = mount(repo);
+  t.teardown(async () => {
+    await ui.close();
+    await cleanup(repo);
+  });
+  await ui.see(/3 topics/);
+  await ui.type('/l');
+  await ui.type(TAB);
+  t.regex(ui.frame(), /› \/ls\s*$/m);
+  await ui.type('s');
+  await ui.type(TAB);
+  await ui.see(/› \/ls security\/$/m);
+  await ui.type(ENTER);
+  const listed = await ui.see(/Topics under security\//);
+  t.regex(listed, /security\/auth\nsecurity\/cookies\n\(2 topics\)/);
+  await ui.type(ESC);
+  await ui.type('/vc log --limit 2');
+  await ui.type(ENTER);
+  const log = await ui.see(/History/);
+  t.regex(log, /curate: ops\/deploy/);
+  t.notRegex(log, /curate: security\/cookies/, 'two commits only');
+  await ui.type(ESC);
+  await ui.see(/Ask a question/);
+  await ui.type('/vc blame');
+  await ui.type(ENTER);
+  await ui.see(/\/vc has no sub-command blame: log, diff, status, branch, checkout, merge\./);
+  await ui.type('/read nowhere/topic');
+  await ui.type(ENTER);
+  await ui.see(/not-found: No topic at nowhere\/topic/);
+});
+
+test.serial(
+  '/review: a change an agent made is shown with its diff; r rejects it and the topic is back; the inbox empties live',
+  async (t) => {
+    const repo = await seeded();
+    await curateTopic(
+      repo,
+      reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in Secure HttpOnly cookies.</bv-rule>', {
+        impact: 'high',
+        reason: 'security review',
+      }),
+      ['--overwrite'],
+    );
+    const ui = mount(repo);
+    t.teardown(async () => {
+      await ui.close();
+      await cleanup(repo);
+    });
+    await ui.see(/1 review pending/);
+    await ui.type('/review');
+    await ui.type(ENTER);
+    const review = await ui.see(/UPDATE security\/cookies/);
+    t.regex(review, /Why: security review/);
+    t.regex(review, /-- \*\*Rule\*\* \[must\]: Session tokens live in HttpOnly cookies\./);
+    t.regex(review, /\+- \*\*Rule\*\* \[must\]: Session tokens live in Secure HttpOnly cookies\./);
+    await ui.type('r');
+    await ui.see(/Nothing to review: every change is decided\./);
+    await ui.see(/Rejected security\/cookies/);
+    t.notRegex((await showTopic(repo, 'security/cookies.html')) ?? '', /Secure/);
+    await ui.see(/no reviews/);
+  },
+);
+
+test.serial('live: a change made elsewhere is announced and the open topic is read again', async (t) => {
+  const repo = await seeded();
+  const ui = mount(repo);
+  t.teardown(async () => {
+    await ui.close();
+    await cleanup(repo);
+  });
+  await ui.see(/3 topics/);
+  await ui.type('/read ops/deploy');
+  await ui.type(ENTER);
+  await ui.see(/blue-green/);
+  await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with canary releases first.</bv-rule>'), [
+    '--overwrite',
+  ]);
+  await curateTopic(repo, reply('ops/oncall', 'On call', '<bv-rule severity="must">Page the on-call engineer.</bv-rule>'));
+  // What the repository's ref watch delivers (run.ts subscribes it): here, by hand.
+  ui.change({ ref: 'refs/brv/heads/main', from: undefined, to: 'x' });
+  const after = await ui.see(/canary releases/);
+  t.regex(after, /● .*curate: ops\/oncall/);
+  await ui.see(/4 topics/);
+});
+
+test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twice leaves', async (t) => {
+  const repo = await seeded();
+  const ui = mount(repo, { history: ['how do we deploy', '/ls ops', 'auth tokens'] });
+  t.teardown(async () => {
+    await ui.close();
+    await cleanup(repo);
+  });
+  await ui.see(/3 topics/);
+  await ui.type('\u001b[A');
+  await ui.see(/› auth tokens$/m);
+  await ui.type('\u001b[A');
+  await ui.see(/› \/ls ops$/m);
+  await ui.type(CTRL_C);
+  await ui.see(/^›\s*$/m);
+  await ui.type('\u0012'); // Ctrl-R
+  await ui.type('dep');
+  await ui.see(/\(history search\) 'dep': how do we deploy/);
+  await ui.type(ENTER);
+  await ui.see(/› how do we deploy$/m);
+  await ui.type(CTRL_C);
+  t.is(ui.exits(), 0);
+  await ui.type(CTRL_C);
+  await ui.see(/Press Ctrl-C again to leave\./);
+  await ui.type(CTRL_C);
+  t.is(ui.exits(), 1);
+});
