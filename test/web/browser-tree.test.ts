@@ -197,3 +197,30 @@ browserTest(
     }
   },
 );
+
+browserTest('live: a change reloads the loaded folders in place, keeping what is expanded and where the tree is scrolled', async (t) => {
+  const page = await open();
+  try {
+    await page.locator('[data-testid="tree-folder"][data-path="alpha"]').click();
+    await page.locator('[data-testid="tree-topic"][data-path="alpha/two"]').waitFor();
+    await page.locator('[data-testid="tree-folder"][data-path="big"]').click();
+    await page.locator('[data-testid="tree-topic"][data-path="big/t00000"]').waitFor();
+    const tree = page.locator('[data-testid="tree"]');
+    await tree.evaluate((element) => (element.scrollTop = 26 * 5000));
+    await page.locator('[data-testid="tree-topic"][data-path="big/t05000"]').waitFor();
+    await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1));
+    // Another process commits (as a push or an agent would): the tree follows without a reload.
+    await plantBulk(repo!, [['big/s-new.html', topic('big/s-new', 'Newcomer')]]);
+    await page.locator('[data-testid="live-notice"]').waitFor({ timeout: 10_000 });
+    // The big folder has one more child: the rows in view say so (aria-setsize), where they were.
+    await page.locator(`[data-testid="tree-topic"][data-path="big/t05000"][aria-setsize="${BIG + 1}"]`).waitFor({ timeout: 10_000 });
+    t.is(await tree.evaluate((element) => element.scrollTop), 26 * 5000, 'the scroll position is kept');
+    await tree.evaluate((element) => (element.scrollTop = 0));
+    await page.locator('[data-testid="tree-topic"][data-path="big/s-new"]').waitFor();
+    t.is(await page.locator('[data-testid="tree-folder"][data-path="alpha"]').getAttribute('aria-expanded'), 'true');
+    t.is(await page.locator('[data-testid="tree-folder"][data-path="big"]').getAttribute('aria-expanded'), 'true');
+    t.is(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 1, 'the page was not reloaded');
+  } finally {
+    await page.context().close();
+  }
+});
