@@ -4,6 +4,10 @@
  *     index: the issue's "search response ≤ 50 ms server side"), p50/p95;
  *   - page: the dashboard opened in headless Chromium until the knowledge tree shows its first topic
  *     (first page load to interactive), p50 over fresh browser contexts;
+ *   - tree: `GET /api/tree` one level at a time — the first answer (the folder index built from the
+ *     catalog), then the root and pages of the largest folder (a different page each time, so the
+ *     server's shared answers do not hide the work), p50/p95; and in the browser, expanding that folder
+ *     until its first topic row shows;
  *   - load: `--clients` (1,000) event-stream clients held open while `--rps` (200) API requests a second
  *     run for `--seconds` (30), then one curate that every stream must receive; errors, latencies and
  *     the server's peak RSS (from /proc).
@@ -83,12 +87,37 @@ try {
     search.push(answer.ms);
   }
 
-  // First page load until the tree shows a topic, in fresh contexts of one browser.
+  // The tree one level at a time: the first answer builds the folder index, the others read it.
+  const treeCold = await get('/api/tree');
+  if (treeCold.status !== 200) throw new Error(`tree answered ${treeCold.status}`);
+  const rootLevel = await new Promise<{ folders: Array<{ path: string; count: number }> }>((resolve, reject) => {
+    http
+      .get(`${origin}/api/tree`, { agent, headers }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(body)));
+      })
+      .on('error', reject);
+  });
+  const largest = [...rootLevel.folders].sort((a, b) => b.count - a.count)[0]!;
+  const treeRoot: number[] = [];
+  const treePage: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    treeRoot.push((await get(`/api/tree?limit=${200 + i}`)).ms);
+    const offset = Math.floor((i / runs) * largest.count);
+    const answer = await get(`/api/tree?folder=${encodeURIComponent(largest.path)}&offset=${offset}&limit=200`);
+    if (answer.status !== 200) throw new Error(`tree page answered ${answer.status}`);
+    treePage.push(answer.ms);
+  }
+
+  // First page load until the tree shows a topic, in fresh contexts of one browser; then the largest folder expanded.
   let page: ReturnType<typeof percentiles> | undefined;
+  let expand: ReturnType<typeof percentiles> | undefined;
   try {
     const { launchBrowser } = await import('../test/helpers/browser.js');
     const browser = await launchBrowser();
     const loads: number[] = [];
+    const expands: number[] = [];
     for (let i = 0; i < 5; i++) {
       const context = await browser.newContext();
       const tab = await context.newPage();
@@ -96,10 +125,30 @@ try {
       await tab.goto(started.url);
       await tab.locator('[data-testid="tree-topic"], [data-testid="tree-folder"]').first().waitFor();
       loads.push(performance.now() - start);
+      // Measured in the page: from the click to the first row of the folder's topics in the DOM.
+      expands.push(
+        await tab.evaluate(async (folder) => {
+          const doc = (globalThis as unknown as { document: any }).document;
+          const shown = () => doc.querySelector(`[data-testid="tree-topic"][data-path^="${folder}/"]`) !== null;
+          const start = performance.now();
+          doc.querySelector(`[data-testid="tree-folder"][data-path="${folder}"]`).click();
+          await new Promise<void>((resolve) => {
+            if (shown()) return resolve();
+            const observer = new (globalThis as unknown as { MutationObserver: any }).MutationObserver(() => {
+              if (!shown()) return;
+              observer.disconnect();
+              resolve();
+            });
+            observer.observe(doc.body, { childList: true, subtree: true });
+          });
+          return performance.now() - start;
+        }, largest.path),
+      );
       await context.close();
     }
     await browser.close();
     page = percentiles(loads);
+    expand = percentiles(expands);
   } catch (error) {
     console.error(`page load not measured: ${(error as Error).message}`);
   }
@@ -172,6 +221,13 @@ try {
     topics,
     search: percentiles(search),
     pageLoad: page,
+    tree: {
+      largestFolder: largest,
+      firstAnswerMs: Math.round(treeCold.ms),
+      root: percentiles(treeRoot),
+      largestFolderPage: percentiles(treePage),
+      expandInBrowser: expand,
+    },
     load: {
       clients,
       streamErrors,

@@ -11,7 +11,7 @@ interface FolderNode {
 }
 
 /** Every folder of one commit's catalog, by path ('' is the root): each request reads only its folder's children. */
-export interface FolderIndex {
+interface FolderIndex {
   commit: string | undefined;
   folders: ReadonlyMap<string, FolderNode>;
 }
@@ -19,7 +19,7 @@ export interface FolderIndex {
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The folder index of a catalog (topic paths, as `retrieval.catalog` lists them). A path listed twice counts once. */
-export function buildFolderIndex(commit: string | undefined, topics: ReadonlyArray<{ path: string; title: string }>): FolderIndex {
+function buildFolderIndex(commit: string | undefined, topics: ReadonlyArray<{ path: string; title: string }>): FolderIndex {
   const root: FolderNode = { count: 0, folders: [], topics: [] };
   const folders = new Map<string, FolderNode>([['', root]]);
   const seen = new Set<string>();
@@ -63,7 +63,7 @@ function lowerBound<T>(list: readonly T[], name: string, key: (item: T) => strin
   return low;
 }
 
-export interface TreeLevel {
+interface TreeLevel {
   commit: string | null;
   folder: string;
   /** Topics below the folder, at any depth. */
@@ -80,7 +80,7 @@ export interface TreeLevel {
  * One page of a folder's children. `around` (a path below the folder) picks the page holding the
  * child on its way instead of `offset`; undefined when the folder does not exist.
  */
-export function treeLevel(
+function treeLevel(
   index: FolderIndex,
   folder: string,
   page: { offset: number; limit: number; around?: string },
@@ -127,7 +127,7 @@ const KEPT_INDEXES = 4;
  * Folder indexes by (source, commit): built once per commit from `retrieval.catalog`, shared by
  * concurrent requests (the promise is kept), so a tree request costs one ref read and its page.
  */
-export class FolderIndexes {
+class FolderIndexes {
   private readonly built = new Map<string, Promise<FolderIndex>>();
 
   async get(brv: Brv, source: string | undefined): Promise<FolderIndex> {
