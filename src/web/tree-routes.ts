@@ -127,7 +127,7 @@ const KEPT_INDEXES = 4;
  * Folder indexes by (source, commit): built once per commit from `retrieval.catalog`, shared by
  * concurrent requests (the promise is kept), so a tree request costs one ref read and its page.
  */
-class FolderIndexes {
+export class FolderIndexes {
   private readonly built = new Map<string, Promise<FolderIndex>>();
 
   async get(brv: Brv, source: string | undefined): Promise<FolderIndex> {
