@@ -55,6 +55,10 @@ async function open(path = '/'): Promise<Page> {
     void dialog.dismiss();
   });
   page.on('pageerror', (error) => incidents.push(`page error: ${error.message}`));
+  // The rows are placed through the CSSOM (allowed by the strict CSP); a refused style attribute would show here.
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) incidents.push(`console: ${message.text()}`);
+  });
   page.on('request', (request) => {
     if (!request.url().startsWith(server!.origin) && !request.url().startsWith('data:')) incidents.push(`request: ${request.url()}`);
   });

@@ -107,8 +107,8 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
           inFlight.current.delete(id);
           if (isAbort(reason)) return;
           const problem = toApiError(reason);
-          if (problem.status === 404 && folder !== '') {
-            // The folder is gone (a live change): forget it.
+          if (problem.status === 404 && (folder !== '' || root !== '')) {
+            // The folder (or the source) is gone (a live change): forget it.
             update((previous) => {
               const levels = new Map(previous.levels);
               levels.delete(key);
