@@ -32,10 +32,11 @@ test('app.js evaluates no strings as code; app.css imports nothing remote; both 
   t.notRegex(js, /setTimeout\s*\(\s*["'`]/, 'no string timers');
   const css = await readFile(path.join(WEB, 'assets', 'app.css'), 'utf8');
   t.notRegex(css, /@import|@font-face|url\(/i, 'no imports, web fonts or remote images');
-  // A budget, not a measurement (the report gives the figures): Preact + the pages.
+  // A budget, not a measurement (the report gives the figures): Preact + the pages (the virtualised,
+  // lazily loaded tree and the sources took it from 67 KB / 22.7 KB gzipped to 77 KB / 26.5 KB).
   const { size } = await stat(path.join(WEB, 'assets', 'app.js'));
-  t.true(size < 80_000, `app.js is ${size} bytes`);
-  t.true(gzipSync(js).length < 25_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
+  t.true(size < 100_000, `app.js is ${size} bytes`);
+  t.true(gzipSync(js).length < 32_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
 });
 
 // The client is left out of the Node layer rules (.dependency-cruiser.cjs): it must stay self-contained,
