@@ -148,6 +148,8 @@ try {
       loads.push(performance.now() - start);
       // Measured in the page: from the click to the first row of the folder's topics in the DOM (a script
       // string: the bench's own functions are compiled with helpers the page does not have).
+      // Once the page's own first requests are answered (at 100,000 topics /api/status lists every file).
+      await tab.waitForTimeout(1500);
       expands.push(Number(await tab.evaluate(EXPAND_IN_PAGE.replaceAll('FOLDER', JSON.stringify(largest.path)))));
       await context.close();
     }
@@ -209,7 +211,8 @@ try {
   await Promise.all(pending);
   peakRss = Math.max(peakRss, await rss());
   // One change: every stream must receive it.
-  const html = syntheticTopic(topics + 1).html;
+  // A new topic each run (a kept repository already holds the previous runs' ones): the curate must change something.
+  const html = syntheticTopic(topics + 1 + (kept ? Date.now() % 1_000_000 : 0)).html;
   const kickoff = JSON.parse((await execa('node', [CLI, 'curate', 'bench', '--format', 'json'], { cwd: repo, env: BENCH_ENV })).stdout).data
     .sessionId;
   const curatedAt = performance.now();
