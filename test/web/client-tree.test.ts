@@ -4,6 +4,7 @@ import {
   emptyTree,
   levelKey,
   PAGE_SIZE,
+  markStale,
   pagesToLoad,
   readLevelPage,
   rowCount,
@@ -140,7 +141,8 @@ test('a large folder loads page by page: unloaded children are pending rows, who
   const bottom = visibleRows(state(), total - 30, total + 1);
   t.true(performance.now() - start < 50, 'a window at the end of 20,000 rows is computed without listing them');
   t.true(bottom.every((row) => row.type === 'pending'));
-  t.deepEqual(pagesToLoad(bottom), [{ root: '', folder: 'big', offset: 19_800 }]);
+  t.deepEqual(pagesToLoad(state(), bottom), [{ root: '', folder: 'big', offset: 19_800 }]);
+  t.deepEqual(pagesToLoad(state(), visibleRows(state(), 0, 50)), [], 'the first page is loaded');
   big = withPage(big, page(19_800));
   const loaded = visibleRows(state(), total, total + 1)[0]!;
   t.like(loaded, { type: 'topic', path: 'big/t19999', title: 't19999', posInSet: 20_000, setSize: 20_000 });
@@ -198,4 +200,23 @@ test('answers are read defensively: wrong types read as empty, an untitled topic
 test('ancestors lists the folders of a topic, outermost first', (t) => {
   t.deepEqual(ancestors('a/b/c'), ['a', 'a/b']);
   t.deepEqual(ancestors('top'), []);
+});
+
+test('after a change every page is stale: the rows stay, and only the pages in view are asked for again', (t) => {
+  const state = sample();
+  const stale = markStale(state);
+  t.deepEqual(visibleRows(stale, 0, 100).map(label), visibleRows(state, 0, 100).map(label), 'nothing moves');
+  t.deepEqual(pagesToLoad(state, visibleRows(state, 0, 100)), []);
+  t.deepEqual(pagesToLoad(stale, visibleRows(stale, 0, 3)), [
+    { root: '', folder: '', offset: 0 },
+    { root: '', folder: 'security', offset: 0 },
+  ]);
+  t.deepEqual(
+    pagesToLoad(stale, visibleRows(stale, 3, 5)),
+    [{ root: '', folder: 'security/auth', offset: 0 }],
+    'rows out of view: their pages wait',
+  );
+  // A folder still loading asks for its first page.
+  const loading = { ...state, expanded: new Set(state.expanded).add(levelKey('', 'api')) };
+  t.deepEqual(pagesToLoad(loading, visibleRows(loading, 0, 2)), [{ root: '', folder: 'api', offset: 0 }]);
 });

@@ -9,6 +9,7 @@ import {
   ancestors,
   emptyTree,
   levelKey,
+  markStale,
   PAGE_SIZE,
   pagesToLoad,
   readLevelPage,
@@ -77,10 +78,10 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
   }, []);
 
   const load = useCallback(
-    (root: Root, folder: string, page: { offset?: number; around?: string }, force = false): Promise<void> => {
+    (root: Root, folder: string, page: { offset?: number; around?: string }): Promise<void> => {
       const key = levelKey(root, folder);
       const id = `${key}\u0000${page.around ?? page.offset ?? 0}`;
-      if (inFlight.current.has(id) || (!force && failed.current.has(id))) return Promise.resolve();
+      if (inFlight.current.has(id) || failed.current.has(id)) return Promise.resolve();
       inFlight.current.add(id);
       return getJson<unknown>(treeUrl(root, folder, page)).then(
         (body) => {
@@ -149,11 +150,11 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
       void load('', '', { offset: 0 });
       return;
     }
-    for (const [key, level] of latest.current.levels) {
-      const [root, folder] = key.split('\u0000') as [string, string];
-      for (const offset of level.pages) void load(root, folder, { offset }, true);
-    }
-  }, [revision, load, loadSources]);
+    // The rows stay; the pages in view are asked for again (by `need`, after this render), the others when seen.
+    update(markStale);
+    // The root's first page always: its count heads the tree.
+    void load('', '', { offset: 0 });
+  }, [revision, load, loadSources, update]);
 
   // The open topic's folders are expanded and loaded as far as it (the page holding it in each).
   const currentKey = current ? levelKey(current.root, current.topic) : null;
@@ -188,10 +189,7 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
   );
   const need = useCallback(
     (rows: readonly Row[]) => {
-      for (const page of pagesToLoad(rows)) void load(page.root, page.folder, { offset: page.offset });
-      for (const row of rows) {
-        if (row.type === 'pending' && row.index < 0) void load(row.root, row.folder, { offset: 0 });
-      }
+      for (const page of pagesToLoad(latest.current, rows)) void load(page.root, page.folder, { offset: page.offset });
     },
     [load],
   );

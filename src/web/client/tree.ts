@@ -58,14 +58,17 @@ interface RowPlace {
   posInSet: number;
   /** The key of the row of the folder holding this one (null at the top). */
   parent: string | null;
+  /** The folder whose child this row is, and its index among that folder's children (-1: not a child). */
+  folder: string;
+  index: number;
 }
 
 export type Row =
   | (RowPlace & { type: 'folder'; path: string; name: string; count: number; expanded: boolean; loading: boolean })
   | (RowPlace & { type: 'source'; path: ''; name: string; count: number; expanded: boolean; loading: boolean })
   | (RowPlace & { type: 'topic'; path: string; name: string; title: string })
-  /** A child whose page has not arrived yet (`folder`, `index`: where it is). */
-  | (RowPlace & { type: 'pending'; folder: string; index: number });
+  /** A child whose page has not arrived yet (index -1: the whole folder is loading). */
+  | (RowPlace & { type: 'pending' });
 
 const folderRowKey = (root: Root, path: string): string => `d${levelKey(root, path)}`;
 export const topicRowKey = (root: Root, path: string): string => `t${levelKey(root, path)}`;
@@ -149,8 +152,8 @@ export function visibleRows(state: TreeState, start: number, end: number): Row[]
 
   const childRow = (root: Root, folder: string, level: Level, i: number, depth: number, parent: string | null, setSize: number): Row => {
     const child = level.children[i];
-    const place = { root, depth, setSize, posInSet: i + 1, parent };
-    if (!child) return { ...place, key: `p${levelKey(root, folder)}\u0000${i}`, type: 'pending', folder, index: i };
+    const place = { root, depth, setSize, posInSet: i + 1, parent, folder, index: i };
+    if (!child) return { ...place, key: `p${levelKey(root, folder)}\u0000${i}`, type: 'pending' };
     if (child.type === 'topic') return { ...place, key: topicRowKey(root, child.path), ...child };
     const key = levelKey(root, child.path);
     const expanded = state.expanded.has(key);
@@ -210,6 +213,8 @@ export function visibleRows(state: TreeState, start: number, end: number): Row[]
         setSize: localTotal + sources.length,
         posInSet: localTotal + s + 1,
         parent: null,
+        folder: '',
+        index: -1,
         type: 'source',
         path: '',
         name: source.alias,
@@ -300,19 +305,33 @@ export function scrollToShow(index: number, rowHeight: number, scrollTop: number
   return null;
 }
 
-/** The pages the pending rows need: `{root, folder, offset}` once each. */
-export function pagesToLoad(rows: readonly Row[]): Array<{ root: Root; folder: string; offset: number }> {
+/**
+ * The pages the rows need, `{root, folder, offset}` once each: a folder still loading its first page,
+ * a child whose page has not arrived, or whose page is stale (not reloaded since the last change).
+ */
+export function pagesToLoad(state: TreeState, rows: readonly Row[]): Array<{ root: Root; folder: string; offset: number }> {
   const seen = new Set<string>();
   const pages = [];
   for (const row of rows) {
-    if (row.type !== 'pending' || row.index < 0) continue;
-    const offset = Math.floor(row.index / PAGE_SIZE) * PAGE_SIZE;
+    if (row.index < 0 && row.type !== 'pending') continue;
+    const offset = row.index < 0 ? 0 : Math.floor(row.index / PAGE_SIZE) * PAGE_SIZE;
+    if (row.index >= 0 && state.levels.get(levelKey(row.root, row.folder))?.pages.has(offset)) continue;
     const id = `${levelKey(row.root, row.folder)}\u0000${offset}`;
     if (seen.has(id)) continue;
     seen.add(id);
     pages.push({ root: row.root, folder: row.folder, offset });
   }
   return pages;
+}
+
+/**
+ * After a change: every loaded page is stale. Its rows stay on screen (nothing jumps) and the pages
+ * of the rows in view are asked for again (pagesToLoad); the others only when they scroll into view.
+ */
+export function markStale(state: TreeState): TreeState {
+  const levels = new Map<string, Level>();
+  for (const [key, level] of state.levels) levels.set(key, { ...level, pages: new Set() });
+  return { ...state, levels };
 }
 
 export type TreeMove =
