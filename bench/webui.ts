@@ -4,13 +4,20 @@
  *     index: the issue's "search response ≤ 50 ms server side"), p50/p95;
  *   - page: the dashboard opened in headless Chromium until the knowledge tree shows its first topic
  *     (first page load to interactive), p50 over fresh browser contexts;
+ *   - tree: `GET /api/tree` one level at a time — the first answer (the folder index built from the
+ *     catalog), then the root and pages of the largest folder (a different page each time, so the
+ *     server's shared answers do not hide the work), p50/p95; and in the browser, expanding that folder
+ *     until its first topic row shows;
  *   - load: `--clients` (1,000) event-stream clients held open while `--rps` (200) API requests a second
  *     run for `--seconds` (30), then one curate that every stream must receive; errors, latencies and
  *     the server's peak RSS (from /proc).
  * Usage: npm run build && node --import tsx bench/webui.ts [--topics 10000 --clients 1000 --rps 200 --seconds 30 --runs 30]
+ *   [--repo DIR]: prepare the repository in DIR once and keep it (100,000 topics take minutes to import);
+ *   a DIR that already holds one is used as it is.
  * Writes bench/results/webui.json.
  */
 import { execa, type ResultPromise } from 'execa';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -26,16 +33,34 @@ const rps = Number(argValue('rps', '200'));
 const seconds = Number(argValue('seconds', '30'));
 const runs = Number(argValue('runs', '30'));
 
+const kept = argValue('repo', '');
+
+/** Clicks folder FOLDER and resolves with the milliseconds until a row of its topics is in the DOM. */
+const EXPAND_IN_PAGE = `new Promise((resolve) => {
+  const selector = '[data-testid="tree-topic"][data-path^="' + FOLDER + '/"]';
+  const start = performance.now();
+  document.querySelector('[data-testid="tree-folder"][data-path="' + FOLDER + '"]').click();
+  if (document.querySelector(selector)) return resolve(performance.now() - start);
+  const observer = new MutationObserver(() => {
+    if (!document.querySelector(selector)) return;
+    observer.disconnect();
+    resolve(performance.now() - start);
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+})`;
+
 const work = await mkdtemp(path.join(tmpdir(), 'brv-bench-webui-'));
-const repo = path.join(work, 'repo');
+const repo = kept ? path.resolve(kept) : path.join(work, 'repo');
 let server: ResultPromise | undefined;
 try {
-  await mkdir(repo);
-  await execa('git', ['init', '-q', repo], { env: BENCH_ENV });
-  await writeSyntheticTopics(path.join(work, 'topics'), topics);
-  await execa('node', [CLI, 'import', path.join(work, 'topics'), '--format', 'json'], { cwd: repo, env: BENCH_ENV });
-  await execa('node', [CLI, 'query', 'warm up', '--format', 'json'], { cwd: repo, env: { ...BENCH_ENV, BRV_NO_AUTO_MAINTENANCE: '1' } });
-  console.error(`prepared ${topics} topics`);
+  if (!kept || !existsSync(path.join(repo, '.git'))) {
+    await mkdir(repo, { recursive: true });
+    await execa('git', ['init', '-q', repo], { env: BENCH_ENV });
+    await writeSyntheticTopics(path.join(work, 'topics'), topics);
+    await execa('node', [CLI, 'import', path.join(work, 'topics'), '--format', 'json'], { cwd: repo, env: BENCH_ENV });
+    await execa('node', [CLI, 'query', 'warm up', '--format', 'json'], { cwd: repo, env: { ...BENCH_ENV, BRV_NO_AUTO_MAINTENANCE: '1' } });
+    console.error(`prepared ${topics} topics`);
+  }
 
   const port = await new Promise<number>((resolve) => {
     const probe = net.createServer().listen(0, '127.0.0.1', () => {
@@ -83,12 +108,37 @@ try {
     search.push(answer.ms);
   }
 
-  // First page load until the tree shows a topic, in fresh contexts of one browser.
+  // The tree one level at a time: the first answer builds the folder index, the others read it.
+  const treeCold = await get('/api/tree');
+  if (treeCold.status !== 200) throw new Error(`tree answered ${treeCold.status}`);
+  const rootLevel = await new Promise<{ folders: Array<{ path: string; count: number }> }>((resolve, reject) => {
+    http
+      .get(`${origin}/api/tree`, { agent, headers }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(body)));
+      })
+      .on('error', reject);
+  });
+  const largest = [...rootLevel.folders].sort((a, b) => b.count - a.count)[0]!;
+  const treeRoot: number[] = [];
+  const treePage: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    treeRoot.push((await get(`/api/tree?limit=${200 + i}`)).ms);
+    const offset = Math.floor((i / runs) * largest.count);
+    const answer = await get(`/api/tree?folder=${encodeURIComponent(largest.path)}&offset=${offset}&limit=200`);
+    if (answer.status !== 200) throw new Error(`tree page answered ${answer.status}`);
+    treePage.push(answer.ms);
+  }
+
+  // First page load until the tree shows a topic, in fresh contexts of one browser; then the largest folder expanded.
   let page: ReturnType<typeof percentiles> | undefined;
+  let expand: ReturnType<typeof percentiles> | undefined;
   try {
     const { launchBrowser } = await import('../test/helpers/browser.js');
     const browser = await launchBrowser();
     const loads: number[] = [];
+    const expands: number[] = [];
     for (let i = 0; i < 5; i++) {
       const context = await browser.newContext();
       const tab = await context.newPage();
@@ -96,10 +146,16 @@ try {
       await tab.goto(started.url);
       await tab.locator('[data-testid="tree-topic"], [data-testid="tree-folder"]').first().waitFor();
       loads.push(performance.now() - start);
+      // Measured in the page: from the click to the first row of the folder's topics in the DOM (a script
+      // string: the bench's own functions are compiled with helpers the page does not have).
+      // Once the page's own first requests are answered (at 100,000 topics /api/status lists every file).
+      await tab.waitForTimeout(1500);
+      expands.push(Number(await tab.evaluate(EXPAND_IN_PAGE.replaceAll('FOLDER', JSON.stringify(largest.path)))));
       await context.close();
     }
     await browser.close();
     page = percentiles(loads);
+    expand = percentiles(expands);
   } catch (error) {
     console.error(`page load not measured: ${(error as Error).message}`);
   }
@@ -155,7 +211,8 @@ try {
   await Promise.all(pending);
   peakRss = Math.max(peakRss, await rss());
   // One change: every stream must receive it.
-  const html = syntheticTopic(topics + 1).html;
+  // A new topic each run (a kept repository already holds the previous runs' ones): the curate must change something.
+  const html = syntheticTopic(topics + 1 + (kept ? Date.now() % 1_000_000 : 0)).html;
   const kickoff = JSON.parse((await execa('node', [CLI, 'curate', 'bench', '--format', 'json'], { cwd: repo, env: BENCH_ENV })).stdout).data
     .sessionId;
   const curatedAt = performance.now();
@@ -172,6 +229,13 @@ try {
     topics,
     search: percentiles(search),
     pageLoad: page,
+    tree: {
+      largestFolder: largest,
+      firstAnswerMs: Math.round(treeCold.ms),
+      root: percentiles(treeRoot),
+      largestFolderPage: percentiles(treePage),
+      expandInBrowser: expand,
+    },
     load: {
       clients,
       streamErrors,
@@ -191,4 +255,5 @@ try {
   server?.kill('SIGTERM');
   await server?.catch(() => {});
   await rm(work, { recursive: true, force: true });
+  if (kept) console.error(`kept the repository in ${repo}`);
 }

@@ -36,6 +36,23 @@ export class RepositoryContext {
     return at ? this.store.snapshotAt(this.branch, at) : this.store.snapshot(this.branch);
   }
 
+  /**
+   * The snapshot a read of topics works on: a knowledge source's fetched tip (`source`, its alias),
+   * else the branch tip or `at`. A source is read only at its tip.
+   */
+  async readSnapshot(request: { at?: string; source?: string }): Promise<Snapshot> {
+    if (request.source === undefined) return this.snapshotFor(request.at);
+    if (request.at !== undefined)
+      throw new BrvError('usage', 'A knowledge source is read at its fetched tip: give either a source or a revision (at), not both.');
+    const found = (await this.sourceSnapshots()).find((s) => s.alias === request.source);
+    if (!found)
+      throw new BrvError(
+        'source-not-found',
+        `No fetched knowledge source ${JSON.stringify(request.source.slice(0, 100))}: list them with brv source list (brv source add <path> adds one).`,
+      );
+    return found.snapshot;
+  }
+
   async tipCommit() {
     const commit = await this.repo.readRefCommit(branchRef(this.branch));
     if (!commit) throw new BrvError('not-initialized', `brv branch ${this.branch} has no commits yet. Run brv init.`);

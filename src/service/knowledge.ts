@@ -35,6 +35,8 @@ export interface ReadRequest {
   raw?: boolean;
   /** A revision of the brv branch (`HEAD~2`, a commit, a brv branch) instead of its tip. */
   at?: string;
+  /** A knowledge source's alias (`brv source list`): the topic from its fetched knowledge; not with `at`. */
+  source?: string;
 }
 
 export interface ReadResult {
@@ -165,7 +167,7 @@ export class Knowledge {
   async read(request: ReadRequest): Promise<ReadResult> {
     const normalized = normalizeTopicPath(request.path);
     if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
-    const snapshot = await this.ctx.snapshotFor(request.at);
+    const snapshot = await this.ctx.readSnapshot(request);
     const filePath = topicBlobPath(normalized.path);
     const { MAX_STORED_TOPIC_BYTES, renderStoredTopic } = await import('../topic/stored.js');
     const blob = await this.ctx.store.readFile(snapshot, filePath, { maxBytes: MAX_STORED_TOPIC_BYTES });
@@ -174,7 +176,8 @@ export class Knowledge {
         (await this.ctx.store.pathKind(snapshot, normalized.path)) === 'folder'
           ? ` It is a folder: list it with brv ls ${normalized.path}.`
           : ' List topics with brv ls.';
-      throw new BrvError('not-found', `No topic at ${normalized.path}${request.at ? ` at ${request.at}` : ''}.${hint}`);
+      const where = request.at ? ` at ${request.at}` : request.source !== undefined ? ` in knowledge source ${request.source}` : '';
+      throw new BrvError('not-found', `No topic at ${normalized.path}${where}.${hint}`);
     }
     const html = blob.toString('utf8');
     const [format, content] = request.raw ? (['html', html] as const) : (['markdown', renderStoredTopic(html)] as const);

@@ -32,6 +32,13 @@ export type SkippedTopicReport = SkippedTopic & { source?: string };
 export interface CatalogRequest {
   /** A revision of the brv branch instead of its tip. */
   at?: string;
+  /** A knowledge source's alias (`brv source list`): its fetched topics instead of this repository's; not with `at`. */
+  source?: string;
+}
+
+/** The commit `catalog` reads for the same request (one ref read: a front end keys what it derives from a catalog by it). */
+export interface CatalogTipResult {
+  commit: string | undefined;
 }
 
 /** Every topic of the branch (knowledge sources left out) with its title, sorted by path. */
@@ -114,7 +121,7 @@ export class Retrieval {
     const [{ liveTitles }, indexes, snapshot] = await Promise.all([
       import('../query/stack.js'),
       this.ctx.indexes(),
-      this.ctx.snapshotFor(request.at),
+      this.ctx.readSnapshot(request),
     ]);
     const [files, index] = await Promise.all([this.ctx.store.listFiles(snapshot), indexes.open(snapshot.commit?.tree)]);
     const titles = liveTitles(index.stack);
@@ -124,6 +131,11 @@ export class Retrieval {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((path) => ({ path, title: titles.get(path) ?? '' }));
     return { commit: snapshot.commit?.oid, topics };
+  }
+
+  /** The commit `catalog(request)` would read now, without listing anything. */
+  async catalogTip(request: CatalogRequest = {}): Promise<CatalogTipResult> {
+    return { commit: (await this.ctx.readSnapshot(request)).commit?.oid };
   }
 
   /**

@@ -15,6 +15,7 @@ import { errorStatus, HttpError, limitParam, queryString, STREAMED, type Handler
 import { manageRoutes } from './manage-routes.js';
 import { reviewRoutes } from './review-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
+import { sourceParam, treeRoutes } from './tree-routes.js';
 import { renderStoredTopic } from '../topic/stored.js';
 
 export interface WebServerOptions {
@@ -148,15 +149,11 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
         };
       },
     },
-    '/api/tree': {
-      GET: async ({ brv }) => {
-        const catalog = await (await brv()).retrieval.catalog();
-        return { commit: catalog.commit ?? null, topics: catalog.topics };
-      },
-    },
     '/api/topic': {
       GET: async ({ brv, url }) => {
-        const read = await (await brv()).knowledge.read({ path: queryString(url, 'path', true), raw: true });
+        // A knowledge source's topic (read-only) is sanitised exactly like a local one.
+        const source = sourceParam(url);
+        const read = await (await brv()).knowledge.read({ path: queryString(url, 'path', true), raw: true, source });
         const display = topicDisplayHtml(read.content);
         return {
           path: read.topicPath,
@@ -165,6 +162,7 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
           raw: read.content,
           markdown: renderStoredTopic(read.content),
           commit: read.commit,
+          ...(source === undefined ? {} : { source }),
         };
       },
     },
@@ -340,7 +338,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     throw error;
   }
   const assetsDir = (async () => realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')))().catch(() => undefined);
-  const routes = { ...apiRoutes(brvVersion()), ...reviewRoutes(), ...manageRoutes(options.service) };
+  const routes = { ...apiRoutes(brvVersion()), ...reviewRoutes(), ...manageRoutes(options.service), ...treeRoutes() };
   const reads = new ReadCache(() => hub.latestId);
   const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 500 });
   for (const [route, methods] of Object.entries(routes)) {

@@ -35,4 +35,6 @@ export async function launchBrowser(): Promise<Browser> {
 export interface PageElement {
   attributes: ArrayLike<{ name: string; value: string }>;
   getAttribute(name: string): string | null;
+  scrollTop: number;
+  scrollHeight: number;
 }

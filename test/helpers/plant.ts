@@ -36,3 +36,27 @@ export async function plantTree(
     await rm(path.dirname(index), { recursive: true, force: true });
   }
 }
+
+/**
+ * Many raw blobs committed at once through `git fast-import` (20,000 topics in about a second), as
+ * plantTree does with plumbing: nothing goes through brv's validator. The commit's parent is the
+ * ref's current tip, if any; `.brv/format` is "1\n".
+ */
+export async function plantBulk(
+  repo: string,
+  files: Iterable<[path: string, content: string]>,
+  options: { ref?: string; message?: string } = {},
+): Promise<string> {
+  const ref = options.ref ?? 'refs/brv/heads/main';
+  const tip = await execa('git', ['rev-parse', '--verify', '-q', ref], { cwd: repo, env: ENV, extendEnv: false, reject: false });
+  const message = options.message ?? 'planted with fast-import';
+  const parts: string[] = [
+    `commit ${ref}\ncommitter Planter <planter@example.com> 1700000000 +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`,
+  ];
+  if (tip.exitCode === 0) parts.push(`from ${tip.stdout.trim()}\n`);
+  for (const [file, content] of [['.brv/format', '1\n'] as [string, string], ...files]) {
+    parts.push(`M 100644 inline ${file}\ndata ${Buffer.byteLength(content)}\n${content}\n`);
+  }
+  await execa('git', ['fast-import', '--quiet', '--force'], { cwd: repo, env: ENV, extendEnv: false, input: parts.join('') });
+  return plumb(repo, ['rev-parse', ref]);
+}

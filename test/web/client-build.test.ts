@@ -32,11 +32,12 @@ test('app.js evaluates no strings as code; app.css imports nothing remote; both 
   t.notRegex(js, /setTimeout\s*\(\s*["'`]/, 'no string timers');
   const css = await readFile(path.join(WEB, 'assets', 'app.css'), 'utf8');
   t.notRegex(css, /@import|@font-face|url\(/i, 'no imports, web fonts or remote images');
-  // A budget, not a measurement (the report gives the figures): Preact + the pages. 28 kB: the review inbox
-  // (batch selection, merge conflicts) took it from 22.6 to 25.3 kB gzipped.
+  // A budget, not a measurement (the report gives the figures): Preact + the pages. The review inbox (batch
+  // selection, merge conflicts: +2.7 kB gzipped) and the virtualised tree with sources (+3.8 kB) took it
+  // from 67 KB / 22.6 kB gzipped to about 87 KB / 29 kB.
   const { size } = await stat(path.join(WEB, 'assets', 'app.js'));
-  t.true(size < 80_000, `app.js is ${size} bytes`);
-  t.true(gzipSync(js).length < 28_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
+  t.true(size < 100_000, `app.js is ${size} bytes`);
+  t.true(gzipSync(js).length < 34_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
 });
 
 // The client is left out of the Node layer rules (.dependency-cruiser.cjs): it must stay self-contained,

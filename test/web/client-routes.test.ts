@@ -32,6 +32,8 @@ test('routeHref is the inverse of parseRoute', (t) => {
     { page: 'knowledge', topic: null, tab: 'rendered' },
     { page: 'knowledge', topic: 'a/b c/ü?#', tab: 'rendered' },
     { page: 'knowledge', topic: 'x', tab: 'raw' },
+    { page: 'knowledge', topic: 'a/b', tab: 'rendered', source: 'platform' },
+    { page: 'knowledge', topic: 'a', tab: 'raw', source: 'team.docs_2' },
     { page: 'search', q: 'tokens & "keys" ?' },
     { page: 'search', q: '' },
     { page: 'search', q: 'keys', scope: 'security/auth', kind: 'rule', since: '2026-01-01', until: '2026-12-31', at: 'main~2' },
@@ -48,4 +50,20 @@ test('routeHref is the inverse of parseRoute', (t) => {
   t.is(topicHref('a b/c'), '/knowledge/a%20b/c');
   t.is(topicHref('a', 'history'), '/knowledge/a?tab=history');
   t.is(pageHref('reviews'), '/reviews');
+});
+
+test('a knowledge source topic: ?source=<alias>, Rendered and Raw only; a malformed alias is no page', (t) => {
+  t.is(topicHref('a/b', 'rendered', 'platform'), '/knowledge/a/b?source=platform');
+  t.is(topicHref('a/b', 'raw', 'platform'), '/knowledge/a/b?source=platform&tab=raw');
+  t.is(topicHref('a/b', 'raw', null), '/knowledge/a/b?tab=raw');
+  t.deepEqual(parseRoute('/knowledge/a/b', '?source=platform'), { page: 'knowledge', topic: 'a/b', tab: 'rendered', source: 'platform' });
+  t.deepEqual(parseRoute('/knowledge/a/b', '?source=platform&tab=history'), {
+    page: 'knowledge',
+    topic: 'a/b',
+    tab: 'rendered',
+    source: 'platform',
+  });
+  for (const bad of ['..', '../x', 'a/b', '', '-x', 'x'.repeat(65)]) {
+    t.is(parseRoute('/knowledge/a', `?source=${encodeURIComponent(bad)}`).page, 'not-found', bad);
+  }
 });

@@ -155,7 +155,14 @@ test('traversal and hostile values in every path and query parameter: 400/404, n
     ];
     for (const value of hostile) {
       const q = /%/.test(value) ? value : encodeURIComponent(value);
-      for (const p of [`/api/topic?path=${q}`, `/api/topic/history?path=${q}`]) {
+      for (const p of [
+        `/api/topic?path=${q}`,
+        `/api/topic/history?path=${q}`,
+        `/api/tree?folder=${q}`,
+        `/api/tree?around=${q}`,
+        `/api/tree?source=${q}`,
+        `/api/topic?path=security/auth&source=${q}`,
+      ]) {
         const answer = await request(server.port, { path: p, headers: session(server) });
         t.true(answer.status === 400 || answer.status === 404, `${p}: ${answer.status} ${answer.body.slice(0, 200)}`);
         t.truthy(answer.json?.error.kind, p);

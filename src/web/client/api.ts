@@ -23,11 +23,6 @@ export interface Status {
   version: string;
 }
 
-export interface TreeResult {
-  commit: string | null;
-  topics: Array<{ path: string; title: string }>;
-}
-
 export interface TopicResult {
   path: string;
   title: string;
@@ -35,6 +30,8 @@ export interface TopicResult {
   raw: string;
   markdown: string;
   commit: string;
+  /** A knowledge source's topic: its alias. */
+  source?: string;
 }
 
 export interface SearchHit {
@@ -43,6 +40,8 @@ export interface SearchHit {
   score: number;
   excerpt: string;
   terms: string[];
+  /** From a knowledge source: its alias (the topic opens read-only). */
+  source?: string;
 }
 
 async function request<T>(path: string, init: RequestInit): Promise<T> {

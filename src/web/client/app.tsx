@@ -139,7 +139,7 @@ function NavLink({ page, current, label, children }: { page: Page; current: Page
 function PageView({ route }: { route: Route }) {
   switch (route.page) {
     case 'knowledge':
-      return <KnowledgePage topic={route.topic} tab={route.tab} />;
+      return <KnowledgePage topic={route.topic} tab={route.tab} source={route.source ?? null} />;
     case 'search':
       return <SearchPage q={route.q} filters={route} />;
     case 'changes':
@@ -166,7 +166,7 @@ function PageView({ route }: { route: Route }) {
 function titleOf(route: Route): string {
   switch (route.page) {
     case 'knowledge':
-      return route.topic ?? 'Knowledge';
+      return route.topic === null ? 'Knowledge' : route.source ? `${route.topic} (${route.source})` : route.topic;
     case 'search':
       return route.q ? `Search: ${route.q}` : 'Search';
     case 'changes':

@@ -1,26 +1,23 @@
-// The Knowledge page: the folder tree (collapsible, with counts) and the open topic (Rendered / Raw / History).
+// The Knowledge page: the folder tree (virtualised, loaded a level at a time: tree-view.tsx) and the open topic
+// (Rendered / Raw / History); a knowledge source's topic read-only (Rendered / Raw).
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import type { TopicResult, TreeResult } from './api.js';
+import type { TopicResult } from './api.js';
 import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange } from './diff.js';
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readChanges, type ChangeView } from './entries.js';
 import { topicHref, type TopicTab } from './routes.js';
-import { ancestors, buildTree, type TreeFolder } from './tree.js';
-import { DiffView, ErrorBox, Link, shortOid, Time, useApi, useApp } from './ui.js';
+import { TreePane } from './tree-view.js';
+import { DiffView, ErrorBox, shortOid, Time, useApi, useApp } from './ui.js';
 
-/** Up to this many topics, every folder starts open; above it, only the open topic's folders. */
-const OPEN_ALL_UP_TO = 500;
-
-export function KnowledgePage({ topic, tab }: { topic: string | null; tab: TopicTab }) {
-  const tree = useApi<TreeResult>('/api/tree');
+export function KnowledgePage({ topic, tab, source }: { topic: string | null; tab: TopicTab; source: string | null }) {
+  const [count, setCount] = useState<number | null>(null);
   return (
     <div class="knowledge">
       <nav class="tree-pane" aria-label="Topics">
-        <ErrorBox error={tree.error} />
-        {tree.data ? <Tree topics={tree.data.topics} current={topic} /> : tree.loading ? <p class="muted">Loading…</p> : null}
+        <TreePane topic={topic} source={source} onCount={setCount} />
       </nav>
       <section class="topic-pane">
-        {topic === null ? <NoTopic count={tree.data?.topics.length ?? null} /> : <TopicView key={topic} path={topic} tab={tab} />}
+        {topic === null ? <NoTopic count={count} /> : <TopicView key={`${source ?? ''}:${topic}`} path={topic} tab={tab} source={source} />}
       </section>
     </div>
   );
@@ -41,92 +38,20 @@ function NoTopic({ count }: { count: number | null }) {
   );
 }
 
-function Tree({ topics, current }: { topics: TreeResult['topics']; current: string | null }) {
-  const root = useMemo(() => buildTree(topics), [topics]);
-  const openAll = root.count <= OPEN_ALL_UP_TO;
-  // Folders whose state differs from the default (open, or closed for large trees).
-  const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
-  const forced = useMemo(() => new Set(current === null ? [] : ancestors(current)), [current]);
-  const isOpen = (path: string): boolean => (openAll || forced.has(path)) !== toggled.has(path);
-  const toggle = (path: string): void =>
-    setToggled((previous) => {
-      const next = new Set(previous);
-      if (next.has(path)) next.delete(path);
-      else next.add(path);
-      return next;
-    });
-  if (root.count === 0) return <p class="muted">No topics.</p>;
-  return (
-    <>
-      <p class="tree-count muted">{root.count} topics</p>
-      <FolderList folder={root} isOpen={isOpen} toggle={toggle} current={current} />
-    </>
-  );
-}
-
-interface FolderListProps {
-  folder: TreeFolder;
-  isOpen(path: string): boolean;
-  toggle(path: string): void;
-  current: string | null;
-}
-
-function FolderList({ folder, isOpen, toggle, current }: FolderListProps) {
-  return (
-    <ul class="tree">
-      {folder.folders.map((child) => {
-        const open = isOpen(child.path);
-        return (
-          <li key={`d:${child.path}`}>
-            <button
-              type="button"
-              class="tree-folder"
-              data-testid="tree-folder"
-              data-path={child.path}
-              aria-expanded={open}
-              onClick={() => toggle(child.path)}
-            >
-              <span class="chevron" aria-hidden="true">
-                {open ? '▾' : '▸'}
-              </span>
-              <span class="tree-name">{child.name}</span>
-              <span class="count">
-                {child.count}
-                <span class="visually-hidden"> topics</span>
-              </span>
-            </button>
-            {open ? <FolderList folder={child} isOpen={isOpen} toggle={toggle} current={current} /> : null}
-          </li>
-        );
-      })}
-      {folder.topics.map((topic) => (
-        <li key={`t:${topic.path}`}>
-          <Link
-            href={topicHref(topic.path)}
-            class="tree-topic"
-            data-testid="tree-topic"
-            data-path={topic.path}
-            title={topic.path}
-            aria-current={topic.path === current ? 'page' : undefined}
-          >
-            {topic.title}
-          </Link>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 const TABS: Array<{ tab: TopicTab; label: string }> = [
   { tab: 'rendered', label: 'Rendered' },
   { tab: 'raw', label: 'Raw' },
   { tab: 'history', label: 'History' },
 ];
 
-function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
+const SOURCE_TABS = TABS.filter(({ tab }) => tab !== 'history');
+
+function TopicView({ path, tab, source }: { path: string; tab: TopicTab; source: string | null }) {
   const { navigate } = useApp();
   const followInternalLink = useInternalLinks();
-  const topic = useApi<TopicResult>(`/api/topic?path=${encodeURIComponent(path)}`);
+  const topic = useApi<TopicResult>(
+    `/api/topic?path=${encodeURIComponent(path)}${source === null ? '' : `&source=${encodeURIComponent(source)}`}`,
+  );
   const showSaved = useCallback(() => navigate(topicHref(path), { replace: true }), [navigate, path]);
   const editor = useTopicEditor(path, showSaved);
   const editing = editor.state.phase !== 'closed';
@@ -142,10 +67,17 @@ function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
             {data?.commit ? <span title={data.commit}> · {shortOid(data.commit)}</span> : null}
           </p>
         </div>
-        <button type="button" data-testid="topic-edit" disabled={editing || data === null} onClick={editor.open}>
-          Edit
-        </button>
+        {source === null ? (
+          <button type="button" data-testid="topic-edit" disabled={editing || data === null} onClick={editor.open}>
+            Edit
+          </button>
+        ) : null}
       </header>
+      {source !== null ? (
+        <p class="readonly-note" data-testid="topic-readonly" role="note">
+          Read-only, from knowledge source <strong>{source}</strong>: it changes where that repository is curated.
+        </p>
+      ) : null}
       {saved ? (
         <p class="saved-note" data-testid="edit-saved" role="status">
           {saved.unchanged ? 'No change: nothing to save.' : `Saved${saved.commit ? ` as ${shortOid(saved.commit)}` : ''}.`}
@@ -156,7 +88,7 @@ function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
       ) : (
         <>
           <div class="tabs" role="tablist" aria-label="Topic views">
-            {TABS.map(({ tab: value, label }) => (
+            {(source === null ? TABS : SOURCE_TABS).map(({ tab: value, label }) => (
               <button
                 key={value}
                 type="button"
@@ -166,7 +98,7 @@ function TopicView({ path, tab }: { path: string; tab: TopicTab }) {
                 aria-selected={tab === value}
                 aria-controls="topic-panel"
                 class={tab === value ? 'tab active' : 'tab'}
-                onClick={() => navigate(topicHref(path, value), { replace: true })}
+                onClick={() => navigate(topicHref(path, value, source), { replace: true })}
               >
                 {label}
               </button>

@@ -5,7 +5,8 @@ export type Page = 'knowledge' | 'search' | 'changes' | 'reviews' | 'branches' |
 export type TopicTab = 'rendered' | 'raw' | 'history';
 
 export type Route =
-  | { page: 'knowledge'; topic: string | null; tab: TopicTab }
+  /** `source`: a knowledge source's alias: its topic, read-only (absent for local knowledge). */
+  | { page: 'knowledge'; topic: string | null; tab: TopicTab; source?: string }
   | ({ page: 'search'; q: string } & SearchFilters)
   | { page: 'changes' }
   | { page: 'reviews' }
@@ -43,6 +44,12 @@ export function searchParams(q: string, filters: SearchFilters): URLSearchParams
 }
 
 const TABS: readonly TopicTab[] = ['rendered', 'raw', 'history'];
+const SOURCE_TABS: readonly TopicTab[] = ['rendered', 'raw'];
+
+/** A knowledge source alias as `brv source add` takes it. */
+function isSourceAlias(alias: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(alias) && !alias.includes('..');
+}
 
 /** The route of a location's pathname and search (`/` is the knowledge page: the app rewrites it to /knowledge). */
 export function parseRoute(pathname: string, search = ''): Route {
@@ -61,10 +68,16 @@ export function parseRoute(pathname: string, search = ''): Route {
       return { page: 'not-found', path: pathname };
     }
     const tab = params.get('tab');
+    const source = params.get('source');
+    if (source !== null && !isSourceAlias(source)) return { page: 'not-found', path: pathname };
+    const topic = segments.length > 0 ? segments.join('/') : null;
+    // A source's topic has no history here (Rendered and Raw only).
+    const tabs = source === null ? TABS : SOURCE_TABS;
     return {
       page: 'knowledge',
-      topic: segments.length > 0 ? segments.join('/') : null,
-      tab: TABS.includes(tab as TopicTab) ? (tab as TopicTab) : 'rendered',
+      topic,
+      tab: tabs.includes(tab as TopicTab) ? (tab as TopicTab) : 'rendered',
+      ...(source === null || topic === null ? {} : { source }),
     };
   }
   if (rest.length === 0) {
@@ -81,7 +94,7 @@ export function parseRoute(pathname: string, search = ''): Route {
 export function routeHref(route: Route): string {
   switch (route.page) {
     case 'knowledge':
-      return route.topic === null ? '/knowledge' : topicHref(route.topic, route.tab);
+      return route.topic === null ? '/knowledge' : topicHref(route.topic, route.tab, route.source);
     case 'search': {
       const query = searchParams(route.q, route).toString();
       return query === '' ? '/search' : `/search?${query}`;
@@ -99,10 +112,17 @@ export function routeHref(route: Route): string {
   }
 }
 
-/** `/knowledge/<topic path>`, each segment percent-encoded; the Raw and History tabs as `?tab=`. */
-export function topicHref(topic: string, tab: TopicTab = 'rendered'): string {
+/**
+ * `/knowledge/<topic path>`, each segment percent-encoded; a knowledge source's topic with
+ * `?source=<alias>`; the Raw and History tabs as `tab=`.
+ */
+export function topicHref(topic: string, tab: TopicTab = 'rendered', source?: string | null): string {
   const path = `/knowledge/${topic.split('/').map(encodeURIComponent).join('/')}`;
-  return tab === 'rendered' ? path : `${path}?tab=${tab}`;
+  const params = new URLSearchParams();
+  if (source) params.set('source', source);
+  if (tab !== 'rendered') params.set('tab', tab);
+  const query = params.toString();
+  return query === '' ? path : `${path}?${query}`;
 }
 
 export function pageHref(page: Page): string {

@@ -77,7 +77,7 @@ export function SearchPage({ q, filters: given }: { q: string; filters: SearchFi
   }, [text, filterKey, revision]);
 
   const open = (hit: SearchHit | undefined): void => {
-    if (hit) navigate(topicHref(hit.path));
+    if (hit) navigate(topicHref(hit.path, 'rendered', hit.source));
   };
 
   return (
@@ -149,9 +149,9 @@ export function SearchPage({ q, filters: given }: { q: string; filters: SearchFi
       {results !== null && results.length === 0 ? <p class="muted">No results for “{text.trim()}”.</p> : null}
       <ol id="search-results" class="results" aria-label="Results" aria-live="polite">
         {(results ?? []).map((hit, i) => (
-          <li key={hit.path}>
+          <li key={`${hit.source ?? ''}:${hit.path}`}>
             <Link
-              href={topicHref(hit.path)}
+              href={topicHref(hit.path, 'rendered', hit.source)}
               class={i === selected ? 'result selected' : 'result'}
               data-testid="search-result"
               data-path={hit.path}
@@ -160,7 +160,10 @@ export function SearchPage({ q, filters: given }: { q: string; filters: SearchFi
               <span class="result-title">
                 <Highlighted text={hit.title || hit.path} terms={hit.terms} />
               </span>
-              <span class="result-path muted">{hit.path}</span>
+              <span class="result-path muted">
+                {hit.path}
+                {hit.source ? <span class="badge subtle"> from source {hit.source}</span> : null}
+              </span>
               {hit.excerpt ? (
                 <span class="result-excerpt">
                   <Highlighted text={hit.excerpt} terms={hit.terms} />

@@ -1,0 +1,71 @@
+// The server's folder index: built once per commit (and source), shared by concurrent requests, the last few kept.
+import test from 'ava';
+import type { Brv } from '../../src/service/brv.js';
+import { FolderIndexes } from '../../src/web/tree-routes.js';
+
+/** A Brv stand-in whose catalog is slow and counted, at the commit `tip.commit`. */
+function fakeBrv(tip: { commit: string }, topics: Array<{ path: string; title: string }>) {
+  const calls: string[] = [];
+  const brv = {
+    branch: 'main',
+    retrieval: {
+      catalogTip: async ({ source }: { source?: string }) => ({ commit: `${source ?? ''}${tip.commit}` }),
+      catalog: async ({ source }: { source?: string }) => {
+        calls.push(`${source ?? 'local'}@${tip.commit}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return { commit: `${source ?? ''}${tip.commit}`, topics };
+      },
+    },
+  };
+  return { brv: brv as unknown as Brv, calls };
+}
+
+test('concurrent requests build one index per commit; a new commit builds again; the last four are kept', async (t) => {
+  const tip = { commit: 'c1' };
+  const { brv, calls } = fakeBrv(tip, [
+    { path: 'a/b/c', title: 'C' },
+    { path: 'a/d', title: 'D' },
+    { path: 'e', title: 'E' },
+  ]);
+  const indexes = new FolderIndexes();
+  const built = await Promise.all(Array.from({ length: 50 }, () => indexes.get(brv, undefined)));
+  t.deepEqual(calls, ['local@c1']);
+  t.true(built.every((index) => index === built[0]));
+  t.is(built[0]!.folders.get('')!.count, 3);
+  t.deepEqual(built[0]!.folders.get('a')!.folders, ['b']);
+  t.is(built[0]!.folders.get('a/b')!.count, 1);
+
+  tip.commit = 'c2';
+  await indexes.get(brv, undefined);
+  await indexes.get(brv, 'team');
+  t.deepEqual(calls, ['local@c1', 'local@c2', 'team@c2']);
+  // c1 is still kept (four at most): asked again, it is not rebuilt.
+  tip.commit = 'c1';
+  await indexes.get(brv, undefined);
+  t.is(calls.length, 3);
+  for (const commit of ['c3', 'c4', 'c5', 'c6']) {
+    tip.commit = commit;
+    await indexes.get(brv, undefined);
+  }
+  tip.commit = 'c1';
+  await indexes.get(brv, undefined);
+  t.is(calls.at(-1), 'local@c1', 'evicted after four newer ones: built again');
+});
+
+test('a failed build is not kept: the next request tries again', async (t) => {
+  let fail = true;
+  const brv = {
+    branch: 'main',
+    retrieval: {
+      catalogTip: async () => ({ commit: 'c1' }),
+      catalog: async () => {
+        if (fail) throw new Error('boom');
+        return { commit: 'c1', topics: [{ path: 'x', title: '' }] };
+      },
+    },
+  } as unknown as Brv;
+  const indexes = new FolderIndexes();
+  await t.throwsAsync(indexes.get(brv, undefined), { message: 'boom' });
+  fail = false;
+  t.is((await indexes.get(brv, undefined)).folders.get('')!.count, 1);
+});
