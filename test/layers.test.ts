@@ -39,7 +39,9 @@ const LAYERED = {
   'src/cli/output.ts':
     "import { Brv } from '../service/brv.js';\nimport { parse } from '../topic/parse.js';\nexport const print = () => [Brv, parse];\n",
   'src/vc/merge.ts': "import { merge } from './missing.js';\nexport const run = merge;\n",
-  'src/tui/text.ts': "import { parse } from '../topic/parse.js';\nexport const text = parse;\n",
+  'src/lsp/text.ts': "import { parse } from '../topic/parse.js';\nexport const text = parse;\n",
+  'src/tui/app.ts': "import { print } from '../cli/output.js';\nexport const app = print;\n",
+  'src/web/server.ts': "import { print } from '../cli/output.js';\nexport const serve = print;\n",
   'src/views/page.ts': "import { print } from '../cli/output.js';\nexport const page = print;\n",
   'src/settings/registry.ts': "import type { A } from '../store/a.js';\nexport type Setting = A;\n",
   'src/service/context.ts': 'export const CONTEXT = Symbol();\n',
@@ -68,7 +70,9 @@ test('dependency-cruiser with the layer configuration reports every kind of viol
         // a cycle is reported once, from its first module; type-only imports count
         'error no-cycle: src/cli/output.ts',
         'error no-cycle: src/store/a.ts',
-        'error outside-layers: src/tui/text.ts → src/topic/parse.ts',
+        'error outside-layers: src/lsp/text.ts → src/topic/parse.ts',
+        'error tui-imports-cli: src/tui/app.ts → src/cli/output.ts',
+        'error web-imports-cli: src/web/server.ts → src/cli/output.ts',
         'error process-outside-git: src/query/search.ts → child_process',
         'error service-imports-upward: src/service/brv.ts → src/cli/output.ts',
         'error views-imports-upward: src/views/page.ts → src/cli/output.ts',

@@ -37,7 +37,7 @@ export interface AppProps {
 type Screen =
   | { type: 'home' }
   | { type: 'results'; title: string; question: string; items: ResultItem[]; selected: number }
-  | { type: 'pager'; title: string; markdown?: string; text?: string; offset: number; topic?: string }
+  | { type: 'pager'; title: string; markdown?: string; text?: string; offset: number; topic?: string; source?: string }
   | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition };
 
 interface Message {
@@ -109,6 +109,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
   const [busy, setBusy] = useState<{ id: number; label: string; progress?: string } | undefined>();
   const [search, setSearch] = useState<{ query: string; match?: { index: number; line: string } } | undefined>();
   const exitArmed = useRef(0);
+  const deciding = useRef(false);
   const runId = useRef(0);
   const values = useRef<Record<'topic' | 'branch' | 'remote' | 'review' | 'setting' | 'source', string[]>>({
     topic: [],
@@ -162,6 +163,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
   const refreshStatus = useCallback(async () => {
     try {
       setStatus(await readStatus(await context.brv()));
+      performance.mark('tui: status read');
     } catch (error) {
       setMessage(errorMessage(error));
     }
@@ -175,14 +177,16 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
   const back = useCallback(() => setScreens((stack) => (stack.length > 1 ? stack.slice(0, -1) : stack)), []);
 
   const readTopic = useCallback(
-    async (path: string): Promise<Screen> => {
-      const read = await (await context.brv()).knowledge.read({ path });
+    async (path: string, source?: string): Promise<Screen> => {
+      const read = await (await context.brv()).knowledge.read({ path, ...(source ? { source } : {}) });
+      const where = source ? `${source}: ${read.topicPath} (read-only, from the knowledge source ${source})` : read.topicPath;
       return {
         type: 'pager',
-        title: `${read.topicPath} · ${read.commit.slice(0, 8)}`,
+        title: `${where} · ${read.commit.slice(0, 8)}`,
         markdown: read.content,
         offset: 0,
         topic: read.topicPath,
+        ...(source ? { source } : {}),
       };
     },
     [context],
@@ -232,7 +236,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
         case 'results':
           return push({ type: 'results', title: outcome.title, question: outcome.question, items: outcome.items, selected: 0 });
         case 'topic': {
-          const opened = await run(`Opening ${outcome.path}…`, () => readTopic(outcome.path));
+          const opened = await run(`Opening ${outcome.path}…`, () => readTopic(outcome.path, outcome.source));
           if (opened) push(opened);
           return;
         }
@@ -313,6 +317,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
             : 'A review was decided.';
         } else if (moved.some((c) => c.ref.startsWith(BRANCH_PREFIX))) note = 'Another brv branch moved.';
         if (note) {
+          setMessage(undefined); // the newest line wins
           setNotification(note);
           clearTimeout(notifyTimer);
           notifyTimer = setTimeout(() => setNotification(undefined), NOTIFICATION_MS);
@@ -320,7 +325,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
         void refreshStatus();
         void refreshValues();
         const top = screensRef.current[screensRef.current.length - 1]!;
-        if (top.type === 'pager' && top.topic) {
+        if (top.type === 'pager' && top.topic && !top.source) {
           const topic = top.topic;
           const again = await readTopic(topic).catch(() => undefined);
           replaceTop((current) =>
@@ -361,12 +366,13 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
       if (screen.type !== 'review' || !screen.list) return;
       const task = screen.list.tasks[screen.at.task];
       const op = task?.operations[screen.at.op];
-      if (!task || !op) return;
+      if (!task || !op || deciding.current) return;
+      deciding.current = true;
       const files = whole ? undefined : [op.path];
       const done = await run(`${decision === 'approve' ? 'Approving' : 'Rejecting'}…`, async () => {
         const brv = await context.brv();
         return decision === 'approve' ? brv.review.approve({ id: task.taskId, files }) : brv.review.reject({ id: task.taskId, files });
-      });
+      }).finally(() => (deciding.current = false));
       if (!done) return;
       await run('Reading pending reviews…', loadReview);
       setMessage({
@@ -378,7 +384,11 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
     [screen, run, context, loadReview, refreshStatus],
   );
 
-  useInput((input, key) => {
+  // ink re-subscribes the handler after each render: a key that arrives in between must still meet
+  // the state that render showed, so the subscribed function calls the latest handler.
+  const onKey = useRef<(input: string, key: Key) => void>(() => {});
+  useInput((input, key) => onKey.current(input, key));
+  onKey.current = (input: string, key: Key): void => {
     // Ctrl-C: stop what runs; otherwise leave on the second press.
     if (key.ctrl && input === 'c') {
       if (busy) {
@@ -462,14 +472,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
       if (key.return) {
         const item = screen.items[screen.selected];
         if (!item) return;
-        if (item.source) {
-          setMessage({
-            tone: 'info',
-            text: `${item.path} is in the knowledge source ${item.source}: read it with /query or in brv webui.`,
-          });
-          return;
-        }
-        void apply({ type: 'topic', path: item.path });
+        void apply({ type: 'topic', path: item.path, ...(item.source ? { source: item.source } : {}) });
         return;
       }
       // Typing goes back to the prompt, to ask again.
@@ -499,7 +502,8 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
     if (screen.type === 'review') {
       if (key.escape) return back();
       const list = screen.list;
-      if (!list || busy) return;
+      // Keys work while the list is read again; one decision at a time.
+      if (!list || deciding.current) return;
       const task = list.tasks[screen.at.task];
       const move = (at: ReviewPosition) => replaceTop((s) => (s.type === 'review' ? { ...s, at } : s));
       if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false);
@@ -520,7 +524,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
       if (key.pageUp) return move({ ...screen.at, offset: clampOffset(screen.at.offset - body, total, body) });
       if (key.pageDown || input === ' ') return move({ ...screen.at, offset: clampOffset(screen.at.offset + body, total, body) });
     }
-  });
+  };
 
   function completeLine(current: Line) {
     return complete(current, COMMANDS, (kind: ArgKind) =>

@@ -38,7 +38,7 @@ export interface ResultItem {
 export type Outcome =
   | { type: 'text'; title: string; text: string; markdown?: boolean }
   | { type: 'results'; title: string; question: string; items: ResultItem[] }
-  | { type: 'topic'; path: string }
+  | { type: 'topic'; path: string; source?: string }
   | { type: 'review' }
   | { type: 'note'; text: string }
   | { type: 'help' }
@@ -64,7 +64,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     repeat: true,
     options: { '--scope': 'folder', '--limit': 'text' },
   },
-  { name: 'read', summary: 'Open a topic', usage: '/read <topic>', args: ['topic'] },
+  {
+    name: 'read',
+    summary: 'Open a topic (of a knowledge source with --source)',
+    usage: '/read <topic> [--source <alias>]',
+    args: ['topic'],
+    options: { '--source': 'source' },
+  },
   { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', args: ['folder'] },
   {
     name: 'rm',
@@ -151,7 +157,7 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
     }
     case 'read':
       if (!args[0]) throw new Error('Name a topic: /read <topic> (Tab completes paths).');
-      return { type: 'topic', path: args[0] };
+      return { type: 'topic', path: args[0], ...(typeof options['--source'] === 'string' ? { source: options['--source'] } : {}) };
     case 'ls': {
       const listed = await (await ctx.brv()).knowledge.list(args[0] ? { prefix: args[0] } : {});
       return { type: 'text', title: `Topics${listed.prefix ? ` under ${listed.prefix}` : ''}`, text: listText(listed) };

@@ -49,6 +49,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
       return () => listeners.delete(listener);
     };
     options.stdout.write(ALTERNATE_SCREEN);
+    let painted = false;
     try {
       const app = render(
         createElement(App, {
@@ -58,7 +59,16 @@ export async function runTui(options: TuiOptions): Promise<void> {
           subscribe,
           noColor: options.noColor,
         }),
-        { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false, patchConsole: false },
+        {
+          stdin: options.stdin,
+          stdout: options.stdout,
+          exitOnCtrlC: false,
+          patchConsole: false,
+          onRender: () => {
+            if (!painted) performance.mark('tui: first paint');
+            painted = true;
+          },
+        },
       );
       // Watching starts after the first paint: it must not hold the prompt back.
       setImmediate(() => {
