@@ -38,7 +38,7 @@ type Screen =
   | { type: 'home' }
   | { type: 'results'; title: string; question: string; items: ResultItem[]; selected: number }
   | { type: 'pager'; title: string; markdown?: string; text?: string; offset: number; topic?: string; source?: string }
-  | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition };
+  | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition; startAt?: string };
 
 interface Message {
   tone: 'error' | 'info';
@@ -194,9 +194,15 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
 
   const loadReview = useCallback(async () => {
     const list = await (await context.brv()).review.pendingWithDiffs();
+    const asked = screensRef.current.find((sc): sc is Extract<Screen, { type: 'review' }> => sc.type === 'review')?.startAt;
+    if (asked !== undefined && !list.tasks.some((t) => t.taskId.startsWith(asked)))
+      setMessage({ tone: 'error', text: `No pending review ${asked}: here are all of them.` });
     setScreens((stack) =>
       stack.map((s) => {
         if (s.type !== 'review') return s;
+        // `/review <id>`: that review first (an id prefix is enough), once.
+        const wanted = s.startAt === undefined ? -1 : list.tasks.findIndex((t) => t.taskId.startsWith(s.startAt!));
+        if (s.startAt !== undefined) return { type: 'review', list, at: { task: Math.max(0, wanted), op: 0, offset: 0 } };
         const task = Math.min(s.at.task, Math.max(0, list.tasks.length - 1));
         const op = Math.min(s.at.op, Math.max(0, (list.tasks[task]?.operations.length ?? 1) - 1));
         return { ...s, list, at: { task, op, offset: task === s.at.task && op === s.at.op ? s.at.offset : 0 } };
@@ -241,7 +247,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
           return;
         }
         case 'review':
-          push({ type: 'review', at: { task: 0, op: 0, offset: 0 } });
+          push({ type: 'review', at: { task: 0, op: 0, offset: 0 }, ...(outcome.id ? { startAt: outcome.id } : {}) });
           await run('Reading pending reviews…', loadReview);
           return;
         case 'note':
@@ -274,7 +280,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
         }
         outcome = await run(`${entered.split(' ')[0]}…`, (progress) => runCommand({ ...context, progress }, parsed));
       } else {
-        outcome = await run('Searching…', () => searchOutcome({ ...context, progress: () => {} }, entered));
+        outcome = await run('Searching…', (progress) => searchOutcome({ ...context, progress }, entered));
       }
       if (outcome) {
         await apply(outcome);

@@ -39,7 +39,7 @@ export type Outcome =
   | { type: 'text'; title: string; text: string; markdown?: boolean }
   | { type: 'results'; title: string; question: string; items: ResultItem[] }
   | { type: 'topic'; path: string; source?: string }
-  | { type: 'review' }
+  | { type: 'review'; id?: string }
   | { type: 'note'; text: string }
   | { type: 'help' }
   | { type: 'exit' };
@@ -79,7 +79,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ['topic'],
     options: { '--recursive': 'flag', '--reason': 'text' },
   },
-  { name: 'review', summary: 'Step through pending reviews: approve or reject each topic', usage: '/review', args: [] },
+  {
+    name: 'review',
+    summary: 'Step through pending reviews (from one of them): approve or reject each topic',
+    usage: '/review [id]',
+    args: ['review'],
+  },
   {
     name: 'vc',
     summary: 'Version control of the knowledge: log, diff, status, branch, checkout, merge',
@@ -122,9 +127,11 @@ export async function searchOutcome(
   question: string,
   options: { scope?: string; limit?: number } = {},
 ): Promise<Outcome> {
+  // The first question after many new topics builds the index: said as it goes.
+  const onProgress = (done: number, total?: number) => ctx.progress(`indexing topics ${done}${total ? ` of ${total}` : ''}`);
   const found = await (
     await ctx.brv()
-  ).retrieval.search({ question, limit: options.limit ?? LIMIT, ...(options.scope ? { scope: options.scope } : {}) });
+  ).retrieval.search({ question, limit: options.limit ?? LIMIT, onProgress, ...(options.scope ? { scope: options.scope } : {}) });
   return {
     type: 'results',
     title: `Search: ${question}`,
@@ -177,7 +184,7 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       return { type: 'note', text: removeText(removed) };
     }
     case 'review':
-      return { type: 'review' };
+      return { type: 'review', ...(args[0] ? { id: args[0] } : {}) };
     case 'vc':
       return runVc(ctx, command);
     case 'sync': {

@@ -4,7 +4,7 @@ import { createElement } from 'react';
 import { App, type RefChange } from '../../src/tui/app.js';
 import { InputHistory } from '../../src/tui/input-history.js';
 import { cleanup, curateTopic, makeRepo, reply, showTopic } from '../helpers/repo.js';
-import { testService } from '../helpers/service.js';
+import { openBrv, testService } from '../helpers/service.js';
 
 // The REPL as a component, in ink's test renderer, against a real repository through the real
 // service. The pseudo-terminal end to end (a real `brv`, tmux) is test/tui/terminal.test.ts.
@@ -212,4 +212,32 @@ test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twic
   await ui.see(/Press Ctrl-C again to leave\./);
   await ui.type(CTRL_C);
   t.is(ui.exits(), 1);
+});
+
+test.serial('/review <id> starts at that review; an id that is not pending is said, and all of them are shown', async (t) => {
+  const repo = await seeded();
+  for (const [path, title] of [
+    ['ops/a', 'First held'],
+    ['ops/b', 'Second held'],
+  ] as const)
+    await curateTopic(repo, reply(path, title, '<bv-rule severity="must">Held.</bv-rule>', { impact: 'high', reason: `why ${path}` }));
+  const brv = await openBrv(repo);
+  const tasks = (await brv.review.pending()).tasks.map((task) => ({ id: task.taskId, path: task.operations[0]!.path }));
+  brv.close();
+  t.is(tasks.length, 2);
+  const [first, second] = tasks as [(typeof tasks)[0], (typeof tasks)[0]];
+  const ui = mount(repo);
+  t.teardown(async () => {
+    await ui.close();
+    await cleanup(repo);
+  });
+  await ui.see(/2 reviews pending/);
+  await ui.type(`/review ${second.id.slice(0, 6)}`);
+  await ui.type(ENTER);
+  await ui.see(new RegExp(`\\(2 of 2\\)[^]*ADD ${second.path}`));
+  await ui.type(ESC);
+  await ui.type('/review ffffff');
+  await ui.type(ENTER);
+  await ui.see(/No pending review ffffff: here are all of them\./);
+  await ui.see(new RegExp(`\\(1 of 2\\)[^]*ADD ${first.path}`));
 });

@@ -197,11 +197,11 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
 }
 
 /** The key's root and path: `d`/`t` + root + NUL + path. */
-function placeOf(key: string): { root: Root; path: string; kind: 'folder' | 'topic' } | undefined {
-  const kind = key[0] === 'd' ? 'folder' : key[0] === 't' ? 'topic' : undefined;
-  if (!kind) return undefined;
+function placeOf(key: string): { root: Root; path: string; rowType: 'folder' | 'topic' } | undefined {
+  const rowType = key[0] === 'd' ? 'folder' : key[0] === 't' ? 'topic' : undefined;
+  if (!rowType) return undefined;
   const [root, path] = key.slice(1).split('\u0000') as [string, string | undefined];
-  return path === undefined ? undefined : { root, path, kind };
+  return path === undefined ? undefined : { root, path, rowType };
 }
 
 export function TreePane({ topic, source, onCount }: { topic: string | null; source: string | null; onCount(count: number | null): void }) {
@@ -234,7 +234,7 @@ export function TreePane({ topic, source, onCount }: { topic: string | null; sou
   const { start, end } = windowRange(scrollTop, viewport, ROW_HEIGHT, count);
   const rows = visibleRows(state, start, end);
   const place = placeOf(focus.key);
-  const located = place ? rowIndex(state, place.root, place.path, place.kind) : undefined;
+  const located = place ? rowIndex(state, place.root, place.path, place.rowType) : undefined;
   const focusIndex = Math.min(located ?? focus.index, Math.max(count - 1, 0));
   // The focused row stays in the DOM (it holds the tab stop) even when scrolled away.
   const shown = rows.map((row, i) => ({ row, index: start + i }));

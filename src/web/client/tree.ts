@@ -237,9 +237,9 @@ export function visibleRows(state: TreeState, start: number, end: number): Row[]
 
 /**
  * The row index of a folder or topic (`root`, `path`), when every folder on its way is expanded and
- * loaded as far as it; undefined otherwise. A folder's row: `kind` 'folder' (a source's own: path '').
+ * loaded as far as it; undefined otherwise. A folder's row: `rowType` 'folder' (a source's own: path '').
  */
-export function rowIndex(state: TreeState, root: Root, path: string, kind: 'folder' | 'topic'): number | undefined {
+export function rowIndex(state: TreeState, root: Root, path: string, rowType: 'folder' | 'topic'): number | undefined {
   const size = measure(state);
   let index = 0;
   if (root !== '') {
@@ -248,7 +248,7 @@ export function rowIndex(state: TreeState, root: Root, path: string, kind: 'fold
     if (s < 0) return undefined;
     for (const source of state.sources.slice(0, s))
       index += 1 + (state.expanded.has(levelKey(source.alias, '')) ? size(source.alias, '') : 0);
-    if (path === '') return kind === 'folder' ? index : undefined;
+    if (path === '') return rowType === 'folder' ? index : undefined;
     if (!state.expanded.has(levelKey(root, ''))) return undefined;
     index++; // below the source's own row
   }
@@ -259,7 +259,7 @@ export function rowIndex(state: TreeState, root: Root, path: string, kind: 'fold
     const level = state.levels.get(levelKey(root, folder));
     if (!level) return undefined;
     const childPath = folder === '' ? segments[depth]! : `${folder}/${segments[depth]!}`;
-    const wanted = last ? kind : 'folder';
+    const wanted = last ? rowType : 'folder';
     const from = wanted === 'folder' ? 0 : level.folderTotal;
     const to = wanted === 'folder' ? level.folderTotal : level.total;
     let i = -1;
