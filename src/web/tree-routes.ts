@@ -80,11 +80,7 @@ interface TreeLevel {
  * One page of a folder's children. `around` (a path below the folder) picks the page holding the
  * child on its way instead of `offset`; undefined when the folder does not exist.
  */
-function treeLevel(
-  index: FolderIndex,
-  folder: string,
-  page: { offset: number; limit: number; around?: string },
-): TreeLevel | undefined {
+function treeLevel(index: FolderIndex, folder: string, page: { offset: number; limit: number; around?: string }): TreeLevel | undefined {
   const node = index.folders.get(folder);
   if (!node) return undefined;
   const total = node.folders.length + node.topics.length;

@@ -69,7 +69,13 @@ test('brv edit reopens an invalid topic with the errors in a comment, stripped b
   // Where the problem is, in the file as the editor shows it (the comment included).
   const located = /- line (\d+):(\d+): unknown-element: .*bv-nonsense/.exec(shown);
   t.truthy(located, shown);
-  t.is(shown.split('\n')[Number(located![1]) - 1]!.slice(Number(located![2]) - 1).slice(0, 12), '<bv-nonsense');
+  t.is(
+    shown
+      .split('\n')
+      [Number(located![1]) - 1]!.slice(Number(located![2]) - 1)
+      .slice(0, 12),
+    '<bv-nonsense',
+  );
   t.regex(shown, /-->\n<bv-topic/, 'the invalid text follows the comment');
   const stored = (await showTopic(repo, 'ops/deploy.html'))!;
   t.regex(stored, /Fixed\./);
