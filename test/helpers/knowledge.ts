@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brvJson, git, tempDir, type BrvRun } from './repo.js';
+import { brvJson, curateTopic, git, makeRepo, reply, tempDir, type BrvRun } from './repo.js';
 
 /** Writes (or overwrites) one topic through the real CLI's one-shot curate; returns its JSON data. */
 export async function put(cwd: string, topicPath: string, body: string, options: { title?: string; tags?: string; meta?: object } = {}) {
@@ -62,3 +62,18 @@ export const ZEBRA_TOPICS = {
   'b/two.html': zebraTopic('b/two', 'Zebra stripes', 'Zebras have stripes, zebras have manes.'),
   'c/three.html': zebraTopic('c/three', 'Horses', 'Horses are not zebras, though zebras are horses of a kind.'),
 };
+
+/**
+ * A repository with three topics curated through the CLI: security/cookies (HttpOnly cookies),
+ * security/auth (RS256), ops/deploy (blue-green); with `deployReviewed`, ops/deploy is curated with
+ * impact high, so a review of it is pending.
+ */
+export async function threeTopics(options: { deployReviewed?: boolean } = {}): Promise<string> {
+  const repo = await makeRepo();
+  const must = (text: string) => `<bv-rule severity="must">${text}</bv-rule>`;
+  await curateTopic(repo, reply('security/cookies', 'Session cookies', must('Session tokens live in HttpOnly cookies.')));
+  await curateTopic(repo, reply('security/auth', 'Auth tokens', must('Sign session tokens with RS256.')));
+  const review = options.deployReviewed ? { impact: 'high', reason: 'new deploy rule' } : undefined;
+  await curateTopic(repo, reply('ops/deploy', 'Deploys', must('Deploy with blue-green switches.'), review));
+  return repo;
+}

@@ -1,5 +1,6 @@
 import { put, rule, succeeded } from './knowledge.js';
-import { brvJson, makeRepo } from './repo.js';
+import { plantTree } from './plant.js';
+import { brvJson, makeRepo, showTopic } from './repo.js';
 
 /**
  * A real conflicted merge review (the recipe of test/cli/review-resolve.test.ts): main and feature both
@@ -25,4 +26,19 @@ export async function highImpactReview(repo: string, topic: string, text: string
   const id = data.review?.id ?? data.reviewId;
   if (!id) throw new Error(`no review opened: ${JSON.stringify(data)}`);
   return id;
+}
+
+/**
+ * Plants (as a push would) markup in "ours" side of `conflictedMerge`'s ops/deploy that is valid topic
+ * HTML whose strings are markup: an escaped handler, a title attribute breaking out of its quotes, an
+ * escaped script, a link.
+ */
+export async function plantHostileConflictSide(repo: string): Promise<void> {
+  const html = (await showTopic(repo, 'ops/deploy.html'))!;
+  const hostile = html.replace(
+    'Ours one.',
+    'Ours one. &lt;img src=x onerror=alert(1)&gt; <abbr title="&quot;&gt;&lt;img src=x onerror=alert(2)&gt;">CI</abbr> ' +
+      '<code>&lt;script&gt;alert(3)&lt;/script&gt;</code> <a href="https://example.invalid/x">link</a>',
+  );
+  await plantTree(repo, { 'ops/deploy.html': hostile });
 }

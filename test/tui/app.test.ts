@@ -1,9 +1,10 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
 import { App, type RefChange } from '../../src/tui/app.js';
 import { InputHistory } from '../../src/tui/input-history.js';
-import { cleanup, curateTopic, makeRepo, reply, showTopic } from '../helpers/repo.js';
+import { threeTopics } from '../helpers/knowledge.js';
+import { cleanup, curateTopic, reply, showTopic } from '../helpers/repo.js';
 import { openBrv, testService } from '../helpers/service.js';
 
 // The REPL as a component, in ink's test renderer, against a real repository through the real
@@ -15,18 +16,8 @@ const DOWN = '\u001b[B';
 const TAB = '\t';
 const CTRL_C = '\u0003';
 
-async function seeded(): Promise<string> {
-  const repo = await makeRepo();
-  await curateTopic(
-    repo,
-    reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in HttpOnly cookies.</bv-rule>'),
-  );
-  await curateTopic(repo, reply('security/auth', 'Auth tokens', '<bv-rule severity="must">Sign session tokens with RS256.</bv-rule>'));
-  await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with blue-green switches.</bv-rule>'));
-  return repo;
-}
-
-function mount(repo: string, options: { noColor?: boolean; history?: string[] } = {}) {
+/** The App on `repo` (closed, and the repository removed, when the test ends). */
+function mount(t: ExecutionContext, repo: string, options: { noColor?: boolean; history?: string[] } = {}) {
   const pool = testService.pool(repo, { serverName: 'brv tui' });
   const listeners = new Set<(change: RefChange) => void>();
   const saved: string[] = [];
@@ -58,6 +49,11 @@ function mount(repo: string, options: { noColor?: boolean; history?: string[] } 
     app.stdin.write(text);
     await new Promise((resolve) => setTimeout(resolve, 30));
   };
+  t.teardown(async () => {
+    app.unmount();
+    await pool.close();
+    await cleanup(repo);
+  });
   return {
     app,
     frame,
@@ -66,20 +62,12 @@ function mount(repo: string, options: { noColor?: boolean; history?: string[] } 
     saved,
     exits: () => exited,
     change: (change: RefChange) => listeners.forEach((l) => l(change)),
-    close: async () => {
-      app.unmount();
-      await pool.close();
-    },
   };
 }
 
 test.serial('a question lists ranked topics; Enter opens one rendered; Esc goes back; the status line fills in', async (t) => {
-  const repo = await seeded();
-  const ui = mount(repo);
-  t.teardown(async () => {
-    await ui.close();
-    await cleanup(repo);
-  });
+  const repo = await threeTopics();
+  const ui = mount(t, repo);
   await ui.see(/3 topics · no reviews/);
   await ui.type('session tokens');
   await ui.type(ENTER);
@@ -101,12 +89,8 @@ test.serial('a question lists ranked topics; Enter opens one rendered; Esc goes 
 });
 
 test.serial('slash commands: Tab completes, /ls and /vc log page their output, a mistake is said and nothing runs', async (t) => {
-  const repo = await seeded();
-  const ui = mount(repo);
-  t.teardown(async () => {
-    await ui.close();
-    await cleanup(repo);
-  });
+  const repo = await threeTopics();
+  const ui = mount(t, repo);
   await ui.see(/3 topics/);
   await ui.type('/l');
   await ui.type(TAB);
@@ -136,7 +120,7 @@ test.serial('slash commands: Tab completes, /ls and /vc log page their output, a
 test.serial(
   '/review: a change an agent made is shown with its diff; r rejects it and the topic is back; the inbox empties live',
   async (t) => {
-    const repo = await seeded();
+    const repo = await threeTopics();
     await curateTopic(
       repo,
       reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in Secure HttpOnly cookies.</bv-rule>', {
@@ -145,11 +129,7 @@ test.serial(
       }),
       ['--overwrite'],
     );
-    const ui = mount(repo);
-    t.teardown(async () => {
-      await ui.close();
-      await cleanup(repo);
-    });
+    const ui = mount(t, repo);
     await ui.see(/1 review pending/);
     await ui.type('/review');
     await ui.type(ENTER);
@@ -166,12 +146,8 @@ test.serial(
 );
 
 test.serial('live: a change made elsewhere is announced and the open topic is read again', async (t) => {
-  const repo = await seeded();
-  const ui = mount(repo);
-  t.teardown(async () => {
-    await ui.close();
-    await cleanup(repo);
-  });
+  const repo = await threeTopics();
+  const ui = mount(t, repo);
   await ui.see(/3 topics/);
   await ui.type('/read ops/deploy');
   await ui.type(ENTER);
@@ -188,12 +164,8 @@ test.serial('live: a change made elsewhere is announced and the open topic is re
 });
 
 test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twice leaves', async (t) => {
-  const repo = await seeded();
-  const ui = mount(repo, { history: ['how do we deploy', '/ls ops', 'auth tokens'] });
-  t.teardown(async () => {
-    await ui.close();
-    await cleanup(repo);
-  });
+  const repo = await threeTopics();
+  const ui = mount(t, repo, { history: ['how do we deploy', '/ls ops', 'auth tokens'] });
   await ui.see(/3 topics/);
   await ui.type('\u001b[A');
   await ui.see(/› auth tokens$/m);
@@ -215,7 +187,7 @@ test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twic
 });
 
 test.serial('/review <id> starts at that review; an id that is not pending is said, and all of them are shown', async (t) => {
-  const repo = await seeded();
+  const repo = await threeTopics();
   for (const [path, title] of [
     ['ops/a', 'First held'],
     ['ops/b', 'Second held'],
@@ -226,11 +198,7 @@ test.serial('/review <id> starts at that review; an id that is not pending is sa
   brv.close();
   t.is(tasks.length, 2);
   const [first, second] = tasks as [(typeof tasks)[0], (typeof tasks)[0]];
-  const ui = mount(repo);
-  t.teardown(async () => {
-    await ui.close();
-    await cleanup(repo);
-  });
+  const ui = mount(t, repo);
   await ui.see(/2 reviews pending/);
   await ui.type(`/review ${second.id.slice(0, 6)}`);
   await ui.type(ENTER);

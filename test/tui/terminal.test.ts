@@ -1,30 +1,14 @@
 import test from 'ava';
-import { brv, cleanup, curateTopic, makeRepo, reply, showTopic } from '../helpers/repo.js';
+import { threeTopics } from '../helpers/knowledge.js';
+import { brv, cleanup, makeRepo, showTopic } from '../helpers/repo.js';
 import { openTerminal, tmuxAvailable } from '../helpers/terminal.js';
 
 // `brv` as a person runs it: a real pseudo-terminal (tmux), the built CLI, a real repository; every
 // assertion is on the screen as tmux captured it.
 const terminalTest = tmuxAvailable() ? test.serial : test.skip;
 
-async function seeded(): Promise<string> {
-  const repo = await makeRepo();
-  await curateTopic(
-    repo,
-    reply('security/cookies', 'Session cookies', '<bv-rule severity="must">Session tokens live in HttpOnly cookies.</bv-rule>'),
-  );
-  await curateTopic(repo, reply('security/auth', 'Auth tokens', '<bv-rule severity="must">Sign session tokens with RS256.</bv-rule>'));
-  await curateTopic(
-    repo,
-    reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with blue-green switches.</bv-rule>', {
-      impact: 'high',
-      reason: 'new deploy rule',
-    }),
-  );
-  return repo;
-}
-
 terminalTest('brv in a terminal: ask, open a result, review and reject, see an agent’s curate live, resize, leave', async (t) => {
-  const repo = await seeded();
+  const repo = await threeTopics({ deployReviewed: true });
   const term = await openTerminal(repo);
   t.teardown(async () => {
     await term.close();
@@ -86,7 +70,7 @@ terminalTest('brv in a terminal: ask, open a result, review and reject, see an a
 });
 
 terminalTest('NO_COLOR: the same screen, without colour codes (and with them otherwise)', async (t) => {
-  const repo = await seeded();
+  const repo = await threeTopics({ deployReviewed: true });
   const plain = await openTerminal(repo, { env: { NO_COLOR: '1' } });
   const coloured = await openTerminal(repo, { args: ['tui'] });
   t.teardown(async () => {

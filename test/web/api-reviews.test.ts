@@ -1,5 +1,5 @@
 import test from 'ava';
-import { conflictedMerge, highImpactReview } from '../helpers/merge-review.js';
+import { conflictedMerge, highImpactReview, plantHostileConflictSide } from '../helpers/merge-review.js';
 import { plantTree } from '../helpers/plant.js';
 import { cleanup, refTip, showTopic } from '../helpers/repo.js';
 import { request, session, startFor } from './http.js';
@@ -252,15 +252,7 @@ test('batch: a malformed body is refused whole (400) and nothing is applied', as
 
 test('a hostile conflict side (planted) is given as inert display HTML; its source only as text', async (t) => {
   const { repo, id } = await conflictedMerge();
-  const html = (await showTopic(repo, 'ops/deploy.html'))!;
-  // Valid topic HTML (the validator lets it through) whose strings are markup: an escaped handler, a title
-  // attribute breaking out of its quotes, an escaped script, a link.
-  const hostile = html.replace(
-    'Ours one.',
-    'Ours one. &lt;img src=x onerror=alert(1)&gt; <abbr title="&quot;&gt;&lt;img src=x onerror=alert(2)&gt;">CI</abbr> ' +
-      '<code>&lt;script&gt;alert(3)&lt;/script&gt;</code> <a href="https://example.invalid/x">link</a>',
-  );
-  await plantTree(repo, { 'ops/deploy.html': hostile });
+  await plantHostileConflictSide(repo);
   const server = await startFor(repo);
   try {
     const answer = await request(server.port, { path: `/api/reviews/conflicts?id=${id}`, headers: session(server) });

@@ -1,24 +1,15 @@
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { browserAvailable, launchBrowser, type PageElement } from '../helpers/browser.js';
+import { openWatchedPage, sharedBrowser, type PageElement } from '../helpers/browser.js';
 import { put, rule } from '../helpers/knowledge.js';
-import { conflictedMerge, highImpactReview } from '../helpers/merge-review.js';
-import { plantTree } from '../helpers/plant.js';
+import { conflictedMerge, highImpactReview, plantHostileConflictSide } from '../helpers/merge-review.js';
 import { cleanup, makeRepo, showTopic } from '../helpers/repo.js';
 import { testService } from '../helpers/service.js';
 
 // The review inbox end to end in a real headless Chromium: a real conflicted merge resolved per section and
 // approved; batch decisions by mouse and by keyboard alone; a hostile conflict side rendered inert.
-const browserTest = browserAvailable() ? test.serial : test.skip;
-
-let browser: Browser | undefined;
-test.before(async () => {
-  if (browserAvailable()) browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const { browserTest, browser } = sharedBrowser(test);
 
 interface Inbox {
   repo: string;
@@ -32,22 +23,7 @@ interface Inbox {
 
 async function openInbox(repo: string): Promise<Inbox> {
   const server = await startWebServer({ service: testService, launchDir: repo, port: 0 });
-  const context = await browser!.newContext();
-  const page = await context.newPage();
-  const foreign: string[] = [];
-  const incidents: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server.origin) && !request.url().startsWith('data:')) foreign.push(request.url());
-  });
-  page.on('dialog', (dialog) => {
-    incidents.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('pageerror', (error) => incidents.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) incidents.push(`console: ${message.text()}`);
-  });
-  await page.goto(server.url);
+  const { page, foreign, incidents } = await openWatchedPage(browser(), server);
   await page.goto(`${server.origin}/reviews`);
   // Set once: a reload would lose it (decisions must leave the inbox live).
   await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1));
@@ -248,13 +224,7 @@ browserTest(
 
 browserTest('a hostile conflict side (planted) renders inert: no script runs, no request leaves', async (t) => {
   const { repo, id } = await conflictedMerge();
-  const html = (await showTopic(repo, 'ops/deploy.html'))!;
-  const hostile = html.replace(
-    'Ours one.',
-    'Ours one. &lt;img src=x onerror=alert(1)&gt; <abbr title="&quot;&gt;&lt;img src=x onerror=alert(2)&gt;">CI</abbr> ' +
-      '<code>&lt;script&gt;alert(3)&lt;/script&gt;</code> <a href="https://example.invalid/x">link</a>',
-  );
-  await plantTree(repo, { 'ops/deploy.html': hostile });
+  await plantHostileConflictSide(repo);
   const d = await openInbox(repo);
   try {
     const { page } = d;

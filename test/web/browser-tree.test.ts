@@ -4,7 +4,7 @@
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { browserAvailable, launchBrowser, type PageElement } from '../helpers/browser.js';
+import { browserAvailable, launchBrowser, openWatchedPage, type PageElement, type WatchedPage } from '../helpers/browser.js';
 import { plantBulk, plantTree } from '../helpers/plant.js';
 import { brvJson, cleanup, makeRepo } from '../helpers/repo.js';
 import { testService } from '../helpers/service.js';
@@ -20,7 +20,9 @@ let browser: Browser | undefined;
 let repo: string | undefined;
 let other: string | undefined;
 let server: WebServer | undefined;
-const incidents: string[] = [];
+const watchedPages: WatchedPage[] = [];
+/** What went wrong on any page this file opened: incidents, and requests that left the dashboard. */
+const incidents = () => watchedPages.flatMap((w) => [...w.incidents, ...w.foreign.map((url) => `request: ${url}`)]);
 
 test.before(async () => {
   if (!browserAvailable()) return;
@@ -48,21 +50,10 @@ test.after.always(async () => {
 });
 
 async function open(path = '/'): Promise<Page> {
-  const context = await browser!.newContext({ viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => {
-    incidents.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('pageerror', (error) => incidents.push(`page error: ${error.message}`));
-  // The rows are placed through the CSSOM (allowed by the strict CSP); a refused style attribute would show here.
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) incidents.push(`console: ${message.text()}`);
-  });
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server!.origin) && !request.url().startsWith('data:')) incidents.push(`request: ${request.url()}`);
-  });
-  await page.goto(server!.url);
+  // The rows are placed through the CSSOM (allowed by the strict CSP); a refused style attribute would show as an incident.
+  const watched = await openWatchedPage(browser!, server!, { viewport: { width: 1200, height: 800 } });
+  const { page } = watched;
+  watchedPages.push(watched);
   if (path !== '/') await page.goto(`${server!.origin}${path}`);
   return page;
 }
@@ -101,7 +92,7 @@ browserTest('a folder of 20,000 topics: a bounded number of rows in the DOM; scr
     t.is(await page.locator('[data-testid="tree-topic"][data-path="big/t00000"]').count(), 0, 'rows scrolled away leave the DOM');
     await last.click();
     await page.locator('[data-testid="topic-title"]', { hasText: 'Big 19999' }).waitFor();
-    t.deepEqual(incidents, []);
+    t.deepEqual(incidents(), []);
   } finally {
     await page.context().close();
   }
@@ -197,7 +188,7 @@ browserTest(
       await page.waitForURL(/\/knowledge\/platform\/logging\?source=platform$/);
       await page.locator('[data-testid="topic-readonly"]').waitFor();
       await page.locator('[data-testid="tree-topic"][data-source="platform"][data-path="platform/logging"][aria-current="page"]').waitFor();
-      t.deepEqual(incidents, []);
+      t.deepEqual(incidents(), []);
     } finally {
       await page.context().close();
     }

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { browserAvailable, launchBrowser, type PageElement } from '../helpers/browser.js';
+import { openWatchedPage, sharedBrowser, type PageElement } from '../helpers/browser.js';
 import { PLANTED_BLOBS } from '../helpers/hostile.js';
 import { plantTree } from '../helpers/plant.js';
 import { put, rule, sharedClones } from '../helpers/knowledge.js';
@@ -12,15 +12,7 @@ import { testService } from '../helpers/service.js';
 
 // End to end in a real headless Chromium (Debian's, driven by playwright-core): the dashboard as a
 // person uses it, against a real repository and a real `brv webui` server on loopback.
-const browserTest = browserAvailable() ? test.serial : test.skip;
-
-let browser: Browser | undefined;
-test.before(async () => {
-  if (browserAvailable()) browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const { browserTest, browser } = sharedBrowser(test);
 
 interface Dashboard {
   repo: string;
@@ -36,24 +28,7 @@ async function open(setup: (repo: string) => Promise<void>): Promise<Dashboard> 
   const repo = await makeRepo();
   await setup(repo);
   const server = await startWebServer({ service: testService, launchDir: repo, port: 0 });
-  const context = await browser!.newContext();
-  const page = await context.newPage();
-  const foreign: string[] = [];
-  const incidents: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server.origin) && !request.url().startsWith('data:')) foreign.push(request.url());
-  });
-  page.on('dialog', (dialog) => {
-    incidents.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('pageerror', (error) => incidents.push(`page error: ${error.message}`));
-  // The CSP refusing something means markup got past the server's sanitiser: an incident as well.
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) incidents.push(`console: ${message.text()}`);
-  });
-  await page.goto(server.url);
-  return { repo, server, page, foreign, incidents };
+  return { repo, server, ...(await openWatchedPage(browser(), server)) };
 }
 
 async function close(dashboard: Dashboard): Promise<void> {
@@ -232,7 +207,7 @@ browserTest('branches and sync: a pull streams its steps into the page, then its
   for (let i = 0; i < 3; i++) await put(a, `team/fact-${i}`, rule(`Team fact ${i}.`));
   await brvJson(a, ['vc', 'push']);
   const server = await startWebServer({ service: testService, launchDir: b, port: 0 });
-  const context = await browser!.newContext();
+  const context = await browser().newContext();
   const page = await context.newPage();
   try {
     await page.goto(server.url);
