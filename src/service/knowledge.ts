@@ -128,6 +128,14 @@ export interface EditSaveRequest {
 /** Saved (or `unchanged`: nothing committed), or the validation errors to show the person. */
 export type EditSaveResult = SavedEdit;
 
+export interface EditInEditorRequest {
+  path: string;
+  /** The editor to run, as shell text like git's core.editor (`vi`, `code --wait`): the front end's choice. */
+  editor: string;
+  /** An absolute folder for the file being edited (a folder is made in it and removed afterwards). */
+  tempRoot: string;
+}
+
 export interface KeepTextRequest {
   path: string;
   html: string;
@@ -247,6 +255,27 @@ export class Knowledge {
   async editSave(request: EditSaveRequest, actor: Actor): Promise<EditSaveResult> {
     const { saveTopicEdit } = await import('../curate/edit-topic.js');
     return saveTopicEdit(this.ctx.store, this.ctx.branch, { ...request, agent: actor.agent });
+  }
+
+  /**
+   * A person edits a topic in their editor (`brv edit`, the TUI's `/edit`): the editor runs with the
+   * terminal inherited, the text is saved by compare-and-swap on the version opened, and the file is
+   * reopened with the validator's errors while it does not validate (see runEditSession).
+   */
+  async editInEditor(request: EditInEditorRequest, actor: Actor): Promise<Extract<SavedEdit, { ok: true }>> {
+    const [{ runEditSession }, { runEditor }] = await Promise.all([import('../curate/edit-session.js'), import('../git/editor.js')]);
+    const tempRoot = absolute(request.tempRoot, 'tempRoot');
+    let topicPath = request.path;
+    return runEditSession(tempRoot, {
+      open: async () => {
+        const opened = await this.editOpen({ path: request.path });
+        topicPath = opened.topicPath;
+        return opened;
+      },
+      save: (html, version) => this.editSave({ path: topicPath, html, version }, actor),
+      keep: async (html) => (await this.keepEditText({ path: topicPath, html })).file,
+      edit: (file) => runEditor(this.ctx.repo.processes, request.editor, file),
+    });
   }
 
   /** Keeps text an edit could not save under `<git-common-dir>/brv/edits/`; returns the file. */

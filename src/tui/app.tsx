@@ -13,6 +13,7 @@ import type { InputHistory } from './input-history.js';
 import { editLine, EMPTY_LINE, type Line, type LineEdit } from './line-editor.js';
 import { clampOffset, Pager, RESULT_ROWS, ResultsList, ReviewScreen, reviewLines, type ReviewPosition } from './screens.js';
 import { readStatus, statusText, type StatusFacts } from './status.js';
+import { editText } from '../views/edit.js';
 import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
 /** A ref that moved, as the repository's watch reports it. */
@@ -30,9 +31,16 @@ export interface AppProps {
   /** Live ref changes; returns the unsubscribe. */
   subscribe(listener: (change: RefChange) => void): () => void;
   noColor: boolean;
+  /**
+   * Runs the person's editor on a topic with the terminal handed over (`/edit`): the App stops reading
+   * keys first, and draws itself again afterwards. Absent: `/edit` says where to edit instead.
+   */
+  editTopic?(path: string): Promise<SavedEditView>;
   /** Called once the App has unmounted itself (exit). */
   onExit?(): void;
 }
+
+type SavedEditView = Parameters<typeof editText>[0];
 
 type Screen =
   | { type: 'home' }
@@ -96,7 +104,7 @@ function pagerLines(screen: Extract<Screen, { type: 'pager' }>, width: number): 
   return wrapPlainText(screen.text ?? '', width);
 }
 
-export function App({ context, history, saveHistory, subscribe, noColor, onExit }: AppProps) {
+export function App({ context, history, saveHistory, subscribe, noColor, editTopic, onExit }: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
@@ -108,6 +116,13 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
   const [status, setStatus] = useState<StatusFacts | undefined>();
   const [busy, setBusy] = useState<{ id: number; label: string; progress?: string } | undefined>();
   const [search, setSearch] = useState<{ query: string; match?: { index: number; line: string } } | undefined>();
+  /** The terminal is handed to an editor: keys are not read (ink lets go of stdin and raw mode). */
+  const [suspended, setSuspended] = useState(false);
+  const released = useRef<(() => void) | undefined>(undefined);
+  const frozen = useRef<React.JSX.Element | null>(null);
+  useEffect(() => {
+    if (suspended) released.current?.();
+  }, [suspended]);
   const exitArmed = useRef(0);
   const deciding = useRef(false);
   const runId = useRef(0);
@@ -253,13 +268,37 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
         case 'note':
           setMessage({ tone: 'info', text: outcome.text });
           return;
+        case 'edit': {
+          if (!editTopic) {
+            setMessage({ tone: 'error', text: `No editor here: run brv edit ${outcome.path} in a shell.` });
+            return;
+          }
+          // ink's input effect runs after the render that deactivates it: wait for it, then hand over.
+          await new Promise<void>((resolve) => {
+            released.current = resolve;
+            setSuspended(true);
+          });
+          try {
+            const saved = await editTopic(outcome.path);
+            setMessage({ tone: 'info', text: editText(saved) });
+            const opened = await readTopic(saved.topicPath).catch(() => undefined);
+            if (opened) push(opened);
+          } catch (error) {
+            setMessage(errorMessage(error));
+          } finally {
+            released.current = undefined;
+            setSuspended(false);
+          }
+          void refreshStatus();
+          return;
+        }
         case 'help':
           return push({ type: 'pager', title: 'Help', markdown: helpMarkdown(COMMANDS), offset: 0 });
         case 'exit':
           return leave();
       }
     },
-    [push, run, readTopic, loadReview, leave],
+    [push, run, readTopic, loadReview, leave, editTopic, refreshStatus],
   );
 
   const submit = useCallback(
@@ -393,7 +432,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
   // ink re-subscribes the handler after each render: a key that arrives in between must still meet
   // the state that render showed, so the subscribed function calls the latest handler.
   const onKey = useRef<(input: string, key: Key) => void>(() => {});
-  useInput((input, key) => onKey.current(input, key));
+  useInput((input, key) => onKey.current(input, key), { isActive: !suspended });
   onKey.current = (input: string, key: Key): void => {
     // Ctrl-C: stop what runs; otherwise leave on the second press.
     if (key.ctrl && input === 'c') {
@@ -575,6 +614,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
   }, [line, promptWidth]);
   const promptRow = mainHeight + 1 + choiceRows;
   useEffect(() => {
+    if (suspended) return;
     if (screen.type === 'home' && !search && !busy) setCursorPosition({ x: widthOf(PROMPT) + promptView.caret, y: promptRow });
     else setCursorPosition(undefined);
   });
@@ -620,7 +660,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
       : notification
         ? `● ${notification}`
         : '';
-  return (
+  const view = (
     <Box flexDirection="column" width={width}>
       {main}
       <Text
@@ -655,4 +695,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, onExit 
       </Text>
     </Box>
   );
+  // While an editor has the terminal, nothing is drawn: the last frame stands (ink writes only changes).
+  if (!suspended) frozen.current = view;
+  return suspended && frozen.current ? frozen.current : view;
 }

@@ -40,6 +40,7 @@ export type Outcome =
   | { type: 'results'; title: string; question: string; items: ResultItem[] }
   | { type: 'topic'; path: string; source?: string }
   | { type: 'review'; id?: string }
+  | { type: 'edit'; path: string }
   | { type: 'note'; text: string }
   | { type: 'help' }
   | { type: 'exit' };
@@ -72,6 +73,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { '--source': 'source' },
   },
   { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', args: ['folder'] },
+  {
+    name: 'edit',
+    summary: 'Edit a topic in $VISUAL/$EDITOR: checked on save, committed only if nobody changed it meanwhile',
+    usage: '/edit <topic>',
+    args: ['topic'],
+  },
   {
     name: 'rm',
     summary: 'Remove a topic (a folder with --recursive); one commit, reviewable',
@@ -183,6 +190,9 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       );
       return { type: 'note', text: removeText(removed) };
     }
+    case 'edit':
+      if (!args[0]) throw new Error('Name a topic: /edit <topic> (Tab completes paths).');
+      return { type: 'edit', path: args[0] };
     case 'review':
       return { type: 'review', ...(args[0] ? { id: args[0] } : {}) };
     case 'vc':

@@ -20,10 +20,16 @@ export interface TuiOptions {
   stdout: NodeJS.WriteStream;
   /** NO_COLOR: layout and emphasis only, no colours. */
   noColor: boolean;
+  /** The editor `/edit` runs ($VISUAL, $EDITOR, vi: the front end's choice). */
+  editor: string;
+  /** An absolute folder for the files being edited. */
+  tempRoot: string;
 }
 
 const ALTERNATE_SCREEN = '\x1b[?1049h';
 const MAIN_SCREEN = '\x1b[?1049l';
+const SHOW_CURSOR = '\x1b[?25h';
+const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 
 export async function runTui(options: TuiOptions): Promise<void> {
   // The build's yoga-layout loads its WebAssembly without a top-level await: wait for it (scripts/shims).
@@ -58,6 +64,20 @@ export async function runTui(options: TuiOptions): Promise<void> {
           saveHistory: (line: string) => void saveHistoryLine(file, line, history).catch(() => {}),
           subscribe,
           noColor: options.noColor,
+          editTopic: async (path: string) => {
+            // The editor gets the terminal as the shell had it; the REPL's screen comes back after. ink has
+            // let go of raw mode and its listener; stdin is paused too, so that no key is read here meanwhile.
+            options.stdin.pause();
+            options.stdout.write(`${MAIN_SCREEN}${SHOW_CURSOR}`);
+            try {
+              return await (
+                await brv()
+              ).knowledge.editInEditor({ path, editor: options.editor, tempRoot: options.tempRoot }, options.actor);
+            } finally {
+              options.stdout.write(`${ALTERNATE_SCREEN}${CLEAR_SCREEN}`);
+              app.clear();
+            }
+          },
         }),
         {
           stdin: options.stdin,

@@ -1,6 +1,8 @@
 import test from 'ava';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { threeTopics } from '../helpers/knowledge.js';
-import { brv, cleanup, makeRepo, showTopic } from '../helpers/repo.js';
+import { brv, cleanup, makeRepo, showTopic, tempDir } from '../helpers/repo.js';
 import { openTerminal, tmuxAvailable } from '../helpers/terminal.js';
 
 // `brv` as a person runs it: a real pseudo-terminal (tmux), the built CLI, a real repository; every
@@ -100,4 +102,43 @@ test('brv with no arguments off a terminal prints the help and exits 0; brv tui 
   const tui = await brv(repo, ['tui']);
   t.is(tui.exitCode, 2, tui.stdout);
   t.regex(tui.stderr, /brv tui needs a terminal on stdin and stdout/);
+});
+
+terminalTest('/edit hands the terminal to the editor (keys go to it, not to the REPL), saves, and the REPL comes back', async (t) => {
+  const repo = await threeTopics();
+  const tools = await tempDir('brv-editor-');
+  // An interactive editor: asks on the terminal for the word that replaces "blue-green".
+  const editor = path.join(tools, 'editor.cjs');
+  await writeFile(
+    editor,
+    `const fs = require('node:fs');
+const file = process.argv[2];
+const rl = require('node:readline').createInterface({ input: process.stdin, output: process.stdout });
+rl.question('replacement? ', (word) => {
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('blue-green', word));
+  rl.close();
+});
+`,
+  );
+  const term = await openTerminal(repo, { env: { VISUAL: `node ${editor}` } });
+  t.teardown(async () => {
+    await term.close();
+    await cleanup(repo, tools);
+  });
+  await term.see(/3 topics/);
+  await term.send(['/edit ops/dep'], { literal: true });
+  await term.send(['Tab']);
+  await term.see(/› \/edit ops\/deploy/);
+  await term.send(['Enter']);
+  await term.see(/replacement\?/);
+  await term.send(['canary'], { literal: true });
+  await term.send(['Enter']);
+  const saved = await term.see(/Deploy with canary switches\./);
+  t.regex(saved, /ops\/deploy · [0-9a-f]{8}/);
+  t.regex((await showTopic(repo, 'ops/deploy.html')) ?? '', /Deploy with canary switches\./);
+  // The REPL reads keys again.
+  await term.send(['Escape']);
+  await term.send(['/ls ops'], { literal: true });
+  await term.send(['Enter']);
+  await term.see(/Topics under ops\//);
 });

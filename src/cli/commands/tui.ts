@@ -1,6 +1,8 @@
+import { tmpdir } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { cliActor, cliService, reportingErrors, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, printError } from '../output.js';
+import { configuredEditor } from './edit.js';
 
 /** NO_COLOR (no-color.org): present and not empty. */
 function noColor(): boolean {
@@ -28,6 +30,8 @@ export async function startTui(argv: GlobalOptions): Promise<void> {
       stdin: process.stdin,
       stdout: process.stdout,
       noColor: noColor(),
+      editor: configuredEditor() ?? 'vi',
+      tempRoot: tmpdir(),
     });
   });
 }
