@@ -28,6 +28,13 @@ export interface CurateHtmlRequest {
 
 export type CurateHtmlResult = WriteResult | { ok: false; errors: CurateError[] };
 
+export interface CheckHtmlRequest {
+  html: string;
+}
+
+/** What curate would say of a topic, without writing it: its path and warnings, or every error. */
+export type CheckHtmlResult = { ok: true; topicPath: string; warnings: string[] } | { ok: false; errors: CurateError[] };
+
 export interface ReadRequest {
   /** The topic path (`security/auth`; `.html` and `.md` suffixes accepted). */
   path: string;
@@ -169,6 +176,15 @@ export class Knowledge {
       overwrite: request.overwrite ?? false,
       agent: actor.agent ?? 'mcp',
     });
+  }
+
+  /** Checks topic HTML with the validator curate uses, writing nothing (a form that validates as you type). */
+  async checkHtml(request: CheckHtmlRequest): Promise<CheckHtmlResult> {
+    const { validateTopicHtml } = await import('../topic/validate.js');
+    const result = validateTopicHtml(request.html);
+    return result.ok
+      ? { ok: true, topicPath: result.topic.path, warnings: [...result.topic.warnings] }
+      : { ok: false, errors: result.errors.map((e) => ({ ...e })) };
   }
 
   /** One topic, rendered as markdown for agents or as its stored HTML. */

@@ -3,6 +3,7 @@
 import { Box, Text, useApp, useCursor, useInput, useStdout, type Key } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isBrvError } from '../errors.js';
+import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
 import { BRANCH_PREFIX, REVIEW_PREFIX } from '../store/refs.js';
 import { CommandLineError, parseCommandLine, type ArgKind } from './command-line.js';
@@ -11,7 +12,18 @@ import { complete } from './completion.js';
 import { helpMarkdown } from './help.js';
 import type { InputHistory } from './input-history.js';
 import { editLine, EMPTY_LINE, type Line, type LineEdit } from './line-editor.js';
-import { clampOffset, Pager, RESULT_ROWS, ResultsList, ReviewScreen, reviewLines, type ReviewPosition } from './screens.js';
+import { EMPTY_FORM, FIELDS, formGap, formHtml, formMeta, KINDS, type CurateForm, type TextField } from './curate-form.js';
+import {
+  clampOffset,
+  CurateScreen,
+  FIELD_LABEL_WIDTH,
+  Pager,
+  RESULT_ROWS,
+  ResultsList,
+  ReviewScreen,
+  reviewLines,
+  type ReviewPosition,
+} from './screens.js';
 import { readStatus, statusText, type StatusFacts } from './status.js';
 import { editText } from '../views/edit.js';
 import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
@@ -46,7 +58,8 @@ type Screen =
   | { type: 'home' }
   | { type: 'results'; title: string; question: string; items: ResultItem[]; selected: number }
   | { type: 'pager'; title: string; markdown?: string; text?: string; offset: number; topic?: string; source?: string }
-  | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition; startAt?: string };
+  | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition; startAt?: string }
+  | { type: 'curate'; form: CurateForm; field: number; cursor: number; check?: CheckHtmlResult; saving: boolean };
 
 interface Message {
   tone: 'error' | 'info';
@@ -54,6 +67,29 @@ interface Message {
 }
 
 const HOME: Screen = { type: 'home' };
+/** No key but the character typed (for keys replayed from a chunk). */
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
 /** Ctrl-C twice within this: leave. */
 const EXIT_WINDOW_MS = 2000;
 const NOTIFICATION_MS = 8000;
@@ -268,6 +304,10 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         case 'note':
           setMessage({ tone: 'info', text: outcome.text });
           return;
+        case 'curate': {
+          const form = { ...EMPTY_FORM, path: outcome.path ?? '' };
+          return push({ type: 'curate', form, field: outcome.path ? 1 : 0, cursor: 0, saving: false });
+        }
         case 'edit': {
           if (!editTopic) {
             setMessage({ tone: 'error', text: `No editor here: run brv edit ${outcome.path} in a shell.` });
@@ -406,6 +446,42 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     };
   }, [subscribe, context, refreshStatus, refreshValues, readTopic, replaceTop, loadReview]);
 
+  // The curate form is checked as it is typed (the validator curate uses; nothing is written).
+  const curateHtml = screen.type === 'curate' ? formHtml(screen.form) : undefined;
+  useEffect(() => {
+    if (curateHtml === undefined) return;
+    const timer = setTimeout(() => {
+      void (async () => {
+        const check = await (await context.brv()).knowledge.checkHtml({ html: curateHtml }).catch(() => undefined);
+        if (check) replaceTop((s) => (s.type === 'curate' && formHtml(s.form) === curateHtml ? { ...s, check } : s));
+      })();
+    }, 120);
+    return () => clearTimeout(timer);
+  }, [curateHtml, context, replaceTop]);
+
+  const writeCurated = useCallback(async () => {
+    if (screen.type !== 'curate' || screen.saving) return;
+    const { form } = screen;
+    const gap = formGap(form);
+    if (gap) return setMessage({ tone: 'error', text: gap });
+    replaceTop((s) => (s.type === 'curate' ? { ...s, saving: true } : s));
+    const result = await run('Curating…', async () =>
+      (await context.brv()).knowledge.curateHtml({ html: formHtml(form), meta: formMeta(form) }, context.actor),
+    );
+    if (!result || !result.ok) {
+      replaceTop((s) => (s.type === 'curate' ? { ...s, saving: false, ...(result ? { check: result } : {}) } : s));
+      return;
+    }
+    const opened = await readTopic(result.topicPath).catch(() => undefined);
+    setScreens((stack) => [...stack.filter((s) => s.type !== 'curate'), ...(opened ? [opened] : [])]);
+    setMessage({
+      tone: 'info',
+      text: `Curated ${result.topicPath}${result.commit ? ` (${result.commit.slice(0, 8)})` : ''}${result.review ? `: review ${result.review.id} opened` : ''}.`,
+    });
+    void refreshStatus();
+    void refreshValues();
+  }, [screen, replaceTop, run, context, readTopic, refreshStatus, refreshValues]);
+
   const decide = useCallback(
     async (decision: 'approve' | 'reject', whole: boolean) => {
       if (screen.type !== 'review' || !screen.list) return;
@@ -434,6 +510,21 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const onKey = useRef<(input: string, key: Key) => void>(() => {});
   useInput((input, key) => onKey.current(input, key), { isActive: !suspended });
   onKey.current = (input: string, key: Key): void => {
+    // Typed fast or pasted, text with its Tab or Enter arrives as one chunk: each is applied in turn,
+    // each after the render of the one before (a Tab moves the focus, an Enter submits what was typed).
+    if (input.length > 1 && /[\t\r\n]/.test(input) && !key.ctrl && !key.meta) {
+      const parts = input.split(/([\t\r\n])/).filter((part) => part !== '');
+      const next = () => {
+        const part = parts.shift();
+        if (part === undefined) return;
+        if (part === '\t') onKey.current('', { ...NO_KEY, tab: true });
+        else if (part === '\r' || part === '\n') onKey.current('', { ...NO_KEY, return: true });
+        else onKey.current(part, NO_KEY);
+        setTimeout(next, 0);
+      };
+      next();
+      return;
+    }
     // Ctrl-C: stop what runs; otherwise leave on the second press.
     if (key.ctrl && input === 'c') {
       if (busy) {
@@ -471,19 +562,6 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         const result = completeLine(line);
         setLine(result.line);
         setChoices(result.choices);
-        return;
-      }
-      // Typed fast or pasted, text with its Tab or Enter arrives as one chunk: each is applied in turn.
-      if (/[\t\r\n]/.test(input) && !key.ctrl && !key.meta) {
-        let typed = line;
-        let shown: string[] = [];
-        for (const part of input.split(/([\t\r\n])/)) {
-          if (part === '\t') ({ line: typed, choices: shown } = completeLine(typed));
-          else if (part === '\r' || part === '\n') return void submit(typed.text);
-          else if (part !== '') typed = editLine(typed, { type: 'insert', text: part });
-        }
-        setLine(typed);
-        setChoices(shown);
         return;
       }
       if (key.escape) {
@@ -541,6 +619,39 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       if (key.pageDown || input === ' ') return scroll((o) => o + body);
       if (key.home || input === 'g') return scroll(() => 0);
       if (key.end || input === 'G') return scroll(() => lines);
+      return;
+    }
+
+    if (screen.type === 'curate') {
+      if (key.escape) return back();
+      if (key.ctrl && input === 's') return void writeCurated();
+      const last = FIELDS.length - 1;
+      const go = (field: number) =>
+        replaceTop((s) => {
+          if (s.type !== 'curate') return s;
+          const spec = FIELDS[field]!;
+          return { ...s, field, cursor: spec.name === 'kind' ? 0 : s.form[spec.name].length };
+        });
+      if (key.return) return screen.field === last ? void writeCurated() : go(screen.field + 1);
+      if (key.tab || key.downArrow) return go(key.shift ? Math.max(0, screen.field - 1) : Math.min(last, screen.field + 1));
+      if (key.upArrow) return go(Math.max(0, screen.field - 1));
+      const spec = FIELDS[screen.field]!;
+      if (spec.name === 'kind') {
+        const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
+        if (step !== 0)
+          replaceTop((s) =>
+            s.type === 'curate' ? { ...s, form: { ...s.form, kind: (s.form.kind + step + KINDS.length) % KINDS.length } } : s,
+          );
+        return;
+      }
+      const edit = lineEditFor(input, key);
+      if (!edit) return;
+      const name: TextField = spec.name;
+      replaceTop((s) => {
+        if (s.type !== 'curate') return s;
+        const edited = editLine({ text: s.form[name], cursor: Math.min(s.cursor, s.form[name].length) }, edit);
+        return { ...s, form: { ...s.form, [name]: edited.text }, cursor: edited.cursor };
+      });
       return;
     }
 
@@ -615,6 +726,12 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const promptRow = mainHeight + 1 + choiceRows;
   useEffect(() => {
     if (suspended) return;
+    if (screen.type === 'curate' && FIELDS[screen.field]!.name !== 'kind' && !busy) {
+      const value = screen.form[FIELDS[screen.field]!.name as TextField];
+      const caret = Math.min(widthOf(value.slice(0, screen.cursor)), Math.max(0, width - FIELD_LABEL_WIDTH - 1));
+      setCursorPosition({ x: FIELD_LABEL_WIDTH + caret, y: 1 + screen.field });
+      return;
+    }
     if (screen.type === 'home' && !search && !busy) setCursorPosition({ x: widthOf(PROMPT) + promptView.caret, y: promptRow });
     else setCursorPosition(undefined);
   });
@@ -638,6 +755,18 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         title={screen.title}
         lines={pagerLines(screen, width)}
         offset={screen.offset}
+        height={mainHeight}
+        width={width}
+        noColor={noColor}
+      />
+    );
+  } else if (screen.type === 'curate') {
+    main = (
+      <CurateScreen
+        form={screen.form}
+        field={screen.field}
+        check={screen.check}
+        saving={screen.saving}
         height={mainHeight}
         width={width}
         noColor={noColor}

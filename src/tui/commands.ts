@@ -41,6 +41,7 @@ export type Outcome =
   | { type: 'topic'; path: string; source?: string }
   | { type: 'review'; id?: string }
   | { type: 'edit'; path: string }
+  | { type: 'curate'; path?: string }
   | { type: 'note'; text: string }
   | { type: 'help' }
   | { type: 'exit' };
@@ -73,6 +74,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { '--source': 'source' },
   },
   { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', args: ['folder'] },
+  {
+    name: 'curate',
+    summary: 'Write a topic from a guided template, checked as you type',
+    usage: '/curate [path]',
+    args: ['topic'],
+  },
   {
     name: 'edit',
     summary: 'Edit a topic in $VISUAL/$EDITOR: checked on save, committed only if nobody changed it meanwhile',
@@ -190,6 +197,8 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       );
       return { type: 'note', text: removeText(removed) };
     }
+    case 'curate':
+      return { type: 'curate', ...(args[0] ? { path: args[0] } : {}) };
     case 'edit':
       if (!args[0]) throw new Error('Name a topic: /edit <topic> (Tab completes paths).');
       return { type: 'edit', path: args[0] };

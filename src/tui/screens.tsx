@@ -3,7 +3,9 @@
 import { Box, Text } from 'ink';
 import type { ResultItem } from './commands.js';
 import { plainLine, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
+import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
+import { FIELDS, formGap, formHtml, KINDS, type CurateForm } from './curate-form.js';
 
 /** Cuts a line to `width` columns. */
 function clipLine(line: StyledLine, width: number): StyledLine {
@@ -210,6 +212,73 @@ export function ReviewScreen(props: {
         {list.tasks.length === 0
           ? 'Esc back'
           : 'a approve · r reject this topic · A/R the whole review · ←→ topic · Tab next review · ↑↓ scroll · Esc back'}
+      </Text>
+    </Box>
+  );
+}
+
+/** Columns before a field's value: two for the focus mark, the label padded, then "› ". */
+export const FIELD_LABEL_WIDTH = 14;
+
+export function CurateScreen(props: {
+  form: CurateForm;
+  field: number;
+  check: CheckHtmlResult | undefined;
+  saving: boolean;
+  height: number;
+  width: number;
+  noColor: boolean;
+}) {
+  const { form, field, check, saving, height, width, noColor } = props;
+  const valueWidth = Math.max(10, width - FIELD_LABEL_WIDTH);
+  const focused = FIELDS[field]!;
+  const html = formHtml(form);
+  const gap = formGap(form);
+  const status: StyledLine[] = gap
+    ? [[{ text: gap, style: { color: 'yellow' } }]]
+    : !check
+      ? [[{ text: 'Checking…', style: { dim: true } }]]
+      : check.ok
+        ? [
+            [{ text: `✓ valid: Ctrl-S writes ${check.topicPath}`, style: { color: 'green', bold: true } }],
+            ...check.warnings.map((w) => [{ text: `⚠ ${w}` }]),
+          ]
+        : check.errors.flatMap((e) =>
+            wrapPlainText(`✗ ${e.line !== undefined ? `line ${e.line}:${e.column ?? 1} ` : ''}${e.kind}: ${e.message}`, width).map((line) =>
+              line.map((span) => ({ ...span, style: { color: 'magenta' as const } })),
+            ),
+          );
+  const preview = wrapPlainText(html, width).map((line) => line.map((span) => ({ ...span, style: { dim: true } })));
+  const room = Math.max(0, height - 2 - FIELDS.length - 1);
+  const below = [...status, [], ...preview].slice(0, room);
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text bold wrap="truncate">
+        Curate a topic {saving ? '· writing…' : ''}
+      </Text>
+      {FIELDS.map((spec, i) => {
+        const value =
+          spec.name === 'kind' ? `‹ ${KINDS[form.kind]?.label ?? ''} ›` : form[spec.name] || (i === field ? '' : `(${spec.hint})`);
+        const empty = spec.name !== 'kind' && form[spec.name] === '';
+        return (
+          <Text key={spec.name} wrap="truncate" bold={i === field}>
+            {i === field ? '› ' : '  '}
+            {spec.label.padEnd(FIELD_LABEL_WIDTH - 4)}
+            {'  '}
+            <Text dimColor={empty} color={noColor || i !== field ? undefined : 'cyan'}>
+              {plainLine(clipLine([{ text: value }], valueWidth))}
+            </Text>
+          </Text>
+        );
+      })}
+      <Text> </Text>
+      <Box flexDirection="column" height={room}>
+        {below.map((line, i) => (
+          <LineView key={i} line={line} width={width} noColor={noColor} />
+        ))}
+      </Box>
+      <Text dimColor wrap="truncate">
+        {focused.hint} · Tab/↑↓ fields · Ctrl-S write · Esc cancel
       </Text>
     </Box>
   );

@@ -209,3 +209,35 @@ test.serial('/review <id> starts at that review; an id that is not pending is sa
   await ui.see(/No pending review ffffff: here are all of them\./);
   await ui.see(new RegExp(`\\(1 of 2\\)[^]*ADD ${first.path}`));
 });
+
+test.serial('/curate: a topic from the guided template, checked as it is typed, written with Ctrl-S and opened', async (t) => {
+  const repo = await threeTopics();
+  const ui = mount(t, repo);
+  await ui.see(/3 topics/);
+  await ui.type('/curate ../escape');
+  await ui.type(ENTER);
+  await ui.see(/Curate a topic/);
+  await ui.type('Rollbacks');
+  await ui.type(TAB);
+  await ui.type(TAB);
+  await ui.type(TAB);
+  await ui.type('Roll back with the previous image tag.');
+  // The path is refused by the validator as it stands: said live, and Ctrl-S writes nothing.
+  await ui.see(/✗ .*unsafe-path|✗ .*path/);
+  await ui.type('\u0013'); // Ctrl-S
+  await ui.see(/Curate a topic/);
+  t.is(await showTopic(repo, 'ops/rollback.html'), undefined);
+  // Back to the path: fixed, valid, written.
+  for (let i = 0; i < 4; i++) await ui.type('\u001b[A');
+  await ui.type('\u0015'); // Ctrl-U
+  await ui.type('ops/rollback');
+  await ui.see(/✓ valid: Ctrl-S writes ops\/rollback/);
+  await ui.type('\u0013');
+  const opened = await ui.see(/Rollbacks\n═+/);
+  t.regex(opened, /Rule \[must\]: Roll back with the previous image tag\./);
+  t.regex(
+    (await showTopic(repo, 'ops/rollback.html')) ?? '',
+    /<bv-rule severity="must">Roll back with the previous image tag\.<\/bv-rule>/,
+  );
+  await ui.see(/4 topics/);
+});

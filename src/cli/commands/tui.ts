@@ -26,7 +26,8 @@ export async function startTui(argv: GlobalOptions): Promise<void> {
     await runTui({
       service,
       cwd: argv.C ?? process.cwd(),
-      actor: cliActor(),
+      // Recorded as the Brv-Agent of what the REPL writes (like the dashboard's `webui`), unless BRV_AGENT names one.
+      actor: { agent: cliActor().agent || 'tui' },
       stdin: process.stdin,
       stdout: process.stdout,
       noColor: noColor(),
