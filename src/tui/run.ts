@@ -9,6 +9,7 @@ import type { Actor } from '../service/host.js';
 import type { Subscription } from '../service/repository-pool.js';
 import type { BrvService } from '../service/service.js';
 import { App, type RefChange } from './app.js';
+import { CrashBoundary } from './boundary.js';
 import { historyFile, InputHistory, loadHistory, saveHistoryLine } from './input-history.js';
 
 export interface TuiOptions {
@@ -57,28 +58,38 @@ export async function runTui(options: TuiOptions): Promise<void> {
     options.stdout.write(ALTERNATE_SCREEN);
     let painted = false;
     try {
+      let crash: { error: unknown } | undefined;
       const app = render(
-        createElement(App, {
-          context: { service: options.service, brv, actor: options.actor, cwd: options.cwd },
-          history,
-          saveHistory: (line: string) => void saveHistoryLine(file, line, history).catch(() => {}),
-          subscribe,
-          noColor: options.noColor,
-          editTopic: async (path: string) => {
-            // The editor gets the terminal as the shell had it; the REPL's screen comes back after. ink has
-            // let go of raw mode and its listener; stdin is paused too, so that no key is read here meanwhile.
-            options.stdin.pause();
-            options.stdout.write(`${MAIN_SCREEN}${SHOW_CURSOR}`);
-            try {
-              return await (
-                await brv()
-              ).knowledge.editInEditor({ path, editor: options.editor, tempRoot: options.tempRoot }, options.actor);
-            } finally {
-              options.stdout.write(`${ALTERNATE_SCREEN}${CLEAR_SCREEN}`);
-              app.clear();
-            }
+        createElement(
+          CrashBoundary,
+          {
+            onCrash: (error: unknown) => {
+              crash = { error };
+              setImmediate(() => app.unmount());
+            },
           },
-        }),
+          createElement(App, {
+            context: { service: options.service, brv, actor: options.actor, cwd: options.cwd },
+            history,
+            saveHistory: (line: string) => void saveHistoryLine(file, line, history).catch(() => {}),
+            subscribe,
+            noColor: options.noColor,
+            editTopic: async (path: string) => {
+              // The editor gets the terminal as the shell had it; the REPL's screen comes back after. ink has
+              // let go of raw mode and its listener; stdin is paused too, so that no key is read here meanwhile.
+              options.stdin.pause();
+              options.stdout.write(`${MAIN_SCREEN}${SHOW_CURSOR}`);
+              try {
+                return await (
+                  await brv()
+                ).knowledge.editInEditor({ path, editor: options.editor, tempRoot: options.tempRoot }, options.actor);
+              } finally {
+                options.stdout.write(`${ALTERNATE_SCREEN}${CLEAR_SCREEN}`);
+                app.clear();
+              }
+            },
+          }),
+        ),
         {
           stdin: options.stdin,
           stdout: options.stdout,
@@ -100,8 +111,9 @@ export async function runTui(options: TuiOptions): Promise<void> {
           .catch(() => {});
       });
       await app.waitUntilExit();
+      if (crash) throw crash.error;
     } finally {
-      options.stdout.write(MAIN_SCREEN);
+      options.stdout.write(`${MAIN_SCREEN}${SHOW_CURSOR}`);
     }
   } finally {
     subscription?.unsubscribe();

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { threeTopics } from '../helpers/knowledge.js';
-import { brv, cleanup, makeRepo, showTopic, tempDir } from '../helpers/repo.js';
+import { brv, cleanup, makeRepo, ROOT, showTopic, tempDir } from '../helpers/repo.js';
 import { openTerminal, tmuxAvailable } from '../helpers/terminal.js';
 
 // `brv` as a person runs it: a real pseudo-terminal (tmux), the built CLI, a real repository; every
@@ -141,4 +141,25 @@ rl.question('replacement? ', (word) => {
   await term.send(['/ls ops'], { literal: true });
   await term.send(['Enter']);
   await term.see(/Topics under ops\//);
+});
+
+test('the REPL is loaded by brv tui only: the agent commands load no chunk holding ink, React or yoga', async (t) => {
+  const repo = await threeTopics();
+  t.teardown(() => cleanup(repo));
+  const loaded = async (args: string[]) => {
+    const run = await brv(repo, args, { env: { BRV_TRACE: '1' } });
+    t.is(run.exitCode, 0, run.stderr);
+    return [...run.stderr.matchAll(/cli: chunk (\S+)/g)].map((m) => m[1]!);
+  };
+  const app = path.join(ROOT, 'dist', 'app');
+  const holdsTui = async (chunk: string) =>
+    /yoga-layout|ink-root|react\.transitional\.element/.test(await readFile(path.join(app, chunk), 'utf8'));
+  // The check can fail: some chunk of the build does hold them.
+  const all = (await readdir(app)).filter((file) => file.endsWith('.js'));
+  t.true((await Promise.all(all.map(holdsTui))).some(Boolean), 'no chunk holds the REPL: the marker is wrong');
+  for (const args of [['query', 'session tokens'], ['search', 'deploy'], ['ls'], ['status']]) {
+    const chunks = await loaded(args);
+    t.true(chunks.length > 0, args.join(' '));
+    for (const chunk of chunks) t.false(await holdsTui(chunk), `${args.join(' ')} loads ${chunk}`);
+  }
 });
