@@ -19,6 +19,7 @@ export const ERROR_KINDS = {
   'relative-path': 'A directory was passed to the service as a relative path; front ends resolve paths first.',
   'outside-repository': 'The `cwd` passed to an MCP tool is outside the repository the server serves.',
   'server-closing': 'The MCP server is shutting down; reconnect and call again.',
+  'repository-closed': 'A repository was used after its command or server closed it (a bug, or work still running at exit); run it again.',
 
   // ---- git and the repository ----
   'git-not-found': 'git is not on `PATH`.',

@@ -58,6 +58,7 @@ export class GitRepository {
   private readonly oidBytes: number;
   private reader: ObjectReader | undefined;
   private treeWriter: TreeWriter | undefined;
+  private closed = false;
   private versionCheck: Promise<string> | undefined;
   private emptyTreeOid: Promise<string> | undefined;
 
@@ -91,8 +92,32 @@ export class GitRepository {
   }
 
   readObject(name: string): Promise<GitObject | undefined> {
+    return this.batchReader().read(name);
+  }
+
+  /**
+   * The long-lived `cat-file --batch` reader, started on first use. Never after `close`: a process
+   * started then would outlive everything that could close it (and keep the program from exiting).
+   */
+  private batchReader(): ObjectReader {
+    this.refuseIfClosed();
     this.reader ??= new ObjectReader(this.processes, this.location.gitDir);
-    return this.reader.read(name);
+    return this.reader;
+  }
+
+  private batchTreeWriter(): TreeWriter {
+    this.refuseIfClosed();
+    this.treeWriter ??= new TreeWriter(this.processes, this.location.gitDir);
+    return this.treeWriter;
+  }
+
+  private refuseIfClosed(): void {
+    if (this.closed) {
+      throw new BrvError(
+        'repository-closed',
+        'This repository was closed (its command or server has ended) before this read or write: run it again.',
+      );
+    }
   }
 
   /**
@@ -161,8 +186,8 @@ export class GitRepository {
 
   /** Starts the long-lived reader and tree writer ahead of use, so their process starts overlap other work. */
   prepareBatchProcesses(): void {
-    this.reader ??= new ObjectReader(this.processes, this.location.gitDir);
-    this.treeWriter ??= new TreeWriter(this.processes, this.location.gitDir);
+    this.batchReader();
+    this.batchTreeWriter();
   }
 
   /** brv's newer plumbing (merge-tree --write-tree, ls-tree --format) needs git 2.38. */
@@ -178,8 +203,7 @@ export class GitRepository {
   }
 
   writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    this.treeWriter ??= new TreeWriter(this.processes, this.location.gitDir);
-    return this.treeWriter.write(entries);
+    return this.batchTreeWriter().write(entries);
   }
 
   async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
@@ -365,6 +389,7 @@ export class GitRepository {
   }
 
   close(): void {
+    this.closed = true;
     this.reader?.close();
     this.treeWriter?.close();
     this.reader = undefined;

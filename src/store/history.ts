@@ -1,5 +1,5 @@
 import type { GitRepository } from '../git/repository.js';
-import { parseCommitMessage, type CommitMeta } from './trailers.js';
+import { parseCommitMessage, printableLine, type CommitMeta } from './trailers.js';
 
 export interface HistoryEntry {
   commit: string;
@@ -46,13 +46,13 @@ export async function readHistory(
       const tab = line.indexOf('\t');
       if (tab < 0) continue;
       const status = STATUS[line.slice(0, tab).charAt(0)];
-      if (status) changes.push({ status, path: line.slice(tab + 1) });
+      if (status) changes.push({ status, path: printableLine(line.slice(tab + 1)) });
     }
     entries.push({
       commit: commit!,
       parents: (parents ?? '').split(' ').filter(Boolean),
       time: time!,
-      author: author!,
+      author: printableLine(author!),
       subject,
       meta,
       changes,

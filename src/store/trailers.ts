@@ -60,6 +60,22 @@ export function formatCommitMessage(subject: string, meta: CommitMeta): string {
   return `${oneLine(subject, 200)}\n\n${lines.join('\n')}\n`;
 }
 
+/** Control characters (C0, DEL, C1) and the bidirectional overrides that reorder what a terminal shows. */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Longest subject or trailer value kept from a commit read back (brv writes at most 500). */
+const MAX_READ_LENGTH = 1000;
+
+/**
+ * Text from a commit brv did not necessarily write (a teammate's push, a plumbing commit) as one
+ * printable line: every control character (a terminal escape, a bell) and bidirectional override
+ * becomes U+FFFD, and it is bounded. Whatever front end shows it, nothing in it reaches a terminal.
+ */
+export function printableLine(value: string): string {
+  const line = value.replace(UNPRINTABLE, '\uFFFD');
+  return line.length > MAX_READ_LENGTH ? `${line.slice(0, MAX_READ_LENGTH - 1)}…` : line;
+}
+
 export interface ParsedCommitMessage {
   subject: string;
   meta: Partial<CommitMeta>;
@@ -70,7 +86,7 @@ export function parseCommitMessage(message: string): ParsedCommitMessage {
     .replace(/\r/g, '')
     .trimEnd()
     .split(/\n{2,}/);
-  const subject = (paragraphs[0] ?? '').split('\n')[0] ?? '';
+  const subject = printableLine((paragraphs[0] ?? '').split('\n')[0] ?? '');
   const meta: Partial<CommitMeta> = {};
   const last = paragraphs.length > 1 ? paragraphs[paragraphs.length - 1]! : '';
   for (const line of last.split('\n')) {
@@ -79,8 +95,9 @@ export function parseCommitMessage(message: string): ParsedCommitMessage {
     const entry = KEYS.find(([, key]) => key.toLowerCase() === match[1]!.toLowerCase());
     if (!entry) continue;
     const [field] = entry;
-    if (LIST_FIELDS.has(field)) ((meta as Record<string, string[]>)[field] ??= []).push(match[2]!);
-    else (meta as Record<string, string>)[field] = match[2]!;
+    const value = printableLine(match[2]!);
+    if (LIST_FIELDS.has(field)) ((meta as Record<string, string[]>)[field] ??= []).push(value);
+    else (meta as Record<string, string>)[field] = value;
   }
   return { subject, meta };
 }

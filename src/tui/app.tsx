@@ -26,7 +26,7 @@ import {
 } from './screens.js';
 import { readStatus, statusText, type StatusFacts } from './status.js';
 import { editText } from '../views/edit.js';
-import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
+import { printable, renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
 /** A ref that moved, as the repository's watch reports it. */
 export interface RefChange {
@@ -796,12 +796,12 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         wrap="truncate"
         color={busy ? color('yellow') : message?.tone === 'error' ? color('red') : notification && !message ? color('green') : undefined}
       >
-        {below || ' '}
+        {printable(below) || ' '}
       </Text>
       {choiceRows > 0 ? (
         <Box height={choiceRows}>
           <Text wrap="wrap" dimColor>
-            {choices.join('  ')}
+            {printable(choices.join('  '))}
           </Text>
         </Box>
       ) : null}
@@ -820,7 +820,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         </Text>
       )}
       <Text inverse wrap="truncate">
-        {` ${statusText(status)} `.padEnd(width, ' ')}
+        {printable(` ${statusText(status)} `).padEnd(width, ' ')}
       </Text>
     </Box>
   );

@@ -2,7 +2,7 @@
 // a question, the review of pending changes. Pure components: the App owns the state.
 import { Box, Text } from 'ink';
 import type { ResultItem } from './commands.js';
-import { plainLine, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
+import { plainLine, printable, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
 import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
 import { FIELDS, formGap, formHtml, KINDS, type CurateForm } from './curate-form.js';
@@ -40,7 +40,7 @@ function SpanText({ span, noColor }: { span: Span; noColor: boolean }) {
       dimColor={s.dim}
       color={noColor ? undefined : s.color}
     >
-      {span.text}
+      {printable(span.text)}
     </Text>
   );
 }
@@ -75,7 +75,7 @@ export function Pager(props: {
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {title}
+        {printable(title)}
       </Text>
       <Box flexDirection="column" height={body}>
         {shown.map((line, i) => (
@@ -107,19 +107,19 @@ export function ResultsList(props: {
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate">
-        {title}
+        {printable(title)}
       </Text>
       <Box flexDirection="column" height={height - 2}>
         {items.length === 0 ? <Text>No topics match. Try other words, or /ls to see what there is.</Text> : null}
         {visible.map((item, i) => {
           const index = first + i;
           const chosen = index === selected;
-          const where = item.source ? `${item.source}: ${item.path} (read-only source)` : item.path;
+          const where = printable(item.source ? `${item.source}: ${item.path} (read-only source)` : item.path);
+          const title = printable(item.title || item.path);
           return (
             <Box key={`${item.source ?? ''}:${item.path}`} flexDirection="column">
               <Text wrap="truncate" bold={chosen} inverse={chosen}>
-                {chosen ? '›' : ' '} {index + 1}. {item.title || item.path}{' '}
-                <Text dimColor={!chosen}>[{Math.round(item.score * 100)}%]</Text>
+                {chosen ? '›' : ' '} {index + 1}. {title} <Text dimColor={!chosen}>[{Math.round(item.score * 100)}%]</Text>
               </Text>
               <Text wrap="truncate" color={noColor ? undefined : 'cyan'}>
                 {'    '}
@@ -127,7 +127,7 @@ export function ResultsList(props: {
               </Text>
               <Text wrap="truncate" dimColor>
                 {'    '}
-                {plainLine(clipLine([{ text: item.excerpt.replace(/\s+/g, ' ') }], Math.max(10, width - 4)))}
+                {printable(plainLine(clipLine([{ text: item.excerpt.replace(/\s+/g, ' ') }], Math.max(10, width - 4))))}
               </Text>
             </Box>
           );

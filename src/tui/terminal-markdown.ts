@@ -24,6 +24,18 @@ export interface Span {
 
 export type StyledLine = Span[];
 
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text as the terminal may receive it: control characters (an escape sequence, a bell) and
+ * bidirectional overrides become U+FFFD. The service already gives printable text; this is the
+ * REPL's own last line of defence, applied to everything it draws.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, '\uFFFD');
+}
+
 /** The text of a line, without styles (tests, search in the pager, plain output). */
 export function plainLine(line: StyledLine): string {
   return line.map((span) => span.text).join('');
@@ -83,7 +95,8 @@ function inlineSpans(nodes: readonly PhrasingContent[], style: SpanStyle = {}): 
 function tokens(spans: readonly Span[]): Span[] {
   const out: Span[] = [];
   for (const span of spans) {
-    for (const part of span.text.split(/( |\n)/)) if (part !== '') out.push({ text: part, ...(span.style ? { style: span.style } : {}) });
+    for (const part of span.text.split(/( |\n)/))
+      if (part !== '') out.push({ text: part === '\n' ? part : printable(part), ...(span.style ? { style: span.style } : {}) });
   }
   return out;
 }

@@ -26,7 +26,7 @@ export function errorStatus(kind: ErrorKind): number {
   if (kind === 'not-found' || kind.endsWith('-not-found')) return 404;
   if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
   if (kind === 'non-fast-forward' || kind === 'sync-contention') return 409;
-  if (kind === 'server-closing') return 503;
+  if (kind === 'server-closing' || kind === 'repository-closed') return 503;
   if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
   return 400;
 }

@@ -4,6 +4,7 @@ import { createElement } from 'react';
 import { App, type RefChange } from '../../src/tui/app.js';
 import { InputHistory } from '../../src/tui/input-history.js';
 import { threeTopics } from '../helpers/knowledge.js';
+import { plantTree } from '../helpers/plant.js';
 import { cleanup, curateTopic, reply, showTopic } from '../helpers/repo.js';
 import { openBrv, testService } from '../helpers/service.js';
 
@@ -240,4 +241,21 @@ test.serial('/curate: a topic from the guided template, checked as it is typed, 
     /<bv-rule severity="must">Roll back with the previous image tag\.<\/bv-rule>/,
   );
   await ui.see(/4 topics/);
+});
+
+test.serial('a hostile commit (escapes, a bell, a bidi override in its subject and trailers) is drawn printable', async (t) => {
+  const repo = await threeTopics();
+  const ui = mount(t, repo);
+  await ui.see(/3 topics/);
+  await plantTree(
+    repo,
+    { 'ops/deploy.html': '<bv-topic path="ops/deploy" title="Deploys"><bv-rule id="r1">Planted.</bv-rule></bv-topic>' },
+    { message: 'evil \u001b]0;pwned\u0007 \u001b[2J subject\n\nBrv-Agent: bad\u001b[31magent\u202e\n' },
+  );
+  ui.change({ ref: 'refs/brv/heads/main', from: undefined, to: 'x' });
+  const noted = await ui.see(/● bad\uFFFD\[31magent\uFFFD: evil/);
+  await ui.type('/vc log');
+  await ui.type(ENTER);
+  const log = await ui.see(/History/);
+  for (const screen of [noted, log]) t.notRegex(screen, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
 });
