@@ -2,6 +2,8 @@
  * brv's commit metadata lives in git trailers (`Brv-Op: curate`), so `git log` shows it and any git
  * tool can read it. One codec writes and reads them.
  */
+import { printable } from '../topic/printable.js';
+
 export type CommitOp = 'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'review-resolve' | 'import' | 'edit';
 
 export interface CommitMeta {
@@ -60,9 +62,6 @@ export function formatCommitMessage(subject: string, meta: CommitMeta): string {
   return `${oneLine(subject, 200)}\n\n${lines.join('\n')}\n`;
 }
 
-/** Control characters (C0, DEL, C1) and the bidirectional overrides that reorder what a terminal shows. */
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 /** Longest subject or trailer value kept from a commit read back (brv writes at most 500). */
 const MAX_READ_LENGTH = 1000;
 
@@ -72,7 +71,7 @@ const MAX_READ_LENGTH = 1000;
  * becomes U+FFFD, and it is bounded. Whatever front end shows it, nothing in it reaches a terminal.
  */
 export function printableLine(value: string): string {
-  const line = value.replace(UNPRINTABLE, '\uFFFD');
+  const line = printable(value);
   return line.length > MAX_READ_LENGTH ? `${line.slice(0, MAX_READ_LENGTH - 1)}…` : line;
 }
 

@@ -24,9 +24,10 @@ import {
   reviewLines,
   type ReviewPosition,
 } from './screens.js';
-import { readStatus, statusText, type StatusFacts } from './status.js';
+import { NO_VALUES, readRepository, statusText, type CompletionValues, type StatusFacts } from './status.js';
 import { editText } from '../views/edit.js';
-import { printable, renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
+import { printable } from '../topic/printable.js';
+import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
 /** A ref that moved, as the repository's watch reports it. */
 export interface RefChange {
@@ -162,14 +163,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const exitArmed = useRef(0);
   const deciding = useRef(false);
   const runId = useRef(0);
-  const values = useRef<Record<'topic' | 'branch' | 'remote' | 'review' | 'setting' | 'source', string[]>>({
-    topic: [],
-    branch: [],
-    remote: [],
-    review: [],
-    setting: [],
-    source: [],
-  });
+  const values = useRef<CompletionValues>(NO_VALUES);
   const screensRef = useRef(screens);
   screensRef.current = screens;
   const { setCursorPosition } = useCursor();
@@ -193,27 +187,12 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     onExit?.();
   }, [exit, onExit]);
 
-  /** Completion values: topics, branches, remotes, review ids, settings, sources (read again after changes). */
-  const refreshValues = useCallback(async () => {
+  /** The status line and the completion values, read together after the first paint and after every change. */
+  const refresh = useCallback(async () => {
     try {
-      const brv = await context.brv();
-      const [topics, branches, remotes, reviews, settings, sources] = await Promise.all([
-        brv.knowledge.list().then((r) => r.topics.map(String)),
-        brv.history.branches({ all: true }).then((bs) => bs.map((b) => b.branch)),
-        brv.sharing.remotes().then((rs) => rs.map((r) => r.name)),
-        brv.review.pending().then((l) => l.tasks.map((t) => t.taskId)),
-        brv.setup.settings().then((ss) => ss.map((s) => s.key)),
-        brv.sharing.sources().then((ss) => ss.map((s) => s.alias)),
-      ]);
-      values.current = { topic: topics, branch: branches, remote: remotes, review: reviews, setting: settings, source: sources };
-    } catch {
-      // Completion is a convenience: a failure leaves the old values.
-    }
-  }, [context]);
-
-  const refreshStatus = useCallback(async () => {
-    try {
-      setStatus(await readStatus(await context.brv()));
+      const read = await readRepository(await context.brv());
+      values.current = read.values;
+      setStatus(read.facts);
       performance.mark('tui: status read');
     } catch (error) {
       setMessage(errorMessage(error));
@@ -329,7 +308,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
             released.current = undefined;
             setSuspended(false);
           }
-          void refreshStatus();
+          void refresh();
           return;
         }
         case 'help':
@@ -338,7 +317,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
           return leave();
       }
     },
-    [push, run, readTopic, loadReview, leave, editTopic, refreshStatus],
+    [push, run, readTopic, loadReview, leave, editTopic, refresh],
   );
 
   const submit = useCallback(
@@ -364,22 +343,20 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       if (outcome) {
         await apply(outcome);
         if (outcome.type === 'note' || outcome.type === 'text') {
-          void refreshStatus();
-          void refreshValues();
+          void refresh();
         }
       }
     },
-    [history, saveHistory, run, context, apply, refreshStatus, refreshValues],
+    [history, saveHistory, run, context, apply, refresh],
   );
 
   // First paint first: the status and the completion values are read after it.
   useEffect(() => {
     const timer = setTimeout(() => {
-      void refreshStatus();
-      void refreshValues();
+      void refresh();
     }, 0);
     return () => clearTimeout(timer);
-  }, [refreshStatus, refreshValues]);
+  }, [refresh]);
 
   // Live: what moved, said in one line, and what is on screen read again (a burst coalesced).
   useEffect(() => {
@@ -407,8 +384,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
           clearTimeout(notifyTimer);
           notifyTimer = setTimeout(() => setNotification(undefined), NOTIFICATION_MS);
         }
-        void refreshStatus();
-        void refreshValues();
+        void refresh();
         const top = screensRef.current[screensRef.current.length - 1]!;
         if (top.type === 'pager' && top.topic && !top.source) {
           const topic = top.topic;
@@ -444,7 +420,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       clearTimeout(timer);
       clearTimeout(notifyTimer);
     };
-  }, [subscribe, context, refreshStatus, refreshValues, readTopic, replaceTop, loadReview]);
+  }, [subscribe, context, refresh, readTopic, replaceTop, loadReview]);
 
   // The curate form is checked as it is typed (the validator curate uses; nothing is written).
   const curateHtml = screen.type === 'curate' ? formHtml(screen.form) : undefined;
@@ -478,9 +454,8 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       tone: 'info',
       text: `Curated ${result.topicPath}${result.commit ? ` (${result.commit.slice(0, 8)})` : ''}${result.review ? `: review ${result.review.id} opened` : ''}.`,
     });
-    void refreshStatus();
-    void refreshValues();
-  }, [screen, replaceTop, run, context, readTopic, refreshStatus, refreshValues]);
+    void refresh();
+  }, [screen, replaceTop, run, context, readTopic, refresh]);
 
   const decide = useCallback(
     async (decision: 'approve' | 'reject', whole: boolean) => {
@@ -500,9 +475,9 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         tone: 'info',
         text: `${decision === 'approve' ? 'Approved' : 'Rejected'} ${whole ? `review ${task.taskId}` : op.path}${done.commit ? ` (${done.commit.slice(0, 8)})` : ''}.`,
       });
-      void refreshStatus();
+      void refresh();
     },
-    [screen, run, context, loadReview, refreshStatus],
+    [screen, run, context, loadReview, refresh],
   );
 
   // ink re-subscribes the handler after each render: a key that arrives in between must still meet

@@ -2,7 +2,8 @@
 // a question, the review of pending changes. Pure components: the App owns the state.
 import { Box, Text } from 'ink';
 import type { ResultItem } from './commands.js';
-import { plainLine, printable, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
+import { printable } from '../topic/printable.js';
+import { plainLine, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
 import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
 import { FIELDS, formGap, formHtml, KINDS, type CurateForm } from './curate-form.js';

@@ -12,20 +12,51 @@ export interface StatusFacts {
   upstream?: { remote: string; ahead: number; behind: number };
 }
 
-export async function readStatus(brv: Brv): Promise<StatusFacts> {
+/** What Tab completes, by argument kind (read with the status: one listing serves both). */
+export interface CompletionValues {
+  topic: string[];
+  branch: string[];
+  remote: string[];
+  review: string[];
+  setting: string[];
+  source: string[];
+}
+
+export const NO_VALUES: CompletionValues = { topic: [], branch: [], remote: [], review: [], setting: [], source: [] };
+
+/**
+ * The status line's facts and the completion values, read together: the topic listing and the
+ * pending reviews each once (a large tree's listing is the costly part), again after every change.
+ */
+export async function readRepository(brv: Brv): Promise<{ facts: StatusFacts; values: CompletionValues }> {
   const branch = await brv.refreshBranch();
-  const [status, reviews, upstreams] = await Promise.all([
-    brv.setup.status(),
+  const [listed, reviews, upstreams, branches, remotes, settings, sources] = await Promise.all([
+    brv.knowledge.list(),
     brv.review.pending(),
     brv.history.upstreams().catch(() => []),
+    brv.history.branches({ all: true }).catch(() => []),
+    brv.sharing.remotes().catch(() => []),
+    brv.setup.settings().catch(() => []),
+    brv.sharing.sources().catch(() => []),
   ]);
   const up = upstreams.find((u) => u.branch === branch);
+  const { workTree, gitDir } = brv.repository;
   return {
-    repository: path.basename(status.repository),
-    branch,
-    topics: status.topics,
-    pendingReviews: reviews.tasks.length,
-    ...(up ? { upstream: { remote: up.remote, ahead: up.ahead, behind: up.behind } } : {}),
+    facts: {
+      repository: path.basename(workTree ?? gitDir),
+      branch,
+      topics: listed.topics.length,
+      pendingReviews: reviews.tasks.length,
+      ...(up ? { upstream: { remote: up.remote, ahead: up.ahead, behind: up.behind } } : {}),
+    },
+    values: {
+      topic: listed.topics.map(String),
+      branch: branches.map((b) => b.branch),
+      remote: remotes.map((r) => r.name),
+      review: reviews.tasks.map((t) => t.taskId),
+      setting: settings.map((s) => s.key),
+      source: sources.map((s) => s.alias),
+    },
   };
 }
 

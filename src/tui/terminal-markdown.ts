@@ -7,6 +7,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import stringWidth from 'string-width';
+import { printable } from '../topic/printable.js';
 
 export interface SpanStyle {
   bold?: boolean;
@@ -23,18 +24,6 @@ export interface Span {
 }
 
 export type StyledLine = Span[];
-
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Text as the terminal may receive it: control characters (an escape sequence, a bell) and
- * bidirectional overrides become U+FFFD. The service already gives printable text; this is the
- * REPL's own last line of defence, applied to everything it draws.
- */
-export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, '\uFFFD');
-}
 
 /** The text of a line, without styles (tests, search in the pager, plain output). */
 export function plainLine(line: StyledLine): string {

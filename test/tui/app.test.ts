@@ -104,6 +104,7 @@ test.serial('slash commands: Tab completes, /ls and /vc log page their output, a
   t.regex(listed, /security\/auth\nsecurity\/cookies\n\(2 topics\)/);
   await ui.type(ESC);
   await ui.type('/vc log --limit 2');
+  await ui.see(/› \/vc log --limit 2$/m);
   await ui.type(ENTER);
   const log = await ui.see(/History/);
   t.regex(log, /curate: ops\/deploy/);
