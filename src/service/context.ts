@@ -1,6 +1,7 @@
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
 import { SessionStore } from '../curate/sessions.js';
+import type { LlmClient } from '../llm/client.js';
 import type { TreeIndexStore } from '../query/tree-index.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
 import { branchRef, localStateDir, parseSourceRef, SOURCES_PREFIX } from '../store/layout.js';
@@ -18,6 +19,7 @@ export class RepositoryContext {
   readonly store: ContextStore;
   readonly sessions: SessionStore;
   private indexStore: Promise<TreeIndexStore> | undefined;
+  private llmClient: Promise<LlmClient | undefined> | undefined;
 
   constructor(
     readonly repo: GitRepository,
@@ -65,6 +67,16 @@ export class RepositoryContext {
       ({ TreeIndexStore }) => new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index')),
     );
     return this.indexStore;
+  }
+
+  /**
+   * The connected model (src/llm), or undefined when no provider is connected: features that can use
+   * one check this and behave exactly as without a model otherwise. Resolved once per context, lazily:
+   * nothing of the model layer is loaded by an operation that does not ask.
+   */
+  llm(): Promise<LlmClient | undefined> {
+    this.llmClient ??= import('./llm.js').then((m) => m.repositoryClient(this.repo, this.host));
+    return this.llmClient;
   }
 
   /** Snapshots of every fetched knowledge source; costs no process when there are none. */

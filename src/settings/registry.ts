@@ -40,6 +40,22 @@ export const SETTINGS: readonly SettingSpec[] = [
     default: 'warn',
     description: 'What the pre-commit hook does when staged code touches files a topic cites: warn, or block the commit',
   },
+  {
+    key: 'llm.timeout',
+    type: 'int',
+    default: 60,
+    min: 1,
+    max: 3600,
+    description: 'Seconds a model provider may stay silent (no answer, no streamed text) before the call fails with llm-timeout',
+  },
+  {
+    key: 'llm.retries',
+    type: 'int',
+    default: 2,
+    min: 0,
+    max: 10,
+    description: 'Retries of a failed model call (rate limit, 5xx, network), with exponential backoff that honours Retry-After',
+  },
 ];
 
 /** The git config section every setting lives in. */

@@ -52,6 +52,8 @@ export interface EffectiveSettings {
   'review.enabled': boolean;
   'review.gate': boolean;
   'hooks.preCommit': 'warn' | 'block';
+  'llm.timeout': number;
+  'llm.retries': number;
 }
 
 /**
