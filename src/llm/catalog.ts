@@ -149,7 +149,11 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     keyVariables: ['FIREWORKS_API_KEY'],
     credentialHost: 'api.fireworks.ai',
     defaultModel: 'accounts/fireworks/models/llama-v3p3-70b-instruct',
-    models: ['accounts/fireworks/models/llama-v3p3-70b-instruct', 'accounts/fireworks/models/deepseek-v3', 'accounts/fireworks/models/qwen3-235b-a22b'],
+    models: [
+      'accounts/fireworks/models/llama-v3p3-70b-instruct',
+      'accounts/fireworks/models/deepseek-v3',
+      'accounts/fireworks/models/qwen3-235b-a22b',
+    ],
     defaultEmbeddingModel: 'nomic-ai/nomic-embed-text-v1.5',
   },
   {

@@ -142,7 +142,10 @@ export class LlmClient {
   /** Embeddings of `texts`, in order (batched by the SDK as the provider allows). */
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
     if (!this.models.embedding) {
-      throw new BrvError('no-provider', `${this.identity.provider} has no embedding model set: brv providers connect ${this.identity.provider} --embedding-model <id>.`);
+      throw new BrvError(
+        'no-provider',
+        `${this.identity.provider} has no embedding model set: brv providers connect ${this.identity.provider} --embedding-model <id>.`,
+      );
     }
     if (texts.length === 0) return [];
     const guard = new CallGuard(this.policy.timeoutMs, signal);
@@ -151,7 +154,10 @@ export class LlmClient {
       this.tally.requests += 1;
       const result = await embedMany({ model, values: [...texts], maxRetries: this.policy.maxRetries, abortSignal: guard.signal });
       this.tally.embeddingTokens += result.usage?.tokens ?? 0;
-      if (result.embeddings.length !== texts.length || result.embeddings.some((e) => !Array.isArray(e) || e.some((x) => !Number.isFinite(x)))) {
+      if (
+        result.embeddings.length !== texts.length ||
+        result.embeddings.some((e) => !Array.isArray(e) || e.some((x) => !Number.isFinite(x)))
+      ) {
         throw new BrvError('llm-bad-reply', `${this.name()} returned embeddings brv cannot use (wrong count or not numbers).`);
       }
       return result.embeddings;
@@ -206,7 +212,10 @@ function classify(error: unknown, name: string, retries: number): { kind: BrvErr
     if (status === 401 || status === 403) return { kind: 'llm-auth', message: `${name} refused the API key (${status})${said}.` };
     if (status === 429) return { kind: 'llm-rate-limited', message: `${name} answered 429 Too Many Requests${tries}${said}.` };
     if (status === undefined || status >= 500) {
-      return { kind: 'llm-unavailable', message: `${name} failed${status ? ` (${status})` : ''}${tries}${said || `: ${errorText(cause)}`}.` };
+      return {
+        kind: 'llm-unavailable',
+        message: `${name} failed${status ? ` (${status})` : ''}${tries}${said || `: ${errorText(cause)}`}.`,
+      };
     }
     return { kind: 'llm-rejected', message: `${name} refused the request (${status})${said}.` };
   }

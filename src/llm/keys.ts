@@ -6,10 +6,7 @@ import type { ProviderSpec } from './catalog.js';
 
 /** Where a provider's key was found (shown by `brv providers list`; the key itself never is). */
 export type KeySource =
-  | { kind: 'env'; variable: string }
-  | { kind: 'credential-helper' }
-  | { kind: 'file'; path: string }
-  | { kind: 'none' };
+  { kind: 'env'; variable: string } | { kind: 'credential-helper' } | { kind: 'file'; path: string } | { kind: 'none' };
 
 export type KeyStorage = 'auto' | 'file' | 'credential-helper';
 
@@ -48,10 +45,14 @@ export class KeyStore {
 
   /** Stores a key: in git's credential helper when one is configured (`auto`), else the file. */
   async save(spec: ProviderSpec, key: string, storage: KeyStorage): Promise<KeySource> {
-    const useHelper = storage === 'credential-helper' || (storage === 'auto' && this.helper !== undefined && (await this.helper.configured()));
+    const useHelper =
+      storage === 'credential-helper' || (storage === 'auto' && this.helper !== undefined && (await this.helper.configured()));
     if (useHelper) {
       if (!this.helper || !(await this.helper.configured())) {
-        throw new BrvError('no-credential-helper', 'No git credential helper is configured: set one (git config --global credential.helper …) or store the key with --key-storage file.');
+        throw new BrvError(
+          'no-credential-helper',
+          'No git credential helper is configured: set one (git config --global credential.helper …) or store the key with --key-storage file.',
+        );
       }
       await this.helper.approve({ host: spec.credentialHost, username: USERNAME }, key);
       await this.forget(spec.id);

@@ -1,62 +1,9 @@
-import path from 'node:path';
 import { BrvError } from '../errors.js';
-import { findProvider, LOCAL_SERVERS, priceOf, PROVIDERS, type ProviderSpec } from './catalog.js';
+import { priceOf } from './catalog.js';
+import { ENV_KEY, type ActiveConnection } from './active.js';
 import { LlmClient, type CallPolicy } from './client.js';
-import { ProviderConfigFile, type Connection } from './config.js';
 import { describeKeySource, type KeyStore } from './keys.js';
 import { embeddingModel, languageModel, loadProvider } from './models.js';
-
-/** brv's directory in the user's config directory (`$XDG_CONFIG_HOME/brv`, else `~/.config/brv`). */
-export function brvConfigDir(env: Readonly<Record<string, string | undefined>>, home: string): string {
-  const base = env.XDG_CONFIG_HOME?.trim();
-  return path.join(base && path.isAbsolute(base) ? base : path.join(home, '.config'), 'brv');
-}
-
-/** The connection in use and where it was chosen. */
-export interface ActiveConnection {
-  spec: ProviderSpec;
-  connection: Connection;
-  /** `env`: BRV_LLM_PROVIDER (CI, agents, tests) overrides the config file for one process. */
-  from: 'env' | 'config';
-}
-
-/** The environment variables that choose a connection for one process (`BRV_LLM_PROVIDER=none` turns the layer off). */
-export const ENV_PROVIDER = 'BRV_LLM_PROVIDER';
-const ENV_MODEL = 'BRV_LLM_MODEL';
-const ENV_BASE_URL = 'BRV_LLM_BASE_URL';
-const ENV_EMBEDDING = 'BRV_LLM_EMBEDDING_MODEL';
-const ENV_KEY = 'BRV_LLM_API_KEY';
-
-/**
- * The connection brv uses now: the environment's (BRV_LLM_PROVIDER and friends) if set, else the
- * active one in providers.json; undefined when none (the model layer is off: brv behaves as without it).
- */
-export async function activeConnection(
-  env: Readonly<Record<string, string | undefined>>,
-  config: ProviderConfigFile,
-): Promise<ActiveConnection | undefined> {
-  const named = env[ENV_PROVIDER]?.trim();
-  if (named) {
-    if (/^(none|off|false|0)$/i.test(named)) return undefined;
-    const spec = requireProvider(named);
-    const baseUrl = env[ENV_BASE_URL]?.trim() || LOCAL_SERVERS[named.toLowerCase()];
-    const embedding = env[ENV_EMBEDDING]?.trim();
-    const connection: Connection = {
-      provider: spec.id,
-      model: env[ENV_MODEL]?.trim() || spec.defaultModel,
-      ...(baseUrl ? { baseUrl: checkBaseUrl(baseUrl) } : {}),
-      ...(embedding ? { embeddingModel: embedding } : {}),
-    };
-    if (spec.needsBaseUrl && !connection.baseUrl) {
-      throw new BrvError('usage', `${ENV_PROVIDER}=${named} needs ${ENV_BASE_URL} (the server's OpenAI-compatible URL, e.g. http://127.0.0.1:11434/v1).`);
-    }
-    return { spec, connection, from: 'env' };
-  }
-  const { active, connections } = await config.read();
-  const connection = connections.find((c) => c.provider === active);
-  const spec = connection && findProvider(connection.provider);
-  return spec && connection ? { spec, connection, from: 'config' } : undefined;
-}
 
 /** A client for the connection, with its key looked up (`missing-api-key` when one is needed and none is found). */
 export async function openClient(
@@ -99,30 +46,4 @@ export async function openClient(
     found.key ? [found.key] : [],
     priceOf(spec, connection.model),
   );
-}
-
-export function requireProvider(name: string): ProviderSpec {
-  const spec = findProvider(name);
-  if (!spec) {
-    throw new BrvError('unknown-provider', `Unknown provider "${name.slice(0, 60)}". Known: ${knownProviders()}.`);
-  }
-  return spec;
-}
-
-function knownProviders(): string {
-  return [...PROVIDERS.map((spec) => spec.id), ...Object.keys(LOCAL_SERVERS)].join(', ');
-}
-
-/** A base URL must be http(s) with a host: anything else is refused before a request is made. */
-export function checkBaseUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new BrvError('usage', `The base URL "${text.slice(0, 200)}" is not a URL (e.g. http://127.0.0.1:11434/v1).`);
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) {
-    throw new BrvError('usage', `The base URL must be http:// or https:// with a host and no credentials in it (got ${url.protocol}).`);
-  }
-  return url.toString().replace(/\/+$/, '');
 }

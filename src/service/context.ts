@@ -1,6 +1,7 @@
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
 import { SessionStore } from '../curate/sessions.js';
+import type { ActiveConnection } from '../llm/active.js';
 import type { LlmClient } from '../llm/client.js';
 import type { TreeIndexStore } from '../query/tree-index.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
@@ -77,6 +78,11 @@ export class RepositoryContext {
   llm(): Promise<LlmClient | undefined> {
     this.llmClient ??= import('./llm.js').then((m) => m.repositoryClient(this.repo, this.host));
     return this.llmClient;
+  }
+
+  /** Whether a model is connected, and which (reads one small file; loads no SDK). */
+  llmConnection(): Promise<ActiveConnection | undefined> {
+    return import('./llm.js').then((m) => m.connectionOf(this.host));
   }
 
   /** Snapshots of every fetched knowledge source; costs no process when there are none. */

@@ -1,11 +1,10 @@
 import { GitCredentials } from '../git/credential.js';
 import type { GitProcesses } from '../git/processes.js';
 import type { GitRepository } from '../git/repository.js';
-import type { CallPolicy, LlmClient } from '../llm/client.js';
-import { DEFAULT_POLICY } from '../llm/client.js';
+import { activeConnection, brvConfigDir, type ActiveConnection } from '../llm/active.js';
+import { DEFAULT_POLICY, type CallPolicy, type LlmClient } from '../llm/client.js';
 import { ProviderConfigFile } from '../llm/config.js';
 import { KeyStore } from '../llm/keys.js';
-import { activeConnection, brvConfigDir, openClient } from '../llm/resolve.js';
 import { readSettings, type EffectiveSettings } from '../settings/settings.js';
 import type { Host } from './host.js';
 
@@ -19,10 +18,16 @@ export function callPolicy(settings: Pick<EffectiveSettings, 'llm.timeout' | 'll
   return { ...DEFAULT_POLICY, timeoutMs: settings['llm.timeout'] * 1000, maxRetries: settings['llm.retries'] };
 }
 
+/** The connection in use, or undefined: reads one small file, loads no SDK. */
+export function connectionOf(host: Host): Promise<ActiveConnection | undefined> {
+  return activeConnection(host.env, new ProviderConfigFile(brvConfigDir(host.env, host.home)));
+}
+
 /** The model client of an opened repository (its `llm.*` settings apply), or undefined when no provider is connected. */
 export async function repositoryClient(repo: GitRepository, host: Host): Promise<LlmClient | undefined> {
-  const { config, keys } = llmStores(host, repo.processes);
-  const active = await activeConnection(host.env, config);
+  const active = await connectionOf(host);
   if (!active) return undefined;
-  return openClient(active, keys, callPolicy(await readSettings(repo)));
+  const { keys } = llmStores(host, repo.processes);
+  const [{ openClient }, settings] = await Promise.all([import('../llm/resolve.js'), readSettings(repo)]);
+  return openClient(active, keys, callPolicy(settings));
 }

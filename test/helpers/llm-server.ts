@@ -98,7 +98,8 @@ export async function startLlmServer(): Promise<LlmServer> {
 }
 
 async function send(res: ServerResponse, scripted: Scripted, stream: boolean, model = 'scripted-model'): Promise<void> {
-  if ('status' in scripted) return json(res, scripted.status, scripted.body ?? { error: { message: `status ${scripted.status}` } }, scripted.headers);
+  if ('status' in scripted)
+    return json(res, scripted.status, scripted.body ?? { error: { message: `status ${scripted.status}` } }, scripted.headers);
   if ('hang' in scripted) {
     res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
     res.flushHeaders();
@@ -168,7 +169,11 @@ function promptOf(body: any): string {
   if (!Array.isArray(body?.messages)) return '';
   return body.messages
     .map((m: { content?: unknown }) =>
-      typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p: { text?: string }) => p.text ?? '').join('') : '',
+      typeof m.content === 'string'
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((p: { text?: string }) => p.text ?? '').join('')
+          : '',
     )
     .join('\n');
 }
