@@ -12,7 +12,7 @@ const GIT = '^src/git/';
 /** The typed brv.* settings: read through git only, so the store's review policy can use them. */
 const SETTINGS = '^src/settings/';
 const STORE = '^src/store/';
-const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doctor|templates|llm)/';
+const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doctor|templates|llm|dream)/';
 const SERVICE = '^src/service/';
 /** Results → terminal text and markdown, for every front end: pure functions over the service's results. */
 const VIEWS = '^src/views/';

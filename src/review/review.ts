@@ -242,10 +242,17 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
         filePath: c.path,
         type: c.status === 'D' ? 'DELETE' : (meta.type ?? STATUS_TYPE[c.status]!),
         ...details,
+        ...proposalReason(meta.proposals, c.path),
       }));
   }
   operations = operations.filter((o) => !decided.has(o.filePath));
   return { taskId: id, commit: oid, subject, gated, onBranch, time, operations };
+}
+
+/** A dream commit's own reason for one file (its Brv-Proposal trailer), instead of the commit's. */
+function proposalReason(proposals: readonly string[] | undefined, file: string): { reason?: string } {
+  const line = proposals?.find((p) => p.split(' ')[1] === `${file}:`);
+  return line ? { reason: line } : {};
 }
 
 /** Files of review `id` already decided by partial decisions recorded after the reviewed commit. */

@@ -7,10 +7,34 @@ import type { ImportResult as ImportedCommit } from '../curate/import.js';
 import type { CurateRequest as ProtocolRequest } from '../curate/protocol.js';
 import type { WriteResult } from '../curate/write-topic.js';
 import type { OpenedTopic, SavedEdit } from '../curate/edit-topic.js';
+import type { DreamKind, DreamOutcome, DreamStep } from '../dream/dream.js';
+import type { LlmUsage } from '../llm/client.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
 import { absolute } from './paths.js';
+
+export interface DreamRequest {
+  /** Only topics in this folder (`security`). */
+  scope?: string;
+  /** What to look for (default: all of link, merge, prune, stale, synthesize). */
+  kinds?: DreamKind[];
+  /** At most this many candidates, strongest first (default 50). */
+  max?: number;
+  /** Find and show; record nothing and ask no model. */
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  /** Long runs: the step (read, compare, history, model, write) and how far. */
+  onProgress?: (step: DreamStep, done: number, total?: number) => void;
+}
+
+/** The candidates, the proposals and their held review (`review.id` for brv review approve|reject), and the model's usage when one was asked. */
+export interface DreamResult extends DreamOutcome {
+  usage?: LlmUsage;
+}
+
+export { DREAM_KINDS } from '../dream/kinds.js';
+export type { DreamKind } from '../dream/dream.js';
 
 /** One step of the curate protocol (`brv curate`): kickoff, a response, or the one-shot `htmlFile`. */
 export type CurateRequest = ProtocolRequest;
@@ -347,6 +371,29 @@ export class Knowledge {
       onProgress: request.onProgress,
     });
     return { ...written, commit: snapshot.commit?.oid };
+  }
+
+  /**
+   * `brv dream`: consolidation candidates found without a model (merge, link, prune, stale, synthesize),
+   * the proposals brv can make (links, removals; merges and overviews with a connected model), recorded
+   * as one commit held on a review ref — never on the branch. Without a provider no model code loads.
+   */
+  async dream(request: DreamRequest, actor: Actor): Promise<DreamResult> {
+    const connection = request.dryRun ? undefined : await this.ctx.llmConnection();
+    const [{ dream }, client] = await Promise.all([import('../dream/dream.js'), connection ? this.ctx.llm() : undefined]);
+    const outcome = await dream(this.ctx.store, {
+      branch: this.ctx.branch,
+      scope: request.scope,
+      kinds: request.kinds,
+      max: request.max,
+      dryRun: request.dryRun,
+      agent: actor.agent,
+      model: client,
+      signal: request.signal,
+      onProgress: request.onProgress,
+    });
+    const usage = client?.usage();
+    return { ...outcome, ...(usage && usage.requests > 0 ? { usage } : {}) };
   }
 }
 

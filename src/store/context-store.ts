@@ -280,6 +280,8 @@ export class ContextStore {
   }
 
   private async reviewFor(meta: CommitMeta): Promise<{ gated: boolean } | undefined> {
+    // brv dream only proposes: its commit is always held for a person, whatever the review settings say.
+    if (meta.op === 'dream') return { gated: true };
     const high = meta.impact === 'high';
     const wanted = high || meta.type === 'DELETE' || (meta.conflicts?.length ?? 0) > 0;
     if (!wanted || meta.op.startsWith('review-')) return undefined;

@@ -4,7 +4,8 @@
  */
 import { printable } from '../topic/printable.js';
 
-export type CommitOp = 'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'review-resolve' | 'import' | 'edit';
+export type CommitOp =
+  'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'review-resolve' | 'import' | 'edit' | 'dream';
 
 export interface CommitMeta {
   op: CommitOp;
@@ -22,6 +23,8 @@ export interface CommitMeta {
   files?: string[];
   /** "held": a gated change, on its review ref only until approved. */
   gate?: string;
+  /** `brv dream`'s proposals, one per changed topic: `<kind> <file>: <action> — <why>`. */
+  proposals?: string[];
 }
 
 const KEYS: Array<[keyof CommitMeta, string]> = [
@@ -38,8 +41,9 @@ const KEYS: Array<[keyof CommitMeta, string]> = [
   ['review', 'Brv-Review'],
   ['files', 'Brv-Files'],
   ['gate', 'Brv-Gate'],
+  ['proposals', 'Brv-Proposal'],
 ];
-const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files']);
+const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files', 'proposals']);
 
 const MAX_VALUE_LENGTH = 500;
 
