@@ -29,14 +29,15 @@ export class KeyStore {
     return path.join(this.dir, FILE);
   }
 
-  async find(spec: ProviderSpec, extraVariables: readonly string[] = []): Promise<{ key?: string; source: KeySource }> {
+  /** `askHelper: false` skips git's credential helper (a listing of every provider need not run git for each). */
+  async find(spec: ProviderSpec, extraVariables: readonly string[] = [], askHelper = true): Promise<{ key?: string; source: KeySource }> {
     for (const variable of [...extraVariables, ...spec.keyVariables]) {
       const value = this.env[variable]?.trim();
       if (value) return { key: value, source: { kind: 'env', variable } };
     }
     const stored = (await this.readFile())[spec.id];
     if (stored) return { key: stored, source: { kind: 'file', path: this.filePath } };
-    if (this.helper && (await this.helper.configured())) {
+    if (askHelper && this.helper && (await this.helper.configured())) {
       const key = await this.helper.fill({ host: spec.credentialHost, username: USERNAME });
       if (key) return { key, source: { kind: 'credential-helper' } };
     }

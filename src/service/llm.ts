@@ -1,4 +1,5 @@
 import { GitCredentials } from '../git/credential.js';
+import type { GlobalGitConfig } from '../git/global-config.js';
 import type { GitProcesses } from '../git/processes.js';
 import type { GitRepository } from '../git/repository.js';
 import { activeConnection, brvConfigDir, type ActiveConnection } from '../llm/active.js';
@@ -30,4 +31,15 @@ export async function repositoryClient(repo: GitRepository, host: Host): Promise
   const { keys } = llmStores(host, repo.processes);
   const [{ openClient }, settings] = await Promise.all([import('../llm/resolve.js'), readSettings(repo)]);
   return openClient(active, keys, callPolicy(settings));
+}
+
+/** The `llm.*` settings from the user's global git config (provider commands run outside any repository). */
+export async function readGlobalLlmSettings(config: GlobalGitConfig): Promise<Pick<EffectiveSettings, 'llm.timeout' | 'llm.retries'>> {
+  const { listSettings } = await import('../settings/settings.js');
+  const states = await listSettings(config, { global: true });
+  const value = (key: string, fallback: number) => {
+    const found = states.find((s) => s.key === key)?.value;
+    return typeof found === 'number' ? found : fallback;
+  };
+  return { 'llm.timeout': value('llm.timeout', 60), 'llm.retries': value('llm.retries', 2) };
 }
