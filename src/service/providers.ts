@@ -21,7 +21,7 @@ export interface ProviderEntry {
   baseUrl?: string;
   embeddingModel?: string;
   /** Where the key comes from: `environment OPENAI_API_KEY`, the credentials file, git's credential helper, or none. Never the key. */
-  key: { kind: KeySource['kind']; source: string };
+  key: { from: KeySource['from']; source: string };
   keyOptional: boolean;
   /** The environment variables read for the key. */
   keyVariables: readonly string[];
@@ -149,7 +149,7 @@ export class Providers {
     };
     await this.stores.config.write(next);
     const entry = await this.entry(spec, next, request.activate === false ? config.active : spec.id);
-    if (entry.key.kind === 'none' && !spec.keyOptional) {
+    if (entry.key.from === 'none' && !spec.keyOptional) {
       warnings.push(
         `No API key found for ${spec.id}: set ${spec.keyVariables[0]}, or run brv providers connect ${spec.id} --api-key - and paste it.`,
       );
@@ -173,7 +173,7 @@ export class Providers {
     const spec = requireProvider(request.provider);
     const config = await this.stores.config.read();
     const before = await this.stores.keys.find(spec, [], true);
-    const stored = before.source.kind === 'file' || before.source.kind === 'credential-helper';
+    const stored = before.source.from === 'file' || before.source.from === 'credential-helper';
     await this.stores.keys.remove(spec);
     const wasActive = config.active === spec.id;
     const connections = config.connections.filter((c) => c.provider !== spec.id);
@@ -263,7 +263,7 @@ export class Providers {
       model: connection?.model ?? spec.defaultModel,
       ...(connection?.baseUrl ? { baseUrl: connection.baseUrl } : {}),
       ...(connection?.embeddingModel ? { embeddingModel: connection.embeddingModel } : {}),
-      key: { kind: found.source.kind, source: describeKeySource(found.source) },
+      key: { from: found.source.from, source: describeKeySource(found.source) },
       keyOptional: spec.keyOptional === true,
       keyVariables: spec.keyVariables,
     };

@@ -2,7 +2,7 @@ import type { CheckResult, ConnectResult, DisconnectResult, ModelList, ProviderE
 import { usageLine } from './usage.js';
 
 function keyText(entry: ProviderEntry): string {
-  if (entry.key.kind !== 'none') return `key: ${entry.key.source}`;
+  if (entry.key.from !== 'none') return `key: ${entry.key.source}`;
   return entry.keyOptional ? 'key: none (not needed by most local servers)' : `key: none (set ${entry.keyVariables[0]})`;
 }
 

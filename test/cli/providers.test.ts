@@ -62,12 +62,12 @@ test('connect stores the key from standard input in a 0600 file (0700 folder), n
   const listed = await run(['providers', 'list', '--format', 'json']);
   t.false(listed.stdout.includes(SECRET));
   const openai = listed.json!.data.providers.find((p: { id: string }) => p.id === 'openai');
-  t.like(openai, { connected: true, active: true, model: 'gpt-5', key: { kind: 'file' } });
+  t.like(openai, { connected: true, active: true, model: 'gpt-5', key: { from: 'file' } });
   t.deepEqual(listed.json!.data.active, { provider: 'openai', model: 'gpt-5', from: 'config' });
 
   // The environment variable wins over the stored key.
   const env = await run(['providers', 'list', '--format', 'json'], { env: { OPENAI_API_KEY: 'sk-from-env-1234567' } });
-  t.like(env.json!.data.providers[0], { key: { kind: 'env', source: 'environment OPENAI_API_KEY' } });
+  t.like(env.json!.data.providers[0], { key: { from: 'env', source: 'environment OPENAI_API_KEY' } });
 
   const gone = await run(['providers', 'disconnect', 'openai', '--format', 'json']);
   t.like(gone.json!.data, { provider: 'openai', wasActive: true, keyRemoved: true });
@@ -87,7 +87,7 @@ test("a key goes to git's credential helper when one is configured, and comes ba
   const listed = await run(['providers', 'list', '--format', 'json']);
   t.like(
     listed.json!.data.providers.find((p: { id: string }) => p.id === 'anthropic'),
-    { key: { kind: 'credential-helper' } },
+    { key: { from: 'credential-helper' } },
   );
   await run(['providers', 'disconnect', 'anthropic']);
   t.false((await readFile(store, 'utf8')).includes(SECRET));
@@ -140,7 +140,7 @@ test('local servers by name, switching providers and models, embeddings on and o
     id: 'openai-compatible',
     baseUrl: 'http://127.0.0.1:11434/v1',
     model: 'llama3.1',
-    key: { kind: 'none' },
+    key: { from: 'none' },
   });
   t.deepEqual(ollama.json!.data.warnings, []);
   const openai = await run(['providers', 'connect', 'openai', '--no-use', '--format', 'json']);
