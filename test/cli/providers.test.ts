@@ -197,3 +197,24 @@ test('connecting inside a repository writes nothing into it: no key in git confi
   t.false((await git(repo, 'config', '--list')).includes(SECRET));
   t.false((await git(repo, 'log', '--all', '-p')).includes(SECRET));
 });
+
+test('brv doctor reports the model in use and where its key comes from, and a missing key as a warning with its fix', async (t) => {
+  const repo = await makeRepo();
+  await brv(repo, ['init']);
+  const { run } = await user();
+  const none = await run(['doctor', '--format', 'json'], { cwd: repo });
+  t.like(
+    none.json!.data.checks.find((c: { name: string }) => c.name === 'model'),
+    { status: 'ok' },
+  );
+  await run(['providers', 'connect', 'openai', '--api-key', '-'], { input: SECRET, cwd: repo });
+  const keyed = await run(['doctor', '--format', 'json'], { cwd: repo });
+  const check = keyed.json!.data.checks.find((c: { name: string }) => c.name === 'model');
+  t.is(check.status, 'ok');
+  t.regex(check.message, /openai gpt-5-mini, key from .*credentials\.json/);
+  t.false(keyed.stdout.includes(SECRET));
+  const missing = await run(['doctor', '--format', 'json'], { cwd: repo, env: { BRV_LLM_PROVIDER: 'anthropic' } });
+  const warned = missing.json!.data.checks.find((c: { name: string }) => c.name === 'model');
+  t.like(warned, { status: 'warn' });
+  t.regex(warned.fix, /brv providers connect anthropic --api-key -/);
+});
