@@ -26,6 +26,7 @@ import { maintenanceCommand } from './maintenance.js';
 import { webuiCommand } from './webui.js';
 import { tuiCommand } from './tui.js';
 import { dreamCommand } from './dream.js';
+import { modelCommand, providersCommand } from './providers.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -56,4 +57,6 @@ export const commands = [
   webuiCommand,
   tuiCommand,
   dreamCommand,
+  providersCommand,
+  modelCommand,
 ] as unknown as CommandModule[];
