@@ -60,8 +60,8 @@ export interface SimilarPair {
 
 /**
  * tf-idf vectors of the topics and, for each, its most similar others above LINK_THRESHOLD. Sparse:
- * dot products are accumulated through term postings (terms in more than a few percent of the topics
- * are skipped), so 10,000 topics take about a second, not 50 million comparisons.
+ * dot products are accumulated through term postings, so 10,000 topics are compared in well under a
+ * second, not by 50 million comparisons.
  */
 export function similarPairs(topics: readonly ScannedTopic[]): SimilarPair[] {
   const n = topics.length;
@@ -84,9 +84,12 @@ export function similarPairs(topics: readonly ScannedTopic[]): SimilarPair[] {
     for (const id of tf.keys()) df[id]! += 1;
     counts.push(tf);
   }
+  // Terms in more than 3% of the topics say little about a pair and would make the postings quadratic:
+  // they are left out of the vectors altogether (a small tree keeps all its terms).
   const maxDf = Math.max(24, Math.ceil(n * 0.03));
   const vectors: Vector[] = counts.map((tf) => {
     const weighted = [...tf]
+      .filter(([id]) => df[id]! <= maxDf)
       .map(([id, count]) => ({ id, w: (1 + Math.log(count)) * Math.log(1 + n / df[id]!) }))
       .sort((x, y) => y.w - x.w)
       .slice(0, TERMS_PER_TOPIC);
@@ -96,7 +99,6 @@ export function similarPairs(topics: readonly ScannedTopic[]): SimilarPair[] {
   const postings = new Map<number, Array<{ doc: number; w: number }>>();
   vectors.forEach((v, doc) => {
     v.terms.forEach((term, i) => {
-      if (df[term]! > maxDf) return;
       let list = postings.get(term);
       if (!list) postings.set(term, (list = []));
       list.push({ doc, w: v.weights[i]! });

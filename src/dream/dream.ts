@@ -14,7 +14,7 @@ import {
   type DreamCandidate,
   type DreamKind,
 } from './candidates.js';
-import { lastChanges, presentPaths } from './history.js';
+import { lastChanges, presentPaths, readBlobs } from './history.js';
 import { askModel, type DreamModel } from './model.js';
 import { scanTopic, type ScannedTopic } from './scan.js';
 
@@ -73,7 +73,7 @@ export interface DreamOutcome {
 const DEFAULT_MAX = 50;
 /** Topics whose cited files are looked up in the project's history, at most. */
 const MAX_PRUNE_TOPICS = 2000;
-const READ_CHUNK = 500;
+const READ_CHUNK = 2000;
 
 /**
  * `brv dream`: finds what could be consolidated (without a model), proposes what it can, and records
@@ -93,9 +93,11 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   const progress = options.onProgress ?? (() => {});
 
   const { topics, html } = await readTopics(store, snapshot, scope, notes, progress);
+  performance.mark('dream: topics read');
   progress('compare', 0);
   const pairs = kinds.has('merge') || kinds.has('link') || kinds.has('synthesize') ? similarPairs(topics) : [];
   let candidates: DreamCandidate[] = relationCandidates(topics, pairs, kinds);
+  performance.mark('dream: topics compared');
   progress('history', 0);
   if (kinds.has('stale')) {
     const conflicts = factConflicts(topics);
@@ -114,7 +116,9 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
       candidates.push(...staleCandidates(conflicts, order));
     }
   }
+  performance.mark('dream: facts compared');
   if (kinds.has('prune')) candidates.push(...(await pruneCandidates(store, snapshot, topics, notes)));
+  performance.mark('dream: cited files checked');
   candidates.sort(
     (a, b) => b.score - a.score || DREAM_KINDS.indexOf(a.type) - DREAM_KINDS.indexOf(b.type) || a.topics[0]!.localeCompare(b.topics[0]!),
   );
@@ -206,8 +210,9 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   }
   const failedLinks = new Set<DreamCandidateResult>();
   const linked = new Map<string, string>();
-  for (const [path, targets] of additions) {
-    const source = await readHtml(path);
+  const sources = await Promise.all([...additions.keys()].map(readHtml));
+  for (const [i, [path, targets]] of [...additions].entries()) {
+    const source = sources[i];
     const updated = source === undefined ? undefined : await addRelated(source, targets);
     if (updated === undefined) for (const c of linkOf.get(path)!) failedLinks.add(c);
     else linked.set(path, updated);
@@ -230,6 +235,7 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
     if (candidate.type === 'stale') candidate.note = 'listed for a person to decide: update or remove the older fact';
   }
 
+  performance.mark('dream: proposals made');
   const outcome: DreamOutcome = {
     branch: options.branch,
     scope,
@@ -280,6 +286,7 @@ async function readTopics(
     const path = topicPathFromBlobPath(b.path);
     return path !== undefined && (scope === undefined || path.startsWith(`${scope}/`));
   });
+  performance.mark('dream: topics listed');
   const tooLarge = blobs.filter((b) => b.size > MAX_STORED_TOPIC_BYTES);
   if (tooLarge.length > 0)
     notes.push(
@@ -291,11 +298,15 @@ async function readTopics(
   const wanted = blobs.filter((b) => b.size <= MAX_STORED_TOPIC_BYTES);
   const topics: ScannedTopic[] = [];
   const html = new Map<string, string>();
-  const keepHtml = wanted.length <= 1000;
+  // Kept for the proposals unless the tree is very large (then proposed topics are read again).
+  const keepHtml = wanted.reduce((sum, b) => sum + b.size, 0) <= 64 * 1024 * 1024;
   let unreadable = 0;
   for (let i = 0; i < wanted.length; i += READ_CHUNK) {
     const chunk = wanted.slice(i, i + READ_CHUNK);
-    const contents = await Promise.all(chunk.map((b) => store.repo.readBlob(b.oid)));
+    const contents = await readBlobs(
+      store.repo,
+      chunk.map((b) => b.oid),
+    );
     chunk.forEach((b, j) => {
       const text = contents[j]?.toString('utf8');
       const path = topicPathFromBlobPath(b.path)!;
@@ -373,31 +384,35 @@ async function pruneCandidates(
   return out;
 }
 
-/** The topic with `targets` added to its `related`, canonical and validated; undefined if it cannot be. */
+/**
+ * The topic with `targets` added to its `related`, through the validator (its canonical form); undefined
+ * if it is not a valid topic. The attribute is edited in the root's start tag and the topic validated
+ * once: a full parse, edit and re-serialisation would cost twice that per linked topic.
+ */
 async function addRelated(html: string, targets: readonly string[]): Promise<string | undefined> {
   // Loaded only when a link is proposed: the validator is the HTML toolchain.
-  const [{ validateTopicHtml }, { serializeCanonical }, { attributesOf }] = await Promise.all([
-    import('../topic/validate.js'),
-    import('../topic/canonical.js'),
-    import('../topic/hast.js'),
-  ]);
-  const parsed = validateTopicHtml(html);
-  if (!parsed.ok) return undefined;
-  const root = parsed.topic.root;
-  const current = attributesOf(root).get('related');
-  const refs = [
-    ...(current
-      ? current
-          .split(',')
-          .map((r) => r.trim())
-          .filter(Boolean)
-      : []),
-    ...targets.map((t) => `@${t}.html`),
-  ];
-  root.properties = { ...root.properties, related: [...new Set(refs)].join(',') };
-  const again = validateTopicHtml(serializeCanonical(root));
-  return again.ok ? again.topic.canonicalHtml : undefined;
+  const { validateTopicHtml } = await import('../topic/validate.js');
+  const open = ROOT_TAG.exec(html);
+  if (!open) return undefined;
+  const refs = targets.map((t) => `@${t}.html`).join(',');
+  const existing = /\srelated\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(open[0]);
+  const tag = existing
+    ? open[0].replace(
+        existing[0],
+        ` related="${[existing[1] ?? existing[2], refs]
+          .filter((v) => v?.trim())
+          .join(',')
+          .replace(/"/g, '&quot;')}"`,
+      )
+    : open[0].replace(/\s*>$/, ` related="${refs}">`);
+  const edited = validateTopicHtml(html.slice(0, open.index) + tag + html.slice(open.index + open[0].length));
+  if (!edited.ok) return undefined;
+  const named = new Set(edited.topic.related.filter((r) => r.ok).map((r) => (r as { path: string }).path));
+  return targets.every((t) => named.has(t)) ? edited.topic.canonicalHtml : undefined;
 }
+
+/** The root's start tag, quoted values and all (a ">" inside a title does not end it). */
+const ROOT_TAG = /<bv-topic\b(?:[^>"']|"[^"]*"|'[^']*')*>/i;
 
 /**
  * The proposals as one commit on the tip that was read, held on a review ref (never on the branch,

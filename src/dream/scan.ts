@@ -77,7 +77,7 @@ function citedFile(text: string): string | undefined {
  * here is trusted or written back: proposals parse and validate the topics they change.
  */
 export function scanTopic(path: TopicPath, blob: string, html: string): ScannedTopic | undefined {
-  const open = /<bv-topic\b([^>]*)>/i.exec(html);
+  const open = /<bv-topic\b((?:[^>"']|"[^"]*"|'[^']*')*)>/i.exec(html);
   if (!open) return undefined;
   const attrs = attributes(open[1]!);
   const title = attrs.get('title') ?? '';
