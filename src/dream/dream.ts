@@ -426,11 +426,14 @@ async function record(
   edits: Map<string, { html: string } | { remove: true }>,
   proposals: readonly DreamProposal[],
 ): Promise<{ id: string; commit: string } | undefined> {
-  const treeEdits: TreeEdit[] = [];
-  for (const [path, edit] of edits) {
+  const entries = [...edits];
+  // One hash-object for every new blob, not a round trip each.
+  const written = await store.repo.writeBlobs(entries.flatMap(([, edit]) => ('remove' in edit ? [] : [edit.html])));
+  let next = 0;
+  const treeEdits: TreeEdit[] = entries.map(([path, edit]) => {
     const file = topicBlobPath(path as TopicPath);
-    treeEdits.push('remove' in edit ? { path: file, remove: true } : { path: file, blob: await store.repo.writeBlob(edit.html) });
-  }
+    return 'remove' in edit ? { path: file, remove: true } : { path: file, blob: written[next++]! };
+  });
   const counts = DREAM_KINDS.map((k) => [k, proposals.filter((p) => p.type === k).length] as const)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`);

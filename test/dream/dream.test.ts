@@ -148,3 +148,20 @@ test('nothing to propose: no commit, and the output says so', async (t) => {
   t.deepEqual(json.proposals, []);
   t.false('review' in json);
 });
+
+test('--help explains the kinds, the held review and how to decide it', async (t) => {
+  const dir = await tempDir();
+  const help = await brv(dir, ['dream', '--help']);
+  t.is(help.exitCode, 0);
+  for (const text of [
+    '--scope',
+    '--kinds',
+    '--max',
+    '--dry-run',
+    'link,merge,prune,stale,synthesize',
+    'held on a review ref',
+    'brv review approve <id>',
+  ])
+    t.true(help.stdout.includes(text), text);
+  t.regex((await brv(dir, ['--help'])).stdout, /brv dream/);
+});

@@ -57,19 +57,17 @@ export const dreamCommand: CommandModule<GlobalOptions, DreamOptions> = {
       })
       .epilog(
         [
-          'Candidates are found without a model: near-duplicate topics (merge), similar topics or topics citing the same',
-          'file with no related link (link), topics whose cited files were deleted or changed in the code (prune), facts',
-          'on one subject that a more recently changed topic states differently (stale), and 3+ connected topics in a',
-          'folder with no overview (synthesize).',
-          '',
-          'brv proposes what needs no model: the missing related links, and removing topics whose every cited file is',
-          'gone. With a connected provider (brv providers connect) it also asks the model for merged topics and',
-          'overviews; its reply is validated like any curate and may only write the topic the proposal names.',
-          '',
-          'All proposals of a run are ONE commit held on a review ref, never on the branch (also with review.gate off',
-          'or review.enabled false: dream only proposes). brv review pending shows it per topic; brv review approve <id>',
-          'lands it, brv review reject <id> discards it; after approval, reverting that commit undoes it.',
-        ].join('\n'),
+          'Candidates are found without a model: near-duplicate topics (merge), similar topics or topics citing the same ' +
+            'file with no related link (link), topics whose cited files were deleted or changed in the code (prune), facts ' +
+            'on one subject that a more recently changed topic states differently (stale), and 3+ connected topics in a ' +
+            'folder with no overview (synthesize).',
+          'brv proposes what needs no model: the missing related links, and removing topics whose every cited file is ' +
+            'gone. With a connected provider (brv providers connect) it also asks the model for merged topics and ' +
+            'overviews; its reply is validated like any curate and may only write the topic the proposal names.',
+          'All proposals of a run are ONE commit held on a review ref, never on the branch (also with review.gate off ' +
+            'or review.enabled false: dream only proposes). "brv review pending" shows it per topic; ' +
+            '"brv review approve <id>" lands it, "brv review reject <id>" discards it; after approval, reverting that commit undoes it.',
+        ].join('\n\n'),
       ),
   handler: (argv) =>
     withBrv('dream', argv, async (brv) => {
