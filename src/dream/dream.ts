@@ -1,7 +1,8 @@
 import { BrvError } from '../errors.js';
 import type { ContextStore, Snapshot } from '../store/context-store.js';
+import { REVIEW_PREFIX } from '../store/layout.js';
 import type { TreeEdit } from '../store/tree-edit.js';
-import { oneLine } from '../store/trailers.js';
+import { oneLine, parseCommitMessage } from '../store/trailers.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import type { TopicPath } from '../topic/types.js';
@@ -131,6 +132,15 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   const edits = new Map<string, { html: string } | { remove: true }>();
   const proposals: DreamProposal[] = [];
   const touched = (paths: readonly string[]) => paths.some((p) => edits.has(p));
+  // A topic an earlier run's proposals still wait on is not proposed again: that review is decided first.
+  const waiting = await pendingDreamTopics(store);
+  const heldElsewhere = (candidate: DreamCandidateResult, paths: readonly string[]): boolean => {
+    const id = paths.map((p) => waiting.get(p)).find((x) => x !== undefined);
+    if (id === undefined) return false;
+    candidate.status = 'dropped';
+    candidate.note = `already proposed in review ${id}: decide it first (brv review pending)`;
+    return true;
+  };
   const existing = new Set<string>(topics.map((t) => t.path));
   const byPath = new Map(topics.map((t) => [t.path as string, t]));
   const readHtml = async (path: string) => html.get(path) ?? (await readTopic(store, snapshot, path));
@@ -146,6 +156,7 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
     }
     const target = candidate.target!;
     const writes = candidate.type === 'merge' ? candidate.topics : [target];
+    if (heldElsewhere(candidate, writes)) continue;
     if (touched(writes) || (candidate.type === 'synthesize' && existing.has(target))) {
       candidate.status = 'dropped';
       candidate.note = 'overlaps another proposal of this run';
@@ -180,6 +191,7 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
       candidate.note = gone.length === 0 ? 'its files changed: check it against the code' : 'some of its files remain: update it by hand';
       continue;
     }
+    if (heldElsewhere(candidate, [path])) continue;
     if (touched([path])) {
       candidate.status = 'dropped';
       candidate.note = 'overlaps another proposal of this run';
@@ -195,6 +207,7 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   const linkOf = new Map<string, DreamCandidateResult[]>();
   for (const candidate of results.filter((c) => c.type === 'link')) {
     const [a, b] = candidate.topics as [string, string];
+    if (heldElsewhere(candidate, [a, b])) continue;
     if (touched([a, b])) {
       candidate.status = 'dropped';
       candidate.note = 'overlaps another proposal of this run';
@@ -253,6 +266,25 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   }
   outcome.durationMs = Math.round(performance.now() - started);
   return outcome;
+}
+
+/** Topics changed by dream commits still held on their review refs, and the review of each. */
+async function pendingDreamTopics(store: ContextStore): Promise<Map<string, string>> {
+  const waiting = new Map<string, string>();
+  if (!(await store.repo.refsMayExist(REVIEW_PREFIX))) return waiting;
+  for (const { ref, oid } of await store.repo.listRefs(REVIEW_PREFIX)) {
+    const commit = await store.repo.readCommit(oid);
+    if (!commit) continue;
+    const { meta } = parseCommitMessage(commit.message);
+    if (meta.op !== 'dream' || meta.gate !== 'held') continue;
+    const parent = commit.parents[0] ? await store.repo.readCommit(commit.parents[0]) : undefined;
+    if (!parent) continue;
+    for (const change of await store.repo.diffTrees(parent.tree, commit.tree)) {
+      const path = topicPathFromBlobPath(change.path);
+      if (path) waiting.set(path, ref.slice(REVIEW_PREFIX.length));
+    }
+  }
+  return waiting;
 }
 
 function normalizedScope(raw: string): string {

@@ -165,3 +165,14 @@ test('--help explains the kinds, the held review and how to decide it', async (t
     t.true(help.stdout.includes(text), text);
   t.regex((await brv(dir, ['--help'])).stdout, /brv dream/);
 });
+
+test('a second run does not propose again what a pending dream review holds; progress goes to stderr', async (t) => {
+  const repo = await dreamRepo();
+  const first = succeeded(await brvJson(repo, ['dream', '--kinds', 'prune,link']));
+  const run = await brv(repo, ['dream', '--kinds', 'prune,link'], { env: { BRV_PROGRESS: 'always' } });
+  t.is(run.exitCode, 0, run.stderr);
+  t.regex(run.stderr, /Reading topics \d+\/\d+/);
+  t.regex(run.stdout, new RegExp(`already proposed in review ${first.review.id}`));
+  t.regex(run.stdout, /Nothing proposed: no commit was made\./);
+  t.is((await git(repo, 'for-each-ref', 'refs/brv/review/')).trim().split('\n').length, 1);
+});
