@@ -2,7 +2,8 @@
  * bench/dream: `brv dream` over synthetic context trees of 1,000 and 10,000 topics (bench/lib/synthetic.ts),
  * with 1% of the topics written twice (reworded), a tenth citing project files (some deleted from the
  * code since), committed with `git fast-import`. Times a dry run and a run that records its proposals,
- * each a whole process (start to exit), and the candidates found. No model.
+ * each a whole process (start to exit), and the candidates found. No model. Dry runs at the default
+ * --max 50 and at --max 1000 (where proposing 1,000 links validates every topic they touch).
  * Usage: npm run build && node --import tsx bench/dream.ts [--sizes 1000,10000 --runs 3]
  * Writes bench/results/dream.json.
  */
@@ -66,8 +67,10 @@ try {
     const repo = await prepare(work, size);
     const dry: number[] = [];
     const inner: number[] = [];
+    const dryDefault: number[] = [];
     let last: any;
     for (let i = 0; i < runs; i++) {
+      dryDefault.push((await timed(['dream', '--dry-run'], repo)).ms);
       const run = await timed(['dream', '--dry-run', '--max', '1000'], repo);
       dry.push(run.ms);
       inner.push(run.data.durationMs);
@@ -78,6 +81,7 @@ try {
     for (const c of last.candidates) byType[c.type] = (byType[c.type] ?? 0) + 1;
     results[String(size)] = {
       topics: last.topics,
+      dryRunDefaultMaxProcessMs: percentiles(dryDefault),
       dryRunProcessMs: percentiles(dry),
       dryRunInsideMs: percentiles(inner),
       recordProcessMs: Math.round(recorded.ms),

@@ -72,7 +72,7 @@ export interface DreamOutcome {
 }
 
 const DEFAULT_MAX = 50;
-/** Topics whose cited files are looked up in the project's history, at most. */
+/** Topics whose cited files (prune) or facts (stale) are looked up in history, at most. */
 const MAX_PRUNE_TOPICS = 2000;
 const READ_CHUNK = 2000;
 
@@ -101,7 +101,12 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   performance.mark('dream: topics compared');
   progress('history', 0);
   if (kinds.has('stale')) {
-    const conflicts = factConflicts(topics);
+    let conflicts = factConflicts(topics);
+    // Bounded like prune: the disagreements of at most MAX_PRUNE_TOPICS topics are dated through history.
+    let dated = 0;
+    conflicts = conflicts.filter((c) => (dated += c.entries.length) <= MAX_PRUNE_TOPICS);
+    if (dated > MAX_PRUNE_TOPICS)
+      notes.push(`stale: facts of more than ${MAX_PRUNE_TOPICS} topics disagree; only the first subjects were dated.`);
     if (conflicts.length > 0) {
       const involved = [...new Set(conflicts.flatMap((c) => c.entries.map((e) => e.topic)))];
       const changes = await lastChanges(

@@ -58,7 +58,9 @@ test('without a model: every kind is found on the fixture; links and removals ar
   const text = await brv(repo, ['dream', '--dry-run']);
   t.is(text.exitCode, 0, text.stderr);
   t.regex(text.stdout, /merge .*\[needs a model\]/);
-  t.regex(text.stdout, /Run without --dry-run/);
+  // What the held review already proposes is not proposed again.
+  t.regex(text.stdout, new RegExp(`already proposed in review ${data.review.id}`));
+  t.regex(text.stdout, /Nothing would be proposed\./);
 });
 
 test('--scope, --kinds and --max bound what is looked at and reported', async (t) => {

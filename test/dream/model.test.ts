@@ -66,7 +66,8 @@ test("with a provider, a merge is proposed with the model's topic: validated, at
   t.is(await showTopic(repo, blob(drop), held), undefined);
   const pending = succeeded(await brvJson(repo, ['review', 'pending']));
   t.deepEqual(pending.tasks[0].operations.map((o: any) => `${o.type} ${o.path}`).sort(), [`DELETE ${drop}`, `UPDATE ${keep}`].sort());
-  // Text: the usage line on stderr, never the key anywhere.
+  // Text: the usage line on stderr, never the key anywhere (the first proposals rejected, so the merge is proposed again).
+  succeeded(await brvJson(repo, ['review', 'reject', data.review.id]));
   server.fallback = (request) =>
     answer(`<bv-topic path="${targetOf(request)}" title="Rollback"><bv-rule id="r1">helm rollback api.</bv-rule></bv-topic>`);
   const text = await brv(repo, ['dream', '--kinds', 'merge', '--dry-run'], { env });
