@@ -248,7 +248,7 @@ export class Retrieval {
     if (!llm) {
       throw new BrvError(
         'no-provider',
-        'brv query --answer needs a model and none is connected: brv providers connect <provider> (e.g. brv providers connect openai --api-key -), or set BRV_LLM_PROVIDER and BRV_LLM_MODEL. Without --answer, brv query needs no model.',
+        'An answer needs a model and none is connected: run brv providers connect <provider> (e.g. brv providers connect openai --api-key -), or set BRV_LLM_PROVIDER and BRV_LLM_MODEL. A query without an answer needs no model.',
       );
     }
     const before = llm.usage();
