@@ -10,7 +10,7 @@
  */
 import { CATEGORY_NAMES, type Category } from './locomo-data.js';
 
-export const JUDGED_CATEGORIES: readonly Category[] = [1, 2, 3, 4];
+const JUDGED_CATEGORIES: readonly Category[] = [1, 2, 3, 4];
 
 /** The judge's prompt for one question (one user message, no system prompt, as in the protocol). */
 export function judgePrompt(question: string, gold: string, generated: string): string {
