@@ -179,7 +179,7 @@ function promptOf(body: any): string {
 }
 
 /** A deterministic embedding: words hashed into 64 buckets, normalised (similar texts, similar vectors). */
-export function hashedEmbedding(text: string, dimensions = 64): number[] {
+function hashedEmbedding(text: string, dimensions = 64): number[] {
   const vector = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     let h = 2166136261;
