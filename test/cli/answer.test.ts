@@ -179,3 +179,16 @@ test('brv query and brv curate without --answer load no chunk of the ai SDK; --a
   const answering = await loaded(['query', 'how are tokens signed', '--answer'], env);
   t.true((await Promise.all(answering.map(holdsAi))).some(Boolean));
 });
+
+test('without --limit the model reads at most 5 topics; --limit N reads N', async (t) => {
+  const { repo, server, env } = await setup(t);
+  for (const name of ['a', 'b', 'c', 'd', 'e', 'f'])
+    await put(repo, `tokens/${name}`, `<bv-rule>Tokens note ${name}: signed tokens expire.</bv-rule>`);
+  server.reply({ text: 'NOT_IN_KNOWLEDGE' }, { text: 'NOT_IN_KNOWLEDGE' });
+  const byDefault = await brv(repo, ['query', 'signed tokens', '--answer', '--format', 'json'], { env });
+  t.is(byDefault.exitCode, 0, byDefault.stderr);
+  t.is(byDefault.json!.data.answer.topics.length, 5);
+  t.is(server.requests[0]!.prompt.match(/<topic path=".+" title=/g)!.length, 5);
+  const seven = await brv(repo, ['query', 'signed tokens', '--answer', '--limit', '7', '--format', 'json'], { env });
+  t.is(seven.json!.data.answer.topics.length, 7);
+});

@@ -185,3 +185,13 @@ test('answer without a connected model: no-provider', async (t) => {
   t.is((error as { kind?: string }).kind, 'no-provider');
   t.regex(error!.message, /brv providers connect/);
 });
+
+test('answer: a cancelled call is llm-cancelled', async (t) => {
+  const brv = await seeded();
+  t.teardown(() => brv.close());
+  await withModel(brv, ['RS256 [security/jwt].']);
+  const controller = new AbortController();
+  controller.abort();
+  const error = await t.throwsAsync(brv.retrieval.answer({ question: 'how are tokens signed', signal: controller.signal }));
+  t.is((error as { kind?: string }).kind, 'llm-cancelled');
+});
