@@ -192,3 +192,20 @@ test('without --limit the model reads at most 5 topics; --limit N reads N', asyn
   const seven = await brv(repo, ['query', 'signed tokens', '--answer', '--limit', '7', '--format', 'json'], { env });
   t.is(seven.json!.data.answer.topics.length, 7);
 });
+
+test("a knowledge source's topics are shown and cited as alias:path", async (t) => {
+  const { repo, server, env } = await setup(t);
+  const other = await makeRepo();
+  t.is((await brv(other, ['init'])).exitCode, 0);
+  await put(other, 'platform/logging', '<bv-rule>Log as JSON lines to stdout.</bv-rule>', { title: 'Logging' });
+  t.is((await brv(repo, ['source', 'add', other, '--alias', 'platform'])).exitCode, 0);
+  server.reply({ text: 'Log JSON lines to stdout [platform:platform/logging]; not [platform/logging].' });
+  const run = await brv(repo, ['query', 'how do we log lines', '--answer', '--format', 'json'], { env });
+  t.is(run.exitCode, 0, run.stderr);
+  t.regex(server.requests[0]!.prompt, /<topic path="platform:platform\/logging" title="Logging">/);
+  t.like(run.json!.data.answer, {
+    text: 'Log JSON lines to stdout [platform:platform/logging]; not.',
+    citations: ['platform:platform/logging'],
+    rejectedCitations: ['platform/logging'],
+  });
+});
