@@ -15,8 +15,9 @@ interface CurateOptions extends GlobalOptions {
   overwrite?: boolean;
   'html-file'?: string;
   meta?: string;
-  file?: string[];
-  files?: string[];
+  /** A string, or an array when repeated. */
+  file?: string | string[];
+  files?: string | string[];
   auto?: boolean;
 }
 
@@ -40,14 +41,13 @@ export const CURATE_OPTIONS = {
   file: {
     alias: 'f',
     type: 'string',
-    array: true,
-    describe: 'Self-driven: attach a text file (repeatable; at most 5, 40,000 characters each)',
+    describe: 'Self-driven: attach a text file (repeat -f for more; at most 5, 40,000 characters each)',
   },
   auto: {
     type: 'boolean',
     describe: 'Self-driven: brv asks the connected model to write the topic (--no-auto: the agent protocol)',
   },
-  files: { type: 'string', array: true, hidden: true },
+  files: { type: 'string', hidden: true },
   detach: { hidden: true },
   timeout: { hidden: true },
 } as const satisfies OptionTable;
@@ -66,23 +66,18 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
       .options(CURATE_OPTIONS)
       .example('$0 curate "we moved JWT signing to RS256"', 'With a model connected: brv writes the topic itself')
       .example(
-        '$0 curate "summarize the deploy steps" -f docs/deploy.md @scripts/release.sh',
-        'Attach files (-f, or @path in the work tree)',
+        '$0 curate "the release steps in @scripts/release.sh" -f docs/deploy.md -f docs/rollback.md',
+        'Attach files (@path in the work tree, or -f)',
       )
       .example('$0 curate "JWTs are signed with RS256; keys rotate monthly" --format json', 'Start a session')
       .example('$0 curate --session <id> --response-file reply.json --delete-response-file --format json', 'Continue it')
       .example('$0 curate --html-file topic.html --meta \'{"impact":"low"}\'', 'One-shot write from a file')
       .epilog(
         [
-          'Self-driven curate: when a model is connected (brv providers connect, or BRV_LLM_PROVIDER) and you start a curate in',
-          'text format, or with --auto in any format, brv runs its own protocol with the model: prompt, reply, validation,',
-          'up to 3 corrections (4 model calls at most), then the same writer and review policy as an agent curate. Progress and',
-          'the tokens used go to stderr (--format json: data.usage); Ctrl-C cancels and writes nothing (exit 130).',
-          'Attach files with -f <file> (repeatable) or @path words in the intent: at most 5 files, 40,000 characters each, text',
-          'only. @path names a file inside the work tree; files that look like secrets (.env, *.pem, id_rsa, credentials) and',
-          'anything outside the work tree or in .git are never attached from @ mentions. With --format json and without --auto,',
-          'agents get the session protocol exactly as without a model; --no-auto keeps it in text format too.',
-        ].join('\n'),
+          'Self-driven curate: when a model is connected (brv providers connect, or BRV_LLM_PROVIDER) and you start a curate in text format, or with --auto in any format, brv runs its own protocol with the model: prompt, reply, validation, up to 3 corrections (4 model calls at most), then the same writer and review policy as an agent curate. Progress and the tokens used go to stderr (--format json: data.usage); Ctrl-C cancels and writes nothing (exit 130). It never replaces an existing topic unless you pass --overwrite.',
+          'Attach files with -f <file> (repeat -f for more) or @path words in the intent: at most 5 files, 40,000 characters each, text only. An @path names a file inside the work tree; files that look like secrets (.env, *.pem, id_rsa, credentials) and anything outside the work tree or in .git are never attached from @ mentions.',
+          'With --format json and without --auto, agents get the session protocol exactly as without a model; --no-auto keeps it in text format too.',
+        ].join('\n\n'),
       ),
   handler: (argv) =>
     withBrv(
@@ -90,7 +85,7 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
       argv,
       async (brv) => {
         const given = (flag: string) => (argv as Record<string, unknown>)[flag] !== undefined;
-        const attachments = [...(argv.file ?? []), ...(argv.files ?? [])];
+        const attachments = [argv.file ?? [], argv.files ?? []].flat().map(String);
         if (!Object.keys(REMOVED_FLAGS).some((flag) => flag !== 'files' && given(flag)) && (await selfDriven(brv, argv))) {
           return (await import('../curate-auto.js')).curateAuto(brv, argv, attachments);
         }
