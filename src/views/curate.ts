@@ -125,6 +125,16 @@ export function curateAutoStepText(event: Extract<CurateAutoProgress, { event: '
   return lines.join('\n');
 }
 
+/** One line for a busy indicator (the TUI's): the step, its attempt, what it corrects, the characters received. */
+export function curateAutoProgressLine(event: CurateAutoProgress): string {
+  const attempt = `attempt ${event.attempt}`;
+  if (event.event === 'received') return `${attempt}: ${event.characters.toLocaleString('en-US')} characters received`;
+  if (event.event === 'writing') return `${attempt}: checking and writing the topic`;
+  if (event.step === 'generate-html') return `asking the model (${attempt} of ${event.of})`;
+  const kinds = [...new Set(event.errors.map((e) => e.kind))].join(', ');
+  return `asking the model to correct ${kinds || 'the topic'} (${attempt} of ${event.of})`;
+}
+
 /** Progress within a model call: the characters received so far. */
 export function curateAutoReceivedText(characters: number): string {
   return `receiving the reply: ${characters.toLocaleString('en-US')} characters`;

@@ -312,7 +312,7 @@ test('attached files are capped: 5 files, 40,000 characters, text only; refused 
   t.is(missing.json!.data.errors[0].kind, 'attached-file-read-error');
   t.is(server.requests.length, 0);
   server.reply({ text: reply('a/b', 'AB') });
-  const fits = await brvJson(repo, ['curate', 'x', '--auto', '-f', path.join(dir, 'ok.txt')], { env });
+  const fits = await brvJson(repo, ['curate', '-f', path.join(dir, 'ok.txt'), 'x', '--auto'], { env });
   t.like(fits.json!.data, { ok: true });
 });
 
