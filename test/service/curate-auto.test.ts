@@ -51,16 +51,27 @@ test.serial('a provider: the connection, progress events in order, usage and att
   const { repo, brv, close } = await open(true);
   t.teardown(close);
   t.deepEqual(await brv.knowledge.modelConnection(), { provider: 'openai-compatible', model: 'test-model' });
-  server.reply({ text: 'nope' }, { text: reply('ops/deploy', 'Deploy'), chunks: 3 });
+  // Not JSON (the correction prompt is built by the run), then no path (built by the protocol from the session), then valid.
+  server.reply(
+    { text: 'nope' },
+    { text: JSON.stringify({ html: '<bv-topic title="x"><bv-rule>y</bv-rule></bv-topic>' }) },
+    { text: reply('ops/deploy', 'Deploy'), chunks: 3 },
+  );
   const events: CurateAutoProgress[] = [];
-  const result = await brv.knowledge.curateAuto({ intent: 'deploys', onProgress: (e) => events.push(e) }, { agent: 'svc' });
-  t.like(result, { ok: true, status: 'done', topicPath: 'ops/deploy', attempts: 2, attached: [], skipped: [] });
-  t.is(result.usage.requests, 2);
+  const first = server.requests.length;
+  const result = await brv.knowledge.curateAuto({ intent: 'deploys, see @README.md', onProgress: (e) => events.push(e) }, { agent: 'svc' });
+  t.like(result, { ok: true, status: 'done', topicPath: 'ops/deploy', attempts: 3, attached: ['README.md'], skipped: [] });
+  // The correction prompt quotes the attached files again.
+  for (const request of server.requests.slice(first))
+    t.regex(request.prompt, /<attached-file path="README\.md">\n# demo\n<\/attached-file>/);
+  t.is(result.usage.requests, 3);
+  t.is(server.requests.length - first, 3);
+  t.regex(server.requests[first + 2]!.prompt, /missing-path-attribute/);
   const steps = events.filter((e) => e.event === 'step');
   t.like(steps[0], { event: 'step', step: 'generate-html', attempt: 1, of: 4, errors: [] });
   t.like(steps[1], { event: 'step', step: 'correct-html', attempt: 2, of: 4 });
   t.is((steps[1] as Extract<CurateAutoProgress, { event: 'step' }>).errors[0]!.kind, 'invalid-response-format');
-  t.true(events.some((e) => e.event === 'received' && e.attempt === 2 && e.characters > 0));
+  t.true(events.some((e) => e.event === 'received' && e.attempt === 3 && e.characters > 0));
   t.is(events.at(-1)!.event, 'writing');
   t.truthy(await refTip(repo));
   await t.throwsAsync(brv.knowledge.curateAuto({ intent: 'x', files: ['relative.md'] }, {}), { message: /absolute path/ });
