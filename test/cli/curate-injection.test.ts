@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startLlmServer, type Scripted } from '../helpers/llm-server.js';
-import { brvJson, curateTopic, ENV, git, makeRepo, reply, ROOT } from '../helpers/repo.js';
+import { brvJson, curateTopic, ENV, git, reply, ROOT, tempDir } from '../helpers/repo.js';
 
 // The prompt-injection corpus (fixtures/llm/injection/*.txt) against a "compromised model" that does
 // whatever the injected intent asks. Whatever it answers, nothing unsafe is stored, no topic other
@@ -108,7 +108,12 @@ for (const [half, cases] of HALVES.entries()) {
 async function runCorpus(t: import('ava').ExecutionContext, cases: string[]): Promise<void> {
   const server = await startLlmServer();
   t.teardown(() => server.close());
-  const repo = await makeRepo();
+  // The repository in a folder of its own, so that what lands beside it is seen (the temp folder is shared).
+  const repo = path.join(await tempDir(), 'project');
+  await git(path.dirname(repo), 'init', '-q', '-b', 'main', repo);
+  await writeFile(path.join(repo, 'README.md'), '# demo\n');
+  await git(repo, 'add', '.');
+  await git(repo, 'commit', '-q', '-m', 'initial');
   await git(repo, 'config', 'brv.llm.retries', '0');
   for (const [p, rule] of [
     ['security/jwt', 'Sign with RS256.'],
