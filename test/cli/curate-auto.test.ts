@@ -181,19 +181,25 @@ test('429 then success: retried with backoff; 401: llm-auth; nothing written, th
   await assertNoKey(t, repo, server, [ok, denied, text]);
 });
 
-test('a provider that hangs: llm-timeout (brv.llm.timeout 1); a 10 MB reply: llm-bad-reply; nothing written', async (t) => {
+test('a provider that hangs: llm-timeout after brv.llm.timeout (1 s); nothing written, no session left', async (t) => {
   const { server, repo, env } = await setup({ timeout: 1 });
   server.reply({ hang: true });
   const started = Date.now();
   const hung = await brvJson(repo, ['curate', 'x', '--auto'], { env });
-  t.is(hung.json!.data.error.kind, 'llm-timeout');
+  t.is(hung.exitCode, 1, hung.stdout);
+  t.is(hung.json!.data.error.kind, 'llm-timeout', hung.stdout);
   // Given up after the 1 s idle timeout, far from the 60 s default (generous for a loaded machine).
   t.true(Date.now() - started < 30_000);
-  await git(repo, 'config', 'brv.llm.timeout', '30');
+  t.is(await refTip(repo), undefined);
+  t.deepEqual(await sessions(repo), []);
+});
+
+test('a 10 MB reply: llm-bad-reply (brv stops reading it), nothing written, no session left', async (t) => {
+  const { server, repo, env } = await setup();
   server.reply({ text: `{"html": "${'x'.repeat(10 * 1024 * 1024)}"}`, chunks: 40 });
   const huge = await brvJson(repo, ['curate', 'x', '--auto'], { env });
-  t.is(huge.exitCode, 1);
-  t.is(huge.json!.data.error.kind, 'llm-bad-reply');
+  t.is(huge.exitCode, 1, huge.stdout);
+  t.is(huge.json!.data.error.kind, 'llm-bad-reply', huge.stdout);
   t.is(await refTip(repo), undefined);
   t.deepEqual(await sessions(repo), []);
 });
