@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { isBrvError } from '../src/errors.js';
 import type { LlmUsage } from '../src/llm/client.js';
-import { connectionOf } from '../src/service/llm.js';
+import { connectionOf } from '../src/service/llm-connection.js';
 import { internals } from '../test/helpers/service.js';
 import { loadLocomo, type Conversation } from './lib/locomo-data.js';
 import { accuracyTable, formatAccuracy, judgedText, judgeLabel, judgePrompt, type QaOutcome } from './lib/locomo-qa.js';
