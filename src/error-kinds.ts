@@ -133,6 +133,9 @@ export const ERROR_KINDS = {
   'response-file-delete-error': 'The response was handled but the `--response-file` could not be deleted.',
   'html-file-read-error': 'The `--html-file` cannot be read.',
   'html-file-not-regular': 'The `--html-file` is not a regular file, or changed while it was read.',
+  'attached-file-read-error': 'A file attached to a self-driven curate (`-f`, `@path`) cannot be read.',
+  'attached-file-not-regular': 'A file attached to a self-driven curate is not a regular file, or changed while it was read.',
+  'too-many-files': 'A self-driven curate was given more attached files than it takes (5).',
   ...TOPIC_ERROR_KINDS,
 
   // ---- model providers (optional LLM layer) ----

@@ -3,13 +3,14 @@ import type { GlobalGitConfig } from '../git/global-config.js';
 import type { GitProcesses } from '../git/processes.js';
 import type { GitRepository } from '../git/repository.js';
 import type { ModelStatus } from '../doctor/doctor.js';
-import { activeConnection, brvConfigDir, ENV_KEY, type ActiveConnection } from '../llm/active.js';
+import { brvConfigDir, ENV_KEY } from '../llm/active.js';
 import type { LlmClient } from '../llm/client.js';
 import { DEFAULT_POLICY, type CallPolicy } from '../llm/policy.js';
 import { ProviderConfigFile } from '../llm/config.js';
 import { describeKeySource, KeyStore } from '../llm/keys.js';
 import { readSettings, type EffectiveSettings } from '../settings/settings.js';
 import type { Host } from './host.js';
+import { connectionOf } from './llm-connection.js';
 
 /** The user's provider settings and keys, as the host (its environment and home) places them. */
 export function llmStores(host: Host, processes: GitProcesses): { config: ProviderConfigFile; keys: KeyStore } {
@@ -19,11 +20,6 @@ export function llmStores(host: Host, processes: GitProcesses): { config: Provid
 
 export function callPolicy(settings: Pick<EffectiveSettings, 'llm.timeout' | 'llm.retries'>): CallPolicy {
   return { ...DEFAULT_POLICY, timeoutMs: settings['llm.timeout'] * 1000, maxRetries: settings['llm.retries'] };
-}
-
-/** The connection in use, or undefined: reads one small file, loads no SDK. */
-export function connectionOf(host: Host): Promise<ActiveConnection | undefined> {
-  return activeConnection(host.env, new ProviderConfigFile(brvConfigDir(host.env, host.home)));
 }
 
 /** The model client of an opened repository (its `llm.*` settings apply), or undefined when no provider is connected. */

@@ -72,6 +72,8 @@ const connectCommand: CommandModule<GlobalOptions, ConnectOptions> = {
       if (apiKey === '-') apiKey = (await readStdin()).trim();
       else if (apiKey !== undefined && argv.format === 'text') {
         note('warning: a key given on the command line can stay in your shell history; --api-key - reads it from standard input.');
+      } else if (apiKey === undefined && argv.format === 'text' && process.stdin.isTTY && process.stderr.isTTY) {
+        apiKey = await askForKey(providers, argv.provider);
       }
       const result = await providers.connect({
         provider: argv.provider,
@@ -201,6 +203,15 @@ export const modelCommand: CommandModule<GlobalOptions, SubOptions & { provider?
 function unknownSub(command: string, argv: SubOptions, known: string): void {
   const message = `Unknown ${command} command "${argv.command}": use ${known}.`;
   printError(command, argv.format, 'usage', `${message}${argv.format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE);
+}
+
+/** On a terminal, a provider that needs a key and has none yet asks for it (hidden); Enter skips. */
+async function askForKey(providers: Providers, name: string): Promise<string | undefined> {
+  const entry = (await providers.list()).providers.find((p) => p.id === name || p.name.toLowerCase() === name.toLowerCase());
+  if (!entry || entry.keyOptional || entry.key.from !== 'none') return undefined;
+  const { readSecret } = await import('../secret-prompt.js');
+  const key = (await readSecret(`API key for ${entry.name} (not shown; Enter to skip and use ${entry.keyVariables[0]}): `))?.trim();
+  return key ? key : undefined;
 }
 
 async function readStdin(limit = 64 * 1024): Promise<string> {
