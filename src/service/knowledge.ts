@@ -11,7 +11,6 @@ import type { SkippedMention } from '../curate/attachments.js';
 import type { LlmUsage } from '../llm/client.js';
 import type { OpenedTopic, SavedEdit } from '../curate/edit-topic.js';
 import type { DreamKind, DreamOutcome, DreamStep } from '../dream/dream.js';
-import type { LlmUsage } from '../llm/client.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
