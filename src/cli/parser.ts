@@ -52,8 +52,6 @@ function unmarkLiterals(argv: Record<string, unknown>): void {
 const BYTEROVER_COMMANDS: Record<string, string> = {
   pull: 'brv pulls knowledge with git: run `brv vc pull` (or `brv sync` to pull and push).',
   push: 'brv pushes knowledge with git: run `brv vc push` (or `brv sync` to pull and push).',
-  dream:
-    'brv has no dream: your agent consolidates knowledge through `brv curate`; prune with `brv rm`, and see changes with `brv vc log` or `brv review`.',
   hub: 'brv has no hub: `brv connectors install <agent>` installs the rules, MCP server, skill and hook for an agent.',
   swarm: "brv has no swarm: `brv source add <repository>` makes another repository's knowledge answer queries too.",
   space: 'brv has no spaces: knowledge lives in this git repository; share it with `brv vc remote` and `brv sync`.',

@@ -84,7 +84,7 @@ test("ByteRover's command names point at what brv has", async (t) => {
   const cases: Array<[string, RegExp]> = [
     ['pull', /brv vc pull/],
     ['push', /brv vc push/],
-    ['dream', /brv curate/],
+    ['space', /brv vc remote/],
     ['hub', /brv connectors install/],
     ['swarm', /brv source add/],
     ['migrate', /brv import/],
