@@ -56,6 +56,13 @@ export const SETTINGS: readonly SettingSpec[] = [
     max: 10,
     description: 'Retries of a failed model call (rate limit, 5xx, network), with exponential backoff that honours Retry-After',
   },
+  {
+    key: 'retrieval.hybrid',
+    type: 'bool',
+    default: true,
+    description:
+      'With an embedding model connected, rank query and search results by the lexical ranking fused with embedding similarity (off: lexical only)',
+  },
 ];
 
 /** The git config section every setting lives in. */
