@@ -82,7 +82,7 @@ export class RepositoryContext {
 
   /** Whether a model is connected, and which (reads one small file; loads no SDK). */
   llmConnection(): Promise<ActiveConnection | undefined> {
-    return import('./llm.js').then((m) => m.connectionOf(this.host));
+    return import('./llm-connection.js').then((m) => m.connectionOf(this.host));
   }
 
   /** Snapshots of every fetched knowledge source; costs no process when there are none. */

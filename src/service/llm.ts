@@ -1,12 +1,13 @@
 import { GitCredentials } from '../git/credential.js';
 import type { GitProcesses } from '../git/processes.js';
 import type { GitRepository } from '../git/repository.js';
-import { activeConnection, brvConfigDir, type ActiveConnection } from '../llm/active.js';
+import { brvConfigDir } from '../llm/active.js';
 import { DEFAULT_POLICY, type CallPolicy, type LlmClient } from '../llm/client.js';
 import { ProviderConfigFile } from '../llm/config.js';
 import { KeyStore } from '../llm/keys.js';
 import { readSettings, type EffectiveSettings } from '../settings/settings.js';
 import type { Host } from './host.js';
+import { connectionOf } from './llm-connection.js';
 
 /** The user's provider settings and keys, as the host (its environment and home) places them. */
 export function llmStores(host: Host, processes: GitProcesses): { config: ProviderConfigFile; keys: KeyStore } {
@@ -18,10 +19,7 @@ export function callPolicy(settings: Pick<EffectiveSettings, 'llm.timeout' | 'll
   return { ...DEFAULT_POLICY, timeoutMs: settings['llm.timeout'] * 1000, maxRetries: settings['llm.retries'] };
 }
 
-/** The connection in use, or undefined: reads one small file, loads no SDK. */
-export function connectionOf(host: Host): Promise<ActiveConnection | undefined> {
-  return activeConnection(host.env, new ProviderConfigFile(brvConfigDir(host.env, host.home)));
-}
+export { connectionOf };
 
 /** The model client of an opened repository (its `llm.*` settings apply), or undefined when no provider is connected. */
 export async function repositoryClient(repo: GitRepository, host: Host): Promise<LlmClient | undefined> {
