@@ -94,6 +94,10 @@ test('vectors are cached per blob: the second query embeds only the question, a 
   t.is(second.exitCode, 0, second.stderr);
   t.like(second.json!.data.metadata.hybrid, { ran: true, embeddedTopics: 0, cachedTopics: 3, requests: 1 });
   t.deepEqual(embeddingRequests(server).slice(before).map(inputs), [['session tokens']]);
+  // The dense side keeps to the query's filters: nothing outside --scope.
+  const scoped = await brvJson(repo, ['query', QUESTION, '--scope', 'security'], { env: env(server) });
+  t.true(paths(scoped.json!.data).every((p) => p.startsWith('security/')));
+  t.like(scoped.json!.data.metadata.hybrid, { ran: true, cachedTopics: 2 });
   const files = await readdir(path.join(repo, '.git', 'brv', 'cache', 'embeddings'));
   t.is(files.length, 1);
   // Never in the repository's history: the cache is local state.
