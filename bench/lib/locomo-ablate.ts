@@ -25,6 +25,30 @@ export interface Configuration {
   readonly label: string;
   /** `undefined`: the default ranking (everything on). */
   readonly ranking: RankingSwitches | undefined;
+  /** Further query options (--hybrid: `hybrid`, `fusion`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * --hybrid: lexical (`hybrid: false`), hybrid with the default fusion, and with `--hybrid-grid` the
+ * fusion parameters around it (RRF k, the dense list's weight), each over the same import. Needs an
+ * embedding model connected through the environment (BRV_LLM_PROVIDER, BRV_LLM_BASE_URL,
+ * BRV_LLM_EMBEDDING_MODEL: bench/embedding-server.mjs).
+ */
+export function hybridConfigurations(grid: boolean): Configuration[] {
+  const configurations: Configuration[] = [
+    { label: 'lexical', ranking: undefined, extra: { hybrid: false } },
+    { label: 'hybrid (default)', ranking: undefined, extra: { hybrid: true } },
+  ];
+  if (grid)
+    for (const k of [10, 30, 60, 120])
+      for (const denseWeight of [0.5, 1, 1.5])
+        configurations.push({
+          label: `hybrid k${k} w${denseWeight}`,
+          ranking: undefined,
+          extra: { hybrid: true, fusion: { k, denseWeight } },
+        });
+  return configurations;
 }
 
 /** Everything on, then each feature off alone, then everything off (plain BM25F). */
