@@ -13,6 +13,7 @@ export interface RetrievalOptions extends GlobalOptions {
   since?: string;
   until?: string;
   lexical?: boolean;
+  hybrid?: boolean;
 }
 
 export const RETRIEVAL_OPTIONS = {
@@ -22,7 +23,12 @@ export const RETRIEVAL_OPTIONS = {
   since: { type: 'string', describe: 'Only topics dated (bv-timestamp) on or after YYYY-MM-DD' },
   until: { type: 'string', describe: 'Only topics dated (bv-timestamp) on or before YYYY-MM-DD' },
   at: { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' },
-  lexical: { type: 'boolean', describe: 'Lexical ranking only, even with an embedding model connected (no hybrid retrieval)' },
+  lexical: { type: 'boolean', describe: 'Lexical ranking only, even with an embedding model connected and retrieval.hybrid on' },
+  hybrid: {
+    type: 'boolean',
+    describe:
+      'Fuse the lexical ranking with embedding similarity for this query (needs an embedding model; default: the retrieval.hybrid setting)',
+  },
 } as const satisfies OptionTable;
 
 export function retrievalOptions(y: Argv<GlobalOptions>, questionHelp: string): Argv<RetrievalOptions> {
@@ -46,7 +52,7 @@ export function retrievalRequest(argv: RetrievalOptions) {
       onProgress: startProgress('Indexing topics', argv).onProgress,
       // The first hybrid query embeds every topic: progress too.
       onEmbedProgress: startProgress('Embedding topics', argv).onProgress,
-      ...(argv.lexical ? { hybrid: false } : {}),
+      ...(argv.lexical ? { hybrid: false } : argv.hybrid === undefined ? {} : { hybrid: argv.hybrid }),
     },
   };
 }

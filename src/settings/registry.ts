@@ -59,9 +59,11 @@ export const SETTINGS: readonly SettingSpec[] = [
   {
     key: 'retrieval.hybrid',
     type: 'bool',
-    default: true,
+    // Off until an embedding model earns it: with the one measured here (bench/README.md, "Hybrid
+    // retrieval") hybrid fell below lexical on some categories of both corpora's validate halves.
+    default: false,
     description:
-      'With an embedding model connected, rank query and search results by the lexical ranking fused with embedding similarity (off: lexical only)',
+      'With an embedding model connected, rank query and search results by the lexical ranking fused with embedding similarity (off: lexical only; --hybrid asks for one query)',
   },
 ];
 

@@ -17,6 +17,7 @@ async function seeded(): Promise<string> {
   await curateTopic(repo, reply('security/auth', 'Auth tokens', must('Sign session tokens with RS256.')));
   await curateTopic(repo, reply('team/lunch', 'Friday meals', must('We eat pizza together on Fridays.')));
   await git(repo, 'config', 'brv.llm.retries', '0');
+  await git(repo, 'config', 'brv.retrieval.hybrid', 'on');
   return repo;
 }
 
@@ -142,7 +143,7 @@ test('embedding provider down (5xx, timeout): the lexical results, a warning, ex
   t.is(paths(back.json!.data)[0], 'team/lunch');
 });
 
-test('retrieval.hybrid off, or --lexical: lexical, no embedding request', async (t) => {
+test('retrieval.hybrid off (the default) or unset: lexical, no embedding request; --hybrid asks for one query', async (t) => {
   const [repo, server] = await Promise.all([seeded(), withServer(t)]);
   t.teardown(() => cleanup(repo));
   await git(repo, 'config', 'brv.retrieval.hybrid', 'off');
@@ -150,7 +151,13 @@ test('retrieval.hybrid off, or --lexical: lexical, no embedding request', async 
   t.is(off.exitCode, 0, off.stderr);
   t.is(off.json!.data.status, 'no-matches');
   t.is(off.json!.data.metadata.hybrid, undefined);
+  await git(repo, 'config', '--unset', 'brv.retrieval.hybrid');
+  const unset = await brvJson(repo, ['query', QUESTION], { env: env(server) });
+  t.is(unset.json!.data.metadata.hybrid, undefined);
   t.is(embeddingRequests(server).length, 0);
+  const asked = await brvJson(repo, ['query', QUESTION, '--hybrid'], { env: env(server) });
+  t.is(paths(asked.json!.data)[0], 'team/lunch');
+  t.like(asked.json!.data.metadata.hybrid, { ran: true });
 });
 
 test('without an embedding model, nothing of the model layer is loaded and the answer is the same as without a provider', async (t) => {
