@@ -41,6 +41,7 @@ try {
     await brv.retrieval.query({ question: 'What did Caroline research?', hybrid: false });
     const lexicalMs = performance.now() - lexicalStart;
     const rows: string[] = [];
+    let tokens = 0;
     for (const [label, question] of [
       ['first hybrid query (every topic embedded)', 'What did Caroline research?'],
       ['second hybrid query (only the question)', 'When did Melanie paint a sunrise?'],
@@ -49,8 +50,10 @@ try {
       const result = await brv.retrieval.query({ question, hybrid: true });
       const ms = performance.now() - start;
       const h = result.metadata.hybrid!;
+      const used = (result.usage?.embeddingTokens ?? 0) - tokens;
+      tokens += used;
       rows.push(
-        `| ${label} | ${Math.round(ms)} | ${h.embeddedTopics} | ${h.requests} | ${result.usage?.embeddingTokens ?? 0} | ${h.ran ? 'ran' : `fell back: ${h.fallback?.error}`} |`,
+        `| ${label} | ${Math.round(ms)} | ${h.embeddedTopics} | ${h.requests} | ${used} | ${h.ran ? 'ran' : `fell back: ${h.fallback?.error}`} |`,
       );
     }
     console.log(`${topics.length} LoCoMo turn topics; lexical query with the index built: ${Math.round(lexicalMs)} ms\n`);

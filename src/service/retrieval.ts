@@ -150,6 +150,21 @@ function queryOptions(request: QueryRequest, hybrid: HybridOptions | undefined):
   };
 }
 
+/** What a client's running tally grew by since `before`. */
+function usageSince(before: LlmUsage | undefined, now: LlmUsage): LlmUsage {
+  if (!before) return now;
+  const cost = now.costUsd === null || before.costUsd === null ? now.costUsd : now.costUsd - before.costUsd;
+  return {
+    ...now,
+    requests: now.requests - before.requests,
+    inputTokens: now.inputTokens - before.inputTokens,
+    outputTokens: now.outputTokens - before.outputTokens,
+    totalTokens: now.totalTokens - before.totalTokens,
+    embeddingTokens: now.embeddingTokens - before.embeddingTokens,
+    costUsd: cost,
+  };
+}
+
 /** A hybrid query's model usage in its result (`usage`, the model layer's convention for JSON output). */
 function withUsage<R extends object>(result: R, usage: LlmUsage | undefined): R & { usage?: LlmUsage } {
   return usage && usage.requests > 0 ? { ...result, usage } : result;
@@ -207,7 +222,12 @@ export class Retrieval {
       ...(active.connection.baseUrl ? { baseUrl: active.connection.baseUrl } : {}),
     });
     let client: LlmClient | undefined;
-    const opened = this.ctx.llm().then((c) => (client = c));
+    // The client is the context's (a long-lived server's queries share it): usage is counted from here.
+    let before: LlmUsage | undefined;
+    const opened = this.ctx.llm().then((c) => {
+      before = c?.usage();
+      return (client = c);
+    });
     opened.catch(() => {});
     const source: DenseSource = {
       cache,
@@ -219,7 +239,7 @@ export class Retrieval {
       },
       ...(request.onEmbedProgress ? { onProgress: request.onEmbedProgress } : {}),
     };
-    return { source, usage: () => client?.usage(), model: `${active.connection.provider} ${embeddingModel}` };
+    return { source, usage: () => client && usageSince(before, client.usage()), model: `${active.connection.provider} ${embeddingModel}` };
   }
 
   /** Every topic path with its title, from the search index (built if needed): no topic blob is parsed twice. */
