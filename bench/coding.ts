@@ -41,6 +41,8 @@ const { values } = parseArgs({
     ablate: { type: 'boolean', default: false },
     hybrid: { type: 'boolean', default: false },
     'hybrid-grid': { type: 'boolean', default: false },
+    'fusion-k': { type: 'string' },
+    'fusion-w': { type: 'string' },
     retriever: { type: 'string', default: 'brv' },
   },
 });
@@ -54,7 +56,7 @@ const retrieverFactory: RetrieverFactory =
 if (values.hybrid && !process.env.BRV_LLM_EMBEDDING_MODEL)
   fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
 const configurations: Configuration[] = values.hybrid
-  ? hybridConfigurations(values['hybrid-grid'])
+  ? hybridConfigurations(values['hybrid-grid'], values['fusion-k']?.split(',').map(Number), values['fusion-w']?.split(',').map(Number))
   : values.ablate
     ? ablationConfigurations()
     : [{ label: 'default', ranking: undefined }];

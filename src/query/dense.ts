@@ -43,7 +43,7 @@ export interface DenseStats {
 }
 
 /** Topics per embedding request: providers take 96–2,048 inputs; 64 keeps a request small and progress frequent. */
-export const EMBED_BATCH = 64;
+const EMBED_BATCH = 64;
 /** Progress is reported when a query embeds more topics than this. */
 const PROGRESS_OVER = EMBED_BATCH;
 /** Rendered texts read from the docstore at a time while embedding. */

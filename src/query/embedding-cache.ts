@@ -26,9 +26,9 @@ export interface EmbeddingModelIdentity {
   baseUrl?: string;
 }
 
-export const EMBEDDING_CACHE_FORMAT = 1;
+const EMBEDDING_CACHE_FORMAT = 1;
 /** ~65,000 vectors of 1,024 dims, 256,000 of 256: far beyond a tree's topics times a few models' changes. */
-export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
 const MAX_DIMS = 8192;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 

@@ -19,8 +19,6 @@ export function callPolicy(settings: Pick<EffectiveSettings, 'llm.timeout' | 'll
   return { ...DEFAULT_POLICY, timeoutMs: settings['llm.timeout'] * 1000, maxRetries: settings['llm.retries'] };
 }
 
-export { connectionOf };
-
 /** The model client of an opened repository (its `llm.*` settings apply), or undefined when no provider is connected. */
 export async function repositoryClient(repo: GitRepository, host: Host): Promise<LlmClient | undefined> {
   const active = await connectionOf(host);
