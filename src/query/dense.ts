@@ -84,10 +84,20 @@ export function liveDocuments(index: TreeIndex, filter: DenseFilter = {}): LiveD
   return docs;
 }
 
-function vectorsOf(replies: number[][], count: number): Float32Array[] {
+/** Dimensions brv accepts from a provider (the largest models have 3,072–4,096): a reply is bounded. */
+const MAX_DIMS = 8192;
+
+/** Unit vectors of a provider's reply, all of `dims` dimensions (the first one's when not given); else `llm-bad-reply`. */
+function vectorsOf(replies: number[][], count: number, dims?: number): Float32Array[] {
   if (replies.length !== count)
     throw new BrvError('llm-bad-reply', `The embedding model returned ${replies.length} vectors for ${count} texts.`);
+  const expected = dims ?? replies[0]?.length ?? 0;
   return replies.map((values) => {
+    if (values.length !== expected || expected > MAX_DIMS)
+      throw new BrvError(
+        'llm-bad-reply',
+        `The embedding model returned vectors of ${values.length} dimensions where ${expected} (at most ${MAX_DIMS}) were expected.`,
+      );
     const vector = unitVector(values);
     if (!vector) throw new BrvError('llm-bad-reply', 'The embedding model returned an empty (all-zero) vector.');
     return vector;
@@ -96,8 +106,8 @@ function vectorsOf(replies: number[][], count: number): Float32Array[] {
 
 /**
  * Embeds the topics of `docs` the cache does not hold yet, and stores them. Returns their vectors
- * together with the cached ones, by blob. Vectors of another length than the first are refused
- * (a model whose dimensions changed under the same name): `llm-bad-reply`.
+ * together with the cached ones, by blob. `dims`: the model's dimensions now (the question's vector);
+ * cached vectors of another length (a model changed under the same name) are embedded again.
  */
 export async function topicVectors(
   indexes: TreeIndexStore,
@@ -105,6 +115,7 @@ export async function topicVectors(
   docs: readonly LiveDoc[],
   source: DenseSource,
   stats: DenseStats,
+  dims?: number,
 ): Promise<Map<string, Float32Array>> {
   const cached = source.cache.vectors();
   const vectors = new Map<string, Float32Array>();
@@ -112,7 +123,7 @@ export async function topicVectors(
   const queued = new Set<string>();
   for (const doc of docs) {
     const vector = cached.get(doc.blob);
-    if (vector) vectors.set(doc.blob, vector);
+    if (vector && (dims === undefined || vector.length === dims)) vectors.set(doc.blob, vector);
     else if (!queued.has(doc.blob)) {
       queued.add(doc.blob);
       missing.push(doc);
@@ -128,7 +139,8 @@ export async function topicVectors(
     for (let at = 0; at < chunk.length; at += EMBED_BATCH) {
       const batch = chunk.slice(at, at + EMBED_BATCH);
       stats.requests++;
-      const fresh = vectorsOf(await source.embed(texts.slice(at, at + EMBED_BATCH)), batch.length);
+      const fresh = vectorsOf(await source.embed(texts.slice(at, at + EMBED_BATCH)), batch.length, dims);
+      dims ??= fresh[0]?.length;
       const added = new Map<string, Float32Array>();
       batch.forEach((doc, i) => added.set(doc.blob, fresh[i]!));
       for (const [blob, vector] of added) vectors.set(blob, vector);
@@ -156,18 +168,13 @@ export async function denseSearch(
   const stats: DenseStats = { embeddedTopics: 0, cachedTopics: 0, requests: 0 };
   const docs = liveDocuments(index, filter);
   if (docs.length === 0 || limit <= 0) return { hits: [], stats };
-  const vectors = await topicVectors(indexes, index, docs, source, stats);
   stats.requests++;
   const [query] = vectorsOf(await source.embed([question]), 1);
+  const vectors = await topicVectors(indexes, index, docs, source, stats, query!.length);
   const scored: DenseHit[] = [];
   for (const doc of docs) {
     const vector = vectors.get(doc.blob);
     if (!vector) continue;
-    if (vector.length !== query!.length)
-      throw new BrvError(
-        'llm-bad-reply',
-        `The embedding model returned ${query!.length} dimensions where the cached vectors have ${vector.length}; delete the cache (brv maintenance rebuilds it).`,
-      );
     let dot = 0;
     for (let i = 0; i < vector.length; i++) dot += vector[i]! * query![i]!;
     scored.push({ path: doc.path, title: doc.title, blob: doc.blob, similarity: dot });

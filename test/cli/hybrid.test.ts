@@ -69,14 +69,14 @@ test('a topic that shares no word with the question is found by the dense side; 
   t.true(data.matchedDocs[0].score > 0 && data.matchedDocs[0].score <= 1);
   t.like(data.usage, { provider: 'openai-compatible', requests: 2 });
   t.true(data.usage.embeddingTokens > 0);
-  // One batch of the three topics, then the question alone.
+  // The question alone, then one batch of the three topics.
   const requests = embeddingRequests(server);
   t.deepEqual(
     requests.map((r) => inputs(r).length),
-    [3, 1],
+    [1, 3],
   );
-  t.deepEqual(inputs(requests[1]!), [QUESTION]);
-  t.true(inputs(requests[0]!).some((text) => text.includes('Friday meals') && text.includes('pizza')));
+  t.deepEqual(inputs(requests[0]!), [QUESTION]);
+  t.true(inputs(requests[1]!).some((text) => text.includes('Friday meals') && text.includes('pizza')));
   t.false(JSON.stringify(run.json).includes('sk-test-secret-0000'));
 
   // brv search fuses the same way; text output reports the cost on stderr.
