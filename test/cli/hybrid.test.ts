@@ -1,8 +1,8 @@
 import test from 'ava';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.js';
-import { brv, brvJson, cleanup, curateTopic, git, makeRepo, reply, ROOT } from '../helpers/repo.js';
+import { brv, brvJson, cleanup, curateTopic, git, makeRepo, reply, ROOT, tempDir } from '../helpers/repo.js';
 
 // Hybrid retrieval end to end through the real CLI, against the scripted OpenAI-compatible server
 // on loopback: its embeddings are scripted by text so that one topic shares no word with the
@@ -207,4 +207,28 @@ test('brv maintenance embeds the topics ahead and drops the vectors of deleted o
   t.regex(text.stdout, /Topic embeddings \(openai-compatible test-embedding\): embedded 0, 2 already cached\./);
   const without = await brvJson(repo, ['maintenance'], { env: { BRV_LLM_PROVIDER: 'none' } });
   t.like(without.json!.data.embeddings, { status: 'off' });
+});
+
+test('the first hybrid query of many topics embeds them in batches of 64, with progress on stderr', async (t) => {
+  const [repo, server, folder] = await Promise.all([makeRepo(), startLlmServer(), tempDir()]);
+  t.teardown(() => server.close());
+  t.teardown(() => cleanup(repo, folder));
+  for (let i = 0; i < 70; i++) {
+    const name = `n${String(i).padStart(2, '0')}`;
+    await mkdir(path.join(folder, 'notes'), { recursive: true });
+    await writeFile(
+      path.join(folder, 'notes', `${name}.html`),
+      `<bv-topic path="notes/${name}" title="Note ${i}"><bv-rule>Rule number ${i} about caching.</bv-rule></bv-topic>`,
+    );
+  }
+  const imported = await brv(repo, ['import', folder]);
+  t.is(imported.exitCode, 0, imported.stderr);
+  const run = await brv(repo, ['query', 'caching rule', '--hybrid'], { env: { ...env(server), BRV_PROGRESS: 'always' } });
+  t.is(run.exitCode, 0, run.stderr);
+  t.regex(run.stderr, /Embedding topics/);
+  t.regex(run.stderr, /embedded 70 topics/);
+  t.deepEqual(
+    embeddingRequests(server).map((r) => inputs(r).length),
+    [1, 64, 6],
+  );
 });
