@@ -133,12 +133,16 @@ export const ERROR_KINDS = {
   'response-file-delete-error': 'The response was handled but the `--response-file` could not be deleted.',
   'html-file-read-error': 'The `--html-file` cannot be read.',
   'html-file-not-regular': 'The `--html-file` is not a regular file, or changed while it was read.',
+  'attached-file-read-error': 'A file attached to a self-driven curate (`-f`, `@path`) cannot be read.',
+  'attached-file-not-regular': 'A file attached to a self-driven curate is not a regular file, or changed while it was read.',
+  'too-many-files': 'A self-driven curate was given more attached files than it takes (5).',
   ...TOPIC_ERROR_KINDS,
 
   // ---- model providers (optional LLM layer) ----
   'no-provider': 'The command needs a model and none is connected: `brv providers connect <provider>` (or BRV_LLM_PROVIDER).',
   'unknown-provider': 'There is no model provider of that name (`brv providers list` shows them).',
-  'missing-api-key': "The provider needs an API key and none was found (its environment variable, git's credential helper, or `brv providers connect --api-key -`).",
+  'missing-api-key':
+    "The provider needs an API key and none was found (its environment variable, git's credential helper, or `brv providers connect --api-key -`).",
   'llm-auth': 'The provider refused the API key (401/403); check the key and that it may use the model.',
   'llm-rate-limited': 'The provider kept answering "too many requests" after the retries; wait, or lower the load.',
   'llm-timeout': 'The provider did not answer (or stopped streaming) within `llm.timeout` seconds.',
@@ -147,7 +151,8 @@ export const ERROR_KINDS = {
   'llm-bad-reply': 'The provider answered something brv cannot use: malformed, empty, or larger than the cap.',
   'llm-cancelled': 'The model call was cancelled (Ctrl-C); nothing was written.',
   'provider-config-unreadable': "brv's provider settings file (`~/.config/brv/providers.json`) is damaged or cannot be written.",
-  'no-credential-helper': 'A key was to be stored in git\'s credential helper and none is configured (`git config --global credential.helper`).',
+  'no-credential-helper':
+    "A key was to be stored in git's credential helper and none is configured (`git config --global credential.helper`).",
 
   // ---- import and export ----
   'import-read-error': 'The folder to import cannot be read or is not a folder.',

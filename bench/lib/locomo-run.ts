@@ -128,6 +128,79 @@ export async function runConversation(conversation: Conversation, options: RunOp
   const topicsByTurn = new Map<string, string[]>();
   for (const topic of topics) for (const id of topic.turns) topicsByTurn.set(id, [...(topicsByTurn.get(id) ?? []), topic.path]);
 
+  return withImportedConversation(dialogue, topics, async ({ repoDir, brv, topicBytes, importMs }) => {
+    const gitBytes = await directoryBytes(path.join(repoDir, '.git'));
+
+    const retrieverStart = performance.now();
+    const retriever = await options.retriever(brv);
+    const retrieverMs = performance.now() - retrieverStart;
+
+    const rankings = options.rankings ?? [undefined];
+    const byRanking: QuestionRun[][] = [];
+    let index: ConversationRun['index'];
+    for (const [r, ranking] of rankings.entries()) {
+      const runs: QuestionRun[] = [];
+      for (const question of questions) {
+        const start = performance.now();
+        const result = await retriever.query(question.question, {
+          limit: QUERY_LIMIT,
+          ...(ranking ? { ranking } : {}),
+          ...(options.extra?.[r] ?? {}),
+        });
+        const latencyMs = performance.now() - start;
+        if (byRanking.length === 0 && runs.length === 0) index = indexInfo(result.metadata.index);
+        const docs = rankedDocs(result, byPath).slice(0, QUERY_LIMIT);
+        runs.push({
+          id: question.id,
+          category: question.category,
+          metrics: scoreQuestion(question.evidence, docs, relevantCount(question.evidence, topicsByTurn)),
+          latencyMs,
+          evidenceRanks: evidenceRanks(question.evidence, docs),
+          returned: docs.length,
+        });
+        options.onQuestion?.(byRanking.length * questions.length + runs.length, rankings.length * questions.length);
+      }
+      byRanking.push(runs);
+    }
+    const runs = byRanking[0]!;
+    return {
+      sampleId: dialogue.sampleId,
+      variant: options.variant,
+      retriever: retriever.name,
+      topics: topics.length,
+      topicBytes,
+      importMs,
+      gitBytes,
+      retrieverMs,
+      firstQueryMs: runs[0]?.latencyMs ?? 0,
+      index,
+      indexBytes: await directoryBytes(localStateDir(internals(brv).repo.location.commonDir, 'index')),
+      questions: runs,
+      questionsByRanking: byRanking,
+    };
+  });
+}
+
+export interface ImportedConversation {
+  readonly repoDir: string;
+  readonly brv: Brv;
+  /** Bytes of the generated topic files. */
+  readonly topicBytes: number;
+  /** Wall clock of `Brv.importFolder`. */
+  readonly importMs: number;
+}
+
+/**
+ * A fresh git repository holding `topics`, written as `.html` files into a folder and imported with
+ * `Brv.importFolder` (brv's bulk write path: same validator, one commit); `use` runs with it open,
+ * and everything is removed afterwards. bench/locomo.ts and bench/locomo-qa.ts build their
+ * repositories this way.
+ */
+export async function withImportedConversation<R>(
+  dialogue: Dialogue,
+  topics: readonly GeneratedTopic[],
+  use: (imported: ImportedConversation) => Promise<R>,
+): Promise<R> {
   const work = await mkdtemp(path.join(tmpdir(), `brv-locomo-${dialogue.sampleId.replace(/[^\w-]/g, '_')}-`));
   try {
     const repoDir = path.join(work, 'repo');
@@ -141,7 +214,6 @@ export async function runConversation(conversation: Conversation, options: RunOp
       await writeFile(file, topic.html);
       topicBytes += Buffer.byteLength(topic.html);
     }
-
     const brv = await openBrv(repoDir);
     try {
       const importStart = performance.now();
@@ -151,55 +223,7 @@ export async function runConversation(conversation: Conversation, options: RunOp
         const problems = imported.problems.slice(0, 3).map((p) => `${p.file}: ${p.errors.map((e) => e.message).join('; ')}`);
         throw new Error(`${dialogue.sampleId}: import failed (${imported.added.length}/${topics.length} added). ${problems.join(' | ')}`);
       }
-      const gitBytes = await directoryBytes(path.join(repoDir, '.git'));
-
-      const retrieverStart = performance.now();
-      const retriever = await options.retriever(brv);
-      const retrieverMs = performance.now() - retrieverStart;
-
-      const rankings = options.rankings ?? [undefined];
-      const byRanking: QuestionRun[][] = [];
-      let index: ConversationRun['index'];
-      for (const [r, ranking] of rankings.entries()) {
-        const runs: QuestionRun[] = [];
-        for (const question of questions) {
-          const start = performance.now();
-          const result = await retriever.query(question.question, {
-            limit: QUERY_LIMIT,
-            ...(ranking ? { ranking } : {}),
-            ...(options.extra?.[r] ?? {}),
-          });
-          const latencyMs = performance.now() - start;
-          if (byRanking.length === 0 && runs.length === 0) index = indexInfo(result.metadata.index);
-          const docs = rankedDocs(result, byPath).slice(0, QUERY_LIMIT);
-          runs.push({
-            id: question.id,
-            category: question.category,
-            metrics: scoreQuestion(question.evidence, docs, relevantCount(question.evidence, topicsByTurn)),
-            latencyMs,
-            evidenceRanks: evidenceRanks(question.evidence, docs),
-            returned: docs.length,
-          });
-          options.onQuestion?.(byRanking.length * questions.length + runs.length, rankings.length * questions.length);
-        }
-        byRanking.push(runs);
-      }
-      const runs = byRanking[0]!;
-      return {
-        sampleId: dialogue.sampleId,
-        variant: options.variant,
-        retriever: retriever.name,
-        topics: topics.length,
-        topicBytes,
-        importMs,
-        gitBytes,
-        retrieverMs,
-        firstQueryMs: runs[0]?.latencyMs ?? 0,
-        index,
-        indexBytes: await directoryBytes(localStateDir(internals(brv).repo.location.commonDir, 'index')),
-        questions: runs,
-        questionsByRanking: byRanking,
-      };
+      return await use({ repoDir, brv, topicBytes, importMs });
     } finally {
       brv.close();
     }

@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { curateViewCommand } from './commands/curate-view.js';
 import { CURATE_OPTIONS, curateCommand } from './commands/curate.js';
 import { hookPromptSubmitCommand } from './commands/hook-prompt-submit.js';
-import { queryCommand } from './commands/query.js';
+import { QUERY_OPTIONS, queryCommand } from './commands/query.js';
 import { searchCommand } from './commands/search.js';
 import { GLOBAL_OPTIONS, inRange, type OptionSpec, type OptionTable } from './options.js';
 import { RETRIEVAL_OPTIONS } from './retrieval-options.js';
@@ -23,7 +23,7 @@ interface FastCommand {
 }
 
 const FAST_COMMANDS: Record<string, FastCommand> = {
-  query: { module: queryCommand as CommandModule<never, never>, options: RETRIEVAL_OPTIONS, subcommands: [] },
+  query: { module: queryCommand as CommandModule<never, never>, options: { ...RETRIEVAL_OPTIONS, ...QUERY_OPTIONS }, subcommands: [] },
   search: { module: searchCommand as CommandModule<never, never>, options: RETRIEVAL_OPTIONS, subcommands: [] },
   curate: {
     module: curateCommand as CommandModule<never, never>,

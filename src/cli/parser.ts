@@ -64,8 +64,6 @@ const BYTEROVER_COMMANDS: Record<string, string> = {
   restart: 'brv runs no daemon, so there is nothing to restart; `brv doctor` checks the setup.',
   debug: '`brv doctor` checks git, the repository, hooks, connectors and the index; BRV_TRACE=1 brv … shows timings.',
   locations: 'brv keeps knowledge in each git repository; `brv status` shows this one, `brv source list` the others it reads.',
-  providers: 'brv calls no model: your coding agent writes and reads the knowledge (`brv curate`, `brv query`).',
-  model: 'brv calls no model: your coding agent writes and reads the knowledge (`brv curate`, `brv query`).',
   'query-log': 'brv records no query log; `brv vc log` shows the history of the knowledge.',
 };
 

@@ -1,6 +1,6 @@
 import type { ContextStore } from '../store/context-store.js';
 import { failed, parseMeta, parseResponseBody, type CurateEnvelope, type CurateError } from './envelope.js';
-import { buildCorrectionPrompt, buildGeneratePrompt } from './prompts.js';
+import { buildCorrectionPrompt, buildGeneratePrompt, type PromptAttachment } from './prompts.js';
 import { decodeInput, deleteFile, readInputFile } from './response-file.js';
 import type { SessionStore } from './sessions.js';
 import { writeTopic, type WriteResult } from './write-topic.js';
@@ -87,7 +87,7 @@ export async function runCurate(ctx: CurateContext, request: CurateRequest): Pro
   return envelope;
 }
 
-export async function kickoff(ctx: CurateContext, intent: string): Promise<CurateEnvelope> {
+export async function kickoff(ctx: CurateContext, intent: string, attachments: PromptAttachment[] = []): Promise<CurateEnvelope> {
   if (intent.trim().length === 0) {
     return failed('missing-content', 'Say what to record: brv curate "<what you learned>".');
   }
@@ -95,12 +95,28 @@ export async function kickoff(ctx: CurateContext, intent: string): Promise<Curat
     return failed('too-large', `The intent is over ${MAX_INTENT_BYTES / 1024} KiB. Summarize what to record.`);
   }
   await ctx.sessions.prune();
-  const session = await ctx.sessions.create(intent);
+  const session = await ctx.sessions.create(intent, attachments);
   const domains = await ctx.store.listDomains(await ctx.store.snapshot(ctx.branch));
-  return { ok: true, status: 'needs-llm-step', sessionId: session.id, step: 'generate-html', prompt: buildGeneratePrompt(intent, domains) };
+  return {
+    ok: true,
+    status: 'needs-llm-step',
+    sessionId: session.id,
+    step: 'generate-html',
+    prompt: buildGeneratePrompt(intent, domains, attachments),
+  };
 }
 
-export async function continueSession(ctx: CurateContext, sessionId: string, body: string, overwrite: boolean): Promise<CurateEnvelope> {
+/**
+ * `selfDriven`: brv drives the model itself (src/curate/auto.ts), so a path-exists correction asks for
+ * a new path unless the person allowed `overwrite`.
+ */
+export async function continueSession(
+  ctx: CurateContext,
+  sessionId: string,
+  body: string,
+  overwrite: boolean,
+  selfDriven = false,
+): Promise<CurateEnvelope> {
   performance.mark('curate: protocol loaded');
   const session = await ctx.sessions.load(sessionId);
   performance.mark('curate: session loaded');
@@ -144,7 +160,10 @@ export async function continueSession(ctx: CurateContext, sessionId: string, bod
     status: 'needs-llm-step',
     sessionId: session.id,
     step: 'correct-html',
-    prompt: buildCorrectionPrompt(session.userIntent, body, result.errors, domains),
+    prompt: buildCorrectionPrompt(session.userIntent, body, result.errors, domains, {
+      attachments: session.attachments,
+      noOverwrite: selfDriven && !overwrite,
+    }),
     errors: result.errors,
   };
 }

@@ -6,7 +6,7 @@ import { MAX_RESPONSE_BYTES } from './envelope.js';
 export type FileRead = { ok: true; text: string } | { ok: false; kind: ErrorKind; message: string };
 
 /** Which file is read: names the `<prefix>-read-error` and `<prefix>-not-regular` kinds of its failures. */
-export type InputFileKind = 'response-file' | 'html-file' | 'topic-file';
+export type InputFileKind = 'response-file' | 'html-file' | 'topic-file' | 'attached-file';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+import type { PromptAttachment } from './prompts.js';
 
 export type SessionStep = 'awaiting-generate' | 'awaiting-correct';
 
@@ -13,6 +14,8 @@ export interface CurateSession {
   step: SessionStep;
   userIntent: string;
   lastResponse: string;
+  /** Files attached to a self-driven curate: quoted again in its correction prompts. */
+  attachments?: PromptAttachment[];
 }
 
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -36,7 +39,9 @@ function isSession(value: unknown): value is CurateSession {
     typeof s.createdAt === 'number' &&
     (s.step === 'awaiting-generate' || s.step === 'awaiting-correct') &&
     typeof s.userIntent === 'string' &&
-    typeof s.lastResponse === 'string'
+    typeof s.lastResponse === 'string' &&
+    (s.attachments === undefined ||
+      (Array.isArray(s.attachments) && s.attachments.every((a) => typeof a?.path === 'string' && typeof a.text === 'string')))
   );
 }
 
@@ -50,7 +55,7 @@ export class SessionStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(userIntent: string): Promise<CurateSession> {
+  async create(userIntent: string, attachments?: PromptAttachment[]): Promise<CurateSession> {
     const session: CurateSession = {
       id: randomUUID(),
       attempts: 0,
@@ -58,6 +63,7 @@ export class SessionStore {
       step: 'awaiting-generate',
       userIntent,
       lastResponse: '',
+      ...(attachments && attachments.length > 0 ? { attachments } : {}),
     };
     await this.save(session);
     return session;

@@ -24,6 +24,19 @@ export interface DoctorSubject {
   skippedTopics(): Promise<ReadonlyArray<SkippedTopic & { source?: string }>>;
   vcStatus(): Promise<{ remote: string | undefined; tracking: string | undefined; ahead: number; behind: number }>;
   reviews(): Promise<{ tasks: readonly unknown[]; pendingCount: number }>;
+  /** The model provider in use (optional), without a network call; undefined when none. */
+  model(): Promise<ModelStatus | undefined>;
+}
+
+export interface ModelStatus {
+  provider: string;
+  model: string;
+  /** `env`: chosen by BRV_LLM_PROVIDER for this process. */
+  from: 'env' | 'config';
+  /** Where the key comes from, or undefined when none was found. */
+  keySource: string | undefined;
+  keyOptional: boolean;
+  embeddingModel?: string;
 }
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -227,6 +240,21 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
       const problems = await localStateProblems(location.commonDir, location.gitDir);
       if (problems.length === 0) return ok('local state', 'caches, sessions and sync state are ordinary files');
       return problems.map((p) => fail('local state', `${p.file} ${p.problem}`, p.fix));
+    })),
+  );
+
+  checks.push(
+    ...(await guarded('model', async () => {
+      const model = await brv.model();
+      if (!model) return ok('model', 'no provider connected (optional: brv providers connect <provider>)');
+      const what = `${model.provider} ${model.model}${model.embeddingModel ? `, embeddings ${model.embeddingModel}` : ''}${model.from === 'env' ? ' (BRV_LLM_PROVIDER)' : ''}`;
+      if (model.keySource) return ok('model', `${what}, key from ${model.keySource}`);
+      if (model.keyOptional) return ok('model', `${what}, no key`);
+      return warn(
+        'model',
+        `${what}: no API key found, so every model call fails`,
+        `brv providers connect ${model.provider} --api-key - (or set its environment variable)`,
+      );
     })),
   );
 

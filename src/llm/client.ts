@@ -1,19 +1,10 @@
 import { APICallError, embedMany, LoadAPIKeyError, RetryError, streamText, type EmbeddingModel, type LanguageModel } from 'ai';
 import { BrvError } from '../errors.js';
 import { printable } from '../topic/printable.js';
+import { DEFAULT_POLICY, type CallPolicy } from './policy.js';
 import { costOf, type Price } from './prices.js';
 
-/** How calls behave: from the `llm.*` settings (src/settings/registry.ts). */
-export interface CallPolicy {
-  /** No answer, or no new streamed text, for this long: `llm-timeout`. */
-  timeoutMs: number;
-  /** Retries of a failed request (429, 5xx, network), with the SDK's exponential backoff (it honours Retry-After). */
-  maxRetries: number;
-  /** A reply longer than this is cut off and refused (`llm-bad-reply`): a provider cannot make brv hold gigabytes. */
-  maxReplyChars: number;
-}
-
-export const DEFAULT_POLICY: CallPolicy = { timeoutMs: 60_000, maxRetries: 2, maxReplyChars: 2_000_000 };
+export { DEFAULT_POLICY, type CallPolicy } from './policy.js';
 
 /** What one command spent: the `usage` of `--format json` and the token line on stderr. */
 export interface LlmUsage {

@@ -6,7 +6,7 @@ import type { ProviderSpec } from './catalog.js';
 
 /** Where a provider's key was found (shown by `brv providers list`; the key itself never is). */
 export type KeySource =
-  { kind: 'env'; variable: string } | { kind: 'credential-helper' } | { kind: 'file'; path: string } | { kind: 'none' };
+  { from: 'env'; variable: string } | { from: 'credential-helper' } | { from: 'file'; path: string } | { from: 'none' };
 
 export type KeyStorage = 'auto' | 'file' | 'credential-helper';
 
@@ -29,18 +29,19 @@ export class KeyStore {
     return path.join(this.dir, FILE);
   }
 
-  async find(spec: ProviderSpec, extraVariables: readonly string[] = []): Promise<{ key?: string; source: KeySource }> {
+  /** `askHelper: false` skips git's credential helper (a listing of every provider need not run git for each). */
+  async find(spec: ProviderSpec, extraVariables: readonly string[] = [], askHelper = true): Promise<{ key?: string; source: KeySource }> {
     for (const variable of [...extraVariables, ...spec.keyVariables]) {
       const value = this.env[variable]?.trim();
-      if (value) return { key: value, source: { kind: 'env', variable } };
+      if (value) return { key: value, source: { from: 'env', variable } };
     }
     const stored = (await this.readFile())[spec.id];
-    if (stored) return { key: stored, source: { kind: 'file', path: this.filePath } };
-    if (this.helper && (await this.helper.configured())) {
+    if (stored) return { key: stored, source: { from: 'file', path: this.filePath } };
+    if (askHelper && this.helper && (await this.helper.configured())) {
       const key = await this.helper.fill({ host: spec.credentialHost, username: USERNAME });
-      if (key) return { key, source: { kind: 'credential-helper' } };
+      if (key) return { key, source: { from: 'credential-helper' } };
     }
-    return { source: { kind: 'none' } };
+    return { source: { from: 'none' } };
   }
 
   /** Stores a key: in git's credential helper when one is configured (`auto`), else the file. */
@@ -56,12 +57,12 @@ export class KeyStore {
       }
       await this.helper.approve({ host: spec.credentialHost, username: USERNAME }, key);
       await this.forget(spec.id);
-      return { kind: 'credential-helper' };
+      return { from: 'credential-helper' };
     }
     const keys = await this.readFile();
     keys[spec.id] = key;
     await this.writeFile(keys);
-    return { kind: 'file', path: this.filePath };
+    return { from: 'file', path: this.filePath };
   }
 
   /** Removes a stored key from the file and the credential helper (environment variables are the user's). */
@@ -104,7 +105,7 @@ export class KeyStore {
 }
 
 export function describeKeySource(source: KeySource): string {
-  switch (source.kind) {
+  switch (source.from) {
     case 'env':
       return `environment ${source.variable}`;
     case 'credential-helper':

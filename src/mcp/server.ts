@@ -73,6 +73,13 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
         .object({
           query: z.string().describe('What you want to know, in words (at most 4000 characters)'),
           limit: z.number().int().min(1).max(50).optional().describe('Most topics to return (default 10)'),
+          answer: z
+            .boolean()
+            .optional()
+            .describe(
+              'Answer in words from the top topics with the model connected to brv (brv providers connect), citing topic paths; ' +
+                '"not in the knowledge" when they do not hold it. limit: topics read (default 5). Fails with no-provider when none is connected',
+            ),
           cwd,
         })
         .strict(),
@@ -80,6 +87,12 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
     },
     (args) =>
       run(args.cwd, async (brv) => {
+        if (args.answer) {
+          const answered = await brv.retrieval.answer({ question: args.query, ...(args.limit ? { limit: args.limit } : {}) });
+          if (answered.query.metadata.index.compaction === 'due') maintenance.schedule(brv);
+          const { answerMarkdown } = await import('../views/answer.js');
+          return text(answerMarkdown(answered));
+        }
         const result = await brv.retrieval.query({ question: args.query, limit: args.limit ?? 10 });
         if (result.metadata.index.compaction === 'due') maintenance.schedule(brv);
         return text(queryMarkdown(result, args.query));

@@ -120,6 +120,7 @@ export class Brv {
       skippedTopics: () => this.retrieval.skippedTopics(),
       vcStatus: () => this.history.status(),
       reviews: () => this.review.pending(),
+      model: () => import('./llm.js').then((m) => m.modelStatus(ctx.host, ctx.repo.processes)),
     });
   }
 }

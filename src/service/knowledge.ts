@@ -6,6 +6,9 @@ import type { ExportResult as ExportedTree } from '../curate/export.js';
 import type { ImportResult as ImportedCommit } from '../curate/import.js';
 import type { CurateRequest as ProtocolRequest } from '../curate/protocol.js';
 import type { WriteResult } from '../curate/write-topic.js';
+import type { CurateAutoEvent } from '../curate/auto.js';
+import type { SkippedMention } from '../curate/attachments.js';
+import type { LlmUsage } from '../llm/client.js';
 import type { OpenedTopic, SavedEdit } from '../curate/edit-topic.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
@@ -16,6 +19,39 @@ import { absolute } from './paths.js';
 export type CurateRequest = ProtocolRequest;
 /** The curate envelope (ByteRover's shape): the next prompt, or what was written, or the errors. */
 export type CurateResult = CurateEnvelope;
+
+/** Self-driven curate (`brv curate` with a model connected, `--auto`): brv runs its own protocol with the model. */
+export interface CurateAutoRequest {
+  /** What to record; `@path` words naming files inside the work tree attach them (never secrets, never outside it). */
+  intent: string;
+  /** Files to attach (absolute, resolved by the front end): at most 5 in all, 40,000 characters each, text only. */
+  files?: string[];
+  /** Allow replacing an existing topic at the path the model chooses. */
+  overwrite?: boolean;
+  /** Cancels the run (Ctrl-C): `llm-cancelled`, nothing written, the session removed. */
+  signal?: AbortSignal;
+  onProgress?: (event: CurateAutoProgress) => void;
+}
+
+/** Progress of a self-driven curate: a model call starting (`step`, attempt n of 4, the errors it corrects), characters received, writing. */
+export type CurateAutoProgress = CurateAutoEvent;
+
+/** The protocol's envelope (done, or failed with its error kinds), plus what the run cost and attached. */
+export type CurateAutoResult = CurateEnvelope & {
+  usage: LlmUsage;
+  /** Model calls made (at most 4). */
+  attempts: number;
+  /** The attached files, as shown to the model (relative to the work tree when inside it). */
+  attached: string[];
+  /** `@` mentions that were not attached, and why. */
+  skipped: SkippedMention[];
+};
+
+/** The connected model, if any (no SDK loaded to answer). */
+export interface ModelConnection {
+  provider: string;
+  model: string;
+}
 
 /** MCP's one-shot write: a whole topic and its optional meta, no session. */
 export interface CurateHtmlRequest {
@@ -157,6 +193,57 @@ export class Knowledge {
     const { runCurate } = await import('../curate/protocol.js');
     const { store, sessions, branch } = this.ctx;
     return runCurate({ store, sessions, branch, agent: actor.agent }, request);
+  }
+
+  /** Whether a model is connected (front ends choose self-driven curate by it); reads one small file, loads no SDK. */
+  async modelConnection(): Promise<ModelConnection | undefined> {
+    const active = await this.ctx.llmConnection();
+    return active && { provider: active.connection.provider, model: active.connection.model };
+  }
+
+  /**
+   * Self-driven curate: the curate protocol end to end with the connected model in the agent's place
+   * (the same prompts, parser, validator, writer, review policy and retry cap); see runCurateAuto.
+   * No model connected: `no-provider`. Cancelled through `signal`: `llm-cancelled`, nothing written.
+   */
+  async curateAuto(request: CurateAutoRequest, actor: Actor): Promise<CurateAutoResult> {
+    const client = await this.ctx.llm();
+    if (!client) {
+      throw new BrvError(
+        'no-provider',
+        'Self-driven curate needs a model and none is connected: brv providers connect <provider> (or set BRV_LLM_PROVIDER), or curate through your agent without --auto.',
+      );
+    }
+    const [{ runCurateAuto }, { collectAttachments }] = await Promise.all([
+      import('../curate/auto.js'),
+      import('../curate/attachments.js'),
+    ]);
+    const { location } = this.ctx.repo;
+    const files = (request.files ?? []).map((file) => absolute(file, 'An attached file'));
+    const collected = await collectAttachments({
+      files,
+      intent: request.intent,
+      workTree: location.workTree,
+      gitDirs: [location.gitDir, location.commonDir],
+    });
+    const extra = (attempts: number) => ({
+      usage: client.usage(),
+      attempts,
+      attached: collected.ok ? collected.attachments.map((a) => a.path) : [],
+      skipped: collected.ok ? collected.skipped : [],
+    });
+    if (!collected.ok) return { ok: false, status: 'failed', errors: [{ kind: collected.kind, message: collected.message }], ...extra(0) };
+    const { store, sessions, branch } = this.ctx;
+    const { envelope, attempts } = await runCurateAuto({ store, sessions, branch, agent: actor.agent }, client, {
+      intent: request.intent,
+      attachments: collected.attachments,
+      overwrite: request.overwrite ?? false,
+      signal: request.signal,
+      onProgress: request.onProgress,
+    });
+    // The run's session is gone whatever happened: no id to continue with.
+    const { sessionId: _gone, ...rest } = envelope;
+    return { ...rest, ...extra(attempts) };
   }
 
   /** The one-shot write behind MCP's brv-curate: the same validator and writer as `brv curate`. */

@@ -2,8 +2,8 @@ import { activeConnection, brvConfigDir, type ActiveConnection } from '../llm/ac
 import { ProviderConfigFile } from '../llm/config.js';
 import type { Host } from './host.js';
 
-// Apart from llm.ts, which imports the model client (and with it the ai SDK) for its default call
-// policy: asking which connection is in use must load neither (a query without an embedding model).
+// Apart from service/llm.ts, which loads the model client (and so the ai SDK) with it: a command
+// that only asks whether a model is connected (`brv curate` in text, every kickoff) stays light.
 
 /** The connection in use, or undefined: reads one small file, loads no SDK. */
 export function connectionOf(host: Host): Promise<ActiveConnection | undefined> {

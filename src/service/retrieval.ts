@@ -150,21 +150,6 @@ function queryOptions(request: QueryRequest, hybrid: HybridOptions | undefined):
   };
 }
 
-/** What a client's running tally grew by since `before`. */
-function usageSince(before: LlmUsage | undefined, now: LlmUsage): LlmUsage {
-  if (!before) return now;
-  const cost = now.costUsd === null || before.costUsd === null ? now.costUsd : now.costUsd - before.costUsd;
-  return {
-    ...now,
-    requests: now.requests - before.requests,
-    inputTokens: now.inputTokens - before.inputTokens,
-    outputTokens: now.outputTokens - before.outputTokens,
-    totalTokens: now.totalTokens - before.totalTokens,
-    embeddingTokens: now.embeddingTokens - before.embeddingTokens,
-    costUsd: cost,
-  };
-}
-
 /** A hybrid query's model usage in its result (`usage`, the model layer's convention for JSON output). */
 function withUsage<R extends object>(result: R, usage: LlmUsage | undefined): R & { usage?: LlmUsage } {
   return usage && usage.requests > 0 ? { ...result, usage } : result;
@@ -239,7 +224,11 @@ export class Retrieval {
       },
       ...(request.onEmbedProgress ? { onProgress: request.onEmbedProgress } : {}),
     };
-    return { source, usage: () => client && usageSince(before, client.usage()), model: `${active.connection.provider} ${embeddingModel}` };
+    return {
+      source,
+      usage: () => client && (before ? usageSince(before, client.usage()) : client.usage()),
+      model: `${active.connection.provider} ${embeddingModel}`,
+    };
   }
 
   /** Every topic path with its title, from the search index (built if needed): no topic blob is parsed twice. */
@@ -401,4 +390,101 @@ export class Retrieval {
     );
     return merge(local, shared, Math.min(request.limit ?? 10, 50));
   }
+
+  /**
+   * A grounded answer (`brv query --answer`): the question's top topics (the normal ranking, knowledge
+   * sources included) shown to the connected model as data, its reply checked (only citations of
+   * shown topics survive; an answer citing none is "not in the knowledge"). When retrieval finds
+   * nothing relevant (src/llm/answer.ts `relevantTopics`), the answer is "not in the knowledge"
+   * without any model call. `no-provider` when no model is connected.
+   */
+  async answer(request: AnswerRequest): Promise<AnswerResult> {
+    const { onAnswerText, signal, ...query } = request;
+    const limit = Math.max(1, Math.min(request.limit ?? ANSWER_TOPICS, 50));
+    const [llm, result, grounded] = await Promise.all([this.ctx.llm(), this.query({ ...query, limit }), import('../llm/answer.js')]);
+    if (!llm) {
+      throw new BrvError(
+        'no-provider',
+        'An answer needs a model and none is connected: run brv providers connect <provider> (e.g. brv providers connect openai --api-key -), or set BRV_LLM_PROVIDER and BRV_LLM_MODEL. A query without an answer needs no model.',
+      );
+    }
+    const before = llm.usage();
+    const candidates = result.matchedDocs.map((doc) => ({
+      path: 'source' in doc && doc.source ? `${doc.source}:${doc.topicPath}` : doc.topicPath,
+      title: doc.title,
+      score: doc.score,
+      markdown: doc.rendered_md,
+      matchedTerms: doc.matched.terms,
+    }));
+    const shown = grounded.relevantTopics(request.question, candidates) ? grounded.shownTopics(candidates) : [];
+    const topics = shown.map((t) => ({ path: t.path, title: t.title, score: t.score }));
+    let checked: import('../llm/answer.js').CheckedAnswer = { text: '', citations: [], rejectedCitations: [], notInKnowledge: true };
+    if (shown.length > 0) {
+      const reply = await llm.generate({
+        system: grounded.ANSWER_SYSTEM,
+        prompt: grounded.answerPrompt(request.question.trim(), shown),
+        maxOutputTokens: grounded.ANSWER_LIMITS.maxOutputTokens,
+        ...(signal ? { signal } : {}),
+        ...(onAnswerText ? { onText: onAnswerText } : {}),
+      });
+      checked = grounded.checkAnswer(
+        reply,
+        topics.map((t) => t.path),
+      );
+    }
+    return {
+      question: request.question,
+      answer: checked.text,
+      citations: checked.citations,
+      rejectedCitations: checked.rejectedCitations,
+      notInKnowledge: checked.notInKnowledge,
+      topics,
+      usage: usageSince(before, llm.usage()),
+      query: result,
+    };
+  }
+}
+
+/** Topics shown to the model unless `limit` says otherwise (ByteRover's single-call tier shows at most 5). */
+const ANSWER_TOPICS = 5;
+
+export interface AnswerRequest extends QueryRequest {
+  /** Cancels the model call (`llm-cancelled`). */
+  signal?: AbortSignal;
+  /** Streaming progress of the model's reply: characters received so far (`onProgress` is the index build's, as for query). */
+  onAnswerText?: (received: number) => void;
+}
+
+export interface AnswerResult {
+  question: string;
+  /** The checked answer, citing topic paths in brackets; empty when `notInKnowledge`. */
+  answer: string;
+  /** Paths of shown topics the answer cites (a knowledge source's as `alias:path`). */
+  citations: string[];
+  /** Paths the model cited that it was not shown: removed from the answer. */
+  rejectedCitations: string[];
+  /** No answer: retrieval found nothing relevant, the model said so, or its answer cited no shown topic. */
+  notInKnowledge: boolean;
+  /** What the model was shown (empty: no model call was made). */
+  topics: Array<{ path: string; title: string; score: number }>;
+  /** This answer's model calls (zero requests when none was made). */
+  usage: LlmUsage;
+  /** The retrieval the answer was made from (`brv query`'s result). */
+  query: QueryResult;
+}
+
+/** What a client spent between two readings of its tally (a long-lived server's client counts every call). */
+function usageSince(before: LlmUsage, after: LlmUsage): LlmUsage {
+  const inputTokens = after.inputTokens - before.inputTokens;
+  const outputTokens = after.outputTokens - before.outputTokens;
+  const costUsd = after.costUsd === null || before.costUsd === null ? null : Math.max(0, after.costUsd - before.costUsd);
+  return {
+    ...after,
+    requests: after.requests - before.requests,
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    embeddingTokens: after.embeddingTokens - before.embeddingTokens,
+    costUsd,
+  };
 }

@@ -11,11 +11,13 @@ import { absolute } from './paths.js';
 import type { Host } from './host.js';
 import { RepositoryPool, type RepositoryPoolOptions } from './repository-pool.js';
 import { GlobalSettings } from './global-settings.js';
+import type { Providers } from './providers.js';
 
 export type { AgentInfo, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
 export type { ConnectorType } from '../connectors/agents.js';
 export { preloadRetrieval } from './retrieval.js';
 export { preloadCurate } from './knowledge.js';
+export type { KeyStorage, Providers } from './providers.js';
 
 export interface CloneRequest {
   /** Any URL git can clone over the transports brv allows, or a path. */
@@ -102,6 +104,12 @@ export class BrvService {
   /** Settings in the user's global git config: no repository needed (`brv settings --global` anywhere). */
   globalSettings(): GlobalSettings {
     return new GlobalSettings(this.processes, this.host.home);
+  }
+
+  /** Model providers (the optional LLM layer): connect, choose, list; no repository needed. */
+  async providers(): Promise<Providers> {
+    const { Providers } = await import('./providers.js');
+    return new Providers(this.host, this.processes);
   }
 
   /** The repository containing `cwd` (any sub-directory, a linked worktree or a bare repository). */

@@ -24,7 +24,7 @@ import {
   reviewLines,
   type ReviewPosition,
 } from './screens.js';
-import { NO_VALUES, readRepository, statusText, type CompletionValues, type StatusFacts } from './status.js';
+import { NO_VALUES, readRepository, statusText, workTreeFiles, type CompletionValues, type StatusFacts } from './status.js';
 import { editText } from '../views/edit.js';
 import { printable } from '../topic/printable.js';
 import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
@@ -37,7 +37,7 @@ export interface RefChange {
 }
 
 export interface AppProps {
-  context: Omit<CommandContext, 'progress'>;
+  context: Omit<CommandContext, 'progress' | 'signal'>;
   history: InputHistory;
   /** Persists an entered line (errors are the caller's to swallow). */
   saveHistory(line: string): void;
@@ -163,7 +163,11 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const exitArmed = useRef(0);
   const deciding = useRef(false);
   const runId = useRef(0);
+  /** Cancels the running work when it can be (a self-driven curate): Ctrl-C aborts it. */
+  const running = useRef<AbortController | undefined>(undefined);
   const values = useRef<CompletionValues>(NO_VALUES);
+  /** The work tree's files for `@` completion: read after the first paint and after each curate. */
+  const files = useRef<string[]>([]);
   const screensRef = useRef(screens);
   screensRef.current = screens;
   const { setCursorPosition } = useCursor();
@@ -190,8 +194,11 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   /** The status line and the completion values, read together after the first paint and after every change. */
   const refresh = useCallback(async () => {
     try {
-      const read = await readRepository(await context.brv());
+      const brv = await context.brv();
+      const read = await readRepository(brv);
       values.current = read.values;
+      // In the background: the status line does not wait for a large tree's listing.
+      void workTreeFiles(brv.repository.workTree).then((found) => (files.current = found));
       setStatus(read.facts);
       performance.mark('tui: status read');
     } catch (error) {
@@ -242,18 +249,24 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
 
   /** Runs async work as the one busy task: Ctrl-C drops its result. */
   const run = useCallback(
-    async <T,>(label: string, work: (progress: (text: string | undefined) => void) => Promise<T>): Promise<T | undefined> => {
+    async <T,>(
+      label: string,
+      work: (progress: (text: string | undefined) => void, signal: AbortSignal) => Promise<T>,
+    ): Promise<T | undefined> => {
       const id = ++runId.current;
+      const controller = new AbortController();
+      running.current = controller;
       setBusy({ id, label });
       setMessage(undefined);
       try {
-        const result = await work((text) => setBusy((b) => (b?.id === id ? { ...b, progress: text } : b)));
+        const result = await work((text) => setBusy((b) => (b?.id === id ? { ...b, progress: text } : b)), controller.signal);
         return runId.current === id ? result : undefined;
       } catch (error) {
         if (runId.current === id) setMessage(errorMessage(error));
         return undefined;
       } finally {
         setBusy((b) => (b?.id === id ? undefined : b));
+        if (running.current === controller) running.current = undefined;
       }
     },
     [],
@@ -274,6 +287,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         case 'topic': {
           const opened = await run(`Opening ${outcome.path}…`, () => readTopic(outcome.path, outcome.source));
           if (opened) push(opened);
+          if (outcome.note) setMessage({ tone: 'info', text: outcome.note });
           return;
         }
         case 'review':
@@ -336,13 +350,13 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
           setMessage(errorMessage(error));
           return;
         }
-        outcome = await run(`${entered.split(' ')[0]}…`, (progress) => runCommand({ ...context, progress }, parsed));
+        outcome = await run(`${entered.split(' ')[0]}…`, (progress, signal) => runCommand({ ...context, progress, signal }, parsed));
       } else {
         outcome = await run('Searching…', (progress) => searchOutcome({ ...context, progress }, entered));
       }
       if (outcome) {
         await apply(outcome);
-        if (outcome.type === 'note' || outcome.type === 'text') {
+        if (outcome.type === 'note' || outcome.type === 'text' || (outcome.type === 'topic' && outcome.note)) {
           void refresh();
         }
       }
@@ -504,8 +518,9 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     if (key.ctrl && input === 'c') {
       if (busy) {
         runId.current++;
+        running.current?.abort();
         setBusy(undefined);
-        setMessage({ tone: 'info', text: 'Stopped: its result is dropped.' });
+        setMessage({ tone: 'info', text: 'Stopped: its result is dropped (a curate writes nothing).' });
         return;
       }
       if (screen.type === 'home' && line.text !== '') {
@@ -659,7 +674,13 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
 
   function completeLine(current: Line) {
     return complete(current, COMMANDS, (kind: ArgKind) =>
-      kind === 'folder' ? values.current.topic : kind === 'text' || kind === 'agent' ? [] : values.current[kind],
+      kind === 'folder'
+        ? values.current.topic
+        : kind === 'file'
+          ? files.current
+          : kind === 'text' || kind === 'agent'
+            ? []
+            : values.current[kind],
     );
   }
 

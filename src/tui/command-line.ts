@@ -2,7 +2,7 @@
 // and commands.ts build on it.
 
 /** What an argument names, for Tab completion. */
-export type ArgKind = 'topic' | 'folder' | 'branch' | 'remote' | 'review' | 'setting' | 'source' | 'agent' | 'text';
+export type ArgKind = 'topic' | 'folder' | 'branch' | 'remote' | 'review' | 'setting' | 'source' | 'agent' | 'text' | 'file';
 
 export interface CommandShape {
   /** Positional arguments, by position; the last one repeats when `repeat` is set. */
@@ -10,6 +10,8 @@ export interface CommandShape {
   repeat?: boolean;
   /** `--name` → the kind of its value, or 'flag' for a switch. */
   options?: Readonly<Record<string, ArgKind | 'flag'>>;
+  /** A word starting with `@` names a file of the work tree (Tab completes it). */
+  mentions?: boolean;
 }
 
 export interface CommandSpec extends CommandShape {

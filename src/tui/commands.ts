@@ -6,7 +6,9 @@ import type { Actor } from '../service/host.js';
 import type { BrvService } from '../service/service.js';
 import type { SyncProgress } from '../service/sharing.js';
 import { connectorStatusText } from '../views/connectors.js';
+import { curateAutoNotes, curateAutoProgressLine, curateText } from '../views/curate.js';
 import { doctorText } from '../views/doctor.js';
+import { usageLine } from '../views/usage.js';
 import { queryText } from '../views/query.js';
 import { settingSetText, settingsText } from '../views/settings.js';
 import { sourcesText } from '../views/worktree.js';
@@ -38,7 +40,7 @@ export interface ResultItem {
 export type Outcome =
   | { type: 'text'; title: string; text: string; markdown?: boolean }
   | { type: 'results'; title: string; question: string; items: ResultItem[] }
-  | { type: 'topic'; path: string; source?: string }
+  | { type: 'topic'; path: string; source?: string; note?: string }
   | { type: 'review'; id?: string }
   | { type: 'edit'; path: string }
   | { type: 'curate'; path?: string }
@@ -54,6 +56,8 @@ export interface CommandContext {
   cwd: string;
   /** What long work is doing now (undefined: done). */
   progress(text: string | undefined): void;
+  /** Aborted when the person stops the work (Ctrl-C): work that can be cancelled stops. */
+  signal?: AbortSignal;
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -76,9 +80,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', args: ['folder'] },
   {
     name: 'curate',
-    summary: 'Write a topic from a guided template, checked as you type',
-    usage: '/curate [path]',
+    summary:
+      'With a model connected: brv writes a topic from your words (@file attaches a file, Tab completes it). Otherwise, or with no words: a guided template, checked as you type',
+    usage: '/curate [<what to record> [@file …]] | /curate [path]',
     args: ['topic'],
+    repeat: true,
+    mentions: true,
   },
   {
     name: 'edit',
@@ -197,8 +204,14 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       );
       return { type: 'note', text: removeText(removed) };
     }
-    case 'curate':
+    case 'curate': {
+      if (text && (await (await ctx.brv()).knowledge.modelConnection())) return curateAuto(ctx, text);
+      if (args.length > 1)
+        throw new Error(
+          'Without a model, /curate opens the guided template: /curate [path]. Connect one (brv providers connect <provider>) to curate from your words.',
+        );
       return { type: 'curate', ...(args[0] ? { path: args[0] } : {}) };
+    }
     case 'edit':
       if (!args[0]) throw new Error('Name a topic: /edit <topic> (Tab completes paths).');
       return { type: 'edit', path: args[0] };
@@ -235,6 +248,23 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       return { type: 'exit' };
     default:
       throw new Error(`No command /${command.name}.`);
+  }
+}
+
+/** `/curate <text>` with a model: self-driven curate, its steps on the busy line; done opens the topic. */
+async function curateAuto(ctx: CommandContext, intent: string): Promise<Outcome> {
+  const brv = await ctx.brv();
+  try {
+    const result = await brv.knowledge.curateAuto(
+      { intent, signal: ctx.signal, onProgress: (event) => ctx.progress(curateAutoProgressLine(event)) },
+      ctx.actor,
+    );
+    const notes = [...curateAutoNotes(result), ...(result.usage.requests > 0 ? [usageLine(result.usage)] : [])];
+    if (result.ok && result.status === 'done' && result.topicPath && !result.held)
+      return { type: 'topic', path: result.topicPath, note: [curateText(result).replace(/\n/g, ' · '), ...notes].join(' · ') };
+    return { type: 'text', title: result.ok ? 'Curate' : 'Curate failed', text: [curateText(result), '', ...notes].join('\n') };
+  } finally {
+    ctx.progress(undefined);
   }
 }
 

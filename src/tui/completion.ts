@@ -67,7 +67,10 @@ export function complete(line: Line, specs: readonly CommandSpec[], values: (kin
       const previous = words[words.length - 1];
       const optionKind = previous?.startsWith('--') ? shape.options?.[previous] : undefined;
       if (typing.startsWith('-')) candidates = Object.keys(shape.options ?? {});
-      else {
+      else if (shape.mentions && typing.startsWith('@')) {
+        candidates = pathCandidates(values('file'), typing.slice(1)).map((file) => `@${file}`);
+        folderLike = true;
+      } else {
         let kind: ArgKind | undefined;
         if (optionKind !== undefined && optionKind !== 'flag') kind = optionKind;
         else {

@@ -1,5 +1,6 @@
 // The status line's facts: where you are and what waits. Read through the service, after the
 // first paint (a large tree's count must not hold the prompt back).
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Brv } from '../service/brv.js';
 
@@ -20,9 +21,11 @@ export interface CompletionValues {
   review: string[];
   setting: string[];
   source: string[];
+  /** Files of the work tree, for `@` mentions (read once, not with every change: see workTreeFiles). */
+  file: string[];
 }
 
-export const NO_VALUES: CompletionValues = { topic: [], branch: [], remote: [], review: [], setting: [], source: [] };
+export const NO_VALUES: CompletionValues = { topic: [], branch: [], remote: [], review: [], setting: [], source: [], file: [] };
 
 /**
  * The status line's facts and the completion values, read together: the topic listing and the
@@ -56,8 +59,31 @@ export async function readRepository(brv: Brv): Promise<{ facts: StatusFacts; va
       review: reviews.tasks.map((t) => t.taskId),
       setting: settings.map((s) => s.key),
       source: sources.map((s) => s.alias),
+      file: [],
     },
   };
+}
+
+/**
+ * Files of the work tree for `@file` completion, breadth first (a large tree's top levels first), at
+ * most `limit`; .git and node_modules are skipped, and nothing is followed through a symbolic link.
+ */
+export async function workTreeFiles(root: string | undefined, limit = 20_000): Promise<string[]> {
+  if (!root) return [];
+  const files: string[] = [];
+  const folders = [''];
+  while (folders.length > 0 && files.length < limit) {
+    const folder = folders.shift()!;
+    const entries = await readdir(path.join(root, folder), { withFileTypes: true }).catch(() => []);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name === '.git' || entry.name === 'node_modules') continue;
+      const relative = folder ? `${folder}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) folders.push(relative);
+      else if (entry.isFile() && files.length < limit) files.push(relative);
+    }
+  }
+  return files;
 }
 
 /** One line: `myapp · main · 1,204 topics · 2 reviews · origin ↑1 ↓0`. */

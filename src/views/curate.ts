@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../service/history.js';
-import type { CurateHtmlResult, CurateResult as CurateEnvelope } from '../service/knowledge.js';
+import type { CurateAutoProgress, CurateAutoResult, CurateHtmlResult, CurateResult as CurateEnvelope } from '../service/knowledge.js';
 import { branchRef } from '../store/refs.js';
 import { errorMarkdown } from './errors.js';
 import { renderVocabulary } from '../topic/registry.js';
@@ -113,4 +113,41 @@ export function curateToolDescription(): string {
     '',
     renderVocabulary(),
   ].join('\n');
+}
+
+/** A self-driven curate's step (`brv curate` with a model, the TUI's /curate): one line, then the errors a correction fixes. */
+export function curateAutoStepText(event: Extract<CurateAutoProgress, { event: 'step' }>): string {
+  const attempt = `attempt ${event.attempt} of ${event.of}`;
+  if (event.step === 'generate-html') return `Asking the model to write the topic (${attempt})…`;
+  const lines = [`Asking the model to correct the topic (${attempt}):`];
+  for (const error of event.errors.slice(0, 8)) lines.push(`  - ${located(error)}${error.kind}: ${clip(error.message, 200)}`);
+  if (event.errors.length > 8) lines.push(`  - … ${event.errors.length - 8} more`);
+  return lines.join('\n');
+}
+
+/** One line for a busy indicator (the TUI's): the step, its attempt, what it corrects, the characters received. */
+export function curateAutoProgressLine(event: CurateAutoProgress): string {
+  const attempt = `attempt ${event.attempt}`;
+  if (event.event === 'received') return `${attempt}: ${event.characters.toLocaleString('en-US')} characters received`;
+  if (event.event === 'writing') return `${attempt}: checking and writing the topic`;
+  if (event.step === 'generate-html') return `asking the model (${attempt} of ${event.of})`;
+  const kinds = [...new Set(event.errors.map((e) => e.kind))].join(', ');
+  return `asking the model to correct ${kinds || 'the topic'} (${attempt} of ${event.of})`;
+}
+
+/** Progress within a model call: the characters received so far. */
+export function curateAutoReceivedText(characters: number): string {
+  return `receiving the reply: ${characters.toLocaleString('en-US')} characters`;
+}
+
+/** What a self-driven curate attached and left out, for stderr (the result itself is curateText's). */
+export function curateAutoNotes(result: Pick<CurateAutoResult, 'attached' | 'skipped'>): string[] {
+  const lines: string[] = [];
+  if (result.attached.length > 0) lines.push(`Attached: ${result.attached.join(', ')}`);
+  for (const { mention, reason } of result.skipped) lines.push(`Not attached: @${clip(mention, 120)}: ${reason}.`);
+  return lines;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -25,6 +25,7 @@ const AGENT_LINES = [
   ['query', 'how', 'are', 'tokens', 'signed'],
   ['query', 'deploy canary', '--limit', '5', '--scope', 'ops/', '--format=json'],
   ['query', 'x', '--since', '2026-01-01', '--until', '2026-02-01', '--at', 'main~2', '-C', '/tmp'],
+  ['query', 'how are JWTs signed', '--answer', '--format', 'json'],
   ['search', 'problem json', '--format', 'json', '--limit=3'],
   ['curate', 'JWTs are signed with RS256', '--format', 'json'],
   ['curate', '--session', 'abc', '--response', '{"html":"<bv-topic></bv-topic>"}', '--format', 'json'],
@@ -147,6 +148,9 @@ function* commandLines(count: number): Generator<string[]> {
     '-d',
     '--version',
     '-h',
+    '--answer',
+    '--answer=true',
+    '--no-answer',
   ];
   const random = seededRandom(7);
   const next = (n: number) => Math.floor(random() * n);

@@ -28,7 +28,7 @@ test('tools: ByteRover names and schemas plus search/read/list, all annotated, n
   t.deepEqual(curate.inputSchema.required, ['html']);
   t.regex(curate.description ?? '', /bv-rule/);
   const query = tools.find((tool) => tool.name === 'brv-query')!;
-  t.deepEqual(Object.keys(query.inputSchema.properties ?? {}).sort(), ['cwd', 'limit', 'query']);
+  t.deepEqual(Object.keys(query.inputSchema.properties ?? {}).sort(), ['answer', 'cwd', 'limit', 'query']);
   t.true(query.annotations?.readOnlyHint);
   t.false(curate.annotations?.readOnlyHint);
 });

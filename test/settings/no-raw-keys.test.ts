@@ -55,18 +55,27 @@ test('readSettings: defaults, git spellings and key matching, the last value win
       g.close();
     }
   };
-  t.deepEqual(await read(), { 'review.enabled': true, 'review.gate': false, 'hooks.preCommit': 'warn' });
+  const llm = { 'llm.timeout': 60, 'llm.retries': 2 };
+  t.deepEqual(await read(), { 'review.enabled': true, 'review.gate': false, 'hooks.preCommit': 'warn', ...llm });
 
   await git(repo, 'config', 'brv.review.enabled', 'off');
   await git(repo, 'config', 'brv.review.GATE', 'Yes');
   // A subsection is case-sensitive in git: this is another key, which brv does not read.
   await git(repo, 'config', 'brv.Hooks.preCommit', 'block');
-  t.deepEqual(await read(), { 'review.enabled': false, 'review.gate': true, 'hooks.preCommit': 'warn' });
+  t.deepEqual(await read(), { 'review.enabled': false, 'review.gate': true, 'hooks.preCommit': 'warn', ...llm });
   await git(repo, 'config', 'brv.hooks.preCommit', 'block');
-  t.deepEqual(await read(), { 'review.enabled': false, 'review.gate': true, 'hooks.preCommit': 'block' });
+  t.deepEqual(await read(), { 'review.enabled': false, 'review.gate': true, 'hooks.preCommit': 'block', ...llm });
 
   await git(repo, 'config', '--add', 'brv.review.gate', '0');
   await git(repo, 'config', 'brv.hooks.preCommit', 'BLOCK');
   await git(repo, 'config', 'brv.review.enabled', 'maybe');
-  t.deepEqual(await read(), { 'review.enabled': true, 'review.gate': false, 'hooks.preCommit': 'warn' });
+  await git(repo, 'config', 'brv.llm.timeout', '0');
+  await git(repo, 'config', 'brv.llm.retries', '3');
+  t.deepEqual(await read(), {
+    'review.enabled': true,
+    'review.gate': false,
+    'hooks.preCommit': 'warn',
+    'llm.timeout': 60,
+    'llm.retries': 3,
+  });
 });

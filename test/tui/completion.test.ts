@@ -11,6 +11,7 @@ const VALUES: Record<string, string[]> = {
   remote: ['origin', 'upstream'],
   review: ['a1b2c3d4e5f6'],
   setting: ['review.enabled', 'review.gate'],
+  file: ['README.md', 'docs/deploy.md', 'docs/rollback.md', 'src/app.ts'],
 };
 const values = (kind: ArgKind) => VALUES[kind] ?? [];
 const tab = (text: string, cursor = text.length) => complete({ text, cursor }, COMMANDS, values);
@@ -46,4 +47,13 @@ test('values by argument kind: branches, remotes, settings, option values; none 
 test('completion works at the caret, leaving the rest of the line', (t) => {
   t.deepEqual(tab('/read sec --x', 9), { line: { text: '/read security/ --x', cursor: 15 }, choices: [] });
   t.deepEqual(tab('/rev later', 4), { line: { text: '/review later', cursor: 7 }, choices: [] }, 'the space already there is kept');
+});
+
+test('@file mentions after /curate complete work-tree files folder by folder; elsewhere @ is plain text', (t) => {
+  t.deepEqual(tab('/curate see @d'), { line: { text: '/curate see @docs/', cursor: 18 }, choices: [] });
+  t.deepEqual(tab('/curate see @docs/').choices, ['@docs/deploy.md', '@docs/rollback.md']);
+  t.is(tab('/curate see @docs/d').line.text, '/curate see @docs/deploy.md ');
+  t.is(tab('/curate @R').line.text, '/curate @README.md ');
+  t.deepEqual(tab('/query see @d').choices, []);
+  t.is(tab('/query see @d').line.text, '/query see @d');
 });

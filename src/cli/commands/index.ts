@@ -25,6 +25,7 @@ import { completionCommand } from './completion.js';
 import { maintenanceCommand } from './maintenance.js';
 import { webuiCommand } from './webui.js';
 import { tuiCommand } from './tui.js';
+import { modelCommand, providersCommand } from './providers.js';
 
 /** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
 export const commands = [
@@ -54,4 +55,6 @@ export const commands = [
   maintenanceCommand,
   webuiCommand,
   tuiCommand,
+  providersCommand,
+  modelCommand,
 ] as unknown as CommandModule[];

@@ -1,24 +1,42 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
+import { checkNumbers, type OptionTable } from '../options.js';
 import { printJson, printText } from '../output.js';
 import { queryText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
 import { hybridNotes } from '../../views/hybrid.js';
+import type { Brv } from '../../service/brv.js';
 
-export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
+interface QueryOptions extends RetrievalOptions {
+  answer?: boolean;
+}
+
+/** `query`'s own options, beyond the ones it shares with `search` (the fast path parses the same table). */
+export const QUERY_OPTIONS = {
+  answer: {
+    type: 'boolean',
+    describe:
+      'Answer in words from the top topics with the connected model (brv providers connect), citing topic paths; ' +
+      '"not in the knowledge" when they do not hold the answer. --limit sets how many topics it reads (default 5)',
+  },
+} as const satisfies OptionTable;
+
+export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
   command: 'query <question..>',
   describe: 'Ranked topics for a question, rendered as markdown for an agent to read',
   builder: (y) =>
-    retrievalOptions(y, 'What you want to know (quotes optional)').example(
-      '$0 query "how are JWTs signed" --format json',
-      'What an agent runs before it works',
-    ),
+    retrievalOptions(y, 'What you want to know (quotes optional)')
+      .options(QUERY_OPTIONS)
+      .check(checkNumbers(QUERY_OPTIONS) as never)
+      .example('$0 query "how are JWTs signed" --format json', 'What an agent runs before it works')
+      .example('$0 query "how are JWTs signed" --answer', 'An answer citing its topics, from the connected model') as never,
   handler: (argv) =>
     withBrv(
       'query',
       argv,
       async (brv) => {
+        if (argv.answer) return answer(brv, argv);
         const { question, options } = retrievalRequest(argv);
         const result = await brv.retrieval.query({ question, ...options });
         if (argv.format === 'json') printJson('query', true, result);
@@ -32,3 +50,41 @@ export const queryCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       () => import('../../service/service.js').then((m) => m.preloadRetrieval()),
     ),
 };
+
+/** `brv query --answer`: the model's checked answer; progress while it streams, the usage line after, on stderr. */
+async function answer(brv: Brv, argv: QueryOptions): Promise<void> {
+  const { question, options } = retrievalRequest(argv);
+  const [{ startProgress }, { answerText }, { usageLine }] = await Promise.all([
+    import('../progress.js'),
+    import('../../views/answer.js'),
+    import('../../views/usage.js'),
+  ]);
+  const progress = startProgress('Answering: characters received', argv);
+  // Without --limit the answer reads its own default number of topics, not query's 10.
+  const words = process.argv.slice(0, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
+  const limit = words.some((a) => a === '--limit' || a.startsWith('--limit=')) ? options.limit : undefined;
+  let result;
+  try {
+    result = await brv.retrieval.answer({ question, ...options, limit, onAnswerText: (received) => progress.onProgress(received) });
+  } finally {
+    progress.finish();
+  }
+  const { query, usage, ...rest } = result;
+  if (argv.format === 'json') {
+    printJson('query', true, {
+      ...query,
+      answer: {
+        text: rest.answer,
+        citations: rest.citations,
+        rejectedCitations: rest.rejectedCitations,
+        notInKnowledge: rest.notInKnowledge,
+        topics: rest.topics,
+      },
+      usage,
+    });
+  } else {
+    printText(answerText(result));
+    process.stderr.write(`${usageLine(usage)}\n`);
+  }
+  await maintainInBackground(brv, query.metadata.index.compaction, argv.C);
+}

@@ -1,0 +1,106 @@
+import test from 'ava';
+import { homedir } from 'node:os';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { isBrvError } from '../../src/errors.js';
+import type { CurateAutoProgress } from '../../src/service/knowledge.js';
+import { BrvService } from '../../src/service/service.js';
+import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { git, makeRepo, refTip, reply } from '../helpers/repo.js';
+
+// brv.knowledge.curateAuto and modelConnection as a front end calls them: a service whose host
+// environment names the scripted server on loopback (or no provider).
+
+let server: LlmServer;
+test.before(async () => {
+  server = await startLlmServer();
+});
+test.after.always(async () => {
+  await server.close();
+});
+
+async function open(connected: boolean) {
+  const env = connected
+    ? {
+        ...process.env,
+        BRV_LLM_PROVIDER: 'openai-compatible',
+        BRV_LLM_BASE_URL: server.url,
+        BRV_LLM_MODEL: 'test-model',
+        BRV_LLM_API_KEY: 'sk-test-0000',
+      }
+    : { ...process.env, BRV_LLM_PROVIDER: 'none' };
+  const service = new BrvService({ env, home: homedir(), platform: process.platform });
+  const repo = await makeRepo();
+  await git(repo, 'config', 'brv.llm.retries', '0');
+  const brv = await service.open(repo);
+  return { repo, brv, close: () => brv.close() };
+}
+
+const sessions = (repo: string) => readdir(path.join(repo, '.git/brv/sessions')).catch(() => [] as string[]);
+
+test.serial('no provider: modelConnection is undefined and curateAuto throws no-provider', async (t) => {
+  const { brv, close } = await open(false);
+  t.teardown(close);
+  t.is(await brv.knowledge.modelConnection(), undefined);
+  const error = await t.throwsAsync(brv.knowledge.curateAuto({ intent: 'x' }, {}));
+  t.true(isBrvError(error) && error.kind === 'no-provider');
+  t.regex(error!.message, /brv providers connect/);
+});
+
+test.serial('a provider: the connection, progress events in order, usage and attempts in the result', async (t) => {
+  const { repo, brv, close } = await open(true);
+  t.teardown(close);
+  t.deepEqual(await brv.knowledge.modelConnection(), { provider: 'openai-compatible', model: 'test-model' });
+  // Not JSON (the correction prompt is built by the run), then no path (built by the protocol from the session), then valid.
+  server.reply(
+    { text: 'nope' },
+    { text: JSON.stringify({ html: '<bv-topic title="x"><bv-rule>y</bv-rule></bv-topic>' }) },
+    { text: reply('ops/deploy', 'Deploy'), chunks: 3 },
+  );
+  const events: CurateAutoProgress[] = [];
+  const first = server.requests.length;
+  const result = await brv.knowledge.curateAuto({ intent: 'deploys, see @README.md', onProgress: (e) => events.push(e) }, { agent: 'svc' });
+  t.like(result, { ok: true, status: 'done', topicPath: 'ops/deploy', attempts: 3, attached: ['README.md'], skipped: [] });
+  // The correction prompt quotes the attached files again.
+  for (const request of server.requests.slice(first))
+    t.regex(request.prompt, /<attached-file path="README\.md">\n# demo\n<\/attached-file>/);
+  t.is(result.usage.requests, 3);
+  t.is(server.requests.length - first, 3);
+  t.regex(server.requests[first + 2]!.prompt, /missing-path-attribute/);
+  const steps = events.filter((e) => e.event === 'step');
+  t.like(steps[0], { event: 'step', step: 'generate-html', attempt: 1, of: 4, errors: [] });
+  t.like(steps[1], { event: 'step', step: 'correct-html', attempt: 2, of: 4 });
+  t.is((steps[1] as Extract<CurateAutoProgress, { event: 'step' }>).errors[0]!.kind, 'invalid-response-format');
+  t.true(events.some((e) => e.event === 'received' && e.attempt === 3 && e.characters > 0));
+  t.is(events.at(-1)!.event, 'writing');
+  t.truthy(await refTip(repo));
+  await t.throwsAsync(brv.knowledge.curateAuto({ intent: 'x', files: ['relative.md'] }, {}), { message: /absolute path/ });
+});
+
+test.serial('cancelled through its signal, before or during the call: llm-cancelled, nothing written, no session', async (t) => {
+  const { repo, brv, close } = await open(true);
+  t.teardown(close);
+  const before = server.requests.length;
+  const early = new AbortController();
+  early.abort();
+  const first = await t.throwsAsync(brv.knowledge.curateAuto({ intent: 'x', signal: early.signal }, {}));
+  t.true(isBrvError(first) && first.kind === 'llm-cancelled');
+  t.is(server.requests.length, before, 'no request once cancelled');
+
+  server.reply({ text: reply('a/b', 'AB'), chunks: 30, chunkDelayMs: 50 });
+  const controller = new AbortController();
+  const running = brv.knowledge.curateAuto(
+    {
+      intent: 'x',
+      signal: controller.signal,
+      onProgress: (e) => {
+        if (e.event === 'received') controller.abort();
+      },
+    },
+    {},
+  );
+  const error = await t.throwsAsync(running);
+  t.true(isBrvError(error) && error.kind === 'llm-cancelled');
+  t.is(await refTip(repo), undefined);
+  t.deepEqual(await sessions(repo), []);
+});
