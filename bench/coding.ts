@@ -22,7 +22,7 @@ import { CODING_CATEGORIES, DEFAULT_CORPUS, loadCodingCorpus, missingJudgments, 
 import { CODING_COLUMNS, formatGradedAblation, formatGradedTable } from './lib/coding-report.js';
 import { runProject, type CodingQuestionRun, type ProjectRun } from './lib/coding-run.js';
 import { aggregateGraded } from './lib/graded-metrics.js';
-import { ablationConfigurations, SPLITS, type Split } from './lib/locomo-ablate.js';
+import { ablationConfigurations, hybridConfigurations, SPLITS, type Split, type Configuration } from './lib/locomo-ablate.js';
 import { percentile } from './lib/locomo-metrics.js';
 import { standInRetriever } from './lib/locomo-query.js';
 import { preferBrv, type RetrieverFactory } from './lib/locomo-run.js';
@@ -39,6 +39,10 @@ const { values } = parseArgs({
     corpus: { type: 'string', default: DEFAULT_CORPUS },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    hybrid: { type: 'boolean', default: false },
+    'hybrid-grid': { type: 'boolean', default: false },
+    'fusion-k': { type: 'string' },
+    'fusion-w': { type: 'string' },
     retriever: { type: 'string', default: 'brv' },
   },
 });
@@ -49,7 +53,13 @@ const retrieverFactory: RetrieverFactory =
     : values.retriever === 'stand-in'
       ? standInRetriever
       : fail(`Unknown --retriever ${values.retriever}.`);
-const configurations = values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
+if (values.hybrid && !process.env.BRV_LLM_EMBEDDING_MODEL)
+  fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
+const configurations: Configuration[] = values.hybrid
+  ? hybridConfigurations(values['hybrid-grid'], values['fusion-k']?.split(',').map(Number), values['fusion-w']?.split(',').map(Number))
+  : values.ablate
+    ? ablationConfigurations()
+    : [{ label: 'default', ranking: undefined }];
 
 const source = await measuredSource();
 
@@ -66,6 +76,7 @@ for (const project of corpus.projects) {
   const run = await runProject(project, asked, {
     retriever: retrieverFactory,
     rankings: configurations.map((c) => c.ranking),
+    extra: configurations.map((c) => c.extra),
     onQuestion: (done, total) => {
       if (process.stderr.isTTY) process.stderr.write(`\r${project.name}: ${done}/${total}`);
     },
@@ -87,7 +98,7 @@ const topics = runs.reduce((sum, r) => sum + r.topics, 0);
 const title = `Coding corpus: ${split === 'all' ? '' : `${split} split, `}${runs.length} projects, ${topics} topics, ${answered.length} questions; retriever ${retriever}`;
 console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
 console.log(formatGradedTable(groups));
-if (values.ablate) {
+if (values.ablate || values.hybrid) {
   const rows = configurations.map((c, i) => ({ label: c.label, questions: byRanking(i) }));
   for (const metric of CODING_COLUMNS.filter((c) => ['recall@1', 'recall@5', 'recall_all@5', 'mrr', 'ndcg@10'].includes(c.metric))) {
     console.log(`\nAblation, ${split} split, ${metric.label} (each row one feature off):`);
@@ -98,7 +109,7 @@ console.log(
   '\nrecalls in %: a hit when a grade-2 (answering) topic is in the top k; all@5 = every grade-2 topic in the top 5; NDCG graded (grade 2/1)\n',
 );
 
-const name = `coding${split === 'all' ? '' : `-${split}`}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
+const name = `coding${split === 'all' ? '' : `-${split}`}${retriever.startsWith('brv.') ? '' : '-stand-in'}${values.hybrid ? '-hybrid' : ''}`;
 await writeReport(name, {
   title,
   retriever,
@@ -107,13 +118,15 @@ await writeReport(name, {
   data: { projects: runs.map((r) => ({ name: r.project, topics: r.topics, importMs: round(r.importMs) })), questions: answered.length },
   units: { recall: 'fraction', mrr: 'fraction', ndcg: 'fraction', latency: 'ms' },
   groups: groups.map((g) => ({ key: g.key, n: g.n, metrics: g.means, latencyMs: g.latencyMs })),
-  ablation: values.ablate
-    ? configurations.map((c, i) => ({
-        label: c.label,
-        ranking: c.ranking ?? null,
-        groups: aggregateGraded(byRanking(i), CODING_CATEGORIES).map((g) => ({ key: g.key, n: g.n, metrics: g.means })),
-      }))
-    : undefined,
+  ablation:
+    values.ablate || values.hybrid
+      ? configurations.map((c, i) => ({
+          label: c.label,
+          ranking: c.ranking ?? null,
+          options: c.extra ?? null,
+          groups: aggregateGraded(byRanking(i), CODING_CATEGORIES).map((g) => ({ key: g.key, n: g.n, metrics: g.means })),
+        }))
+      : undefined,
   questions: answered.map((q) => ({
     id: q.id,
     category: q.category,

@@ -29,7 +29,15 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CATEGORY_NAMES, loadLocomo, type Conversation } from './lib/locomo-data.js';
-import { ablationConfigurations, formatAblation, splitConversations, SPLITS, type Split } from './lib/locomo-ablate.js';
+import {
+  ablationConfigurations,
+  hybridConfigurations,
+  formatAblation,
+  splitConversations,
+  SPLITS,
+  type Split,
+  type Configuration,
+} from './lib/locomo-ablate.js';
 import { aggregate, percentile, type GroupResult } from './lib/locomo-metrics.js';
 import { standInRetriever } from './lib/locomo-query.js';
 import { BASELINES, COLUMNS, displayValue, formatTable } from './lib/locomo-report.js';
@@ -54,6 +62,10 @@ const { values, positionals } = parseArgs({
     retriever: { type: 'string', default: 'brv' },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    hybrid: { type: 'boolean', default: false },
+    'hybrid-grid': { type: 'boolean', default: false },
+    'fusion-k': { type: 'string' },
+    'fusion-w': { type: 'string' },
     haystack: { type: 'string' },
   },
 });
@@ -75,7 +87,13 @@ const haystack = values.haystack === undefined ? undefined : Number(values.hayst
 if (haystack !== undefined && !(haystack >= 1)) fail('--haystack takes a positive number of topics.');
 if (haystack !== undefined && values.variant !== 'session') fail('--haystack applies to --variant session.');
 const split = SPLITS.includes(values.split as Split) ? (values.split as Split) : fail(`Unknown --split ${values.split}.`);
-const configurations = values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
+if (values.hybrid && !process.env.BRV_LLM_EMBEDDING_MODEL)
+  fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
+const configurations: Configuration[] = values.hybrid
+  ? hybridConfigurations(values['hybrid-grid'], values['fusion-k']?.split(',').map(Number), values['fusion-w']?.split(',').map(Number))
+  : values.ablate
+    ? ablationConfigurations()
+    : [{ label: 'default', ranking: undefined }];
 const retrieverFactory: RetrieverFactory =
   values.retriever === 'auto'
     ? preferBrv(standInRetriever)
@@ -117,6 +135,7 @@ for (const variant of variants) {
               ),
           }),
       rankings: configurations.map((c) => c.ranking),
+      extra: configurations.map((c) => c.extra),
       onQuestion: (done, total) => {
         if (process.stderr.isTTY) process.stderr.write(`\r${variant} ${conversation.dialogue.sampleId}: question ${done}/${total}`);
       },
@@ -178,8 +197,10 @@ for (const variant of variants) {
       `${build.retrieverMsTotal >= 1 ? `; retriever set-up ${build.retrieverMsTotal} ms total` : ''}\n` +
       `query latency (in process, wall clock around the call) p50 ${latency.p50} ms, p95 ${latency.p95} ms; first query per conversation p50 ${latency.firstQueryP50} ms`,
   );
-  if (values.ablate) {
-    console.log(`\nAblation, ${variant} topics, ${split} split (recalls in %; each row one feature off):`);
+  if (values.ablate || values.hybrid) {
+    console.log(
+      `\n${values.hybrid ? 'Lexical and hybrid' : 'Ablation'}, ${variant} topics, ${split} split (recalls in %; each row one feature off):`,
+    );
     console.log(
       formatAblation(
         variant,
@@ -192,7 +213,7 @@ for (const variant of variants) {
   );
 
   // Only brv.query's figures are written as locomo-<variant>.json.
-  const name = `locomo-${variant}${haystack ? `-haystack${haystack}` : ''}${split === 'all' ? '' : `-${split}`}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}`;
+  const name = `locomo-${variant}${haystack ? `-haystack${haystack}` : ''}${split === 'all' ? '' : `-${split}`}${variant === 'turn' && turnContext === 'previous' ? '-context' : ''}${retriever.startsWith('brv.') ? '' : '-stand-in'}${values.hybrid ? '-hybrid' : ''}`;
   await writeReport(name, {
     title,
     variant,
@@ -226,6 +247,20 @@ for (const variant of variants) {
     })),
     columns: COLUMNS[variant].map((c) => c.metric),
     baselines: BASELINES[variant],
+    configurations: values.hybrid
+      ? configurations.map((c, i) => ({
+          label: c.label,
+          options: c.extra ?? null,
+          groups: aggregate(runs.flatMap((r) => r.questionsByRanking[i]!)).map((g) => ({
+            key: g.key,
+            n: g.n,
+            metrics: Object.fromEntries(
+              Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
+            ),
+          })),
+          questions: runs.flatMap((r) => r.questionsByRanking[i]!).map((q) => ({ id: q.id, evidenceRanks: q.evidenceRanks })),
+        }))
+      : undefined,
     latency,
     build,
     questions: questions.map((q) => ({

@@ -54,6 +54,8 @@ export interface ProjectRunOptions {
   readonly retriever: RetrieverFactory;
   /** `undefined` = the default ranking, else `QueryOptions.ranking` switches. Default `[undefined]`. */
   readonly rankings?: ReadonlyArray<Readonly<Record<string, boolean>> | undefined>;
+  /** Further query options per entry of `rankings` (bench --hybrid: `hybrid`, `fusion`). */
+  readonly extra?: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>;
   readonly onQuestion?: (done: number, total: number) => void;
 }
 
@@ -84,11 +86,15 @@ export async function runProject(
       const rankings = options.rankings ?? [undefined];
       const byRanking: CodingQuestionRun[][] = [];
       let done = 0;
-      for (const ranking of rankings) {
+      for (const [r, ranking] of rankings.entries()) {
         const runs: CodingQuestionRun[] = [];
         for (const question of questions) {
           const start = performance.now();
-          const result = await retriever.query(question.question, { limit: QUERY_LIMIT, ...(ranking ? { ranking } : {}) });
+          const result = await retriever.query(question.question, {
+            limit: QUERY_LIMIT,
+            ...(ranking ? { ranking } : {}),
+            ...(options.extra?.[r] ?? {}),
+          });
           const latencyMs = performance.now() - start;
           const returned = returnedTopics(result).slice(0, QUERY_LIMIT);
           const ranked = returned.map((r) => r.path);

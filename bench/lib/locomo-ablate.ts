@@ -25,6 +25,37 @@ export interface Configuration {
   readonly label: string;
   /** `undefined`: the default ranking (everything on). */
   readonly ranking: RankingSwitches | undefined;
+  /** Further query options (--hybrid: `hybrid`, `fusion`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * --hybrid: lexical (`hybrid: false`), hybrid with the default fusion, and with `--hybrid-grid` the
+ * fusion parameters around it (RRF k, the dense list's weight), each over the same import. Needs an
+ * embedding model connected through the environment (BRV_LLM_PROVIDER, BRV_LLM_BASE_URL,
+ * BRV_LLM_EMBEDDING_MODEL: bench/embedding-server.mjs).
+ */
+export function hybridConfigurations(
+  grid: boolean,
+  ks: readonly number[] = [10, 30, 60, 120],
+  weights: readonly number[] = [0.5, 1, 1.5],
+): Configuration[] {
+  const configurations: Configuration[] = [
+    { label: 'lexical', ranking: undefined, extra: { hybrid: false } },
+    { label: 'hybrid (default)', ranking: undefined, extra: { hybrid: true } },
+  ];
+  if (grid) {
+    for (const k of ks)
+      for (const denseWeight of weights)
+        configurations.push({
+          label: `hybrid k${k} w${denseWeight}`,
+          ranking: undefined,
+          extra: { hybrid: true, fusion: { k, denseWeight } },
+        });
+    // The dense ranking alone (lexical results only past the dense list's depth), for reference.
+    configurations.push({ label: 'dense alone', ranking: undefined, extra: { hybrid: true, fusion: { k: 60, denseWeight: 1000 } } });
+  }
+  return configurations;
 }
 
 /** Everything on, then each feature off alone, then everything off (plain BM25F). */

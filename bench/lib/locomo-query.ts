@@ -44,6 +44,8 @@ export interface Retriever {
 export interface QueryOptions {
   readonly limit: number;
   readonly ranking?: Readonly<Record<string, boolean>>;
+  /** Further options of brv's query (bench --hybrid: `hybrid`, `fusion`); the stand-in ignores them. */
+  readonly [option: string]: unknown;
 }
 
 type QueryFunction = (question: string, options: QueryOptions) => Promise<QueryResult>;

@@ -115,6 +115,8 @@ export interface RunOptions {
    * (--ablate: `undefined` is the default ranking, else `QueryOptions.ranking` switches). Default: `[undefined]`.
    */
   readonly rankings?: ReadonlyArray<Readonly<Record<string, boolean>> | undefined>;
+  /** Further query options per entry of `rankings` (bench/locomo.ts --hybrid: `hybrid`, `fusion`). */
+  readonly extra?: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>;
   /** Called after each question (progress). */
   readonly onQuestion?: (done: number, total: number) => void;
 }
@@ -136,11 +138,15 @@ export async function runConversation(conversation: Conversation, options: RunOp
     const rankings = options.rankings ?? [undefined];
     const byRanking: QuestionRun[][] = [];
     let index: ConversationRun['index'];
-    for (const ranking of rankings) {
+    for (const [r, ranking] of rankings.entries()) {
       const runs: QuestionRun[] = [];
       for (const question of questions) {
         const start = performance.now();
-        const result = await retriever.query(question.question, { limit: QUERY_LIMIT, ...(ranking ? { ranking } : {}) });
+        const result = await retriever.query(question.question, {
+          limit: QUERY_LIMIT,
+          ...(ranking ? { ranking } : {}),
+          ...(options.extra?.[r] ?? {}),
+        });
         const latencyMs = performance.now() - start;
         if (byRanking.length === 0 && runs.length === 0) index = indexInfo(result.metadata.index);
         const docs = rankedDocs(result, byPath).slice(0, QUERY_LIMIT);

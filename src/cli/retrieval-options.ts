@@ -12,6 +12,8 @@ export interface RetrievalOptions extends GlobalOptions {
   kind?: string[];
   since?: string;
   until?: string;
+  lexical?: boolean;
+  hybrid?: boolean;
 }
 
 export const RETRIEVAL_OPTIONS = {
@@ -21,6 +23,12 @@ export const RETRIEVAL_OPTIONS = {
   since: { type: 'string', describe: 'Only topics dated (bv-timestamp) on or after YYYY-MM-DD' },
   until: { type: 'string', describe: 'Only topics dated (bv-timestamp) on or before YYYY-MM-DD' },
   at: { type: 'string', describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)' },
+  lexical: { type: 'boolean', describe: 'Lexical ranking only, even with an embedding model connected and retrieval.hybrid on' },
+  hybrid: {
+    type: 'boolean',
+    describe:
+      'Fuse the lexical ranking with embedding similarity for this query (needs an embedding model; default: the retrieval.hybrid setting)',
+  },
 } as const satisfies OptionTable;
 
 export function retrievalOptions(y: Argv<GlobalOptions>, questionHelp: string): Argv<RetrievalOptions> {
@@ -42,6 +50,9 @@ export function retrievalRequest(argv: RetrievalOptions) {
       until: argv.until,
       // Building the search index of many new topics takes a while: progress on a terminal's stderr.
       onProgress: startProgress('Indexing topics', argv).onProgress,
+      // The first hybrid query embeds every topic: progress too.
+      onEmbedProgress: startProgress('Embedding topics', argv).onProgress,
+      ...(argv.lexical ? { hybrid: false } : argv.hybrid === undefined ? {} : { hybrid: argv.hybrid }),
     },
   };
 }

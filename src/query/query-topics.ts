@@ -1,6 +1,8 @@
 import { BrvError } from '../errors.js';
 import type { Snapshot } from '../store/context-store.js';
 import { analyze } from './analyze.js';
+import type { DenseSource, DenseStats } from './dense.js';
+import { bestFusedScore, DEFAULT_FUSION, reciprocalRankFusion, type FusionOptions } from './fusion.js';
 import { bestPassageCoverage } from './passages.js';
 import { search, type SearchHit, type SearchOptions } from './search.js';
 import { liveView } from './stack.js';
@@ -24,6 +26,34 @@ export interface QueryOptions {
    * plain BM25F can be switched off (`false`); unset means on, the default ranking.
    */
   ranking?: RankingSwitches;
+  /**
+   * Hybrid retrieval: the lexical ranking fused with the dense one (dense.ts) by reciprocal rank
+   * fusion. Unset: lexical only, exactly as without it (no module of the dense side is loaded).
+   */
+  hybrid?: HybridOptions;
+}
+
+export interface HybridOptions {
+  source: DenseSource;
+  /** For measurement (bench/locomo.ts --fusion-k …); the default was chosen on the tune halves. */
+  fusion?: FusionOptions;
+  /** Candidates taken from each side (default: as many as the lexical pool, max(limit, 20)). */
+  depth?: number;
+}
+
+/** What hybrid retrieval did for one query (`metadata.hybrid`): absent when it was not asked for. */
+export interface HybridInfo {
+  /** false: the dense side failed and the answer is the lexical ranking alone (`fallback` says why). */
+  ran: boolean;
+  /** Topics embedded by this query (cache misses), taken from the cache, and provider requests made. */
+  embeddedTopics: number;
+  cachedTopics: number;
+  requests: number;
+  /** Wall-clock time of the dense side (embedding included). */
+  denseMs: number;
+  /** Results the dense side brought in that the lexical ranking did not have (in the returned list). */
+  denseOnly: number;
+  fallback?: { error: string; message: string };
 }
 
 /** The ranking features beyond plain BM25F, each switchable for ablation. */
@@ -98,6 +128,8 @@ export interface QueryResult {
     skippedTopics: number;
     commit: string | undefined;
     index: IndexInfo;
+    /** Present when hybrid retrieval was asked for; `score` is then the fusion score scaled to (0, 1]. */
+    hybrid?: HybridInfo;
   };
 }
 
@@ -123,6 +155,7 @@ export interface SearchResult {
   skippedTopics: number;
   commit: string | undefined;
   index: IndexInfo;
+  hybrid?: HybridInfo;
 }
 
 function checkQuestion(question: string): string {
@@ -191,7 +224,7 @@ async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, qu
     segments: index.stack.segments.length,
     compaction: index.compaction,
   };
-  return { ...found, info };
+  return { ...found, info, index };
 }
 
 /** The pre-rendered markdown of each hit, read from the docstore of the segment that holds it live. */
@@ -225,6 +258,86 @@ function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(rendere
     .map(({ r, score }) => ({ ...r, hit: { ...r.hit, score } }));
 }
 
+type Rendered = { hit: SearchHit; markdown: string };
+
+/** The lexical candidates re-ranked by passage, fused with the dense ranking when hybrid is asked for, cut to `limit`. */
+async function finalRanking(
+  indexes: TreeIndexStore,
+  found: { rendered: Rendered[]; totalFound: number; index: TreeIndex },
+  question: string,
+  limit: number,
+  options: QueryOptions,
+): Promise<{ rendered: Rendered[]; totalFound: number; hybrid?: HybridInfo }> {
+  const lexical = rerankByPassage(found.rendered, question, options);
+  if (!options.hybrid) return { rendered: lexical.slice(0, limit), totalFound: found.totalFound };
+  const start = performance.now();
+  const stats: DenseStats = { embeddedTopics: 0, cachedTopics: 0, requests: 0 };
+  const info = (ran: boolean, denseOnly: number, fallback?: HybridInfo['fallback']): HybridInfo => ({
+    ran,
+    ...stats,
+    denseMs: Math.round((performance.now() - start) * 10) / 10,
+    denseOnly,
+    ...(fallback ? { fallback } : {}),
+  });
+  try {
+    const fused = await fuseDense(indexes, found.index, question, lexical, limit, options, options.hybrid, stats);
+    return { rendered: fused.rendered, totalFound: found.totalFound + fused.denseOnly, hybrid: info(true, fused.denseOnly) };
+  } catch (error) {
+    // A query never fails because the embedding provider is down: the lexical ranking, and why.
+    if (!(error instanceof BrvError)) throw error;
+    return {
+      rendered: lexical.slice(0, limit),
+      totalFound: found.totalFound,
+      hybrid: info(false, 0, { error: error.kind, message: error.message }),
+    };
+  }
+}
+
+async function fuseDense(
+  indexes: TreeIndexStore,
+  index: TreeIndex,
+  question: string,
+  lexical: Rendered[],
+  limit: number,
+  options: QueryOptions,
+  hybrid: HybridOptions,
+  stats: DenseStats,
+): Promise<{ rendered: Rendered[]; denseOnly: number }> {
+  const { denseSearch } = await import('./dense.js');
+  const depth = Math.max(limit, hybrid.depth ?? lexical.length);
+  const dense = await denseSearch(
+    indexes,
+    index,
+    question,
+    hybrid.source,
+    { scope: options.scope?.replace(/\/+$/, '') || undefined, ...filters(options) },
+    depth,
+  );
+  Object.assign(stats, dense.stats);
+  const fusion = hybrid.fusion ?? DEFAULT_FUSION;
+  const fused = reciprocalRankFusion(
+    lexical.slice(0, depth).map((r) => r.hit.path),
+    dense.hits.map((h) => h.path),
+    fusion,
+  ).slice(0, limit);
+  const byPath = new Map(lexical.map((r) => [r.hit.path, r]));
+  const denseByPath = new Map(dense.hits.map((h) => [h.path, h]));
+  const best = bestFusedScore(fusion);
+  const hits: SearchHit[] = fused.map(({ key, score }) => {
+    const lexicalHit = byPath.get(key)?.hit;
+    const denseHit = denseByPath.get(key)!;
+    return lexicalHit
+      ? { ...lexicalHit, score: score / best }
+      : { path: key, title: denseHit.title, blob: denseHit.blob, score: score / best, matched: { terms: [], fields: [] } };
+  });
+  const denseOnly = hits.filter((h) => !byPath.has(h.path));
+  const markdown = new Map((await renderedHits(indexes, index, denseOnly)).map((r) => [r.hit.path, r.markdown]));
+  return {
+    rendered: hits.map((hit) => ({ hit, markdown: byPath.get(hit.path)?.markdown ?? markdown.get(hit.path) ?? '' })),
+    denseOnly: denseOnly.length,
+  };
+}
+
 /** `brv query`: ranked topics rendered for an agent, in ByteRover's tool-mode JSON shape. */
 export async function queryTopics(
   indexes: TreeIndexStore,
@@ -237,13 +350,13 @@ export async function queryTopics(
   const limit = clampLimit(options.limit, 10);
   // Re-rank a few more candidates than asked for by their best passage (see passages.ts).
   const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
-  const { totalFound, info } = found;
-  const rendered = rerankByPassage(found.rendered, text, options).slice(0, limit);
+  const { info } = found;
+  const { rendered, totalFound, hybrid } = await finalRanking(indexes, found, text, limit, options);
   const matchedDocs: MatchedDoc[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
-    score: normalized(hit.score),
+    score: hybrid?.ran ? Math.round(hit.score * 10000) / 10000 : normalized(hit.score),
     format: 'html',
     rendered_md: markdown,
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
@@ -263,6 +376,7 @@ export async function queryTopics(
       skippedTopics: info.skippedTopics,
       commit: snapshot.commit?.oid,
       index: info,
+      ...(hybrid ? { hybrid } : {}),
     },
   };
 }
@@ -277,13 +391,13 @@ export async function searchTopics(
   const text = checkQuestion(question);
   const limit = clampLimit(options.limit, 10);
   const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
-  const { totalFound, info } = found;
-  const rendered = rerankByPassage(found.rendered, text, options).slice(0, limit);
+  const { info } = found;
+  const { rendered, totalFound, hybrid } = await finalRanking(indexes, found, text, limit, options);
   const results: SearchResultItem[] = rendered.map(({ hit, markdown }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
-    score: normalized(hit.score),
+    score: hybrid?.ran ? Math.round(hit.score * 10000) / 10000 : normalized(hit.score),
     excerpt: excerpt(plainText(markdown), hit.matched.terms),
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
@@ -294,6 +408,7 @@ export async function searchTopics(
     skippedTopics: info.skippedTopics,
     commit: snapshot.commit?.oid,
     index: info,
+    ...(hybrid ? { hybrid } : {}),
   };
 }
 

@@ -1,6 +1,14 @@
 // Small and pure: merging with knowledge sources costs no extra module load on the query path.
 import { federateQuery, federateSearch, type FederatedQueryResult, type FederatedSearchResult } from '../query/federate.js';
-import type { QueryOptions, QueryResult as LocalQueryResult, SearchResult as LocalSearchResult } from '../query/query-topics.js';
+import type {
+  HybridOptions,
+  QueryOptions,
+  QueryResult as LocalQueryResult,
+  SearchResult as LocalSearchResult,
+} from '../query/query-topics.js';
+import type { DenseSource } from '../query/dense.js';
+import { DEFAULT_FUSION, type FusionOptions } from '../query/fusion.js';
+import type { LlmClient, LlmUsage } from '../llm/client.js';
 import type { SkippedTopic, TreeCompaction, TreeIndexStore } from '../query/tree-index.js';
 import { startDetached } from '../git/detached.js';
 import type { Snapshot } from '../store/context-store.js';
@@ -8,20 +16,33 @@ import { BrvError } from '../errors.js';
 import { normalizeTopicPath, topicPathFromBlobPath } from '../topic/path.js';
 import path from 'node:path';
 import type { RepositoryContext } from './context.js';
-import type { LlmUsage } from '../llm/client.js';
 
-export interface QueryRequest extends QueryOptions {
+export interface QueryRequest extends Omit<QueryOptions, 'hybrid'> {
   question: string;
   /** A revision of the brv branch; knowledge sources are then left out. */
   at?: string;
+  /**
+   * Hybrid retrieval (the lexical ranking fused with embedding similarity) when the connected
+   * provider has an embedding model: undefined follows the `retrieval.hybrid` setting, false forces
+   * the lexical ranking (`--lexical`), true asks for hybrid whatever the setting. Without an
+   * embedding model it is always lexical, and nothing of the model layer is loaded.
+   */
+  hybrid?: boolean;
+  /** Progress while a hybrid query embeds topics the cache does not hold yet: done of total. */
+  onEmbedProgress?: (done: number, total: number) => void;
+  /** Internal, for measurement (bench/locomo.ts --hybrid), not a CLI flag: fusion parameters instead of the defaults. */
+  fusion?: Partial<FusionOptions> & { depth?: number };
 }
 
 /** ByteRover's `query` JSON; with knowledge sources, every doc says where it came from. */
-export type QueryResult = LocalQueryResult | FederatedQueryResult;
+export type QueryResult = (LocalQueryResult | FederatedQueryResult) & {
+  /** A hybrid query's embedding model usage (tokens, requests, cost): only when the model was called. */
+  usage?: LlmUsage;
+};
 
 export type SearchRequest = QueryRequest;
 
-export type SearchResult = LocalSearchResult | FederatedSearchResult;
+export type SearchResult = (LocalSearchResult | FederatedSearchResult) & { usage?: LlmUsage };
 
 export interface SkippedTopicsRequest {
   at?: string;
@@ -68,6 +89,20 @@ export interface CompactIndexResult {
   indexes: IndexCompactionReport[];
 }
 
+/** What `embedTopics` did: 'off' when no embedding model is connected or `retrieval.hybrid` is off. */
+export interface EmbedTopicsResult {
+  status: 'done' | 'off' | 'failed';
+  /** The embedding model (`provider model`). */
+  model?: string;
+  /** Topics embedded now, already cached, and vectors of blobs no longer in the tree dropped from the cache. */
+  embeddedTopics: number;
+  cachedTopics: number;
+  droppedVectors: number;
+  /** 'failed': why (the provider's error); nothing else changed. */
+  failure?: { error: string; message: string };
+  usage?: LlmUsage;
+}
+
 export interface StartIndexMaintenanceRequest {
   /**
    * How to run brv again: the program and the arguments before the command words (the CLI:
@@ -101,20 +136,99 @@ function checkScope(scope: string | undefined): void {
   if (!normalized.ok) throw new BrvError(normalized.error.kind, normalized.error.message);
 }
 
+function queryOptions(request: QueryRequest, hybrid: HybridOptions | undefined): QueryOptions {
+  const { hybrid: _wanted, onEmbedProgress: _progress, fusion, ...options } = request;
+  if (!hybrid) return options;
+  const { depth, ...weights } = fusion ?? {};
+  return {
+    ...options,
+    hybrid: {
+      source: hybrid.source,
+      ...(fusion ? { fusion: { ...DEFAULT_FUSION, ...weights } } : {}),
+      ...(depth === undefined ? {} : { depth }),
+    },
+  };
+}
+
+/** A hybrid query's model usage in its result (`usage`, the model layer's convention for JSON output). */
+function withUsage<R extends object>(result: R, usage: LlmUsage | undefined): R & { usage?: LlmUsage } {
+  return usage && usage.requests > 0 ? { ...result, usage } : result;
+}
+
 /** Ranked retrieval over this repository's topics and every knowledge source's (`brv source add`). */
 export class Retrieval {
   constructor(private readonly ctx: RepositoryContext) {}
 
   /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
   async query(request: QueryRequest): Promise<QueryResult> {
-    const { queryTopics } = await import('../query/query-topics.js');
-    return this.federated(request, (indexes, snapshot) => queryTopics(indexes, snapshot, request.question, request), federateQuery);
+    const [{ queryTopics }, hybrid] = await Promise.all([import('../query/query-topics.js'), this.hybridOptions(request)]);
+    const options = queryOptions(request, hybrid);
+    const result = await this.federated(
+      request,
+      (indexes, snapshot) => queryTopics(indexes, snapshot, request.question, options),
+      federateQuery,
+    );
+    return hybrid ? withUsage(result, hybrid.usage()) : result;
   }
 
   /** Paths, titles, scores and excerpts for a question (knowledge sources included, as for query). */
   async search(request: SearchRequest): Promise<SearchResult> {
-    const { searchTopics } = await import('../query/query-topics.js');
-    return this.federated(request, (indexes, snapshot) => searchTopics(indexes, snapshot, request.question, request), federateSearch);
+    const [{ searchTopics }, hybrid] = await Promise.all([import('../query/query-topics.js'), this.hybridOptions(request)]);
+    const options = queryOptions(request, hybrid);
+    const result = await this.federated(
+      request,
+      (indexes, snapshot) => searchTopics(indexes, snapshot, request.question, options),
+      federateSearch,
+    );
+    return hybrid ? withUsage(result, hybrid.usage()) : result;
+  }
+
+  /**
+   * The dense side of a hybrid query, or undefined for a lexical one: no embedding model connected
+   * (only the connection file is read, no model code loaded), `--lexical`, or `retrieval.hybrid`
+   * off. A model that cannot be opened (no key, unknown model) still makes a hybrid source whose
+   * embedding fails, so the query answers lexically with the reason in `metadata.hybrid.fallback`.
+   */
+  private async hybridOptions(
+    request: QueryRequest,
+  ): Promise<(HybridOptions & { usage: () => LlmUsage | undefined; model: string }) | undefined> {
+    if (request.hybrid === false) return undefined;
+    const active = await this.ctx.llmConnection();
+    const embeddingModel = active?.connection.embeddingModel;
+    if (!active || !embeddingModel) return undefined;
+    if (request.hybrid === undefined) {
+      const { readSettings } = await import('../settings/settings.js');
+      if (!(await readSettings(this.ctx.repo))['retrieval.hybrid']) return undefined;
+    }
+    const { EmbeddingCache } = await import('../query/embedding-cache.js');
+    const cache = EmbeddingCache.forRepository(this.ctx.repo.location.commonDir, {
+      provider: active.connection.provider,
+      model: embeddingModel,
+      ...(active.connection.baseUrl ? { baseUrl: active.connection.baseUrl } : {}),
+    });
+    let client: LlmClient | undefined;
+    // The client is the context's (a long-lived server's queries share it): usage is counted from here.
+    let before: LlmUsage | undefined;
+    const opened = this.ctx.llm().then((c) => {
+      before = c?.usage();
+      return (client = c);
+    });
+    opened.catch(() => {});
+    const source: DenseSource = {
+      cache,
+      embed: async (texts) => {
+        const model = await opened;
+        if (!model?.hasEmbeddings)
+          throw new BrvError('no-provider', `The connected provider has no embedding model; brv answers lexically.`);
+        return model.embed(texts);
+      },
+      ...(request.onEmbedProgress ? { onProgress: request.onEmbedProgress } : {}),
+    };
+    return {
+      source,
+      usage: () => client && (before ? usageSince(before, client.usage()) : client.usage()),
+      model: `${active.connection.provider} ${embeddingModel}`,
+    };
   }
 
   /** Every topic path with its title, from the search index (built if needed): no topic blob is parsed twice. */
@@ -189,6 +303,49 @@ export class Retrieval {
     } finally {
       await lock.releaseLock(file, token);
     }
+  }
+
+  /**
+   * Embeds the topics of the branch tip that the embedding cache does not hold yet, and drops the
+   * vectors of blobs no longer in it (the cache stays bounded by the tree): the work the first hybrid
+   * query after many new topics would do, done ahead by `brv maintenance`. Knowledge sources are
+   * left to the queries that read them. Never throws for the provider: 'failed' says why.
+   */
+  async embedTopics(): Promise<EmbedTopicsResult> {
+    const nothing = { embeddedTopics: 0, cachedTopics: 0, droppedVectors: 0 };
+    const hybrid = await this.hybridOptions({ question: '' });
+    if (!hybrid) return { status: 'off', ...nothing };
+    const [indexes, snapshot, dense] = await Promise.all([
+      this.ctx.indexes(),
+      this.ctx.snapshotFor(undefined),
+      import('../query/dense.js'),
+    ]);
+    const index = await indexes.open(snapshot.commit?.tree);
+    const docs = dense.liveDocuments(index);
+    const stats = { embeddedTopics: 0, cachedTopics: 0, requests: 0 };
+    const model = hybrid.model;
+    try {
+      await dense.topicVectors(indexes, index, docs, hybrid.source, stats);
+    } catch (error) {
+      if (!(error instanceof BrvError)) throw error;
+      return {
+        status: 'failed',
+        model,
+        ...nothing,
+        embeddedTopics: stats.embeddedTopics,
+        failure: { error: error.kind, message: error.message },
+      };
+    }
+    const { dropped } = hybrid.source.cache.retain(new Set(docs.map((d) => d.blob)));
+    const usage = hybrid.usage();
+    return {
+      status: 'done',
+      model,
+      embeddedTopics: stats.embeddedTopics,
+      cachedTopics: stats.cachedTopics,
+      droppedVectors: dropped,
+      ...(usage && usage.requests > 0 ? { usage } : {}),
+    };
   }
 
   /**

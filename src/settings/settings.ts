@@ -54,6 +54,7 @@ export interface EffectiveSettings {
   'hooks.preCommit': 'warn' | 'block';
   'llm.timeout': number;
   'llm.retries': number;
+  'retrieval.hybrid': boolean;
 }
 
 /**

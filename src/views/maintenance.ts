@@ -1,4 +1,4 @@
-import type { CompactIndexResult } from '../service/retrieval.js';
+import type { CompactIndexResult, EmbedTopicsResult } from '../service/retrieval.js';
 import { shortOid } from './format.js';
 
 /** `brv maintenance`: one line per search index it looked at. */
@@ -15,4 +15,13 @@ export function maintenanceText(result: CompactIndexResult): string {
       return `${which}: ${cached}${index.segmentsBefore} segment${index.segmentsBefore === 1 ? '' : 's'}, not due for compaction.`;
     })
     .join('\n');
+}
+
+/** `brv maintenance` with an embedding model connected: what the topic embeddings cost. */
+export function embeddingsText(result: EmbedTopicsResult): string {
+  if (result.status === 'off') return 'Topic embeddings: no embedding model connected.';
+  if (result.status === 'failed')
+    return `Topic embeddings (${result.model}): failed, ${result.failure?.error}: ${result.failure?.message} Queries answer lexically meanwhile.`;
+  const dropped = result.droppedVectors > 0 ? `, dropped ${result.droppedVectors} of topics no longer in the tree` : '';
+  return `Topic embeddings (${result.model}): embedded ${result.embeddedTopics}, ${result.cachedTopics} already cached${dropped}.`;
 }

@@ -52,6 +52,9 @@ test('list shows every setting with its default, type and description', async (t
       choices: ['warn', 'block'],
       description: SETTINGS[2]!.description,
     },
+    { key: 'llm.timeout', value: 60, default: 60, source: 'default', type: 'int', description: SETTINGS[3]!.description },
+    { key: 'llm.retries', value: 2, default: 2, source: 'default', type: 'int', description: SETTINGS[4]!.description },
+    { key: 'retrieval.hybrid', value: false, default: false, source: 'default', type: 'bool', description: SETTINGS[5]!.description },
   ]);
   // `brv settings` alone lists too; the text form names each key with its value and source.
   const bare = await brvJson(repo, ['settings'], { env });
@@ -146,7 +149,10 @@ test('unknown keys and invalid values exit 1 with a message naming the key; noth
   ]) {
     const text = await brv(repo, ['settings', ...args], { env });
     t.is(text.exitCode, 1, args.join(' '));
-    t.regex(text.stderr, /Unknown setting "review\.enable"\. Known settings: review\.enabled, review\.gate, hooks\.preCommit\./);
+    t.regex(
+      text.stderr,
+      /Unknown setting "review\.enable"\. Known settings: review\.enabled, review\.gate, hooks\.preCommit, llm\.timeout, llm\.retries, retrieval\.hybrid\./,
+    );
     const json = await brvJson(repo, ['settings', ...args], { env });
     t.is(json.exitCode, 1);
     t.false(json.json!.success);

@@ -34,14 +34,14 @@ export interface LlmServer {
   reply(...items: Array<Scripted | ((request: RecordedRequest) => Scripted)>): void;
   /** The reply when the queue is empty (default: a 500 naming the empty script). */
   fallback: Scripted | ((request: RecordedRequest) => Scripted);
-  /** Queue replies for the next embedding requests. */
-  replyEmbeddings(...items: Scripted[]): void;
+  /** Queue replies for the next embedding requests (or functions of the request, e.g. vectors by input text). */
+  replyEmbeddings(...items: Array<Scripted | ((request: RecordedRequest) => Scripted)>): void;
   close(): Promise<void>;
 }
 
 export async function startLlmServer(): Promise<LlmServer> {
   const queue: Array<Scripted | ((request: RecordedRequest) => Scripted)> = [];
-  const embeddingQueue: Scripted[] = [];
+  const embeddingQueue: Array<Scripted | ((request: RecordedRequest) => Scripted)> = [];
   const sockets = new Set<import('node:net').Socket>();
   const state: LlmServer = {
     url: '',
@@ -72,7 +72,8 @@ export async function startLlmServer(): Promise<LlmServer> {
     }
     if (path.endsWith('/embeddings')) {
       const inputs: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? '')];
-      const scripted = embeddingQueue.shift() ?? { embeddings: inputs.map((t) => hashedEmbedding(t)) };
+      const next = embeddingQueue.shift() ?? { embeddings: inputs.map((t) => hashedEmbedding(t)) };
+      const scripted = typeof next === 'function' ? next(request) : next;
       if (!('embeddings' in scripted)) return send(res, scripted, false, body?.model);
       return json(res, 200, {
         object: 'list',
@@ -179,7 +180,7 @@ function promptOf(body: any): string {
 }
 
 /** A deterministic embedding: words hashed into 64 buckets, normalised (similar texts, similar vectors). */
-function hashedEmbedding(text: string, dimensions = 64): number[] {
+export function hashedEmbedding(text: string, dimensions = 64): number[] {
   const vector = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     let h = 2166136261;

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
-import { maintenanceText } from '../../views/maintenance.js';
+import { embeddingsText, maintenanceText } from '../../views/maintenance.js';
 
 interface MaintenanceOptions extends GlobalOptions {
   lockToken?: string;
@@ -14,7 +14,7 @@ interface MaintenanceOptions extends GlobalOptions {
  */
 export const maintenanceCommand: CommandModule<GlobalOptions, MaintenanceOptions> = {
   command: 'maintenance',
-  describe: 'Compact the search indexes that are due (queries start this in the background)',
+  describe: 'Compact the search indexes that are due and embed new topics for hybrid retrieval (queries start this in the background)',
   builder: (y) =>
     y.option('lock-token', {
       type: 'string',
@@ -24,7 +24,10 @@ export const maintenanceCommand: CommandModule<GlobalOptions, MaintenanceOptions
   handler: (argv) =>
     withBrv('maintenance', argv, async (brv) => {
       const result = await brv.retrieval.compactIndex(argv.lockToken === undefined ? {} : { lockToken: argv.lockToken });
-      if (argv.format === 'json') return printJson('maintenance', true, result);
+      // With an embedding model connected: the topic embeddings hybrid queries need, computed ahead.
+      const embeddings = await brv.retrieval.embedTopics();
+      if (argv.format === 'json') return printJson('maintenance', true, { ...result, embeddings });
       printText(maintenanceText(result));
+      if (embeddings.status !== 'off') printText(embeddingsText(embeddings));
     }),
 };

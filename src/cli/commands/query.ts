@@ -5,6 +5,7 @@ import { checkNumbers, type OptionTable } from '../options.js';
 import { printJson, printText } from '../output.js';
 import { queryText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
+import { hybridNotes } from '../../views/hybrid.js';
 import type { Brv } from '../../service/brv.js';
 
 interface QueryOptions extends RetrievalOptions {
@@ -40,6 +41,8 @@ export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
         const result = await brv.retrieval.query({ question, ...options });
         if (argv.format === 'json') printJson('query', true, result);
         else printText(queryText(result));
+        for (const line of hybridNotes(result.metadata.hybrid, result.usage, argv.format === 'json' ? 'json' : 'text'))
+          process.stderr.write(`${line}\n`);
         await maintainInBackground(brv, result.metadata.index.compaction, argv.C);
       },
       // Load the search engine and index reader while git discovers the repository (the service

@@ -4,6 +4,7 @@ import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../re
 import { printJson, printText } from '../output.js';
 import { searchText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
+import { hybridNotes } from '../../views/hybrid.js';
 
 export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
   command: 'search <question..>',
@@ -18,6 +19,8 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         const result = await brv.retrieval.search({ question, ...options });
         if (argv.format === 'json') printJson('search', true, result);
         else printText(searchText(result));
+        for (const line of hybridNotes(result.hybrid, result.usage, argv.format === 'json' ? 'json' : 'text'))
+          process.stderr.write(`${line}\n`);
         await maintainInBackground(brv, result.index.compaction, argv.C);
       },
       // Load the search engine and index reader while git discovers the repository (the service
