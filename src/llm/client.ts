@@ -4,8 +4,6 @@ import { printable } from '../topic/printable.js';
 import { DEFAULT_POLICY, type CallPolicy } from './policy.js';
 import { costOf, type Price } from './prices.js';
 
-export { DEFAULT_POLICY, type CallPolicy } from './policy.js';
-
 /** What one command spent: the `usage` of `--format json` and the token line on stderr. */
 export interface LlmUsage {
   provider: string;

@@ -1,7 +1,8 @@
 import { BrvError } from '../errors.js';
 import { priceOf } from './catalog.js';
 import { ENV_KEY, type ActiveConnection } from './active.js';
-import { LlmClient, type CallPolicy } from './client.js';
+import { LlmClient } from './client.js';
+import type { CallPolicy } from './policy.js';
 import { describeKeySource, type KeyStore } from './keys.js';
 import { embeddingModel, languageModel, loadProvider } from './models.js';
 

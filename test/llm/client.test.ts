@@ -1,7 +1,8 @@
 import test from 'ava';
 import { APICallError } from 'ai';
 import { MockEmbeddingModelV3, MockLanguageModelV3, simulateReadableStream } from 'ai/test';
-import { LlmClient, type CallPolicy } from '../../src/llm/client.js';
+import { LlmClient } from '../../src/llm/client.js';
+import type { CallPolicy } from '../../src/llm/policy.js';
 import { BrvError } from '../../src/errors.js';
 import { startLlmServer } from '../helpers/llm-server.js';
 import { activeConnection } from '../../src/llm/active.js';
