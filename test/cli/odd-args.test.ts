@@ -55,7 +55,9 @@ const CASES: Array<[string[], number]> = [
   [['hooks', 'run', 'bogus'], USAGE],
   // ByteRover's commands get a hint, not a misspelling guess.
   [['pull'], USAGE],
-  [['dream'], USAGE],
+  [['hub'], USAGE],
+  [['dream', '--max', '0'], USAGE],
+  [['dream', '--kinds', 'bogus'], USAGE],
   // --format garbage.
   [['status', '--format', 'xml'], USAGE],
   [['status', '--format'], USAGE],

@@ -55,7 +55,7 @@ test('readSettings: defaults, git spellings and key matching, the last value win
       g.close();
     }
   };
-  const llm = { 'llm.timeout': 60, 'llm.retries': 2 };
+  const llm = { 'llm.timeout': 60, 'llm.retries': 2, 'retrieval.hybrid': false };
   t.deepEqual(await read(), { 'review.enabled': true, 'review.gate': false, 'hooks.preCommit': 'warn', ...llm });
 
   await git(repo, 'config', 'brv.review.enabled', 'off');
@@ -77,5 +77,6 @@ test('readSettings: defaults, git spellings and key matching, the last value win
     'hooks.preCommit': 'warn',
     'llm.timeout': 60,
     'llm.retries': 3,
+    'retrieval.hybrid': false,
   });
 });
