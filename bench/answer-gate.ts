@@ -8,14 +8,10 @@
  *
  *   node --import tsx bench/answer-gate.ts [path-to-locomo10.json]
  */
-import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { loadLocomo } from './lib/locomo-data.js';
+import { withImportedConversation } from './lib/locomo-run.js';
 import { generateTopics } from './lib/locomo-topics.js';
 import { measuredSource } from './lib/report.js';
-import { openBrv } from '../test/helpers/service.js';
 import { questionWords } from '../src/query/question.js';
 
 await measuredSource();
@@ -23,44 +19,26 @@ const conversations = await loadLocomo(process.argv[2] ?? '../shared/bench-data/
 const rows: Array<{ kind: string; top: number; coverage: number }> = [];
 for (const [i, conversation] of conversations.entries()) {
   const topics = generateTopics(conversation.dialogue, 'session');
-  const work = await mkdtemp(path.join(tmpdir(), 'brv-answer-gate-'));
-  try {
-    const repo = path.join(work, 'repo');
-    const folder = path.join(work, 'topics');
-    await mkdir(repo);
-    await execa('git', ['init', '-q', repo]);
-    for (const topic of topics) {
-      const file = path.join(folder, `${topic.path}.html`);
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, topic.html);
+  await withImportedConversation(conversation.dialogue, topics, async ({ brv }) => {
+    const other = conversations[(i + 5) % conversations.length]!;
+    const asked = [
+      ...conversation.questions.map((q) => ({ q, kind: q.category === 5 ? 'own, adversarial (5)' : 'own, answerable (1-4)' })),
+      ...other.questions.map((q) => ({ q, kind: 'another conversation' })),
+    ];
+    for (const { q, kind } of asked) {
+      const result = await brv.retrieval.query({ question: q.question, limit: 5 });
+      const words = questionWords(q.question);
+      const terms = new Set(words.map((w) => w.term)).size || 1;
+      const coverage = Math.max(
+        0,
+        ...result.matchedDocs.map((d) => {
+          const matched = new Set(d.matched.terms);
+          return new Set(words.filter((w) => matched.has(w.original)).map((w) => w.term)).size / terms;
+        }),
+      );
+      rows.push({ kind, top: result.metadata.topScore, coverage });
     }
-    const brv = await openBrv(repo);
-    try {
-      await brv.knowledge.importTree({ directory: folder }, {});
-      const other = conversations[(i + 5) % conversations.length]!;
-      const asked = [
-        ...conversation.questions.map((q) => ({ q, kind: q.category === 5 ? 'own, adversarial (5)' : 'own, answerable (1-4)' })),
-        ...other.questions.map((q) => ({ q, kind: 'another conversation' })),
-      ];
-      for (const { q, kind } of asked) {
-        const result = await brv.retrieval.query({ question: q.question, limit: 5 });
-        const words = questionWords(q.question);
-        const terms = new Set(words.map((w) => w.term)).size || 1;
-        const coverage = Math.max(
-          0,
-          ...result.matchedDocs.map((d) => {
-            const matched = new Set(d.matched.terms);
-            return new Set(words.filter((w) => matched.has(w.original)).map((w) => w.term)).size / terms;
-          }),
-        );
-        rows.push({ kind, top: result.metadata.topScore, coverage });
-      }
-    } finally {
-      brv.close();
-    }
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  });
 }
 for (const kind of [...new Set(rows.map((r) => r.kind))]) {
   const of = rows.filter((r) => r.kind === kind);

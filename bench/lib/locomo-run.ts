@@ -196,12 +196,21 @@ export interface ImportedConversation {
  * and everything is removed afterwards. bench/locomo.ts and bench/locomo-qa.ts build their
  * repositories this way.
  */
-export async function withImportedConversation<R>(
+export function withImportedConversation<R>(
   dialogue: Dialogue,
   topics: readonly GeneratedTopic[],
   use: (imported: ImportedConversation) => Promise<R>,
 ): Promise<R> {
-  const work = await mkdtemp(path.join(tmpdir(), `brv-locomo-${dialogue.sampleId.replace(/[^\w-]/g, '_')}-`));
+  return withImportedTopics(dialogue.sampleId, topics, use);
+}
+
+/** As withImportedConversation, for any generated topics; `name` labels the temporary folder and errors. */
+export async function withImportedTopics<R>(
+  name: string,
+  topics: readonly GeneratedTopic[],
+  use: (imported: ImportedConversation) => Promise<R>,
+): Promise<R> {
+  const work = await mkdtemp(path.join(tmpdir(), `brv-locomo-${name.replace(/[^\w-]/g, '_')}-`));
   try {
     const repoDir = path.join(work, 'repo');
     const folder = path.join(work, 'topics');
@@ -221,7 +230,7 @@ export async function withImportedConversation<R>(
       const importMs = performance.now() - importStart;
       if (!imported.ok || imported.added.length !== topics.length) {
         const problems = imported.problems.slice(0, 3).map((p) => `${p.file}: ${p.errors.map((e) => e.message).join('; ')}`);
-        throw new Error(`${dialogue.sampleId}: import failed (${imported.added.length}/${topics.length} added). ${problems.join(' | ')}`);
+        throw new Error(`${name}: import failed (${imported.added.length}/${topics.length} added). ${problems.join(' | ')}`);
       }
       return await use({ repoDir, brv, topicBytes, importMs });
     } finally {

@@ -1,12 +1,9 @@
-import test, { type ExecutionContext } from 'ava';
-import { render } from 'ink-testing-library';
-import { createElement } from 'react';
-import { App, type RefChange } from '../../src/tui/app.js';
-import { InputHistory } from '../../src/tui/input-history.js';
+import test from 'ava';
 import { threeTopics } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
-import { cleanup, curateTopic, reply, showTopic } from '../helpers/repo.js';
-import { openBrv, testService } from '../helpers/service.js';
+import { curateTopic, reply, showTopic } from '../helpers/repo.js';
+import { openBrv } from '../helpers/service.js';
+import { mountApp } from '../helpers/tui-app.js';
 
 // The REPL as a component, in ink's test renderer, against a real repository through the real
 // service. The pseudo-terminal end to end (a real `brv`, tmux) is test/tui/terminal.test.ts.
@@ -17,58 +14,9 @@ const DOWN = '\u001b[B';
 const TAB = '\t';
 const CTRL_C = '\u0003';
 
-/** The App on `repo` (closed, and the repository removed, when the test ends). */
-function mount(t: ExecutionContext, repo: string, options: { noColor?: boolean; history?: string[] } = {}) {
-  const pool = testService.pool(repo, { serverName: 'brv tui' });
-  const listeners = new Set<(change: RefChange) => void>();
-  const saved: string[] = [];
-  let exited = 0;
-  const app = render(
-    createElement(App, {
-      context: { service: testService, brv: () => pool.resolve(undefined), actor: { agent: 'tui-test' }, cwd: repo },
-      history: new InputHistory(options.history ?? []),
-      saveHistory: (line: string) => saved.push(line),
-      subscribe: (listener: (change: RefChange) => void) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      noColor: options.noColor ?? false,
-      onExit: () => exited++,
-    }),
-  );
-  const frame = () => app.lastFrame() ?? '';
-  /** Waits until the screen shows `pattern` (the work behind it is real: git, the index). */
-  const see = async (pattern: RegExp, timeout = 15_000): Promise<string> => {
-    const start = Date.now();
-    while (!pattern.test(frame())) {
-      if (Date.now() - start > timeout) throw new Error(`never saw ${pattern}; the screen:\n${frame()}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return frame();
-  };
-  const type = async (text: string) => {
-    app.stdin.write(text);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  };
-  t.teardown(async () => {
-    app.unmount();
-    await pool.close();
-    await cleanup(repo);
-  });
-  return {
-    app,
-    frame,
-    see,
-    type,
-    saved,
-    exits: () => exited,
-    change: (change: RefChange) => listeners.forEach((l) => l(change)),
-  };
-}
-
 test.serial('a question lists ranked topics; Enter opens one rendered; Esc goes back; the status line fills in', async (t) => {
   const repo = await threeTopics();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo);
   await ui.see(/3 topics · no reviews/);
   await ui.type('session tokens');
   await ui.type(ENTER);
@@ -91,7 +39,7 @@ test.serial('a question lists ranked topics; Enter opens one rendered; Esc goes 
 
 test.serial('slash commands: Tab completes, /ls and /vc log page their output, a mistake is said and nothing runs', async (t) => {
   const repo = await threeTopics();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo);
   await ui.see(/3 topics/);
   await ui.type('/l');
   await ui.type(TAB);
@@ -131,7 +79,7 @@ test.serial(
       }),
       ['--overwrite'],
     );
-    const ui = mount(t, repo);
+    const ui = mountApp(t, repo);
     await ui.see(/1 review pending/);
     await ui.type('/review');
     await ui.type(ENTER);
@@ -149,7 +97,7 @@ test.serial(
 
 test.serial('live: a change made elsewhere is announced and the open topic is read again', async (t) => {
   const repo = await threeTopics();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo);
   await ui.see(/3 topics/);
   await ui.type('/read ops/deploy');
   await ui.type(ENTER);
@@ -167,7 +115,7 @@ test.serial('live: a change made elsewhere is announced and the open topic is re
 
 test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twice leaves', async (t) => {
   const repo = await threeTopics();
-  const ui = mount(t, repo, { history: ['how do we deploy', '/ls ops', 'auth tokens'] });
+  const ui = mountApp(t, repo, { history: ['how do we deploy', '/ls ops', 'auth tokens'] });
   await ui.see(/3 topics/);
   await ui.type('\u001b[A');
   await ui.see(/› auth tokens$/m);
@@ -200,7 +148,7 @@ test.serial('/review <id> starts at that review; an id that is not pending is sa
   brv.close();
   t.is(tasks.length, 2);
   const [first, second] = tasks as [(typeof tasks)[0], (typeof tasks)[0]];
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo);
   await ui.see(/2 reviews pending/);
   await ui.type(`/review ${second.id.slice(0, 6)}`);
   await ui.type(ENTER);
@@ -214,7 +162,7 @@ test.serial('/review <id> starts at that review; an id that is not pending is sa
 
 test.serial('/curate: a topic from the guided template, checked as it is typed, written with Ctrl-S and opened', async (t) => {
   const repo = await threeTopics();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo);
   await ui.see(/3 topics/);
   await ui.type('/curate ../escape');
   await ui.type(ENTER);
@@ -246,7 +194,7 @@ test.serial('/curate: a topic from the guided template, checked as it is typed, 
 
 test.serial('a hostile commit (escapes, a bell, a bidi override in its subject and trailers) is drawn printable', async (t) => {
   const repo = await threeTopics();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo);
   await ui.see(/3 topics/);
   await plantTree(
     repo,

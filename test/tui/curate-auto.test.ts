@@ -1,13 +1,9 @@
-import test, { type ExecutionContext } from 'ava';
-import { render } from 'ink-testing-library';
+import test from 'ava';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createElement } from 'react';
-import { App, type RefChange } from '../../src/tui/app.js';
-import { InputHistory } from '../../src/tui/input-history.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
-import { cleanup, git, makeRepo, refTip, reply, showTopic } from '../helpers/repo.js';
-import { testService } from '../helpers/service.js';
+import { git, makeRepo, refTip, reply, showTopic } from '../helpers/repo.js';
+import { mountApp } from '../helpers/tui-app.js';
 
 // The REPL's model-driven /curate, in ink's test renderer against a real repository, the real
 // service and the scripted OpenAI-compatible server on loopback (the connection comes from the
@@ -48,42 +44,10 @@ async function repository(): Promise<string> {
   return repo;
 }
 
-function mount(t: ExecutionContext, repo: string) {
-  const pool = testService.pool(repo, { serverName: 'brv tui' });
-  const app = render(
-    createElement(App, {
-      context: { service: testService, brv: () => pool.resolve(undefined), actor: { agent: 'tui-test' }, cwd: repo },
-      history: new InputHistory([]),
-      saveHistory: () => {},
-      subscribe: (_listener: (change: RefChange) => void) => () => {},
-      noColor: true,
-    }),
-  );
-  const frame = () => app.lastFrame() ?? '';
-  const see = async (pattern: RegExp, timeout = 15_000): Promise<string> => {
-    const start = Date.now();
-    while (!pattern.test(frame())) {
-      if (Date.now() - start > timeout) throw new Error(`never saw ${pattern}; the screen:\n${frame()}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return frame();
-  };
-  const type = async (text: string) => {
-    app.stdin.write(text);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  };
-  t.teardown(async () => {
-    app.unmount();
-    await pool.close();
-    await cleanup(repo);
-  });
-  return { frame, see, type };
-}
-
 test.serial('with a model, /curate <text> @file: Tab completes the file, the model writes the topic, it opens', async (t) => {
   connect(true);
   const repo = await repository();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo, { noColor: true });
   await ui.see(/0 topics · no reviews/);
   // The work tree's files are listed in the background after the first paint.
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -115,7 +79,7 @@ test.serial('with a model, /curate <text> @file: Tab completes the file, the mod
 test.serial('with a model, Ctrl-C cancels a /curate mid-stream: nothing written, no session left', async (t) => {
   connect(true);
   const repo = await repository();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo, { noColor: true });
   await ui.see(/0 topics/);
   server.reply({ text: reply('ops/slow', 'Slow'), chunks: 40, chunkDelayMs: 150 });
   const requests = server.requests.length;
@@ -140,7 +104,7 @@ test.serial('with a model, Ctrl-C cancels a /curate mid-stream: nothing written,
 test.serial('without a model, /curate keeps the guided template, and words are not sent anywhere', async (t) => {
   connect(false);
   const repo = await repository();
-  const ui = mount(t, repo);
+  const ui = mountApp(t, repo, { noColor: true });
   await ui.see(/0 topics/);
   const requests = server.requests.length;
   await ui.type('/curate deploys use canaries');

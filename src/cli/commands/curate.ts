@@ -5,6 +5,7 @@ import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, printJson, printText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
 import type { OptionTable } from '../options.js';
+import { readStdin } from '../stdin.js';
 
 interface CurateOptions extends GlobalOptions {
   intent?: string;
@@ -109,7 +110,8 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
               overwrite: argv.overwrite,
               htmlFile: argv['html-file'],
               // `--html-file -`: the topic comes on standard input.
-              htmlStdin: argv['html-file'] === '-' ? await readStdin() : undefined,
+              // A bound well above any topic's limit (the service reports what is too large).
+              htmlStdin: argv['html-file'] === '-' ? await readStdin(64 * 1024 * 1024) : undefined,
               meta: argv.meta,
             },
             cliActor(),
@@ -138,18 +140,6 @@ async function selfDriven(brv: Brv, argv: CurateOptions): Promise<boolean> {
   if (argv.auto === false || argv.format === 'json') return false;
   if (PROTOCOL_FLAGS.some((flag) => argv[flag] !== undefined)) return false;
   return (await brv.knowledge.modelConnection()) !== undefined;
-}
-
-/** Standard input, up to a bound well above any topic's limit (the service reports what is too large). */
-async function readStdin(limit = 64 * 1024 * 1024): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > limit) break;
-  }
-  return Buffer.concat(chunks);
 }
 
 /**

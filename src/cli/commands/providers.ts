@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import type { KeyStorage, Providers } from '../../service/service.js';
 import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
+import { readStdin } from '../stdin.js';
 
 interface SubOptions extends GlobalOptions {
   command?: string;
@@ -69,7 +70,7 @@ const connectCommand: CommandModule<GlobalOptions, ConnectOptions> = {
   handler: (argv) =>
     withProviders('providers connect', argv, async (providers) => {
       let apiKey = argv['api-key'];
-      if (apiKey === '-') apiKey = (await readStdin()).trim();
+      if (apiKey === '-') apiKey = (await readStdin(64 * 1024)).toString('utf8').trim();
       else if (apiKey !== undefined && argv.format === 'text') {
         note('warning: a key given on the command line can stay in your shell history; --api-key - reads it from standard input.');
       } else if (apiKey === undefined && argv.format === 'text' && process.stdin.isTTY && process.stderr.isTTY) {
@@ -212,15 +213,4 @@ async function askForKey(providers: Providers, name: string): Promise<string | u
   const { readSecret } = await import('../secret-prompt.js');
   const key = (await readSecret(`API key for ${entry.name} (not shown; Enter to skip and use ${entry.keyVariables[0]}): `))?.trim();
   return key ? key : undefined;
-}
-
-async function readStdin(limit = 64 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > limit) break;
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
