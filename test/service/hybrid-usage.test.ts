@@ -1,18 +1,17 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { hashedEmbedding, startLlmServer, type RecordedRequest } from '../helpers/llm-server.js';
 import { cleanup, curateTopic, git, makeRepo, reply } from '../helpers/repo.js';
 import { openBrv } from '../helpers/service.js';
 
-// Serial: the tests point this process's environment at their own server.
-// A long-lived process (MCP, the web UI) answers many hybrid queries with one model client: each
-// result's usage is that query's, not the process's running tally.
-test.serial('each hybrid query reports its own usage when one process answers many', async (t) => {
+/** Two topics, hybrid on, this process's environment pointed at a fresh scripted server; all closed at the end. */
+async function hybridRepository(t: ExecutionContext) {
   const [repo, server] = await Promise.all([makeRepo(), startLlmServer()]);
   t.teardown(() => server.close());
   t.teardown(() => cleanup(repo));
   await curateTopic(repo, reply('security/auth', 'Auth tokens', '<bv-rule severity="must">Sign session tokens with RS256.</bv-rule>'));
   await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with blue-green switches.</bv-rule>'));
   await git(repo, 'config', 'brv.retrieval.hybrid', 'on');
+  await git(repo, 'config', 'brv.llm.retries', '0');
   Object.assign(process.env, {
     BRV_LLM_PROVIDER: 'openai-compatible',
     BRV_LLM_BASE_URL: server.url,
@@ -22,6 +21,14 @@ test.serial('each hybrid query reports its own usage when one process answers ma
   });
   const brv = await openBrv(repo);
   t.teardown(() => brv.close());
+  return { repo, server, brv };
+}
+
+// Serial: the tests point this process's environment at their own server.
+// A long-lived process (MCP, the web UI) answers many hybrid queries with one model client: each
+// result's usage is that query's, not the process's running tally.
+test.serial('each hybrid query reports its own usage when one process answers many', async (t) => {
+  const { brv } = await hybridRepository(t);
   const first = await brv.retrieval.query({ question: 'session tokens' });
   t.like(first.metadata.hybrid, { ran: true, embeddedTopics: 2, requests: 2 });
   t.is(first.usage?.requests, 2);
@@ -37,22 +44,7 @@ test.serial('each hybrid query reports its own usage when one process answers ma
 test.serial(
   'a model whose dimensions changed under the same name: the cached vectors are embedded again; a reply of mixed dimensions answers lexically',
   async (t) => {
-    const [repo, server] = await Promise.all([makeRepo(), startLlmServer()]);
-    t.teardown(() => server.close());
-    t.teardown(() => cleanup(repo));
-    await curateTopic(repo, reply('security/auth', 'Auth tokens', '<bv-rule severity="must">Sign session tokens with RS256.</bv-rule>'));
-    await curateTopic(repo, reply('ops/deploy', 'Deploys', '<bv-rule severity="must">Deploy with blue-green switches.</bv-rule>'));
-    await git(repo, 'config', 'brv.retrieval.hybrid', 'on');
-    await git(repo, 'config', 'brv.llm.retries', '0');
-    Object.assign(process.env, {
-      BRV_LLM_PROVIDER: 'openai-compatible',
-      BRV_LLM_BASE_URL: server.url,
-      BRV_LLM_MODEL: 'test-model',
-      BRV_LLM_API_KEY: 'sk-test-secret-0000',
-      BRV_LLM_EMBEDDING_MODEL: 'test-embedding',
-    });
-    const brv = await openBrv(repo);
-    t.teardown(() => brv.close());
+    const { brv, server, repo } = await hybridRepository(t);
     t.like((await brv.retrieval.query({ question: 'session tokens' })).metadata.hybrid, { ran: true, embeddedTopics: 2 });
     const inputs = (r: RecordedRequest): string[] => (Array.isArray(r.body.input) ? r.body.input : [r.body.input]);
     const narrow = (r: RecordedRequest) => ({ embeddings: inputs(r).map((text) => hashedEmbedding(text, 32)) });
