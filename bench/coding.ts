@@ -22,7 +22,7 @@ import { CODING_CATEGORIES, DEFAULT_CORPUS, loadCodingCorpus, missingJudgments, 
 import { CODING_COLUMNS, formatGradedAblation, formatGradedTable } from './lib/coding-report.js';
 import { runProject, type CodingQuestionRun, type ProjectRun } from './lib/coding-run.js';
 import { aggregateGraded } from './lib/graded-metrics.js';
-import { ablationConfigurations, hybridConfigurations, SPLITS, type Split, type Configuration } from './lib/locomo-ablate.js';
+import { chosenConfigurations, SPLITS, type Split, type Configuration } from './lib/locomo-ablate.js';
 import { percentile } from './lib/locomo-metrics.js';
 import { standInRetriever } from './lib/locomo-query.js';
 import { preferBrv, type RetrieverFactory } from './lib/locomo-run.js';
@@ -53,13 +53,7 @@ const retrieverFactory: RetrieverFactory =
     : values.retriever === 'stand-in'
       ? standInRetriever
       : fail(`Unknown --retriever ${values.retriever}.`);
-if (values.hybrid && !process.env.BRV_LLM_EMBEDDING_MODEL)
-  fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
-const configurations: Configuration[] = values.hybrid
-  ? hybridConfigurations(values['hybrid-grid'], values['fusion-k']?.split(',').map(Number), values['fusion-w']?.split(',').map(Number))
-  : values.ablate
-    ? ablationConfigurations()
-    : [{ label: 'default', ranking: undefined }];
+const configurations: Configuration[] = chosenConfigurations(values, fail);
 
 const source = await measuredSource();
 

@@ -29,15 +29,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CATEGORY_NAMES, loadLocomo, type Conversation } from './lib/locomo-data.js';
-import {
-  ablationConfigurations,
-  hybridConfigurations,
-  formatAblation,
-  splitConversations,
-  SPLITS,
-  type Split,
-  type Configuration,
-} from './lib/locomo-ablate.js';
+import { chosenConfigurations, formatAblation, splitConversations, SPLITS, type Split, type Configuration } from './lib/locomo-ablate.js';
 import { aggregate, percentile, type GroupResult } from './lib/locomo-metrics.js';
 import { standInRetriever } from './lib/locomo-query.js';
 import { BASELINES, COLUMNS, displayValue, formatTable } from './lib/locomo-report.js';
@@ -87,13 +79,7 @@ const haystack = values.haystack === undefined ? undefined : Number(values.hayst
 if (haystack !== undefined && !(haystack >= 1)) fail('--haystack takes a positive number of topics.');
 if (haystack !== undefined && values.variant !== 'session') fail('--haystack applies to --variant session.');
 const split = SPLITS.includes(values.split as Split) ? (values.split as Split) : fail(`Unknown --split ${values.split}.`);
-if (values.hybrid && !process.env.BRV_LLM_EMBEDDING_MODEL)
-  fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
-const configurations: Configuration[] = values.hybrid
-  ? hybridConfigurations(values['hybrid-grid'], values['fusion-k']?.split(',').map(Number), values['fusion-w']?.split(',').map(Number))
-  : values.ablate
-    ? ablationConfigurations()
-    : [{ label: 'default', ranking: undefined }];
+const configurations: Configuration[] = chosenConfigurations(values, fail);
 const retrieverFactory: RetrieverFactory =
   values.retriever === 'auto'
     ? preferBrv(standInRetriever)

@@ -35,7 +35,7 @@ export interface Configuration {
  * embedding model connected through the environment (BRV_LLM_PROVIDER, BRV_LLM_BASE_URL,
  * BRV_LLM_EMBEDDING_MODEL: bench/embedding-server.mjs).
  */
-export function hybridConfigurations(
+function hybridConfigurations(
   grid: boolean,
   ks: readonly number[] = [10, 30, 60, 120],
   weights: readonly number[] = [0.5, 1, 1.5],
@@ -56,6 +56,24 @@ export function hybridConfigurations(
     configurations.push({ label: 'dense alone', ranking: undefined, extra: { hybrid: true, fusion: { k: 60, denseWeight: 1000 } } });
   }
   return configurations;
+}
+
+/** The options that choose what a retrieval bench runs (shared by bench/locomo.ts and bench/coding.ts). */
+export interface ConfigurationOptions {
+  hybrid?: boolean;
+  'hybrid-grid'?: boolean;
+  'fusion-k'?: string;
+  'fusion-w'?: string;
+  ablate?: boolean;
+}
+
+/** The configurations the options ask for: --hybrid [--hybrid-grid …], --ablate, or the default ranking alone. */
+export function chosenConfigurations(values: ConfigurationOptions, fail: (message: string) => never): Configuration[] {
+  if (values.hybrid && !process.env.BRV_LLM_EMBEDDING_MODEL)
+    fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
+  const numbers = (text: string | undefined) => text?.split(',').map(Number);
+  if (values.hybrid) return hybridConfigurations(values['hybrid-grid'] ?? false, numbers(values['fusion-k']), numbers(values['fusion-w']));
+  return values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
 }
 
 /** Everything on, then each feature off alone, then everything off (plain BM25F). */
