@@ -20,7 +20,7 @@ export class RepositoryContext {
   readonly store: ContextStore;
   readonly sessions: SessionStore;
   private indexStore: Promise<TreeIndexStore> | undefined;
-  private llmClient: Promise<LlmClient | undefined> | undefined;
+  private llmClient: { key: string; client: Promise<LlmClient | undefined> } | undefined;
 
   constructor(
     readonly repo: GitRepository,
@@ -72,12 +72,25 @@ export class RepositoryContext {
 
   /**
    * The connected model (src/llm), or undefined when no provider is connected: features that can use
-   * one check this and behave exactly as without a model otherwise. Resolved once per context, lazily:
-   * nothing of the model layer is loaded by an operation that does not ask.
+   * one check this and behave exactly as without a model otherwise. Loaded lazily: nothing of the
+   * model layer is loaded by an operation that does not ask.
    */
-  llm(): Promise<LlmClient | undefined> {
-    this.llmClient ??= import('./llm.js').then((m) => m.repositoryClient(this.repo, this.host));
-    return this.llmClient;
+  async llm(): Promise<LlmClient | undefined> {
+    // A long-lived server (MCP, the dashboard, the TUI) sees a provider connected, switched or
+    // disconnected since its last call: the client is kept only while the connection is the same,
+    // and a failure (no key yet) is not kept at all.
+    const connection = await this.llmConnection();
+    const key = connection ? JSON.stringify([connection.from, connection.connection]) : '';
+    if (this.llmClient?.key !== key) {
+      const client = connection
+        ? import('./llm.js').then((m) => m.repositoryClient(this.repo, this.host, connection))
+        : Promise.resolve(undefined);
+      this.llmClient = { key, client };
+      client.catch(() => {
+        if (this.llmClient?.client === client) this.llmClient = undefined;
+      });
+    }
+    return this.llmClient.client;
   }
 
   /** Whether a model is connected, and which (reads one small file; loads no SDK). */

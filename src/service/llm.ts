@@ -3,7 +3,7 @@ import type { GlobalGitConfig } from '../git/global-config.js';
 import type { GitProcesses } from '../git/processes.js';
 import type { GitRepository } from '../git/repository.js';
 import type { ModelStatus } from '../doctor/doctor.js';
-import { brvConfigDir, ENV_KEY } from '../llm/active.js';
+import { brvConfigDir, ENV_KEY, type ActiveConnection } from '../llm/active.js';
 import type { LlmClient } from '../llm/client.js';
 import { DEFAULT_POLICY, type CallPolicy } from '../llm/policy.js';
 import { ProviderConfigFile } from '../llm/config.js';
@@ -22,10 +22,8 @@ export function callPolicy(settings: Pick<EffectiveSettings, 'llm.timeout' | 'll
   return { ...DEFAULT_POLICY, timeoutMs: settings['llm.timeout'] * 1000, maxRetries: settings['llm.retries'] };
 }
 
-/** The model client of an opened repository (its `llm.*` settings apply), or undefined when no provider is connected. */
-export async function repositoryClient(repo: GitRepository, host: Host): Promise<LlmClient | undefined> {
-  const active = await connectionOf(host);
-  if (!active) return undefined;
+/** The model client of an opened repository for the connection in use (its `llm.*` settings apply). */
+export async function repositoryClient(repo: GitRepository, host: Host, active: ActiveConnection): Promise<LlmClient> {
   const { keys } = llmStores(host, repo.processes);
   const [{ openClient }, settings] = await Promise.all([import('../llm/resolve.js'), readSettings(repo)]);
   return openClient(active, keys, callPolicy(settings));

@@ -104,3 +104,27 @@ test.serial('cancelled through its signal, before or during the call: llm-cancel
   t.is(await refTip(repo), undefined);
   t.deepEqual(await sessions(repo), []);
 });
+
+test('a long-lived service sees a provider connected later and a key fixed later: neither "none" nor a failure is kept', async (t) => {
+  const env: Record<string, string | undefined> = { ...process.env, BRV_LLM_PROVIDER: 'none' };
+  const service = new BrvService({ env, home: homedir(), platform: process.platform });
+  const repo = await makeRepo();
+  await git(repo, 'config', 'brv.llm.retries', '0');
+  const brv = await service.open(repo);
+  t.teardown(() => brv.close());
+  const kind = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (error: unknown) => (isBrvError(error) ? error.kind : String(error)),
+    );
+  t.is(await kind(brv.knowledge.curateAuto({ intent: 'deploys use canaries' }, {})), 'no-provider');
+  // Connected, but without its key.
+  Object.assign(env, { BRV_LLM_PROVIDER: 'anthropic', BRV_LLM_MODEL: 'test-model' });
+  t.is(await kind(brv.knowledge.curateAuto({ intent: 'deploys use canaries' }, {})), 'missing-api-key');
+  // Now the server the test scripts.
+  Object.assign(env, { BRV_LLM_PROVIDER: 'openai-compatible', BRV_LLM_BASE_URL: server.url, BRV_LLM_API_KEY: 'sk-test-0000' });
+  server.reply({ text: reply('ops/canary', 'Canaries', '<bv-rule severity="must">Deploys go out behind a canary.</bv-rule>') });
+  const done = await brv.knowledge.curateAuto({ intent: 'deploys use canaries' }, {});
+  t.is(done.status, 'done', JSON.stringify(done.errors));
+  t.truthy(await refTip(repo));
+});
