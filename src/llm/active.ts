@@ -58,7 +58,19 @@ export async function activeConnection(
   const { active, connections } = await config.read();
   const connection = connections.find((c) => c.provider === active);
   const spec = connection && findProvider(connection.provider);
-  return spec && connection ? { spec, connection, from: 'config' } : undefined;
+  if (!spec || !connection) return undefined;
+  if (connection.baseUrl !== undefined) {
+    // The file is the user's, but it is read as any input: no request goes to a URL `connect` would refuse.
+    try {
+      checkBaseUrl(connection.baseUrl);
+    } catch {
+      throw new BrvError(
+        'provider-config-unreadable',
+        `${config.path} names a base URL for ${spec.id} that is not http(s): fix it with brv providers connect ${spec.id} --base-url <url>.`,
+      );
+    }
+  }
+  return { spec, connection, from: 'config' };
 }
 
 export function requireProvider(name: string): ProviderSpec {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { brv, git, makeRepo, tempDir } from '../helpers/repo.js';
 import { startLlmServer } from '../helpers/llm-server.js';
@@ -203,4 +203,26 @@ test('brv doctor reports the model in use and where its key comes from, and a mi
   const warned = missing.json!.data.checks.find((c: { name: string }) => c.name === 'model');
   t.like(warned, { status: 'warn' });
   t.regex(warned.fix, /brv providers connect anthropic --api-key -/);
+});
+
+test('a damaged providers.json is refused with a typed error and its fix, whatever the command; a base URL connect would refuse is refused too', async (t) => {
+  const { run, dir } = await user();
+  await mkdir(dir, { recursive: true });
+  for (const junk of ['{not json', '[]', '{"connections": [{"provider": 3}]}', 'x'.repeat(300 * 1024)]) {
+    await writeFile(path.join(dir, 'providers.json'), junk);
+    const listed = await run(['providers', 'list', '--format', 'json']);
+    t.is(listed.exitCode, 1, junk.slice(0, 20));
+    t.is(listed.json!.data.error.kind, 'provider-config-unreadable');
+    t.regex(listed.json!.data.error.message, /Fix or delete it/);
+  }
+  await writeFile(
+    path.join(dir, 'providers.json'),
+    JSON.stringify({
+      active: 'openai-compatible',
+      connections: [{ provider: 'openai-compatible', model: 'm', baseUrl: 'file:///etc/passwd' }],
+    }),
+  );
+  const checked = await run(['providers', 'check', '--format', 'json']);
+  t.is(checked.json!.data.error.kind, 'provider-config-unreadable');
+  t.regex(checked.json!.data.error.message, /brv providers connect openai-compatible --base-url/);
 });
