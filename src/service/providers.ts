@@ -273,7 +273,7 @@ export class Providers {
 function nonEmpty(value: string | undefined, what: string): string | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  if (!text || text.length > 200 || /[\s\0]/.test(text))
+  if (!text || text.length > 200 || /[\s\u0000-\u001f\u007f-\u009f]/.test(text))
     throw new BrvError('usage', `The ${what} "${value.slice(0, 60)}" is not a model id.`);
   return text;
 }

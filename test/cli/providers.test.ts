@@ -226,3 +226,20 @@ test('a damaged providers.json is refused with a typed error and its fix, whatev
   t.is(checked.json!.data.error.kind, 'provider-config-unreadable');
   t.regex(checked.json!.data.error.message, /brv providers connect openai-compatible --base-url/);
 });
+
+test('terminal escapes in a hand-edited providers.json are shown printable, and refused as a model id', async (t) => {
+  const { run, dir } = await user();
+  await mkdir(dir, { recursive: true });
+  const evil = 'gpt\u001b]0;pwned\u0007\u001b[2J';
+  await writeFile(
+    path.join(dir, 'providers.json'),
+    JSON.stringify({ active: 'openai', connections: [{ provider: 'openai', model: evil }] }),
+  );
+  for (const args of [['providers'], ['model', 'list']]) {
+    const shown = await run(args);
+    t.is(shown.exitCode, 0, shown.stderr);
+    t.false(/[\u0000-\u0008\u000b-\u001f\u007f]/.test(shown.stdout), args.join(' '));
+  }
+  const refused = await run(['model', 'switch', evil, '--format', 'json']);
+  t.is(refused.json!.data.error.kind, 'usage');
+});
