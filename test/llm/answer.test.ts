@@ -126,7 +126,8 @@ async function withModel(brv: Brv, replies: string[]) {
     { language: mock.model },
     { timeoutMs: 5000, maxRetries: 0, maxReplyChars: 100_000 },
   );
-  (internals(brv) as unknown as { llmClient: Promise<LlmClient> }).llmClient = Promise.resolve(client);
+  // The repository's model, replaced by the mock (what ctx.llm() would open from the connection).
+  internals(brv).llm = async () => client;
   return mock;
 }
 
@@ -180,7 +181,7 @@ test('answer: nothing relevant retrieved → "not in the knowledge" with zero mo
 test('answer without a connected model: no-provider', async (t) => {
   const brv = await seeded();
   t.teardown(() => brv.close());
-  (internals(brv) as unknown as { llmClient: Promise<undefined> }).llmClient = Promise.resolve(undefined);
+  internals(brv).llm = async () => undefined;
   const error = await t.throwsAsync(brv.retrieval.answer({ question: 'how are tokens signed' }));
   t.is((error as { kind?: string }).kind, 'no-provider');
   t.regex(error!.message, /brv providers connect/);
