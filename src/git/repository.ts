@@ -270,8 +270,15 @@ export class GitRepository {
    * name a path twice: both entries are listed, as git stores them.
    */
   async listTreeBlobs(tree: string): Promise<TreeBlob[]> {
-    await this.requireModernGit();
-    const { stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objecttype) %(objectname) %(objectsize) %(path)', tree]);
+    let stdout: Buffer;
+    try {
+      ({ stdout } = await this.gitBuffer(['ls-tree', '-r', '-z', '--format=%(objecttype) %(objectname) %(objectsize) %(path)', tree]));
+    } catch (error) {
+      // `ls-tree --format` needs git 2.36: only when the listing fails is the version asked, so that
+      // the first query of a fetched tree starts one process fewer; an old git gets git-too-old.
+      if (error instanceof GitCommandError && /unknown option|usage:/i.test(error.stderr)) await this.requireModernGit();
+      throw error;
+    }
     if (stdout.length === 0) return [];
     const blobs: TreeBlob[] = [];
     for (const line of stdout.toString('utf8').split('\0')) {

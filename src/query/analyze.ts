@@ -94,6 +94,63 @@ function analyzeAscii(text: string): string[] {
   return terms;
 }
 
+/**
+ * The terms of an index build, numbered in first-seen order. `add` appends the ids of a text's terms
+ * (exactly `analyze(text)`, as ids) to a list. A word seen before in the build costs one map lookup
+ * by its lowercased form, instead of a lookup of its stem and another of the stem's id: the index
+ * build of a fetched tree analyses every word of every topic (bench/README.md, "Cold path, round 3").
+ */
+export class TermIds {
+  /** The term of each id. */
+  readonly terms: string[] = [];
+  private readonly ids = new Map<string, number>();
+  /** Lowercased ASCII word (before possessive removal and stemming) → its term's id, or -1 when it has none. */
+  private readonly words = new Map<string, number>();
+
+  /** The id of `term`, numbered now if it is new. */
+  idOf(term: string): number {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.ids.set(term, id);
+      this.terms.push(term);
+    }
+    return id;
+  }
+
+  /** Appends the ids of `text`'s terms to `out`, in order, repeats kept; returns how many. */
+  add(text: string, out: number[]): number {
+    const before = out.length;
+    if (!ASCII_ONLY.test(text)) {
+      for (const term of analyze(text)) out.push(this.idOf(term));
+      return out.length - before;
+    }
+    const lower = text.toLowerCase();
+    const length = lower.length;
+    let i = 0;
+    while (i < length) {
+      if (!isAsciiWordChar(lower.charCodeAt(i))) {
+        i++;
+        continue;
+      }
+      const start = i;
+      i = asciiWordEnd(lower, i);
+      if (i - start > MAX_TERM_LENGTH) continue;
+      const word = lower.slice(start, i);
+      let id = this.words.get(word);
+      if (id === undefined) {
+        const base = word.includes("'") ? word.replace(POSSESSIVE, '').replace(APOSTROPHE, '') : word;
+        const term = base === 'may' ? monthMay(lower, start, start + 3) : stem(base);
+        id = term === null || term === '' ? -1 : this.idOf(term);
+        // Whether "may" is the month depends on the words around it: never remembered.
+        if (base !== 'may') this.words.set(word, id);
+      }
+      if (id >= 0) out.push(id);
+    }
+    return out.length - before;
+  }
+}
+
 /** Where the ASCII word starting at `start` ends: letters and digits, joined by an apostrophe a letter or digit follows (as WORD). */
 function asciiWordEnd(text: string, start: number): number {
   const length = text.length;

@@ -1,5 +1,5 @@
 import { BrvError } from '../errors.js';
-import { analyze } from './analyze.js';
+import { TermIds } from './analyze.js';
 import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS } from './fields.js';
 import { ByteWriter, readVarint, U32Column } from './varint.js';
@@ -161,8 +161,9 @@ export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
   const docOffsets = new Uint32Array(docCount + 1);
   const docData = new ByteWriter(docCount * 96);
   // Postings in document order: term id, document, and the encoded (mask, frequencies) record.
-  const termIds = new Map<string, number>();
-  const terms: string[] = [];
+  const termIds = new TermIds();
+  const terms = termIds.terms;
+  const fieldTerms: number[] = [];
   const postingTerm = new U32Column();
   const postingDoc = new U32Column();
   const recordEnd = new U32Column();
@@ -181,23 +182,19 @@ export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
     writeDocument(docData, doc, paths[source]!);
     docTermIds.length = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const fieldTerms = analyze(doc.fields[FIELDS[f]!]);
-      fieldLengths[docNo * FIELD_COUNT + f] = fieldTerms.length;
-      for (const term of fieldTerms) {
-        let id = termIds.get(term);
-        if (id === undefined) {
-          id = terms.length;
-          termIds.set(term, id);
-          terms.push(term);
-          if (id >= seenIn.length) {
-            const grownSeen = new Int32Array(seenIn.length * 2).fill(-1);
-            grownSeen.set(seenIn);
-            seenIn = grownSeen;
-            const grownSlot = new Uint32Array(slotOf.length * 2);
-            grownSlot.set(slotOf);
-            slotOf = grownSlot;
-          }
-        }
+      fieldTerms.length = 0;
+      fieldLengths[docNo * FIELD_COUNT + f] = termIds.add(doc.fields[FIELDS[f]!], fieldTerms);
+      if (terms.length > seenIn.length) {
+        let size = seenIn.length * 2;
+        while (size < terms.length) size *= 2;
+        const grownSeen = new Int32Array(size).fill(-1);
+        grownSeen.set(seenIn);
+        seenIn = grownSeen;
+        const grownSlot = new Uint32Array(size);
+        grownSlot.set(slotOf);
+        slotOf = grownSlot;
+      }
+      for (const id of fieldTerms) {
         if (seenIn[id] !== docNo) {
           seenIn[id] = docNo;
           const slot = docTermIds.length;

@@ -1,6 +1,8 @@
 import test from 'ava';
-import { mkdir, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { GitProcesses } from '../../src/git/processes.js';
 import { GitRepository, RefMovedError } from '../../src/git/repository.js';
 import { isSupportedGitVersion, parseGitVersion } from '../../src/git/version.js';
 import { BLOB_MODE } from '../../src/git/tree.js';
@@ -102,6 +104,38 @@ test('git version gate', (t) => {
   t.true(isSupportedGitVersion([3, 0, 0]));
   t.false(isSupportedGitVersion([2, 37, 9]));
   t.false(isSupportedGitVersion([1, 99, 0]));
+});
+
+test('listing a tree asks git for its version only when the listing fails: a git too old for ls-tree --format gets git-too-old', async (t) => {
+  const repo = await makeRepo();
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const bin = await tempDir();
+  const log = path.join(bin, 'calls.log');
+  // A git that records its subcommands, rejects ls-tree --format (as git < 2.36 does) when OLD_GIT is set, and reports 2.30 then.
+  await writeFile(
+    path.join(bin, 'git'),
+    `#!/bin/sh
+for a in "$@"; do case "$a" in ls-tree|version|rev-parse|cat-file|hash-object|mktree|commit-tree|update-ref) echo "$a" >> "${log}"; break;; esac; done
+if [ -n "$OLD_GIT" ]; then
+  case " $* " in *" version "*) echo "git version 2.30.0"; exit 0;; esac
+  case " $* " in *" ls-tree "*--format=*) echo "error: unknown option 'format=%(objecttype)'" >&2; echo "usage: git ls-tree [<options>] <tree-ish> [<path>...]" >&2; exit 129;; esac
+fi
+exec "${realGit}" "$@"
+`,
+    { mode: 0o755 },
+  );
+  const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+  const modern = await GitRepository.open(repo, new GitProcesses(env));
+  t.teardown(() => modern.close());
+  const blob = await modern.writeBlob('<p>x</p>');
+  const tree = await modern.writeTree([{ mode: BLOB_MODE, type: 'blob', oid: blob, name: 'a.html' }]);
+  await writeFile(log, '');
+  t.deepEqual(await modern.listTreeBlobs(tree), [{ oid: blob, size: 8, path: 'a.html' }]);
+  t.deepEqual((await readFile(log, 'utf8')).split('\n').filter(Boolean), ['ls-tree'], 'no git version on the way');
+
+  const old = await GitRepository.open(repo, new GitProcesses({ ...env, OLD_GIT: '1' }));
+  t.teardown(() => old.close());
+  await t.throwsAsync(() => old.listTreeBlobs(tree), { message: /needs git 2\.38\.0 or newer; this is git 2\.30\.0/ });
 });
 
 test('an empty repository (no commits) and a sub-directory that is not yet tracked both work', async (t) => {

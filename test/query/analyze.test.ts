@@ -1,6 +1,6 @@
 import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
-import { analyze, analyzeWithOriginals, isStopWord, wantedTerms } from '../../src/query/analyze.js';
+import { analyze, analyzeWithOriginals, isStopWord, TermIds, wantedTerms } from '../../src/query/analyze.js';
 import { seededRandom } from '../helpers/random.js';
 
 test('lowercases and Porter-stems with lunr', (t) => {
@@ -138,4 +138,27 @@ test("analyze's ASCII scanner splits as the Unicode regex does (analyzeWithOrigi
       `seed ${seed}: ${JSON.stringify(text)}`,
     );
   }
+});
+
+test("TermIds.add gives analyze's terms as ids, one table over many seeded texts (words remembered across texts, 'may' never)", (t) => {
+  const pieces = WANTED_PIECES.concat(['9th of May', 'May, 2024', "May's 8", 'may be', '12 may', 'MAY 1999']);
+  const table = new TermIds();
+  for (let seed = 1; seed <= 1000; seed++) {
+    const random = seededRandom(seed);
+    const usable = seed % 2 ? pieces.filter((p) => /^[\x00-\x7f]*$/.test(p)) : pieces;
+    const text = Array.from(
+      { length: 1 + Math.floor(random() * 40) },
+      () => usable[Math.floor(random() * usable.length)]! + (random() < 0.7 ? ' ' : ''),
+    ).join('');
+    const ids: number[] = [7]; // appended after what is there
+    const added = table.add(text, ids);
+    t.is(added, ids.length - 1);
+    t.deepEqual(
+      ids.slice(1).map((id) => table.terms[id]),
+      analyze(text),
+      `seed ${seed}: ${JSON.stringify(text)}`,
+    );
+  }
+  t.is(new Set(table.terms).size, table.terms.length, 'one id per term');
+  t.is(table.idOf(table.terms[3]!), 3);
 });
