@@ -553,7 +553,7 @@ export class TreeIndexStore {
     // Chunks bound memory at 100,000 topics: each chunk's text is analysed into a small segment and
     // a docstore, written to a temporary file when there are several chunks (100,000 topics' markdown
     // is ~130 MB); the segments are then merged without re-analysing anything.
-    const parts: Array<{ segment: Segment; docstore: DocstoreBytes | DocstoreFile }> = [];
+    const parts: Array<{ segment: Segment; docstore: PartDocstore }> = [];
     const spilled: string[] = [];
     // What this build extracts is not cached here: writing the cache entries was a tenth of the first
     // query of a fetched tree; maintenance writes them (`fillCache`), off the query path.
@@ -574,30 +574,24 @@ export class TreeIndexStore {
   }
 
   /**
-   * A build part's docstore: written to a temporary file in the segments folder and read back
-   * entry by entry (`spill`), or, for a single part or when the folder cannot be written, in memory.
+   * A build part's docstore: for a single part, its entries as they are (written once, by
+   * writeSegment); for one of several, written to a temporary file in the segments folder and read
+   * back entry by entry (`spill`), or packed in memory when the folder cannot be written.
    */
-  private async partDocstore(
-    count: number,
-    entry: (i: number) => Buffer,
-    spill: boolean,
-    spilled: string[],
-  ): Promise<DocstoreBytes | DocstoreFile> {
-    if (spill) {
-      const file = path.join(this.segments, `part-${process.pid}-${randomBytes(6).toString('hex')}.md.tmp`);
-      try {
-        await this.writeAtomic(file, () => docstoreChunks(count, entry));
-        spilled.push(file);
-        return new DocstoreFile(file);
-      } catch {
-        // kept in memory instead
-      }
+  private async partDocstore(count: number, entry: (i: number) => Buffer, spill: boolean, spilled: string[]): Promise<PartDocstore> {
+    if (!spill) return { entry };
+    const file = path.join(this.segments, `part-${process.pid}-${randomBytes(6).toString('hex')}.md.tmp`);
+    try {
+      await this.writeAtomic(file, () => docstoreChunks(count, entry));
+      spilled.push(file);
+      return new DocstoreFile(file);
+    } catch {
+      return new DocstoreBytes(docstoreBytes(count, entry));
     }
-    return new DocstoreBytes(docstoreBytes(count, entry));
   }
 
   private async mergeParts(
-    parts: ReadonlyArray<{ segment: Segment; docstore: DocstoreBytes | DocstoreFile }>,
+    parts: ReadonlyArray<{ segment: Segment; docstore: PartDocstore }>,
     skipped: SkippedTopic[],
   ): Promise<StackManifest> {
     if (parts.length === 1) {
@@ -990,8 +984,15 @@ function screenBlobs(listed: ReadonlyArray<{ path: string; oid: string; size: nu
   return { blobs, skipped };
 }
 
-/** Docstore entries in a new segment's document order, from texts keyed by topic path. */
+/** The docstore entries of one part of a full build (a temporary file, or in memory). */
+type PartDocstore = Pick<DocstoreFile, 'entry'>;
+
+/**
+ * Docstore entries in a new segment's document order, from texts keyed by topic path, each encoded
+ * once (writing a docstore asks for every entry twice: its checksum, then its bytes).
+ */
 function byPath(bytes: Uint8Array, rendered: ReadonlyMap<string, string>): (i: number) => Buffer {
   const segment = Segment.open(bytes);
-  return (i) => Buffer.from(rendered.get(segment.path(i)) ?? '', 'utf8');
+  const encoded: Buffer[] = [];
+  return (i) => (encoded[i] ??= Buffer.from(rendered.get(segment.path(i)) ?? '', 'utf8'));
 }
