@@ -346,23 +346,47 @@ function isHtmlWhitespace(code: number): boolean {
 function isAsciiLetter(code: number): boolean {
   return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
 }
-function isAsciiWord(code: number): boolean {
-  return isAsciiLetter(code) || isDigit(code) || code === 0x5f;
+function isAsciiAlphanumeric(code: number): boolean {
+  return isAsciiLetter(code) || isDigit(code);
+}
+/** `[\-.\w]` (after an autolink literal's `@` or `.`), or `[+\-.\w]` (before an `@`). */
+function isEmailCharacter(code: number, orPlus: boolean): boolean {
+  return isAsciiAlphanumeric(code) || code === 0x5f || code === 0x2d || code === 0x2e || (orPlus && code === 0x2b);
+}
+function isAsciiPunctuation(code: number): boolean {
+  return (
+    (code >= 0x21 && code <= 0x2f) || (code >= 0x3a && code <= 0x40) || (code >= 0x5b && code <= 0x60) || (code >= 0x7b && code <= 0x7e)
+  );
+}
+const UNICODE_WHITESPACE = /\s/;
+const UNICODE_PUNCTUATION = /\p{P}|\p{S}/u;
+/**
+ * Neither whitespace nor punctuation, as micromark classifies a UTF-16 code unit (the serializer's
+ * test for an underscore inside a word): ASCII letters and digits, and most other characters.
+ */
+function isWordCharacter(code: number): boolean {
+  if (code < 0x80) return isAsciiAlphanumeric(code);
+  const character = String.fromCharCode(code);
+  return !UNICODE_WHITESPACE.test(character) && !UNICODE_PUNCTUATION.test(character);
 }
 
 /**
  * Text as hast-util-to-mdast (whitespace runs collapsed to one space) and mdast-util-to-markdown
- * with GFM (escaping, in a paragraph) write it, ends untrimmed; undefined when not modeled: a
- * no-break or other non-HTML space, `\\` and `_` (intraword rules), autolink-literal lookalikes
- * (`p:/`, `w.x`). Escaped with a backslash as the serializer does: `* ~ [` and `` ` `` always;
- * `&` before `#` or a letter (a character reference); `<` before `! / ?` or a letter (a tag); `@`
- * inside an email-like word; `(` right after `]` (a link's destination). Each of these escapes is
- * unconditional or conditioned on neighbours that are never themselves escaped, so the
- * serializer's rule for skipping an escape next to another never applies. One pass, no regex.
+ * with GFM (escaping, in a paragraph) write it, ends untrimmed; undefined when not modeled (a
+ * no-break or other non-HTML space). Escaped with a backslash as the serializer does: `* ~ [` and
+ * `` ` `` always; `_` unless inside a word; `\` before punctuation and at the end; `&` before `#`
+ * or a letter (a character reference); `<` before `! / ?` or a letter (a tag); `@` inside an
+ * email-like word, `.` after `w` and `:` in `p:/`, `s:/` (GFM autolink literals); `(` right after
+ * `]` (a link's destination). The serializer skips a conditional escape next to a character it
+ * escapes anyway; here the only such neighbour is an underscore, left out of those conditions.
+ * One pass, no regex.
  */
 function textMarkdown(value: string): string | undefined {
   let out = '';
   let start = 0;
+  // Where the last match of the `@` and of the `.` pattern ended (see below).
+  let atConsumed = 0;
+  let dotConsumed = 0;
   const length = value.length;
   for (let at = 0; at < length; at++) {
     const code = value.charCodeAt(at);
@@ -382,9 +406,29 @@ function textMarkdown(value: string): string | undefined {
     }
     let escape = false;
     switch (code) {
-      case 0x5c /* \ */:
-      case 0x5f /* _ */:
-        return undefined;
+      case 0x5f /* _ */: {
+        // A run of underscores inside a word (`snake_case`, `a__b`) cannot open or close emphasis:
+        // left as it is; otherwise each one is escaped.
+        let end = at + 1;
+        while (end < length && value.charCodeAt(end) === 0x5f) end++;
+        if (at > 0 && isWordCharacter(value.charCodeAt(at - 1)) && end < length && isWordCharacter(value.charCodeAt(end))) {
+          at = end - 1;
+          continue;
+        }
+        for (; at < end; at++) {
+          out += `${value.slice(start, at)}\\`;
+          start = at;
+        }
+        at = end - 1;
+        continue;
+      }
+      case 0x5c /* \ */: {
+        // Before punctuation a backslash would escape it; at the end of the text the next character is
+        // a code span's backtick or the line's end, where it would escape the newline: doubled there.
+        const next = value.charCodeAt(at + 1);
+        escape = at + 1 === length || isAsciiPunctuation(next);
+        break;
+      }
       case 0x2a /* * */:
       case 0x7e /* ~ */:
       case 0x5b /* [ */:
@@ -401,23 +445,32 @@ function textMarkdown(value: string): string | undefined {
         escape = next === 0x21 || next === 0x2f || next === 0x3f || isAsciiLetter(next);
         break;
       }
+      // GFM autolink literals (an email's `@`, `www.`, `http:/`, `https:/`). An underscore next to
+      // one of these is always escaped itself (punctuation is beside it), and the serializer then
+      // leaves the other unescaped: hence `_` is not among the neighbours that call for an escape.
+      // The serializer finds these with a regex that consumes the characters around each match, so
+      // a match's next character cannot be the previous character of another.
       case 0x40 /* @ */: {
         const previous = value.charCodeAt(at - 1);
         const next = value.charCodeAt(at + 1);
-        escape =
-          (previous === 0x2b || previous === 0x2d || previous === 0x2e || isAsciiWord(previous)) &&
-          (next === 0x2d || next === 0x2e || isAsciiWord(next));
+        if (at - 1 >= atConsumed && isEmailCharacter(previous, true) && isEmailCharacter(next, false)) {
+          atConsumed = at + 2;
+          escape = previous !== 0x5f && next !== 0x5f;
+        }
         break;
       }
       case 0x3a /* : */: {
         const previous = value.charCodeAt(at - 1);
-        if ((previous === 0x70 || previous === 0x73) && value.charCodeAt(at + 1) === 0x2f) return undefined;
+        escape = (previous === 0x70 || previous === 0x73) && value.charCodeAt(at + 1) === 0x2f;
         break;
       }
       case 0x2e /* . */: {
         const previous = value.charCodeAt(at - 1);
         const next = value.charCodeAt(at + 1);
-        if ((previous === 0x57 || previous === 0x77) && (next === 0x2d || next === 0x2e || isAsciiWord(next))) return undefined;
+        if (at - 1 >= dotConsumed && (previous === 0x57 || previous === 0x77) && isEmailCharacter(next, false)) {
+          dotConsumed = at + 2;
+          escape = next !== 0x5f;
+        }
         break;
       }
       case 0x28 /* ( */:
@@ -454,6 +507,13 @@ function inlines(nodes: readonly ElementContent[], into: Inline[]): boolean {
   return true;
 }
 
+/** The last character that is not HTML whitespace, or -1. */
+function lastContent(value: string): number {
+  let at = value.length - 1;
+  while (at >= 0 && isHtmlWhitespace(value.charCodeAt(at))) at--;
+  return at;
+}
+
 /** The first character that is not HTML whitespace, or -1. */
 function firstContent(value: string): number {
   for (let at = 0; at < value.length; at++) if (!isHtmlWhitespace(value.charCodeAt(at))) return at;
@@ -469,8 +529,12 @@ function codeMarkdown(value: string): string | undefined {
   return `\`${text}\``;
 }
 
-/** A run of inline items as one paragraph's (or heading's) markdown, or undefined if not modeled. */
-function phrasingMarkdown(items: readonly Inline[]): string | undefined {
+/**
+ * A run of inline items as one paragraph's (or heading's) markdown, or undefined if not modeled.
+ * A heading's text follows its `#` marks, never a line's start, so what could start a block there
+ * needs no escape.
+ */
+function phrasingMarkdown(items: readonly Inline[], lineStart = true): string | undefined {
   // The run's ends are trimmed (the minifier drops whitespace at block edges); only text can start a block.
   let first = 0;
   while (first < items.length && items[first]!.type === 'text' && firstContent(items[first]!.value) < 0) first++;
@@ -489,11 +553,12 @@ function phrasingMarkdown(items: readonly Inline[]): string | undefined {
     let value = item.value;
     if (i === first) {
       value = value.slice(firstContent(value));
-      if (UNMODELED_LINE_START.test(value)) return undefined;
+      if (lineStart && UNMODELED_LINE_START.test(value)) return undefined;
     }
-    let text = textMarkdown(value);
+    // Trimmed before escaping: a backslash the trailing space followed is then at the line's end.
+    if (i === last) value = value.slice(0, lastContent(value) + 1);
+    const text = textMarkdown(value);
     if (text === undefined) return undefined;
-    if (i === last && text.endsWith(' ')) text = text.slice(0, -1);
     out += text;
   }
   return out;
@@ -615,7 +680,7 @@ function flowBlocks(children: readonly ElementContent[]): Array<{ paragraph: boo
     } else if (HEADINGS.has(tag)) {
       const content: Inline[] = [];
       if (!inlines(child.children, content)) return undefined;
-      const markdown = phrasingMarkdown(content);
+      const markdown = phrasingMarkdown(content, false);
       if (markdown === undefined || markdown.endsWith('#')) return undefined;
       blocks.push({ paragraph: false, markdown: `${'#'.repeat(Number(tag.slice(1)))} ${markdown}` });
     } else if (tag === 'pre') {

@@ -308,6 +308,7 @@ const TEXT_ALPHABET = [
   '```', '\n\n', 'a', 'b', 'w', 'W', 'p', 's', 'x', '1', '2', ' ', '  ', '\n', '\t', '*', '~', '[', ']', '(', ')', '`', '!', '#', '+', '-', '=',
   '>', ':', '/', '.', ',', '@', '|', '?', '&amp;', '&lt;', '&gt;', '&quot;', "'", '"', 'é', '😀', '\u00a0', '{', '^', '$', '%',
   '1.', '1)', '&amp;#', '&lt;a', '&lt;/', '&lt;!',
+  '_', '__', '\\', '\\\\', 'é', 'ß', '中', '—', '…', '·', '_a', 'a_', 'w.', 'www.', 'http://', 'https://', 'a@b', '.', 'W', '-',
 ]; // prettier-ignore
 
 test('seeded text fuzz: markdown-special text in every modeled shape is escaped exactly as the serializer does, or bailed on', (t) => {
@@ -339,4 +340,33 @@ test('seeded text fuzz: markdown-special text in every modeled shape is escaped 
   }
   t.log(`${answered} of 3000 answered by the fast path`);
   t.true(answered > 1000);
+});
+
+test('underscores, backslashes, URLs and emails in text, and headings starting like a list item, take the fast path and match the serializer', (t) => {
+  const texts = [
+    'see my_file.py and snake_case_name, a__b',
+    'a _lead and trail_ word, _ alone, x_ _y',
+    'C:\\Users\\me and a\\*b and a trailing \\',
+    'visit https://example.com/a_b or www.example.com, http://x',
+    'mail a@b.co or a@b@c, w.w.w.x, node.js and now.then',
+    'é_x, 中_中, a—_b, 😀_x',
+    'a@_b, a_@b, w._x',
+  ];
+  for (const text of texts) {
+    for (const html of [
+      `<bv-topic path="f/x" title="T"><bv-structure><ul><li>${text}</li><li><code>c</code>${text} </li></ul></bv-structure></bv-topic>`,
+      `<bv-topic path="f/x" title="T"><bv-reason><p>${text} <code>x_y</code> ${text}\\</p></bv-reason></bv-topic>`,
+      `<bv-topic path="f/x" title="T"><bv-fact subject="s">${text}</bv-fact></bv-topic>`,
+    ]) {
+      const fast = fastBlobDocument(html);
+      t.not(fast, undefined, `the fast path bailed on ${html}`);
+      t.deepEqual(plain(fast!), plain(fullBlobDocument(html)), html);
+    }
+  }
+  for (const heading of ['1. Starting', '- x', '+ y', '&gt; q', '2) r', '=== x', '_x_', '\\x']) {
+    const html = `<bv-topic path="f/x" title="T"><bv-structure><h3>${heading}</h3><p>body</p></bv-structure></bv-topic>`;
+    const fast = fastBlobDocument(html);
+    t.not(fast, undefined, `the fast path bailed on ${html}`);
+    t.deepEqual(plain(fast!), plain(fullBlobDocument(html)), html);
+  }
 });
