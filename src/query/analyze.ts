@@ -76,6 +76,17 @@ export function analyze(text: string): string[] {
 function analyzeAscii(text: string): string[] {
   const terms: string[] = [];
   const lower = text.toLowerCase();
+  forEachAsciiWord(lower, (start, end) => {
+    let word = lower.slice(start, end);
+    if (word.includes("'")) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '');
+    const term = word === 'may' ? monthMay(lower, start, start + 3) : stem(word);
+    if (term !== null && term !== '') terms.push(term);
+  });
+  return terms;
+}
+
+/** Calls `visit` with where each word of lowercased ASCII text starts and ends (as WORD splits it), the overlong left out. */
+function forEachAsciiWord(lower: string, visit: (start: number, end: number) => void): void {
   const length = lower.length;
   let i = 0;
   while (i < length) {
@@ -85,13 +96,8 @@ function analyzeAscii(text: string): string[] {
     }
     const start = i;
     i = asciiWordEnd(lower, i);
-    if (i - start > MAX_TERM_LENGTH) continue;
-    let word = lower.slice(start, i);
-    if (word.includes("'")) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '');
-    const term = word === 'may' ? monthMay(lower, start, start + 3) : stem(word);
-    if (term !== null && term !== '') terms.push(term);
+    if (i - start <= MAX_TERM_LENGTH) visit(start, i);
   }
-  return terms;
 }
 
 /**
@@ -126,17 +132,8 @@ export class TermIds {
       return out.length - before;
     }
     const lower = text.toLowerCase();
-    const length = lower.length;
-    let i = 0;
-    while (i < length) {
-      if (!isAsciiWordChar(lower.charCodeAt(i))) {
-        i++;
-        continue;
-      }
-      const start = i;
-      i = asciiWordEnd(lower, i);
-      if (i - start > MAX_TERM_LENGTH) continue;
-      const word = lower.slice(start, i);
+    forEachAsciiWord(lower, (start, end) => {
+      const word = lower.slice(start, end);
       let id = this.words.get(word);
       if (id === undefined) {
         const base = word.includes("'") ? word.replace(POSSESSIVE, '').replace(APOSTROPHE, '') : word;
@@ -146,7 +143,7 @@ export class TermIds {
         if (base !== 'may') this.words.set(word, id);
       }
       if (id >= 0) out.push(id);
-    }
+    });
     return out.length - before;
   }
 }
