@@ -349,6 +349,11 @@ function isAsciiLetter(code: number): boolean {
 function isAsciiAlphanumeric(code: number): boolean {
   return isAsciiLetter(code) || isDigit(code);
 }
+const LINE_FEED = 0x0a;
+/** `*` or `_`: what strong (`**`) and emphasis (`_`) are written with. */
+function isAttentionMarker(code: number): boolean {
+  return code === 0x2a || code === 0x5f;
+}
 /** `[\-.\w]` (after an autolink literal's `@` or `.`), or `[+\-.\w]` (before an `@`). */
 function isEmailCharacter(code: number, orPlus: boolean): boolean {
   return isAsciiAlphanumeric(code) || code === 0x5f || code === 0x2d || code === 0x2e || (orPlus && code === 0x2b);
@@ -381,12 +386,12 @@ function isWordCharacter(code: number): boolean {
  * escapes anyway; here the only such neighbour is an underscore, left out of those conditions.
  * One pass, no regex.
  */
-function textMarkdown(value: string): string | undefined {
+function textMarkdown(value: string, before = LINE_FEED, after = LINE_FEED): string | undefined {
   let out = '';
   let start = 0;
   // Where the last match of the `@` and of the `.` pattern ended (see below).
-  let atConsumed = 0;
-  let dotConsumed = 0;
+  let atConsumed = -1;
+  let dotConsumed = -1;
   const length = value.length;
   for (let at = 0; at < length; at++) {
     const code = value.charCodeAt(at);
@@ -411,7 +416,16 @@ function textMarkdown(value: string): string | undefined {
         // left as it is; otherwise each one is escaped.
         let end = at + 1;
         while (end < length && value.charCodeAt(end) === 0x5f) end++;
-        if (at > 0 && isWordCharacter(value.charCodeAt(at - 1)) && end < length && isWordCharacter(value.charCodeAt(end))) {
+        if (
+          at > 0 &&
+          isWordCharacter(value.charCodeAt(at - 1)) &&
+          end < length &&
+          isWordCharacter(value.charCodeAt(end)) &&
+          // Next to an emphasis or strong marker, the letter beside the run may be written as a
+          // character reference by that marker's serializer: the serializer does not count it.
+          !(at === 1 && isAttentionMarker(before)) &&
+          !(end === length - 1 && isAttentionMarker(after))
+        ) {
           at = end - 1;
           continue;
         }
@@ -451,11 +465,11 @@ function textMarkdown(value: string): string | undefined {
       // The serializer finds these with a regex that consumes the characters around each match, so
       // a match's next character cannot be the previous character of another.
       case 0x40 /* @ */: {
-        const previous = value.charCodeAt(at - 1);
-        const next = value.charCodeAt(at + 1);
+        const previous = at > 0 ? value.charCodeAt(at - 1) : before;
+        const next = at + 1 < length ? value.charCodeAt(at + 1) : after;
         if (at - 1 >= atConsumed && isEmailCharacter(previous, true) && isEmailCharacter(next, false)) {
           atConsumed = at + 2;
-          escape = previous !== 0x5f && next !== 0x5f;
+          escape = !(at > 0 && previous === 0x5f) && !(at + 1 < length && next === 0x5f);
         }
         break;
       }
@@ -466,10 +480,10 @@ function textMarkdown(value: string): string | undefined {
       }
       case 0x2e /* . */: {
         const previous = value.charCodeAt(at - 1);
-        const next = value.charCodeAt(at + 1);
+        const next = at + 1 < length ? value.charCodeAt(at + 1) : after;
         if (at - 1 >= dotConsumed && (previous === 0x57 || previous === 0x77) && isEmailCharacter(next, false)) {
           dotConsumed = at + 2;
-          escape = next !== 0x5f;
+          escape = !(at + 1 < length && next === 0x5f);
         }
         break;
       }
@@ -489,23 +503,36 @@ function textMarkdown(value: string): string | undefined {
 /** At the start of a line, characters that could start a block (escaped there, not modeled). */
 const UNMODELED_LINE_START = /^(?:[#+\-=>:|_\\]|\d+[.)])/;
 
-type Inline = { type: 'text'; value: string } | { type: 'code'; value: string };
+/** Inline content: text, a code span, or strong or emphasis holding text only. */
+type Inline = { type: 'text' | 'code' | 'strong' | 'emphasis'; value: string };
 
-/** Phrasing content (text, inline code) as inline items; false if some node is not modeled. */
+/** hast-util-to-mdast's phrasing elements modeled here, each holding one text node. */
+const MODELED_INLINES: Readonly<Record<string, Inline['type']>> = {
+  code: 'code',
+  strong: 'strong',
+  b: 'strong',
+  em: 'emphasis',
+  i: 'emphasis',
+};
+
+/** Phrasing content (text, inline code, strong, emphasis) as inline items; false if some node is not modeled. */
 function inlines(nodes: readonly ElementContent[], into: Inline[]): boolean {
   for (const node of nodes) {
     if (node.type === 'text') {
       into.push({ type: 'text', value: node.value });
-    } else if (node.type === 'element' && node.tagName === 'code') {
+    } else if (node.type === 'element' && Object.hasOwn(MODELED_INLINES, node.tagName)) {
       const only = node.children[0];
       if (node.children.length !== 1 || only?.type !== 'text' || Object.keys(node.properties).length > 0) return false;
-      into.push({ type: 'code', value: only.value });
+      into.push({ type: MODELED_INLINES[node.tagName]!, value: only.value });
     } else {
       return false;
     }
   }
   return true;
 }
+
+/** What strong and emphasis are written with (render.ts's options: `**`, `_`). */
+const ATTENTION_MARKER: Readonly<Record<string, string>> = { strong: '**', emphasis: '_' };
 
 /** The last character that is not HTML whitespace, or -1. */
 function lastContent(value: string): number {
@@ -541,13 +568,28 @@ function phrasingMarkdown(items: readonly Inline[], lineStart = true): string | 
   let last = items.length - 1;
   while (last >= first && items[last]!.type === 'text' && firstContent(items[last]!.value) < 0) last--;
   if (first > last) return undefined;
-  let out = '';
+  // The character the serializer sees before the run: a line feed, or the space after a heading's `#`s.
+  const runBefore = lineStart ? LINE_FEED : 0x20;
+  // Each item's markdown; a text's escapes depend on the characters its neighbours are written with
+  // (their first and last: a backtick, `*` or `_`), known from their kinds.
+  const parts: string[] = [];
   for (let i = first; i <= last; i++) {
     const item = items[i]!;
     if (item.type === 'code') {
       const code = codeMarkdown(item.value);
       if (code === undefined) return undefined;
-      out += code;
+      parts.push(code);
+      continue;
+    }
+    if (item.type !== 'text') {
+      // Text inside strong or emphasis, between its markers; an edge space is moved out by the
+      // converter (not modeled).
+      const value = item.value;
+      if (value === '' || firstContent(value) !== 0 || lastContent(value) !== value.length - 1) return undefined;
+      const marker = ATTENTION_MARKER[item.type]!;
+      const inner = textMarkdown(value, marker.charCodeAt(0), marker.charCodeAt(0));
+      if (inner === undefined) return undefined;
+      parts.push(`${marker}${inner}${marker}`);
       continue;
     }
     let value = item.value;
@@ -557,11 +599,55 @@ function phrasingMarkdown(items: readonly Inline[], lineStart = true): string | 
     }
     // Trimmed before escaping: a backslash the trailing space followed is then at the line's end.
     if (i === last) value = value.slice(0, lastContent(value) + 1);
-    const text = textMarkdown(value);
+    const before = i === first ? runBefore : edgeCharacter(items[i - 1]!.type);
+    const after = i === last ? LINE_FEED : edgeCharacter(items[i + 1]!.type);
+    const text = textMarkdown(value, before, after);
     if (text === undefined) return undefined;
-    out += text;
+    parts.push(text);
   }
-  return out;
+  // A marker between a letter and punctuation (or, for `_`, beside a letter) would not open or close
+  // there: the serializer writes the character beside it as a character reference (not modeled).
+  for (let i = first; i <= last; i++) {
+    const type = items[i]!.type;
+    if (!isAttention(type)) continue;
+    // Two together: the serializer switches the second one's marker (not modeled).
+    if (i > first && isAttention(items[i - 1]!.type)) return undefined;
+    const part = parts[i - first]!;
+    const marker = ATTENTION_MARKER[type]!.length;
+    const outsideBefore = i === first ? runBefore : lastCode(parts[i - first - 1]!);
+    const outsideAfter = i === last ? LINE_FEED : parts[i - first + 1]!.charCodeAt(0);
+    if (
+      encodesBeside(outsideBefore, part.charCodeAt(marker), type) ||
+      encodesBeside(outsideAfter, part.charCodeAt(part.length - marker - 1), type)
+    )
+      return undefined;
+  }
+  return parts.join('');
+}
+
+/** The character an inline item of this kind starts and ends with when it is not text (two texts are never neighbours: the parser joins them). */
+function edgeCharacter(type: Inline['type']): number {
+  if (type === 'code') return 0x60;
+  if (type === 'strong') return 0x2a;
+  return type === 'emphasis' ? 0x5f : LINE_FEED;
+}
+
+function isAttention(type: Inline['type']): type is 'strong' | 'emphasis' {
+  return type === 'strong' || type === 'emphasis';
+}
+
+function lastCode(text: string): number {
+  return text.charCodeAt(text.length - 1);
+}
+
+/**
+ * mdast-util-to-markdown's encodeInfo: whether a marker between `outside` and `inside` needs a
+ * character reference on either side to work (`*`: a letter outside, punctuation inside; `_`: a
+ * letter outside). Whitespace inside is never modeled (see phrasingMarkdown).
+ */
+function encodesBeside(outside: number, inside: number, type: 'strong' | 'emphasis'): boolean {
+  if (!isWordCharacter(outside)) return false;
+  return type === 'emphasis' || !isWordCharacter(inside);
 }
 
 const PHRASING_TAGS = new Set(['code']);
