@@ -51,6 +51,8 @@ test.serial('slash commands: Tab completes, /ls and /vc log page their output, a
   const listed = await ui.see(/Topics under security\//);
   t.regex(listed, /security\/auth\nsecurity\/cookies\n\(2 topics\)/);
   await ui.type(ESC);
+  // Typed only once the prompt is back: keys sent right after ESC can be read as one Alt sequence.
+  await ui.see(/Ask a question/);
   await ui.type('/vc log --limit 2');
   await ui.see(/› \/vc log --limit 2$/m);
   await ui.type(ENTER);
@@ -154,6 +156,7 @@ test.serial('/review <id> starts at that review; an id that is not pending is sa
   await ui.type(ENTER);
   await ui.see(new RegExp(`\\(2 of 2\\)[^]*ADD ${second.path}`));
   await ui.type(ESC);
+  await ui.see(/Ask a question/);
   await ui.type('/review ffffff');
   await ui.type(ENTER);
   await ui.see(/No pending review ffffff: here are all of them\./);
