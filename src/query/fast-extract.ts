@@ -614,7 +614,7 @@ function phrasingMarkdown(items: readonly Inline[], lineStart = true): string | 
     if (i > first && isAttention(items[i - 1]!.type)) return undefined;
     const part = parts[i - first]!;
     const marker = ATTENTION_MARKER[type]!.length;
-    const outsideBefore = i === first ? runBefore : lastCode(parts[i - first - 1]!);
+    const outsideBefore = i === first ? runBefore : lastCharCode(parts[i - first - 1]!);
     const outsideAfter = i === last ? LINE_FEED : parts[i - first + 1]!.charCodeAt(0);
     if (
       encodesBeside(outsideBefore, part.charCodeAt(marker), type) ||
@@ -636,7 +636,7 @@ function isAttention(type: Inline['type']): type is 'strong' | 'emphasis' {
   return type === 'strong' || type === 'emphasis';
 }
 
-function lastCode(text: string): number {
+function lastCharCode(text: string): number {
   return text.charCodeAt(text.length - 1);
 }
 
