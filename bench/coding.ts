@@ -39,6 +39,7 @@ const { values } = parseArgs({
     corpus: { type: 'string', default: DEFAULT_CORPUS },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    try: { type: 'string' },
     hybrid: { type: 'boolean', default: false },
     'hybrid-grid': { type: 'boolean', default: false },
     'fusion-k': { type: 'string' },
@@ -92,7 +93,7 @@ const topics = runs.reduce((sum, r) => sum + r.topics, 0);
 const title = `Coding corpus: ${split === 'all' ? '' : `${split} split, `}${runs.length} projects, ${topics} topics, ${answered.length} questions; retriever ${retriever}`;
 console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
 console.log(formatGradedTable(groups));
-if (values.ablate || values.hybrid) {
+if (values.ablate || values.hybrid || values.try !== undefined) {
   const rows = configurations.map((c, i) => ({ label: c.label, questions: byRanking(i) }));
   for (const metric of CODING_COLUMNS.filter((c) => ['recall@1', 'recall@5', 'recall_all@5', 'mrr', 'ndcg@10'].includes(c.metric))) {
     console.log(`\nAblation, ${split} split, ${metric.label} (each row one feature off):`);
@@ -113,7 +114,7 @@ await writeReport(name, {
   units: { recall: 'fraction', mrr: 'fraction', ndcg: 'fraction', latency: 'ms' },
   groups: groups.map((g) => ({ key: g.key, n: g.n, metrics: g.means, latencyMs: g.latencyMs })),
   ablation:
-    values.ablate || values.hybrid
+    values.ablate || values.hybrid || values.try !== undefined
       ? configurations.map((c, i) => ({
           label: c.label,
           ranking: c.ranking ?? null,

@@ -54,6 +54,7 @@ const { values, positionals } = parseArgs({
     retriever: { type: 'string', default: 'brv' },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    try: { type: 'string' },
     hybrid: { type: 'boolean', default: false },
     'hybrid-grid': { type: 'boolean', default: false },
     'fusion-k': { type: 'string' },
@@ -183,7 +184,7 @@ for (const variant of variants) {
       `${build.retrieverMsTotal >= 1 ? `; retriever set-up ${build.retrieverMsTotal} ms total` : ''}\n` +
       `query latency (in process, wall clock around the call) p50 ${latency.p50} ms, p95 ${latency.p95} ms; first query per conversation p50 ${latency.firstQueryP50} ms`,
   );
-  if (values.ablate || values.hybrid) {
+  if (values.ablate || values.hybrid || values.try !== undefined) {
     console.log(
       `\n${values.hybrid ? 'Lexical and hybrid' : 'Ablation'}, ${variant} topics, ${split} split (recalls in %; each row one feature off):`,
     );
@@ -233,20 +234,22 @@ for (const variant of variants) {
     })),
     columns: COLUMNS[variant].map((c) => c.metric),
     baselines: BASELINES[variant],
-    configurations: values.hybrid
-      ? configurations.map((c, i) => ({
-          label: c.label,
-          options: c.extra ?? null,
-          groups: aggregate(runs.flatMap((r) => r.questionsByRanking[i]!)).map((g) => ({
-            key: g.key,
-            n: g.n,
-            metrics: Object.fromEntries(
-              Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
-            ),
-          })),
-          questions: runs.flatMap((r) => r.questionsByRanking[i]!).map((q) => ({ id: q.id, evidenceRanks: q.evidenceRanks })),
-        }))
-      : undefined,
+    configurations:
+      values.hybrid || values.ablate || values.try !== undefined
+        ? configurations.map((c, i) => ({
+            label: c.label,
+            ranking: c.ranking ?? null,
+            options: c.extra ?? null,
+            groups: aggregate(runs.flatMap((r) => r.questionsByRanking[i]!)).map((g) => ({
+              key: g.key,
+              n: g.n,
+              metrics: Object.fromEntries(
+                Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
+              ),
+            })),
+            questions: runs.flatMap((r) => r.questionsByRanking[i]!).map((q) => ({ id: q.id, evidenceRanks: q.evidenceRanks })),
+          }))
+        : undefined,
     latency,
     build,
     questions: questions.map((q) => ({

@@ -7,8 +7,38 @@ import { wantedTerms } from './analyze.js';
  * unrelated lines — what BM25 over the whole topic cannot see.
  */
 export function bestPassageCoverage(markdown: string, questionTerms: ReadonlySet<string>): number {
-  if (questionTerms.size === 0) return 0;
+  return bestPassage(markdown, questionTerms, false).coverage;
+}
+
+/**
+ * Words that place an event in time ("yesterday", "last week", "two years ago", "in June", "2022"):
+ * what the passage that answers "when did …?" says beside the question's own words. ("May" is left
+ * out: as often a verb as a month.)
+ */
+const TIME_WORDS =
+  /\b(?:yesterday|today|tonight|tomorrow|ago|weekend|weeks?|months?|years?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december|spring|summer|autumn|winter|(?:19|20)\d\d)\b/i;
+/** Lines that carry the topic's own title, date and labels rather than what it says. */
+const META_LINE = /^(?:#|\*\*Timestamp\*\*|Tags:|Keywords:|Related:)/;
+/** A question that asks when: "When did …", "how long ago", "what year / month / date / day / week". */
+const WHEN_QUESTION = /\bwhen\b|\bhow long ago\b|\b(?:what|which) (?:year|month|date|day|week)\b/i;
+
+export function asksWhen(question: string): boolean {
+  return WHEN_QUESTION.test(question);
+}
+
+export interface BestPassage {
+  /** The best passage's share of the question's distinct terms. */
+  readonly coverage: number;
+  /** The same for the best passage with a time word (`TIME_WORDS`; not the title, timestamp or tags); 0 when not asked. */
+  readonly timedCoverage: number;
+}
+
+/** Passage coverage of the question's terms (see `bestPassageCoverage`), and with `timed` the best timed passage's. */
+export function bestPassage(markdown: string, questionTerms: ReadonlySet<string>, timed: boolean): BestPassage {
+  const size = questionTerms.size;
+  if (size === 0) return { coverage: 0, timedCoverage: 0 };
   let best = 0;
+  let bestTimed = 0;
   for (const passage of markdown.split(/\n+/)) {
     if (passage.length < 3) continue;
     let found = 0;
@@ -19,10 +49,9 @@ export function bestPassageCoverage(markdown: string, questionTerms: ReadonlySet
         found++;
       }
     }
-    if (found > best) {
-      best = found;
-      if (best === questionTerms.size) break;
-    }
+    if (found > best) best = found;
+    if (timed && found > bestTimed && !META_LINE.test(passage) && TIME_WORDS.test(passage)) bestTimed = found;
+    if (best === size && (!timed || bestTimed === size)) break;
   }
-  return best / questionTerms.size;
+  return { coverage: best / size, timedCoverage: bestTimed / size };
 }

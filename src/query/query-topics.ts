@@ -3,7 +3,7 @@ import type { Snapshot } from '../store/context-store.js';
 import { analyze } from './analyze.js';
 import type { DenseSource, DenseStats } from './dense.js';
 import { bestFusedScore, DEFAULT_FUSION, reciprocalRankFusion, type FusionOptions } from './fusion.js';
-import { bestPassageCoverage } from './passages.js';
+import { asksWhen, bestPassage } from './passages.js';
 import { search, type SearchHit, type SearchOptions } from './search.js';
 import { liveView } from './stack.js';
 import type { IndexBuild, IndexCompaction, TreeIndex, TreeIndexStore } from './tree-index.js';
@@ -60,12 +60,20 @@ export interface HybridInfo {
 export const RANKING_FEATURES = ['feedback', 'passages', 'questionFrames', 'coordination', 'prefix', 'fieldWeights'] as const;
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
 /**
+ * Ranking features measured and left off by default (each on with `true`), switchable so that
+ * --ablate and --try report them next to the default. timeWords: for a question that asks when, a
+ * topic's passage score × (1 + 0.5 × the coverage of its best passage with a time word in it)
+ * (passages.ts; bench/README.md, "Issue 12: ranking, round 3").
+ */
+export const OPTIONAL_RANKING_FEATURES = ['timeWords'] as const;
+export type OptionalRankingFeature = (typeof OPTIONAL_RANKING_FEATURES)[number];
+/**
  * feedback: pseudo-relevance feedback (search.ts); passages: re-rank by best-passage coverage
  * (passages.ts); questionFrames: drop question-framing words (question.ts); coordination: the
  * matched-words factor; prefix: prefix expansion of the last word; fieldWeights: title/meta/path/key
  * boosts (off: every field weighs 1).
  */
-export type RankingSwitches = Partial<Record<RankingFeature, boolean>>;
+export type RankingSwitches = Partial<Record<RankingFeature | OptionalRankingFeature, boolean>>;
 
 /** `search` options for the switched-off features (none when all are on: the default ranking, unchanged). */
 function rankingSearchOptions(ranking: RankingSwitches | undefined): SearchOptions {
@@ -248,12 +256,18 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
 /** Candidates re-ranked by passage evidence; LoCoMo sessions: MRR 0.817 → 0.834 at weight 1 (bench/README.md). */
 const PASSAGE_POOL = 20;
 const PASSAGE_WEIGHT = 1;
+/** timeWords (off by default): chosen on the tune halves among 0.2, 0.3 and 0.5 (bench/README.md, "Issue 12: ranking, round 3"). */
+const TIME_WEIGHT = 0.5;
 
 function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(rendered: T[], question: string, options: QueryOptions): T[] {
   if (options.ranking?.passages === false) return rendered;
   const terms = new Set(analyze(question));
+  const timed = options.ranking?.timeWords === true && asksWhen(question);
   return rendered
-    .map((r, order) => ({ r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * bestPassageCoverage(r.markdown, terms)) }))
+    .map((r, order) => {
+      const best = bestPassage(r.markdown, terms, timed);
+      return { r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * best.coverage) * (1 + TIME_WEIGHT * best.timedCoverage) };
+    })
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .map(({ r, score }) => ({ ...r, hit: { ...r.hit, score } }));
 }

@@ -27,6 +27,9 @@ const TOPICS: Array<[string, string, string[]]> = [
   // passages and fieldWeights: the same words, together in one line or spread, in the title or the body.
   ['keys/together', 'Notes', ['Rotate the signing keys monthly.', 'Other things entirely here.']],
   ['keys/spread', 'Rotate', ['Signing is done by the team.', 'Keys are kept in the vault.', 'Monthly review of it all.']],
+  // timeWords: both say when Melanie painted a sunrise; only one places it in time.
+  ['art/sunrise-dated', 'Melanie', ['Melanie painted a sunrise last year at the lake.']],
+  ['art/sunrise-undated', 'Melanie', ['Melanie painted a sunrise at the lake.']],
   // 52 fillers, so that feedback applies (it needs 50 topics) and document frequencies are low.
   ...Array.from({ length: 52 }, (_, i): [string, string, string[]] => [
     `filler/f${i}`,
@@ -98,4 +101,17 @@ test('ranking: feedback brings in topics without the query words; questionFrames
   t.true((await paths('What kind of art does Caroline make?', 'questionFrames')).includes('misc/words'));
   t.deepEqual(await paths('observab'), ['ops/observability']);
   t.deepEqual(await paths('observab', 'prefix'), []);
+});
+
+test('ranking: timeWords (off by default) ranks the passage that says when first, for a question that asks when', async (t) => {
+  const paths = async (question: string, ranking?: Record<string, boolean>) =>
+    (await brv.retrieval.query({ question, limit: 50, ...(ranking ? { ranking } : {}) })).matchedDocs.map((d) => d.topicPath);
+  const when = 'When did Melanie paint a sunrise at the lake?';
+  // Without it the shorter topic wins (BM25 length normalisation); with it the dated one.
+  t.deepEqual((await paths(when)).slice(0, 2), ['art/sunrise-undated', 'art/sunrise-dated']);
+  t.deepEqual((await paths(when, { timeWords: false })).slice(0, 2), ['art/sunrise-undated', 'art/sunrise-dated']);
+  t.deepEqual((await paths(when, { timeWords: true })).slice(0, 2), ['art/sunrise-dated', 'art/sunrise-undated']);
+  // A question that does not ask when is not changed.
+  const what = 'What did Melanie paint at the lake?';
+  t.deepEqual(await paths(what, { timeWords: true }), await paths(what));
 });
