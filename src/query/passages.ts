@@ -55,3 +55,53 @@ export function bestPassage(markdown: string, questionTerms: ReadonlySet<string>
   }
   return { coverage: best / size, timedCoverage: bestTimed / size };
 }
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH = `(${MONTHS.join('|')})`;
+const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
+const QUESTION_DATES = new RegExp(
+  `\\b(?:${MONTH}\\s+${DAY},?\\s+(\\d{4})|${DAY}\\s+${MONTH},?\\s+(\\d{4})|(\\d{4})-(\\d{2})-(\\d{2}))\\b`,
+  'gi',
+);
+/** A span of days (days since 1970, both ends included) that a question names. */
+export interface DaySpan {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The days a question names: "on May 3, 2023", "3rd May 2023", "2023-05-03" (one-day spans). */
+export function questionDays(question: string): DaySpan[] {
+  const spans: DaySpan[] = [];
+  for (const m of question.matchAll(QUESTION_DATES)) {
+    const [year, month, day] =
+      m[1] !== undefined
+        ? [Number(m[3]), MONTHS.indexOf(m[1].toLowerCase()), Number(m[2])]
+        : m[5] !== undefined
+          ? [Number(m[6]), MONTHS.indexOf(m[5].toLowerCase()), Number(m[4])]
+          : [Number(m[7]), Number(m[8]) - 1, Number(m[9])];
+    const at = Date.UTC(year, month, day) / DAY_MS;
+    if (month < 0 || month > 11 || new Date(at * DAY_MS).getUTCDate() !== day) continue;
+    spans.push({ from: at, to: at });
+  }
+  return spans;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Days since 1970 of a YYYY-MM-DD date. */
+function dayNumber(date: string): number {
+  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / DAY_MS;
+}
+
+/** 1 for a topic dated inside a span the question names (a day), falling linearly to 0 at `window` days from it. */
+export function dateCloseness(topicDates: readonly string[], spans: readonly DaySpan[], window: number): number {
+  let best = 0;
+  for (const date of topicDates) {
+    const day = dayNumber(date);
+    for (const { from, to } of spans) {
+      const distance = day < from ? from - day : day > to ? day - to : 0;
+      best = Math.max(best, 1 - distance / window);
+    }
+  }
+  return best;
+}

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { analyze } from '../../src/query/analyze.js';
-import { asksWhen, bestPassage, bestPassageCoverage } from '../../src/query/passages.js';
+import { asksWhen, bestPassage, bestPassageCoverage, dateCloseness, questionDays } from '../../src/query/passages.js';
 
 const terms = (q: string) => new Set(analyze(q));
 
@@ -44,4 +44,26 @@ test('timed coverage: the best passage that places something in time, not the ti
   const partly = ['- Melanie: I painted that sunrise with oils.', '- Melanie: we went back in June.'].join('\n');
   t.is(bestPassage(partly, q, true).coverage, 1);
   t.is(bestPassage(partly, q, true).timedCoverage, 1 / 3);
+});
+
+test('questionDays: the days a question names, in the ways people write them', (t) => {
+  const day = (iso: string) => Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))) / 86_400_000;
+  const on = (iso: string) => ({ from: day(iso), to: day(iso) });
+  t.deepEqual(questionDays('Who did Maria have dinner with on May 3, 2023?'), [on('2023-05-03')]);
+  t.deepEqual(questionDays('What happened on 3rd May 2023 and on 2023-05-04?'), [on('2023-05-03'), on('2023-05-04')]);
+  t.deepEqual(questionDays('What did Sam do on December 4th, 2023?'), [on('2023-12-04')]);
+  t.deepEqual(questionDays('What did Sam do in May 2023?'), [], 'a month is not a day');
+  t.deepEqual(questionDays('May I deploy on Friday?'), []);
+  t.deepEqual(questionDays('What broke on February 31, 2023?'), [], 'not a day');
+});
+
+test('dateCloseness: 1 on a named day or inside a named span, falling to 0 at the window', (t) => {
+  const day = (iso: string) => Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))) / 86_400_000;
+  const spans = questionDays('on May 3, 2023');
+  t.is(dateCloseness(['2023-05-03'], spans, 7), 1);
+  t.is(dateCloseness(['2023-05-10'], spans, 7), 0);
+  t.is(dateCloseness(['2023-04-26', '2023-05-06'], spans, 7), 1 - 3 / 7);
+  t.is(dateCloseness([], spans, 7), 0);
+  t.is(dateCloseness(['2023-05-05'], [{ from: day('2023-05-01'), to: day('2023-05-31') }], 7), 1);
+  t.is(dateCloseness(['2023-06-03'], [{ from: day('2023-05-01'), to: day('2023-05-31') }], 7), 1 - 3 / 7);
 });
