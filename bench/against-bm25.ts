@@ -84,7 +84,10 @@ async function load(file: string): Promise<Results | undefined> {
 function chosen(results: Results | undefined, label: string | undefined): Results | undefined {
   if (!results || label === undefined) return results;
   const configuration = (results.configurations ?? results.ablation ?? []).find((c) => c.label === label);
-  return configuration ? { ...results, groups: configuration.groups } : undefined;
+  if (!configuration) return undefined;
+  // Configurations' groups carry no labels: take them from the default's.
+  const labels = new Map(results.groups.map((g) => [g.key, g.label]));
+  return { ...results, groups: configuration.groups.map((g) => ({ ...g, label: g.label ?? labels.get(g.key) })) };
 }
 
 const folder = argValue('results', 'bench/results');

@@ -6,7 +6,7 @@
  *
  *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
  *     [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]
- *     [--split all|tune|validate] [--ablate] [--haystack N]
+ *     [--split all|tune|validate] [--ablate] [--try=LIST] [--haystack N]
  *
  * --split (issue 12's validation discipline): conversations in file order, 0-based; tune = the
  * even-indexed ones (0, 2, 4, 6, 8), validate = the odd-indexed (1, 3, 5, 7, 9); all (default) = every one.
@@ -14,6 +14,8 @@
  * ranking, once per ranking feature with that one feature off (`QueryOptions.ranking`), and once with
  * all of them off, over the same imported repository, and prints one Markdown table per variant
  * (bench/lib/locomo-ablate.ts); the usual table and results file are then the default ranking's.
+ * --try=timeWords,-questionDates: the default, then each listed ranking (`+` joins features, `-name`
+ * switches one off; write `--try=…` when the list starts with `-`), then all off (`tryConfigurations`).
  *
  * --haystack N (session variant): each conversation's sessions padded to N topics with sessions of the
  * other conversations, credited with no evidence (bench/lib/locomo-topics.ts `haystackTopics`): the
@@ -38,7 +40,7 @@ import { haystackTopics, VARIANTS, type TurnContext, type Variant } from './lib/
 import { measuredSource, writeReport } from './lib/report.js';
 
 const usage =
-  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate] [--haystack N]';
+  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate] [--try=LIST] [--haystack N]';
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
