@@ -272,7 +272,7 @@ const TIME_WEIGHT = 0.5;
  * topics dated (bv-timestamp, `<time>`) on that day ×2, falling to ×1 at 7 days away. Chosen on the
  * tune halves among weights 0.5 / 1 and windows 1 / 3 / 7 days, held on validate (no figure of any
  * category lower on either half; bench/README.md, "Issue 12: ranking, round 3"). A month ("in May
- * 2023") as a span of days was tried and dropped (haystack temporal recall@5 −0.7 on tune).
+ * 2023") as a span of days was tried and dropped (haystack temporal srec@5 −0.6 on tune).
  */
 const DATE_WEIGHT = 1;
 const DATE_WINDOW = 7;
