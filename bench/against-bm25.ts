@@ -6,6 +6,10 @@
  * decisions"); a pair whose files are missing is reported as such.
  *
  *   node --import tsx bench/against-bm25.ts [--results bench/results] [--splits validate,tune]
+ *     [--configuration LABEL] [--corpora locomo-turn,locomo-session-haystack50,coding]
+ *
+ * --configuration: a configuration of an --ablate or --try run (its label, e.g. `− passages`) in place of
+ * the default ranking; --corpora: only these pairs (results file names without the split).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -59,7 +63,16 @@ function display(metric: string, value: number, units: Readonly<Record<string, s
   return (units?.recall === 'percent' ? value : value * 100).toFixed(1);
 }
 
-async function load(file: string): Promise<{ groups: Group[]; units?: Record<string, string>; source?: { commit?: string } } | undefined> {
+interface Results {
+  groups: Group[];
+  units?: Record<string, string>;
+  source?: { commit?: string };
+  /** --ablate / --try runs: every configuration's groups (locomo.ts `configurations`, coding.ts `ablation`). */
+  configurations?: Array<{ label: string; groups: Group[] }>;
+  ablation?: Array<{ label: string; groups: Group[] }>;
+}
+
+async function load(file: string): Promise<Results | undefined> {
   try {
     return JSON.parse(await readFile(file, 'utf8'));
   } catch {
@@ -67,14 +80,28 @@ async function load(file: string): Promise<{ groups: Group[]; units?: Record<str
   }
 }
 
+/** --configuration LABEL: that configuration of an --ablate / --try run instead of the default ranking. */
+function chosen(results: Results | undefined, label: string | undefined): Results | undefined {
+  if (!results || label === undefined) return results;
+  const configuration = (results.configurations ?? results.ablation ?? []).find((c) => c.label === label);
+  if (!configuration) return undefined;
+  // Configurations' groups carry no labels: take them from the default's.
+  const labels = new Map(results.groups.map((g) => [g.key, g.label]));
+  return { ...results, groups: configuration.groups.map((g) => ({ ...g, label: g.label ?? labels.get(g.key) })) };
+}
+
 const folder = argValue('results', 'bench/results');
 const splits = argValue('splits', 'validate,tune').split(',');
+const configuration = argValue('configuration', '') || undefined;
+const corpora = argValue('corpora', '');
 let below = 0;
 let compared = 0;
 for (const pair of PAIRS) {
   for (const split of splits) {
     const file = (name: string) => path.join(folder, `${name.replace('{split}', split)}.json`);
-    const [brv, standIn] = await Promise.all([load(file(pair.brv)), load(file(pair.standIn))]);
+    if (corpora !== '' && !corpora.split(',').includes(pair.brv.replace('-{split}', ''))) continue;
+    const [all, standIn] = await Promise.all([load(file(pair.brv)), load(file(pair.standIn))]);
+    const brv = chosen(all, configuration);
     console.log(`\n${pair.corpus}, ${split} half — brv / Lunr BM25 stand-in (▼ = brv below)`);
     if (!brv || !standIn) {
       console.log(`  missing: ${[!brv && file(pair.brv), !standIn && file(pair.standIn)].filter(Boolean).join(', ')}`);

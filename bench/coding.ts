@@ -6,13 +6,14 @@
  * the code `brv query --format json` runs) and scored against its graded judgments
  * (bench/lib/graded-metrics.ts): recall@1/3/5/10, recall_all@5, MRR, NDCG@10, per category and overall.
  *
- *   node --import tsx bench/coding.ts [--corpus DIR] [--split all|tune|validate] [--ablate]
+ *   node --import tsx bench/coding.ts [--corpus DIR] [--split all|tune|validate] [--ablate] [--try=LIST]
  *     [--retriever brv|stand-in]
  *
  * --split: within each (project, category) group, questions in file order, 0-based; tune = even-indexed,
  * validate = odd-indexed (bench/lib/coding-data.ts).
  * --ablate: every question with the default ranking, then with each ranking feature off alone
- * (`QueryOptions.ranking`), then all off (plain BM25F), over the same import (as bench/locomo.ts).
+ * (`QueryOptions.ranking`), then all off (plain BM25F), over the same import (as bench/locomo.ts);
+ * --try=LIST the default and the listed rankings only (as bench/locomo.ts).
  * --retriever stand-in: the Lunr BM25 stand-in of bench/lib/locomo-query.ts over the same topics.
  * Writes bench/results/coding[-<split>][-stand-in].json (figures and question ids, ranks of judged topics).
  */
@@ -28,7 +29,8 @@ import { standInRetriever } from './lib/locomo-query.js';
 import { preferBrv, type RetrieverFactory } from './lib/locomo-run.js';
 import { measuredSource, writeReport } from './lib/report.js';
 
-const usage = 'usage: node --import tsx bench/coding.ts [--corpus DIR] [--split all|tune|validate] [--ablate] [--retriever brv|stand-in]';
+const usage =
+  'usage: node --import tsx bench/coding.ts [--corpus DIR] [--split all|tune|validate] [--ablate] [--try=LIST] [--retriever brv|stand-in]';
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
   process.exit(2);
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     corpus: { type: 'string', default: DEFAULT_CORPUS },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    try: { type: 'string' },
     hybrid: { type: 'boolean', default: false },
     'hybrid-grid': { type: 'boolean', default: false },
     'fusion-k': { type: 'string' },
@@ -92,7 +95,7 @@ const topics = runs.reduce((sum, r) => sum + r.topics, 0);
 const title = `Coding corpus: ${split === 'all' ? '' : `${split} split, `}${runs.length} projects, ${topics} topics, ${answered.length} questions; retriever ${retriever}`;
 console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
 console.log(formatGradedTable(groups));
-if (values.ablate || values.hybrid) {
+if (values.ablate || values.hybrid || values.try !== undefined) {
   const rows = configurations.map((c, i) => ({ label: c.label, questions: byRanking(i) }));
   for (const metric of CODING_COLUMNS.filter((c) => ['recall@1', 'recall@5', 'recall_all@5', 'mrr', 'ndcg@10'].includes(c.metric))) {
     console.log(`\nAblation, ${split} split, ${metric.label} (each row one feature off):`);
@@ -113,7 +116,7 @@ await writeReport(name, {
   units: { recall: 'fraction', mrr: 'fraction', ndcg: 'fraction', latency: 'ms' },
   groups: groups.map((g) => ({ key: g.key, n: g.n, metrics: g.means, latencyMs: g.latencyMs })),
   ablation:
-    values.ablate || values.hybrid
+    values.ablate || values.hybrid || values.try !== undefined
       ? configurations.map((c, i) => ({
           label: c.label,
           ranking: c.ranking ?? null,

@@ -6,7 +6,7 @@
  *
  *   node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all]
  *     [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto]
- *     [--split all|tune|validate] [--ablate] [--haystack N]
+ *     [--split all|tune|validate] [--ablate] [--try=LIST] [--haystack N]
  *
  * --split (issue 12's validation discipline): conversations in file order, 0-based; tune = the
  * even-indexed ones (0, 2, 4, 6, 8), validate = the odd-indexed (1, 3, 5, 7, 9); all (default) = every one.
@@ -14,6 +14,8 @@
  * ranking, once per ranking feature with that one feature off (`QueryOptions.ranking`), and once with
  * all of them off, over the same imported repository, and prints one Markdown table per variant
  * (bench/lib/locomo-ablate.ts); the usual table and results file are then the default ranking's.
+ * --try=timeWords,-questionDates: the default, then each listed ranking (`+` joins features, `-name`
+ * switches one off; write `--try=…` when the list starts with `-`), then all off (`tryConfigurations`).
  *
  * --haystack N (session variant): each conversation's sessions padded to N topics with sessions of the
  * other conversations, credited with no evidence (bench/lib/locomo-topics.ts `haystackTopics`): the
@@ -38,7 +40,7 @@ import { haystackTopics, VARIANTS, type TurnContext, type Variant } from './lib/
 import { measuredSource, writeReport } from './lib/report.js';
 
 const usage =
-  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate] [--haystack N]';
+  'usage: node --import tsx bench/locomo.ts <path-to-locomo10.json> [--variant session|turn|all] [--limit-conversations N] [--turn-context none|previous] [--retriever brv|stand-in|auto] [--split all|tune|validate] [--ablate] [--try=LIST] [--haystack N]';
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -54,6 +56,7 @@ const { values, positionals } = parseArgs({
     retriever: { type: 'string', default: 'brv' },
     split: { type: 'string', default: 'all' },
     ablate: { type: 'boolean', default: false },
+    try: { type: 'string' },
     hybrid: { type: 'boolean', default: false },
     'hybrid-grid': { type: 'boolean', default: false },
     'fusion-k': { type: 'string' },
@@ -183,7 +186,7 @@ for (const variant of variants) {
       `${build.retrieverMsTotal >= 1 ? `; retriever set-up ${build.retrieverMsTotal} ms total` : ''}\n` +
       `query latency (in process, wall clock around the call) p50 ${latency.p50} ms, p95 ${latency.p95} ms; first query per conversation p50 ${latency.firstQueryP50} ms`,
   );
-  if (values.ablate || values.hybrid) {
+  if (values.ablate || values.hybrid || values.try !== undefined) {
     console.log(
       `\n${values.hybrid ? 'Lexical and hybrid' : 'Ablation'}, ${variant} topics, ${split} split (recalls in %; each row one feature off):`,
     );
@@ -233,20 +236,22 @@ for (const variant of variants) {
     })),
     columns: COLUMNS[variant].map((c) => c.metric),
     baselines: BASELINES[variant],
-    configurations: values.hybrid
-      ? configurations.map((c, i) => ({
-          label: c.label,
-          options: c.extra ?? null,
-          groups: aggregate(runs.flatMap((r) => r.questionsByRanking[i]!)).map((g) => ({
-            key: g.key,
-            n: g.n,
-            metrics: Object.fromEntries(
-              Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
-            ),
-          })),
-          questions: runs.flatMap((r) => r.questionsByRanking[i]!).map((q) => ({ id: q.id, evidenceRanks: q.evidenceRanks })),
-        }))
-      : undefined,
+    configurations:
+      values.hybrid || values.ablate || values.try !== undefined
+        ? configurations.map((c, i) => ({
+            label: c.label,
+            ranking: c.ranking ?? null,
+            options: c.extra ?? null,
+            groups: aggregate(runs.flatMap((r) => r.questionsByRanking[i]!)).map((g) => ({
+              key: g.key,
+              n: g.n,
+              metrics: Object.fromEntries(
+                Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
+              ),
+            })),
+            questions: runs.flatMap((r) => r.questionsByRanking[i]!).map((q) => ({ id: q.id, evidenceRanks: q.evidenceRanks })),
+          }))
+        : undefined,
     latency,
     build,
     questions: questions.map((q) => ({

@@ -6,7 +6,7 @@
  * validate = odd-indexed (1, 3, 5, …). Deterministic, and the same for both variants. Decide on
  * validate what was tuned on tune.
  */
-import { RANKING_FEATURES, type RankingSwitches } from '../../src/query/query-topics.js';
+import { OPTIONAL_RANKING_FEATURES, RANKING_FEATURES, type RankingSwitches } from '../../src/query/query-topics.js';
 import { aggregate, type MetricName, type ScoredQuestion } from './locomo-metrics.js';
 import { BASELINES, displayValue } from './locomo-report.js';
 import type { Variant } from './locomo-topics.js';
@@ -65,6 +65,8 @@ export interface ConfigurationOptions {
   'fusion-k'?: string;
   'fusion-w'?: string;
   ablate?: boolean;
+  /** Rankings to compare with the default: comma-separated, each `feature` or `feature+-other` (`-` = off). */
+  try?: string;
 }
 
 /** The configurations the options ask for: --hybrid [--hybrid-grid …], --ablate, or the default ranking alone. */
@@ -73,7 +75,31 @@ export function chosenConfigurations(values: ConfigurationOptions, fail: (messag
     fail('--hybrid needs an embedding model: BRV_LLM_PROVIDER, BRV_LLM_BASE_URL, BRV_LLM_EMBEDDING_MODEL (bench/embedding-server.mjs).');
   const numbers = (text: string | undefined) => text?.split(',').map(Number);
   if (values.hybrid) return hybridConfigurations(values['hybrid-grid'] ?? false, numbers(values['fusion-k']), numbers(values['fusion-w']));
+  if (values.try !== undefined) return tryConfigurations(values.try, fail);
   return values.ablate ? ablationConfigurations() : [{ label: 'default', ranking: undefined }];
+}
+
+/**
+ * --try a,b+-c: the default, then each listed ranking (features joined by `+`, `-name` = off,
+ * `name` = on), then all off (plain BM25F): a quick comparison of candidate features.
+ */
+export function tryConfigurations(list: string, fail: (message: string) => never): Configuration[] {
+  const known = new Set<string>([...RANKING_FEATURES, ...OPTIONAL_RANKING_FEATURES]);
+  const tried = list
+    .split(',')
+    .filter((entry) => entry !== '')
+    .map((entry): Configuration => {
+      const ranking: Record<string, boolean> = {};
+      for (const part of entry.split('+')) {
+        const off = part.startsWith('-');
+        const name = off ? part.slice(1) : part;
+        if (!known.has(name)) fail(`Unknown ranking feature ${name} in --try.`);
+        ranking[name] = !off;
+      }
+      return { label: entry, ranking: ranking as RankingSwitches };
+    });
+  const ablation = ablationConfigurations();
+  return [ablation[0]!, ...tried, ablation.at(-1)!];
 }
 
 /** Everything on, then each feature off alone, then everything off (plain BM25F). */
@@ -81,6 +107,7 @@ export function ablationConfigurations(): Configuration[] {
   return [
     { label: 'all on (default)', ranking: undefined },
     ...RANKING_FEATURES.map((feature) => ({ label: `− ${feature}`, ranking: { [feature]: false } })),
+    ...OPTIONAL_RANKING_FEATURES.map((feature) => ({ label: `+ ${feature}`, ranking: { [feature]: true } })),
     { label: 'all off (plain BM25F)', ranking: Object.fromEntries(RANKING_FEATURES.map((f) => [f, false])) },
   ];
 }

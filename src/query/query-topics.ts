@@ -3,9 +3,9 @@ import type { Snapshot } from '../store/context-store.js';
 import { analyze } from './analyze.js';
 import type { DenseSource, DenseStats } from './dense.js';
 import { bestFusedScore, DEFAULT_FUSION, reciprocalRankFusion, type FusionOptions } from './fusion.js';
-import { bestPassageCoverage } from './passages.js';
+import { asksWhen, bestPassage, dateCloseness, questionDays } from './passages.js';
 import { search, type SearchHit, type SearchOptions } from './search.js';
-import { liveView } from './stack.js';
+import { liveView, type SegmentStack } from './stack.js';
 import type { IndexBuild, IndexCompaction, TreeIndex, TreeIndexStore } from './tree-index.js';
 
 export const MAX_LIMIT = 50;
@@ -57,15 +57,31 @@ export interface HybridInfo {
 }
 
 /** The ranking features beyond plain BM25F, each switchable for ablation. */
-export const RANKING_FEATURES = ['feedback', 'passages', 'questionFrames', 'coordination', 'prefix', 'fieldWeights'] as const;
+export const RANKING_FEATURES = [
+  'feedback',
+  'passages',
+  'questionFrames',
+  'coordination',
+  'prefix',
+  'fieldWeights',
+  'questionDates',
+] as const;
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
+/**
+ * Ranking features measured and left off by default (each on with `true`), switchable so that
+ * --ablate and --try report them next to the default. timeWords: for a question that asks when, a
+ * topic's passage score × (1 + 0.5 × the coverage of its best passage with a time word in it)
+ * (passages.ts; bench/README.md, "Issue 12: ranking, round 3").
+ */
+export const OPTIONAL_RANKING_FEATURES = ['timeWords'] as const;
+export type OptionalRankingFeature = (typeof OPTIONAL_RANKING_FEATURES)[number];
 /**
  * feedback: pseudo-relevance feedback (search.ts); passages: re-rank by best-passage coverage
  * (passages.ts); questionFrames: drop question-framing words (question.ts); coordination: the
  * matched-words factor; prefix: prefix expansion of the last word; fieldWeights: title/meta/path/key
- * boosts (off: every field weighs 1).
+ * boosts (off: every field weighs 1); questionDates: topics dated near a day the question names raised.
  */
-export type RankingSwitches = Partial<Record<RankingFeature, boolean>>;
+export type RankingSwitches = Partial<Record<RankingFeature | OptionalRankingFeature, boolean>>;
 
 /** `search` options for the switched-off features (none when all are on: the default ranking, unchanged). */
 function rankingSearchOptions(ranking: RankingSwitches | undefined): SearchOptions {
@@ -248,12 +264,52 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
 /** Candidates re-ranked by passage evidence; LoCoMo sessions: MRR 0.817 → 0.834 at weight 1 (bench/README.md). */
 const PASSAGE_POOL = 20;
 const PASSAGE_WEIGHT = 1;
+/** timeWords (off by default): chosen on the tune halves among 0.2, 0.3 and 0.5 (bench/README.md, "Issue 12: ranking, round 3"). */
+const TIME_WEIGHT = 0.5;
 
-function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(rendered: T[], question: string, options: QueryOptions): T[] {
-  if (options.ranking?.passages === false) return rendered;
+/**
+ * questionDates: a question that names a day ("What did Maria do on May 3, 2023?") raises the
+ * topics dated (bv-timestamp, `<time>`) on that day ×2, falling to ×1 at 7 days away. Chosen on the
+ * tune halves among weights 0.5 / 1 and windows 1 / 3 / 7 days, held on validate (no figure of any
+ * category lower on either half; bench/README.md, "Issue 12: ranking, round 3"). A month ("in May
+ * 2023") as a span of days was tried and dropped (haystack temporal srec@5 −0.6 on tune).
+ */
+const DATE_WEIGHT = 1;
+const DATE_WINDOW = 7;
+
+/** The dates of the live topic at `path`. */
+function topicDates(stack: SegmentStack, path: string): string[] {
+  const view = liveView(stack);
+  for (let s = stack.segments.length - 1; s >= 0; s--) {
+    const doc = stack.segments[s]!.findPath(path);
+    if (doc >= 0 && view.dead[s]?.[doc] !== 1) return stack.segments[s]!.doc(doc).dates;
+  }
+  return [];
+}
+
+/**
+ * The candidates re-ranked by their best passage's coverage of the question (passages.ts), by how
+ * close their dates are to a day the question names (questionDates), and for a question that asks
+ * when, by their best passage with a time word (timeWords, off by default).
+ */
+function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(
+  rendered: T[],
+  question: string,
+  options: QueryOptions,
+  stack: SegmentStack,
+): T[] {
+  const ranking = options.ranking;
+  const passages = ranking?.passages !== false;
+  const spans = ranking?.questionDates !== false ? questionDays(question) : [];
+  if (!passages && spans.length === 0) return rendered;
   const terms = new Set(analyze(question));
+  const timed = ranking?.timeWords === true && asksWhen(question);
   return rendered
-    .map((r, order) => ({ r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * bestPassageCoverage(r.markdown, terms)) }))
+    .map((r, order) => {
+      const best = passages ? bestPassage(r.markdown, terms, timed) : { coverage: 0, timedCoverage: 0 };
+      const dated = spans.length > 0 ? 1 + DATE_WEIGHT * dateCloseness(topicDates(stack, r.hit.path), spans, DATE_WINDOW) : 1;
+      return { r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * best.coverage) * (1 + TIME_WEIGHT * best.timedCoverage) * dated };
+    })
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .map(({ r, score }) => ({ ...r, hit: { ...r.hit, score } }));
 }
@@ -268,7 +324,7 @@ async function finalRanking(
   limit: number,
   options: QueryOptions,
 ): Promise<{ rendered: Rendered[]; totalFound: number; hybrid?: HybridInfo }> {
-  const lexical = rerankByPassage(found.rendered, question, options);
+  const lexical = rerankByPassage(found.rendered, question, options, found.index.stack);
   if (!options.hybrid) return { rendered: lexical.slice(0, limit), totalFound: found.totalFound };
   const start = performance.now();
   const stats: DenseStats = { embeddedTopics: 0, cachedTopics: 0, requests: 0 };

@@ -1,10 +1,10 @@
 import test from 'ava';
 import '../helpers/repo.js'; // pinned git environment for the in-process library calls
-import { ablationConfigurations, formatAblation, splitConversations } from '../../bench/lib/locomo-ablate.js';
+import { ablationConfigurations, formatAblation, splitConversations, tryConfigurations } from '../../bench/lib/locomo-ablate.js';
 import { normaliseConversation } from '../../bench/lib/locomo-data.js';
 import type { QueryOptions, QueryResult, Retriever } from '../../bench/lib/locomo-query.js';
 import { runConversation } from '../../bench/lib/locomo-run.js';
-import { RANKING_FEATURES } from '../../src/query/query-topics.js';
+import { OPTIONAL_RANKING_FEATURES, RANKING_FEATURES } from '../../src/query/query-topics.js';
 import { tinySample } from './locomo-fixture.js';
 
 const conversation = normaliseConversation(tinySample());
@@ -16,14 +16,28 @@ test('split: tune is the even-indexed conversations, validate the odd-indexed, a
   t.deepEqual(splitConversations(ten, 'all'), ten);
 });
 
-test('ablation: the default, each ranking feature off alone, then all off', (t) => {
+test('ablation: the default, each ranking feature off alone, each optional one on alone, then all off', (t) => {
   const configurations = ablationConfigurations();
   t.is(configurations[0]!.ranking, undefined);
   t.deepEqual(
     configurations.slice(1, -1).map((c) => c.ranking),
-    RANKING_FEATURES.map((f) => ({ [f]: false })),
+    [...RANKING_FEATURES.map((f) => ({ [f]: false })), ...OPTIONAL_RANKING_FEATURES.map((f) => ({ [f]: true }))],
   );
   t.deepEqual(configurations.at(-1)!.ranking, Object.fromEntries(RANKING_FEATURES.map((f) => [f, false])));
+});
+
+test('--try: the default, each listed ranking (+ joins features, - switches one off), then all off', (t) => {
+  const fail = (message: string): never => {
+    throw new Error(message);
+  };
+  const configurations = tryConfigurations('timeWords,timeWords+-coordination', fail);
+  t.deepEqual(
+    configurations.map((c) => c.label),
+    ['all on (default)', 'timeWords', 'timeWords+-coordination', 'all off (plain BM25F)'],
+  );
+  t.deepEqual(configurations[1]!.ranking, { timeWords: true });
+  t.deepEqual(configurations[2]!.ranking, { timeWords: true, coordination: false });
+  t.throws(() => tryConfigurations('nosuchfeature', fail), { message: /Unknown ranking feature nosuchfeature/ });
 });
 
 test('every question is asked once per ranking, over one import, and the table has a row per ranking', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { analyze } from '../../src/query/analyze.js';
-import { bestPassageCoverage } from '../../src/query/passages.js';
+import { asksWhen, bestPassage, bestPassageCoverage, dateCloseness, questionDays } from '../../src/query/passages.js';
 
 const terms = (q: string) => new Set(analyze(q));
 
@@ -22,4 +22,48 @@ test('words spread over different lines count less than the same words in one li
   const spread = 'intro\n- Rotate tyres.\n- Signing forms.\n- Keys on the hook.\n- Monthly report.\n';
   const q = terms('rotate signing keys monthly');
   t.true(bestPassageCoverage(together, q) > bestPassageCoverage(spread, q));
+});
+
+test('when-questions: asksWhen tells them from other questions', (t) => {
+  t.true(asksWhen('When did Melanie paint a sunrise?'));
+  t.true(asksWhen('How long ago was the trip?'));
+  t.true(asksWhen('In what year did John move?'));
+  t.false(asksWhen('What did Melanie paint?'));
+  t.false(asksWhen('Whenever the job fails, who is paged?'));
+});
+
+test('timed coverage: the best passage that places something in time, not the title or timestamp', (t) => {
+  const q = terms('When did Melanie paint a sunrise?');
+  const dated = ['# Melanie, 8 May 2023', '', '**Timestamp**: 2023-05-08', '- Melanie: I painted that sunrise last year.'].join('\n');
+  const undated = ['# Melanie, 8 May 2023', '', '**Timestamp**: 2023-05-08', '- Melanie: I painted that sunrise with oils.'].join('\n');
+  t.is(bestPassage(dated, q, true).timedCoverage, 1);
+  t.is(bestPassage(dated, q, false).timedCoverage, 0);
+  t.is(bestPassage(undated, q, true).timedCoverage, 0);
+  t.is(bestPassage(undated, q, true).coverage, 1);
+  // a timed passage with fewer of the question's words still counts, for its share
+  const partly = ['- Melanie: I painted that sunrise with oils.', '- Melanie: we went back in June.'].join('\n');
+  t.is(bestPassage(partly, q, true).coverage, 1);
+  t.is(bestPassage(partly, q, true).timedCoverage, 1 / 3);
+});
+
+test('questionDays: the days a question names, in the ways people write them', (t) => {
+  const day = (iso: string) => Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))) / 86_400_000;
+  const on = (iso: string) => ({ from: day(iso), to: day(iso) });
+  t.deepEqual(questionDays('Who did Maria have dinner with on May 3, 2023?'), [on('2023-05-03')]);
+  t.deepEqual(questionDays('What happened on 3rd May 2023 and on 2023-05-04?'), [on('2023-05-03'), on('2023-05-04')]);
+  t.deepEqual(questionDays('What did Sam do on December 4th, 2023?'), [on('2023-12-04')]);
+  t.deepEqual(questionDays('What did Sam do in May 2023?'), [], 'a month is not a day');
+  t.deepEqual(questionDays('May I deploy on Friday?'), []);
+  t.deepEqual(questionDays('What broke on February 31, 2023?'), [], 'not a day');
+});
+
+test('dateCloseness: 1 on a named day or inside a named span, falling to 0 at the window', (t) => {
+  const day = (iso: string) => Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))) / 86_400_000;
+  const spans = questionDays('on May 3, 2023');
+  t.is(dateCloseness(['2023-05-03'], spans, 7), 1);
+  t.is(dateCloseness(['2023-05-10'], spans, 7), 0);
+  t.is(dateCloseness(['2023-04-26', '2023-05-06'], spans, 7), 1 - 3 / 7);
+  t.is(dateCloseness([], spans, 7), 0);
+  t.is(dateCloseness(['2023-05-05'], [{ from: day('2023-05-01'), to: day('2023-05-31') }], 7), 1);
+  t.is(dateCloseness(['2023-06-03'], [{ from: day('2023-05-01'), to: day('2023-05-31') }], 7), 1 - 3 / 7);
 });

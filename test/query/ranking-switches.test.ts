@@ -11,10 +11,10 @@ import { cleanup, makeRepo, tempDir } from '../helpers/repo.js';
  * changes the answer when switched off, on a tiny tree where it matters; unset, the ranking is the default.
  */
 
-const topic = (p: string, title: string, facts: string[]) =>
-  `<bv-topic path="${p}" title="${title}">\n${facts.map((f) => `  <bv-fact>${f}</bv-fact>`).join('\n')}\n</bv-topic>\n`;
+const topic = (p: string, title: string, facts: string[], date?: string) =>
+  `<bv-topic path="${p}" title="${title}">\n${date ? `  <bv-timestamp>${date}</bv-timestamp>\n` : ''}${facts.map((f) => `  <bv-fact>${f}</bv-fact>`).join('\n')}\n</bv-topic>\n`;
 
-const TOPICS: Array<[string, string, string[]]> = [
+const TOPICS: Array<[string, string, string[], string?]> = [
   // feedback: the one hit for "dog walk" brings in the topics that share its rarer words.
   ['pets/dog', 'Dog walking', ['We walk the dog at dawn with the red leash and harness.']],
   ['pets/gear', 'Gear', ['The red leash and harness hang by the door.']],
@@ -27,6 +27,12 @@ const TOPICS: Array<[string, string, string[]]> = [
   // passages and fieldWeights: the same words, together in one line or spread, in the title or the body.
   ['keys/together', 'Notes', ['Rotate the signing keys monthly.', 'Other things entirely here.']],
   ['keys/spread', 'Rotate', ['Signing is done by the team.', 'Keys are kept in the vault.', 'Monthly review of it all.']],
+  // timeWords: both say when Melanie painted a sunrise; only one places it in time.
+  ['art/sunrise-dated', 'Melanie', ['Melanie painted a sunrise last year at the lake.']],
+  ['art/sunrise-undated', 'Melanie', ['Melanie painted a sunrise at the lake.']],
+  // questionDates: the same class, on the day the question names and weeks later.
+  ['diary/class-may', 'Diary', ['Went to the pottery class with Anna.'], '2023-05-03'],
+  ['diary/class-june', 'Diary', ['Went to the pottery class.'], '2023-06-20'],
   // 52 fillers, so that feedback applies (it needs 50 topics) and document frequencies are low.
   ...Array.from({ length: 52 }, (_, i): [string, string, string[]] => [
     `filler/f${i}`,
@@ -41,10 +47,10 @@ let brv: Brv;
 test.before(async () => {
   dir = await makeRepo();
   const folder = await tempDir('brv-ranking-');
-  for (const [p, title, facts] of TOPICS) {
+  for (const [p, title, facts, date] of TOPICS) {
     const file = path.join(folder, `${p}.html`);
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, topic(p, title, facts));
+    await writeFile(file, topic(p, title, facts, date));
   }
   brv = await openBrv(dir);
   const imported = await brv.knowledge.importTree({ directory: folder }, {});
@@ -69,6 +75,7 @@ const QUESTIONS: Record<RankingFeature, string> = {
   coordination: 'rotate keys pasta',
   prefix: 'observab',
   fieldWeights: 'rotate signing keys monthly',
+  questionDates: 'Which pottery class with Anna did I go to on June 18th, 2023?',
 };
 
 for (const feature of RANKING_FEATURES) {
@@ -98,4 +105,26 @@ test('ranking: feedback brings in topics without the query words; questionFrames
   t.true((await paths('What kind of art does Caroline make?', 'questionFrames')).includes('misc/words'));
   t.deepEqual(await paths('observab'), ['ops/observability']);
   t.deepEqual(await paths('observab', 'prefix'), []);
+});
+
+test('ranking: timeWords (off by default) ranks the passage that says when first, for a question that asks when', async (t) => {
+  const paths = async (question: string, ranking?: Record<string, boolean>) =>
+    (await brv.retrieval.query({ question, limit: 50, ...(ranking ? { ranking } : {}) })).matchedDocs.map((d) => d.topicPath);
+  const when = 'When did Melanie paint a sunrise at the lake?';
+  // Without it the shorter topic wins (BM25 length normalisation); with it the dated one.
+  t.deepEqual((await paths(when)).slice(0, 2), ['art/sunrise-undated', 'art/sunrise-dated']);
+  t.deepEqual((await paths(when, { timeWords: false })).slice(0, 2), ['art/sunrise-undated', 'art/sunrise-dated']);
+  t.deepEqual((await paths(when, { timeWords: true })).slice(0, 2), ['art/sunrise-dated', 'art/sunrise-undated']);
+  // A question that does not ask when is not changed.
+  const what = 'What did Melanie paint at the lake?';
+  t.deepEqual(await paths(what, { timeWords: true }), await paths(what));
+});
+
+test('ranking: questionDates raises the topic dated near the day a question names', async (t) => {
+  const paths = async (question: string, off?: RankingFeature) => (await answer(question, off)).map((line) => line.split(' ')[0]);
+  const question = 'Which pottery class with Anna did I go to on June 18th, 2023?';
+  // Without it the topic with more of the question's words (Anna) wins;
+  // with it the one dated two days from June 18th.
+  t.deepEqual((await paths(question, 'questionDates')).slice(0, 2), ['diary/class-may', 'diary/class-june']);
+  t.deepEqual((await paths(question)).slice(0, 2), ['diary/class-june', 'diary/class-may']);
 });
