@@ -172,18 +172,42 @@ function asciiWordEnd(text: string, start: number): number {
 export function wantedTerms(text: string, wanted: ReadonlySet<string>): string[] {
   if (wanted.size === 0) return [];
   if (!ASCII_ONLY.test(text)) return analyze(text).filter((term) => wanted.has(term));
-  const pattern = wantedWordPattern(wanted);
-  if (pattern === undefined) return [];
   const found: string[] = [];
+  forEachWantedTerm(text, wanted, false, (term) => found.push(term));
+  return found;
+}
+
+/**
+ * `wantedTerms` of each line of ASCII text, in one pass over it: calls `visit` with each wanted term
+ * and where its word starts, in order, each line analysed as if alone (a "May" sees only its own line
+ * to tell whether it is a month). False, and nothing visited, when the text is not ASCII.
+ */
+export function forEachWantedTermByLine(text: string, wanted: ReadonlySet<string>, visit: (term: string, at: number) => void): boolean {
+  if (!ASCII_ONLY.test(text)) return false;
+  if (wanted.size > 0) forEachWantedTerm(text, wanted, true, visit);
+  return true;
+}
+
+function forEachWantedTerm(text: string, wanted: ReadonlySet<string>, byLine: boolean, visit: (term: string, at: number) => void): void {
+  const pattern = wantedWordPattern(wanted);
+  if (pattern === undefined) return;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     if (match[0].length > MAX_TERM_LENGTH) continue;
     let word = match[0].toLowerCase();
     if (word.includes("'")) word = word.replace(POSSESSIVE, '').replace(APOSTROPHE, '');
-    const term = word === 'may' ? monthMay(text, match.index, match.index + 3) : stem(word);
-    if (term !== null && wanted.has(term)) found.push(term);
+    const at = match.index;
+    let term: string | null;
+    if (word !== 'may') term = stem(word);
+    else if (!byLine) term = monthMay(text, at, at + 3);
+    else {
+      const lineEnd = text.indexOf('\n', at);
+      const line = text.slice(text.lastIndexOf('\n', at) + 1, lineEnd < 0 ? text.length : lineEnd);
+      const inLine = at - (text.lastIndexOf('\n', at) + 1);
+      term = monthMay(line, inLine, inLine + 3);
+    }
+    if (term !== null && wanted.has(term)) visit(term, at);
   }
-  return found;
 }
 
 const wantedPatterns = new WeakMap<ReadonlySet<string>, RegExp | undefined>();

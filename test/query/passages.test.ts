@@ -1,6 +1,7 @@
 import test from 'ava';
 import { analyze } from '../../src/query/analyze.js';
 import { asksWhen, bestPassage, bestPassageCoverage, dateCloseness, questionDays } from '../../src/query/passages.js';
+import { seededRandom } from '../helpers/random.js';
 
 const terms = (q: string) => new Set(analyze(q));
 
@@ -67,3 +68,56 @@ test('dateCloseness: 1 on a named day or inside a named span, falling to 0 at th
   t.is(dateCloseness(['2023-05-05'], [{ from: day('2023-05-01'), to: day('2023-05-31') }], 7), 1);
   t.is(dateCloseness(['2023-06-03'], [{ from: day('2023-05-01'), to: day('2023-05-31') }], 7), 1 - 3 / 7);
 });
+
+test('bestPassage in one pass over ASCII markdown equals a search of each line, on seeded random markdown (May beside a date on the line before or after, short lines, blank lines)', (t) => {
+  const pieces = [
+    'painting', 'paint', 'classes', 'class', 'hiking', 'May', '8', 'May 2023', '8 May', '2023', 'yesterday', 'last', 'week', 'x',
+    'go', 'Melanie', "Melanie's", 'the', 'a', '\n', '\n\n', '\n', '- ', '# ', '**Timestamp**', 'Tags:', '  ', 'é',
+  ]; // prettier-ignore
+  // "May" ends a line after a day: the month only when the line before is not seen (each line alone).
+  t.is(bestPassage('- go 8\nMay x 8', terms('8 May'), false).coverage, 0.5);
+  const questions = ['When did Melanie start painting classes?', 'hiking last week', 'what happened on 8 May', 'go', 'may'];
+  for (let seed = 1; seed <= 1500; seed++) {
+    const random = seededRandom(seed);
+    const usable = seed % 4 === 0 ? pieces : pieces.filter((p) => p !== 'é');
+    const markdown = Array.from(
+      { length: 1 + Math.floor(random() * 60) },
+      () => usable[Math.floor(random() * usable.length)]! + (random() < 0.6 ? ' ' : ''),
+    ).join('');
+    const q = terms(questions[seed % questions.length]!);
+    for (const timed of [false, true]) {
+      t.deepEqual(
+        bestPassage(markdown, q, timed),
+        referenceBestPassage(markdown, q, timed),
+        `seed ${seed}, timed ${timed}: ${JSON.stringify(markdown)}`,
+      );
+    }
+  }
+});
+
+/** bestPassage as it was written first: a split into lines and a search of each (the reference). */
+function referenceBestPassage(
+  markdown: string,
+  questionTerms: ReadonlySet<string>,
+  timed: boolean,
+): { coverage: number; timedCoverage: number } {
+  const size = questionTerms.size;
+  if (size === 0) return { coverage: 0, timedCoverage: 0 };
+  let best = 0;
+  let bestTimed = 0;
+  for (const passage of markdown.split(/\n+/)) {
+    if (passage.length < 3) continue;
+    const found = new Set(analyze(passage).filter((term) => questionTerms.has(term))).size;
+    if (found > best) best = found;
+    if (
+      timed &&
+      found > bestTimed &&
+      !/^(?:#|\*\*Timestamp\*\*|Tags:|Keywords:|Related:)/.test(passage) &&
+      /\b(?:yesterday|today|tonight|tomorrow|ago|weekend|weeks?|months?|years?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december|spring|summer|autumn|winter|(?:19|20)\d\d)\b/i.test(
+        passage,
+      )
+    )
+      bestTimed = found;
+  }
+  return { coverage: best / size, timedCoverage: bestTimed / size };
+}
