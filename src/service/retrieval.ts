@@ -160,26 +160,37 @@ export class Retrieval {
   constructor(private readonly ctx: RepositoryContext) {}
 
   /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
-  async query(request: QueryRequest): Promise<QueryResult> {
-    const [{ queryTopics }, hybrid] = await Promise.all([import('../query/query-topics.js'), this.hybridOptions(request)]);
-    const options = queryOptions(request, hybrid);
-    const result = await this.federated(
+  query(request: QueryRequest): Promise<QueryResult> {
+    return this.ranked(
       request,
-      (indexes, snapshot) => queryTopics(indexes, snapshot, request.question, options),
+      (topics, indexes, snapshot, options) => topics.queryTopics(indexes, snapshot, request.question, options),
       federateQuery,
     );
-    return hybrid ? withUsage(result, hybrid.usage()) : result;
   }
 
   /** Paths, titles, scores and excerpts for a question (knowledge sources included, as for query). */
-  async search(request: SearchRequest): Promise<SearchResult> {
-    const [{ searchTopics }, hybrid] = await Promise.all([import('../query/query-topics.js'), this.hybridOptions(request)]);
-    const options = queryOptions(request, hybrid);
-    const result = await this.federated(
+  search(request: SearchRequest): Promise<SearchResult> {
+    return this.ranked(
       request,
-      (indexes, snapshot) => searchTopics(indexes, snapshot, request.question, options),
+      (topics, indexes, snapshot, options) => topics.searchTopics(indexes, snapshot, request.question, options),
       federateSearch,
     );
+  }
+
+  /** A query or search: lexical or hybrid, over this repository and every knowledge source, with the model's usage when it embedded. */
+  private async ranked<R extends object, F extends object>(
+    request: QueryRequest,
+    retrieve: (
+      topics: typeof import('../query/query-topics.js'),
+      indexes: TreeIndexStore,
+      snapshot: Snapshot,
+      options: QueryOptions,
+    ) => Promise<R>,
+    merge: (local: R, shared: Array<{ alias: string; commit: string | undefined; result: R }>, limit: number) => F,
+  ): Promise<R | F> {
+    const [topics, hybrid] = await Promise.all([import('../query/query-topics.js'), this.hybridOptions(request)]);
+    const options = queryOptions(request, hybrid);
+    const result = await this.federated(request, (indexes, snapshot) => retrieve(topics, indexes, snapshot, options), merge);
     return hybrid ? withUsage(result, hybrid.usage()) : result;
   }
 
