@@ -243,16 +243,19 @@ async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, qu
   return { ...found, info, index };
 }
 
+/** Where the live topic at `path` is: the newest segment holding it undeleted (segment -1: none). */
+function liveDocument(stack: SegmentStack, path: string): { segment: number; doc: number } {
+  const view = liveView(stack);
+  for (let s = stack.segments.length - 1; s >= 0; s--) {
+    const doc = stack.segments[s]!.findPath(path);
+    if (doc >= 0 && view.dead[s]?.[doc] !== 1) return { segment: s, doc };
+  }
+  return { segment: -1, doc: -1 };
+}
+
 /** The pre-rendered markdown of each hit, read from the docstore of the segment that holds it live. */
 async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: readonly SearchHit[]) {
-  const view = liveView(index.stack);
-  const locations = hits.map((hit) => {
-    for (let s = index.stack.segments.length - 1; s >= 0; s--) {
-      const doc = index.stack.segments[s]!.findPath(hit.path);
-      if (doc >= 0 && view.dead[s]?.[doc] !== 1) return { segment: s, doc };
-    }
-    return { segment: -1, doc: -1 };
-  });
+  const locations = hits.map((hit) => liveDocument(index.stack, hit.path));
   const texts = await indexes.rendered(
     index,
     locations.filter((l) => l.segment >= 0),
@@ -279,12 +282,8 @@ const DATE_WINDOW = 7;
 
 /** The dates of the live topic at `path`. */
 function topicDates(stack: SegmentStack, path: string): string[] {
-  const view = liveView(stack);
-  for (let s = stack.segments.length - 1; s >= 0; s--) {
-    const doc = stack.segments[s]!.findPath(path);
-    if (doc >= 0 && view.dead[s]?.[doc] !== 1) return stack.segments[s]!.doc(doc).dates;
-  }
-  return [];
+  const { segment, doc } = liveDocument(stack, path);
+  return segment < 0 ? [] : stack.segments[segment]!.doc(doc).dates;
 }
 
 /**
