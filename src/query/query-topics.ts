@@ -65,6 +65,7 @@ export const RANKING_FEATURES = [
   'prefix',
   'fieldWeights',
   'questionDates',
+  'pathMatch',
 ] as const;
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
 /**
@@ -79,7 +80,8 @@ export type OptionalRankingFeature = (typeof OPTIONAL_RANKING_FEATURES)[number];
  * feedback: pseudo-relevance feedback (search.ts); passages: re-rank by best-passage coverage
  * (passages.ts); questionFrames: drop question-framing words (question.ts); coordination: the
  * matched-words factor; prefix: prefix expansion of the last word; fieldWeights: title/meta/path/key
- * boosts (off: every field weighs 1); questionDates: topics dated near a day the question names raised.
+ * boosts (off: every field weighs 1); questionDates: topics dated near a day the question names raised;
+ * pathMatch: a query word in the topic's path scored once more on its own (search.ts).
  */
 export type RankingSwitches = Partial<Record<RankingFeature | OptionalRankingFeature, boolean>>;
 
@@ -91,6 +93,7 @@ function rankingSearchOptions(ranking: RankingSwitches | undefined): SearchOptio
     ...(ranking.questionFrames === false ? { question: false } : {}),
     ...(ranking.coordination === false ? { coordination: 0 } : {}),
     ...(ranking.prefix === false ? { prefix: false } : {}),
+    ...(ranking.pathMatch === false ? { pathMatch: 0 } : {}),
     ...(ranking.fieldWeights === false ? { fields: { title: 1, path: 1, meta: 1, key: 1, body: 1 } } : {}),
   };
 }

@@ -51,13 +51,13 @@ test('matching more query terms ranks higher, and a one-term match is never drop
   const stack = stackOf([
     doc('a/heavy', { title: 'JWT', body: 'jwt jwt jwt jwt signing with jwt libraries and jwt claims' }),
     doc('b/both', { title: 'Sessions', body: 'the jwt is exchanged using a refresh token' }),
-    doc('c/refresh', { title: 'Page refresh', body: 'refresh the page' }),
+    doc('c/page', { title: 'Page refresh', body: 'refresh the page' }),
     ...Array.from({ length: 20 }, (_, i) => doc(`z/filler${i}`, { body: `unrelated topic number ${i}` })),
   ]);
   const result = search(stack, 'jwt refresh');
   t.is(result.hits[0]!.path, 'b/both');
   t.deepEqual(result.hits[0]!.matched.terms, ['jwt', 'refresh']);
-  t.deepEqual(result.hits.map((h) => h.path).sort(), ['a/heavy', 'b/both', 'c/refresh']);
+  t.deepEqual(result.hits.map((h) => h.path).sort(), ['a/heavy', 'b/both', 'c/page']);
   t.is(result.totalFound, 3);
 });
 
@@ -164,4 +164,25 @@ test('hits carry title, blob and the query words as typed', (t) => {
   t.like(hit.hits[0], { path: 'sec/jwt', title: 'JWT Rotation', blob: d.blob });
   t.deepEqual(hit.hits[0]!.matched.terms, ['Rotating', 'JWTs', 'security']);
   t.deepEqual(hit.hits[0]!.matched.fields, ['title', 'path', 'meta', 'body']);
+});
+
+test('a query word in the path scores once more on its own (pathMatch), unless switched off', (t) => {
+  // The topic the question names, by its path, against a longer one that mentions every word in passing.
+  const stack = stackOf([
+    doc('caching/stampede', { title: 'Expiry', body: 'Expiry is jittered so that one request refills a missing entry.' }),
+    doc('notes/launch', {
+      title: 'Launch notes',
+      body: 'Notes from the launch week: a stampede of new merchant data arrived every day, more than support could read.',
+    }),
+    ...Array.from({ length: 8 }, (_, i) => doc(`filler/f${i}`, { body: `new merchant data, item ${i}` })),
+  ]);
+  const options: SearchOptions = { feedback: false };
+  t.deepEqual(paths(stack, 'new stampede for merchant data', { ...options, pathMatch: 0 }).slice(0, 2), [
+    'notes/launch',
+    'caching/stampede',
+  ]);
+  t.deepEqual(paths(stack, 'new stampede for merchant data', options).slice(0, 2), ['caching/stampede', 'notes/launch']);
+  // Only the path field counts: the same word in a title is not scored again.
+  const titled = stackOf([doc('a/one', { title: 'stampede' }), doc('b/two', { title: 'other' })]);
+  t.is(search(titled, 'stampede', { pathMatch: 0 }).hits[0]!.score, search(titled, 'stampede').hits[0]!.score);
 });
