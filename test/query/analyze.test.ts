@@ -162,3 +162,18 @@ test("TermIds.add gives analyze's terms as ids, one table over many seeded texts
   t.is(new Set(table.terms).size, table.terms.length, 'one id per term');
   t.is(table.idOf(table.terms[3]!), 3);
 });
+
+test('TermIds: tens of thousands of distinct words are found again with the same ids', (t) => {
+  const text = Array.from({ length: 30_000 }, (_, i) => `w${i.toString(36)}x${i % 7 ? 'ing' : "'s"}`).join(' ');
+  const table = new TermIds();
+  const first: number[] = [];
+  table.add(text, first);
+  t.deepEqual(
+    first.map((id) => table.terms[id]),
+    analyze(text),
+  );
+  const again: number[] = [];
+  table.add(`${text} may`, again);
+  t.deepEqual(again, first);
+  t.is(table.terms.length, new Set(analyze(text)).size);
+});
