@@ -99,6 +99,7 @@ export function curateToolDescription(): string {
     `The topic is validated, stored as a git commit on ${branchRef('<branch>')}, and found by brv-query right away.`,
     '',
     'Path: "domain/topic" (or domain/topic/subtopic), lower-case words with - or _, e.g. security/jwt-signing. Reuse existing domains (brv-list).',
+    'Name it after what it is about: a question word found in a path ranks that topic higher.',
     'A topic already at that path is refused with path-exists and its content: merge your knowledge into it and call again with confirmOverwrite: true.',
     'meta (optional): {"impact": "low"|"high", "reason": "why", "summary": "one line"}; impact "high" opens a human review.',
     '',
