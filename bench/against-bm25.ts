@@ -95,14 +95,17 @@ const splits = argValue('splits', 'validate,tune').split(',');
 const configuration = argValue('configuration', '') || undefined;
 const corpora = argValue('corpora', '');
 let below = 0;
+let above = 0;
 let compared = 0;
+/** Question-equivalents of each recall figure below: the gap × the questions of its row (exact for an all-or-nothing recall). */
+const gaps: number[] = [];
 for (const pair of PAIRS) {
   for (const split of splits) {
     const file = (name: string) => path.join(folder, `${name.replace('{split}', split)}.json`);
     if (corpora !== '' && !corpora.split(',').includes(pair.brv.replace('-{split}', ''))) continue;
     const [all, standIn] = await Promise.all([load(file(pair.brv)), load(file(pair.standIn))]);
     const brv = chosen(all, configuration);
-    console.log(`\n${pair.corpus}, ${split} half — brv / Lunr BM25 stand-in (▼ = brv below)`);
+    console.log(`\n${pair.corpus}, ${split} half — brv / Lunr BM25 stand-in (▼ = brv below; Nq = by N questions' worth of recall)`);
     if (!brv || !standIn) {
       console.log(`  missing: ${[!brv && file(pair.brv), !standIn && file(pair.standIn)].filter(Boolean).join(', ')}`);
       continue;
@@ -116,11 +119,26 @@ for (const pair of PAIRS) {
         const [a, b] = [group.metrics[metric]!, other.metrics[metric]!];
         compared++;
         const worse = a < b - 1e-9;
-        if (worse) below++;
-        return `${display(metric, a, brv.units)} / ${display(metric, b, standIn.units)}${worse ? ' ▼' : ''}`;
+        if (a > b + 1e-9) above++;
+        let mark = '';
+        if (worse) {
+          below++;
+          mark = ' ▼';
+          if (metric !== 'mrr') {
+            const questions = ((b - a) / (brv.units?.recall === 'percent' ? 100 : 1)) * group.n;
+            gaps.push(questions);
+            mark += ` ${questions.toFixed(1)}q`;
+          }
+        }
+        return `${display(metric, a, brv.units)} / ${display(metric, b, standIn.units)}${mark}`;
       });
       console.log(`| ${group.label ?? group.key} | ${group.n} | ${cells.join(' | ')} |`);
     }
   }
 }
-console.log(`\n${below} of ${compared} figures below the stand-in.`);
+console.log(`\n${below} of ${compared} figures below the stand-in (${above} above, ${compared - below - above} equal).`);
+if (gaps.length > 0) {
+  console.log(
+    `The ${gaps.length} recall figures below are ${gaps.map((g) => g.toFixed(1)).join(', ')} questions' worth (the gap × the questions of the row).`,
+  );
+}
