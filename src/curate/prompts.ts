@@ -26,7 +26,8 @@ function pathSection(domains: readonly string[]): string {
       : '\nThe tree is empty: choose a clear first domain.';
   return `# Path format
 path="<domain>/<topic>" or "<domain>/<topic>/<subtopic>": snake_case segments, 1–3 word domains,
-never "misc" or "general". Letters, digits, "_", "-" only.${existing}
+never "misc" or "general". Letters, digits, "_", "-" only. Name the topic after what it is about:
+a question word found in a path ranks that topic higher.${existing}
 related="@domain/topic.html,@domain/folder": a ".html" suffix names a topic, a bare path a folder.`;
 }
 
