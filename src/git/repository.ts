@@ -184,6 +184,11 @@ export class GitRepository {
     return new BlobWriter(this.processes, this.location.gitDir, this.location.objectFormat);
   }
 
+  /** Starts the long-lived reader ahead of use, so its process start overlaps other work. */
+  prepareObjectReader(): void {
+    this.batchReader();
+  }
+
   /** Starts the long-lived reader and tree writer ahead of use, so their process starts overlap other work. */
   prepareBatchProcesses(): void {
     this.batchReader();

@@ -547,7 +547,10 @@ export class TreeIndexStore {
   }
 
   private async buildFull(tree: string, counts: Counts): Promise<StackManifest> {
-    const listed = (await this.repo.listTreeBlobs(tree)).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
+    const listing = this.repo.listTreeBlobs(tree);
+    // The object reader's process starts while git lists the tree: the build reads every blob next.
+    this.repo.prepareObjectReader();
+    const listed = (await listing).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
     const { blobs, skipped } = screenBlobs(listed);
     counts.total = blobs.length;
     // Chunks bound memory at 100,000 topics: each chunk's text is analysed into a small segment and
@@ -653,8 +656,10 @@ export class TreeIndexStore {
       const fresh = new Map<string, CachedBlob>();
       if (toRead.length > 0) {
         counts.parsed += toRead.length;
+        // The extractor's code loads while git sends the blobs.
+        const extractor = fastExtractor();
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
-        const fastBlobDocument = await fastExtractor();
+        const fastBlobDocument = await extractor;
         performance.mark('index: blobs read');
         // Canonical blobs (all brv writes) take the fast path; the HTML toolchain loads only for the rest.
         const bailed: number[] = [];
