@@ -10,9 +10,14 @@
  *
  * --configuration: a configuration of an --ablate or --try run (its label, e.g. `− passages`) in place of
  * the default ranking; --corpora: only these pairs (results file names without the split).
+ *
+ * Where both runs kept per-question metrics, each figure below also says on how many of the row's
+ * questions brv is better (↑) and worse (↓) than the stand-in, with the exact two-sided sign test's p
+ * (bench/lib/paired.ts); the last lines count the figures below and above with p < 0.05.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { comparePaired, inGroup, type PairedComparison } from './lib/paired.js';
 import { argValue } from './lib/report.js';
 
 interface Group {
@@ -63,13 +68,21 @@ function display(metric: string, value: number, units: Readonly<Record<string, s
   return (units?.recall === 'percent' ? value : value * 100).toFixed(1);
 }
 
+interface QuestionRecord {
+  readonly id: string;
+  readonly category: string | number;
+  /** Per-question values (fractions), written by the benches since 2026-12-02. */
+  readonly metrics?: Readonly<Record<string, number>>;
+}
+
 interface Results {
   groups: Group[];
+  questions?: QuestionRecord[];
   units?: Record<string, string>;
   source?: { commit?: string };
   /** --ablate / --try runs: every configuration's groups (locomo.ts `configurations`, coding.ts `ablation`). */
-  configurations?: Array<{ label: string; groups: Group[] }>;
-  ablation?: Array<{ label: string; groups: Group[] }>;
+  configurations?: Array<{ label: string; groups: Group[]; questions?: QuestionRecord[] }>;
+  ablation?: Array<{ label: string; groups: Group[]; questions?: QuestionRecord[] }>;
 }
 
 async function load(file: string): Promise<Results | undefined> {
@@ -87,8 +100,26 @@ function chosen(results: Results | undefined, label: string | undefined): Result
   if (!configuration) return undefined;
   // Configurations' groups carry no labels: take them from the default's.
   const labels = new Map(results.groups.map((g) => [g.key, g.label]));
-  return { ...results, groups: configuration.groups.map((g) => ({ ...g, label: g.label ?? labels.get(g.key) })) };
+  // Its questions carry no categories in older results: take them from the default's.
+  const categories = new Map((results.questions ?? []).map((q) => [q.id, q.category]));
+  return {
+    ...results,
+    groups: configuration.groups.map((g) => ({ ...g, label: g.label ?? labels.get(g.key) })),
+    questions: configuration.questions?.map((q) => ({ ...q, category: q.category ?? categories.get(q.id)! })),
+  };
 }
+
+/** brv against the stand-in, question by question, on one row and metric; undefined without per-question metrics. */
+function paired(brv: Results, standIn: Results, key: string, metric: string): PairedComparison | undefined {
+  const values = (results: Results) =>
+    new Map((results.questions ?? []).flatMap((q) => (q.metrics?.[metric] === undefined ? [] : [[q.id, q.metrics[metric]!] as const])));
+  const [a, b] = [values(brv), values(standIn)];
+  if (a.size === 0 || b.size === 0) return undefined;
+  const ids = (brv.questions ?? []).filter((q) => inGroup(key, q.category)).map((q) => q.id);
+  return comparePaired(ids, a, b);
+}
+
+const pValue = (p: number) => (p >= 0.995 ? '1' : p.toFixed(2).replace(/^0/, ''));
 
 const folder = argValue('results', 'bench/results');
 const splits = argValue('splits', 'validate,tune').split(',');
@@ -97,6 +128,7 @@ const corpora = argValue('corpora', '');
 let below = 0;
 let above = 0;
 let compared = 0;
+const significant = { below: 0, above: 0, tested: 0 };
 /** Question-equivalents of each recall figure below: the gap × the questions of its row (exact for an all-or-nothing recall). */
 const gaps: number[] = [];
 for (const pair of PAIRS) {
@@ -119,6 +151,11 @@ for (const pair of PAIRS) {
         const [a, b] = [group.metrics[metric]!, other.metrics[metric]!];
         compared++;
         const worse = a < b - 1e-9;
+        const test = worse || a > b + 1e-9 ? paired(brv, standIn, group.key, metric) : undefined;
+        if (test) {
+          significant.tested++;
+          if (test.p < 0.05) significant[worse ? 'below' : 'above']++;
+        }
         if (a > b + 1e-9) above++;
         let mark = '';
         if (worse) {
@@ -129,6 +166,7 @@ for (const pair of PAIRS) {
             gaps.push(questions);
             mark += ` ${questions.toFixed(1)}q`;
           }
+          if (test) mark += ` (↑${test.better} ↓${test.worse}, p ${pValue(test.p)})`;
         }
         return `${display(metric, a, brv.units)} / ${display(metric, b, standIn.units)}${mark}`;
       });
@@ -140,5 +178,11 @@ console.log(`\n${below} of ${compared} figures below the stand-in (${above} abov
 if (gaps.length > 0) {
   console.log(
     `The ${gaps.length} recall figures below are ${gaps.map((g) => g.toFixed(1)).join(', ')} questions' worth (the gap × the questions of the row).`,
+  );
+}
+if (significant.tested > 0) {
+  console.log(
+    `Paired sign test over each row's questions (ties dropped; ${significant.tested} of the figures that differ had per-question metrics): ` +
+      `${significant.below} of those below and ${significant.above} of those above the stand-in differ with p < 0.05.`,
   );
 }

@@ -122,12 +122,15 @@ await writeReport(name, {
           ranking: c.ranking ?? null,
           options: c.extra ?? null,
           groups: aggregateGraded(byRanking(i), CODING_CATEGORIES).map((g) => ({ key: g.key, n: g.n, metrics: g.means })),
+          questions: byRanking(i).map((q) => ({ id: q.id, category: q.category, metrics: q.metrics })),
         }))
       : undefined,
   questions: answered.map((q) => ({
     id: q.id,
     category: q.category,
     ranks: q.ranks,
+    // Per question (fractions), so that bench/against-bm25.ts can pair them with another run's.
+    metrics: q.metrics,
     top: q.top,
     returned: q.returned,
     latencyMs: round(q.latencyMs, 2),

@@ -249,7 +249,9 @@ for (const variant of variants) {
                 Object.entries(g.means).map(([metric, value]) => [metric, displayValue(metric as keyof typeof g.means, value)]),
               ),
             })),
-            questions: runs.flatMap((r) => r.questionsByRanking[i]!).map((q) => ({ id: q.id, evidenceRanks: q.evidenceRanks })),
+            questions: runs
+              .flatMap((r) => r.questionsByRanking[i]!)
+              .map((q) => ({ id: q.id, category: q.category, evidenceRanks: q.evidenceRanks, metrics: q.metrics })),
           }))
         : undefined,
     latency,
@@ -258,6 +260,8 @@ for (const variant of variants) {
       id: q.id,
       category: q.category,
       evidenceRanks: q.evidenceRanks,
+      // Per question (fractions), so that bench/against-bm25.ts can pair them with another run's.
+      metrics: q.metrics,
       returned: q.returned,
       latencyMs: round(q.latencyMs, 2),
     })),
