@@ -1,27 +1,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
+import { rememberedLocation, rememberLocation } from './discovery-cache.js';
+import type { RepositoryLocation } from './location.js';
 import type { GitProcesses } from './processes.js';
 import { GitCommandError, runGit } from './run.js';
 import { checkGitVersion } from './version.js';
 
-export interface RepositoryLocation {
-  /** This worktree's git directory (per-worktree state such as the current brv branch lives here). */
-  gitDir: string;
-  /** The directory shared by all worktrees (objects, refs, brv's local caches). */
-  commonDir: string;
-  bare: boolean;
-  /** Top of the working tree; undefined in a bare repository. */
-  workTree: string | undefined;
-  objectFormat: 'sha1' | 'sha256';
-  /** Object ids of the revisions asked for at discovery (absent when any of them did not resolve). */
-  revisions: Map<string, string>;
-}
+export type { RepositoryLocation } from './location.js';
 
 /**
  * Finds the repository that contains `cwd` (any sub-directory, a linked worktree, or a bare repo).
  * `revisions` are resolved by the same `git rev-parse` process when they all exist, which saves
- * a process start on every command that reads the brv tip.
+ * a process start on every command that reads the brv tip; in the plain case, what git answered is
+ * remembered and checked against the files next time, without a process (discovery-cache.ts).
  */
 export async function discoverRepository(
   cwd: string,
@@ -29,6 +21,15 @@ export async function discoverRepository(
   revisions: readonly string[] = [],
 ): Promise<RepositoryLocation> {
   if (!existsSync(cwd)) throw new BrvError('not-a-git-repository', `${cwd} does not exist.`);
+  const env = processes.environment();
+  const remembered = rememberedLocation(cwd, env, revisions);
+  if (remembered) return remembered;
+  const location = await askGit(cwd, processes, revisions);
+  rememberLocation(cwd, env, revisions, location);
+  return location;
+}
+
+async function askGit(cwd: string, processes: GitProcesses, revisions: readonly string[]): Promise<RepositoryLocation> {
   const lines = await revParse(cwd, processes, revisions);
   const [gitDir, commonDir, bare, insideWorkTree, objectFormat, topLevel] = lines;
   if (!gitDir || !commonDir || !bare || !objectFormat) {
