@@ -29,8 +29,9 @@ import type { RepositoryLocation } from './location.js';
  * repository's config unchanged (same inode, size and time) since git answered. The revisions are
  * served only when the first is a ref whose value, read from its loose file or packed-refs, is the
  * commit git resolved then: the others (`<ref>^{tree}`, `<ref>:<path>`) name parts of that commit,
- * which never change. Anything else (and any doubt: an unreadable or malformed file, a symbolic
- * ref, reftable) asks git, which writes the file again.
+ * which never change (unless `git replace` says otherwise: a repository with replace refs asks
+ * git). Anything else (and any doubt: an unreadable or malformed file, a symbolic ref, reftable)
+ * asks git, which writes the file again.
  */
 
 const FILE = 'discovery.json';
@@ -170,7 +171,8 @@ export function rememberedLocation(
     const gitDir = path.join(workTree, '.git');
     const uid = process.geteuid!();
     if (statSync(gitDir).uid !== uid || statSync(workTree).uid !== uid) return undefined;
-    if (lstatOrUndefined(path.join(gitDir, 'commondir'))) return undefined;
+    // A linked worktree's git directory names its common one; replace refs change what a commit's tree is.
+    if (lstatOrUndefined(path.join(gitDir, 'commondir')) || lstatOrUndefined(path.join(gitDir, 'refs', 'replace'))) return undefined;
     const text = readRegularFile(path.join(gitDir, 'brv', FILE), MAX_BYTES);
     const remembered = text === undefined ? undefined : parseRemembered(text);
     if (!remembered || remembered.workTree !== workTree || remembered.config !== configStamp(gitDir)) return undefined;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { discoverRepository, type RepositoryLocation } from '../../src/git/discover.js';
 import { GitProcesses } from '../../src/git/processes.js';
@@ -134,6 +134,15 @@ test('a damaged or foreign remembered answer is never served: git is asked and t
     t.deepEqual(await calls(), ['rev-parse'], text.slice(0, 40));
     t.deepEqual(JSON.parse(await readFile(file, 'utf8')), good, 'written again');
   }
+  // With replace refs, what a commit's tree is can change without the ref moving: git's to answer.
+  const tip = (await git(repo, 'rev-parse', 'main')).trim();
+  await git(repo, 'replace', '--graft', tip);
+  await discoverRepository(repo, processes(), REVISIONS);
+  await calls();
+  await discoverRepository(repo, processes(), REVISIONS);
+  t.deepEqual(await calls(), ['rev-parse'], 'replace refs');
+  await git(repo, 'replace', '-d', tip);
+  await rm(path.join(repo, '.git', 'refs', 'replace'), { recursive: true, force: true });
   // A symbolic loose ref is git's to read.
   await git(repo, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
   const aliased = ['refs/heads/alias', 'refs/heads/alias^{tree}'];
