@@ -134,6 +134,21 @@ test('a damaged or foreign remembered answer is never served: git is asked and t
     t.deepEqual(await calls(), ['rev-parse'], text.slice(0, 40));
     t.deepEqual(JSON.parse(await readFile(file, 'utf8')), good, 'written again');
   }
+  // Planted files that are not a small regular file: a link to /dev/zero, a FIFO, 1 MiB of a valid
+  // answer padded with spaces. None is read (nothing blocks, nothing large is loaded); git is asked.
+  const planted: Array<[string, () => Promise<void>]> = [
+    ['a symbolic link to /dev/zero', () => symlink('/dev/zero', file)],
+    ['a FIFO', async () => void execFileSync('mkfifo', [file])],
+    ['1 MiB', () => writeFile(file, JSON.stringify(good) + ' '.repeat(1024 * 1024))],
+  ];
+  for (const [what, plant] of planted) {
+    await rm(file, { force: true });
+    await plant();
+    await calls();
+    t.deepEqual(plain(await discoverRepository(repo, processes(), REVISIONS)), truth, what);
+    t.deepEqual(await calls(), ['rev-parse'], what);
+    t.deepEqual(JSON.parse(await readFile(file, 'utf8')), good, `${what}: replaced by git's answer`);
+  }
   // With replace refs, what a commit's tree is can change without the ref moving: git's to answer.
   const tip = (await git(repo, 'rev-parse', 'main')).trim();
   await git(repo, 'replace', '--graft', tip);
