@@ -28,18 +28,21 @@ export interface ProgressOptions {
 }
 
 /** Whether progress is shown at all: a terminal (or BRV_PROGRESS=always), never JSON, never with BRV_PROGRESS=never. */
-function visibility(options: ProgressOptions): { stream: NodeJS.WriteStream; forced: boolean; shown: boolean } {
-  const stream = options.stream ?? process.stderr;
+function visibility(options: ProgressOptions): { stream: NodeJS.WriteStream; forced: boolean; shown: boolean } | undefined {
   const mode = options.mode ?? process.env.BRV_PROGRESS;
+  // Decided before process.stderr is touched: its first use creates the stream (a socket for a pipe).
+  if (options.format === 'json' || mode === 'never') return undefined;
+  const stream = options.stream ?? process.stderr;
   const forced = mode === 'always';
-  return { stream, forced, shown: options.format !== 'json' && mode !== 'never' && (forced || Boolean(stream.isTTY)) };
+  return { stream, forced, shown: forced || Boolean(stream.isTTY) };
 }
 
 const SILENT: Progress = { onProgress: () => {}, finish: () => {} };
 
 export function startProgress(label: string, options: ProgressOptions): Progress {
-  const { stream, forced, shown: visible } = visibility(options);
-  if (!visible) return SILENT;
+  const seen = visibility(options);
+  if (!seen?.shown) return SILENT;
+  const { stream, forced } = seen;
   const delay = forced ? 0 : (options.delayMs ?? 1000);
   const started = Date.now();
   let lastDraw = 0;
@@ -95,8 +98,9 @@ export function stepNotes<S>(
   options: ProgressOptions,
   detail?: (step: S) => { phase: string; text: string } | undefined,
 ): StepProgress<S> {
-  const { stream, shown } = visibility(options);
-  if (!shown) return { onStep: () => {}, finish: () => {} };
+  const seen = visibility(options);
+  if (!seen?.shown) return { onStep: () => {}, finish: () => {} };
+  const { stream } = seen;
   let inPlace = false;
   let lastPhase = '';
   let lastDraw = 0;

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from './child-process.js';
 import { BrvError } from '../errors.js';
 import type { GitProcesses } from './processes.js';
 import { spawnFailure } from './run.js';
@@ -19,7 +20,10 @@ export abstract class BatchProcess<T> {
     gitDir: string,
     args: readonly string[],
   ) {
-    this.child = spawn('git', [`--git-dir=${gitDir}`, ...args], { env: processes.environment(), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = childProcess().spawn('git', [`--git-dir=${gitDir}`, ...args], {
+      env: processes.environment(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     processes.track(this.child);
     this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));

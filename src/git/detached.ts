@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from './child-process.js';
 import type { GitProcesses } from './processes.js';
 
 /**
@@ -16,7 +16,7 @@ export function startDetached(
 ): number | undefined {
   let child;
   try {
-    child = spawn(command, [...args], { cwd, detached: true, stdio: 'ignore', env: processes.environment(extra) });
+    child = childProcess().spawn(command, [...args], { cwd, detached: true, stdio: 'ignore', env: processes.environment(extra) });
   } catch {
     return undefined;
   }

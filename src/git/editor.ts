@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from './child-process.js';
 import { BrvError } from '../errors.js';
 import type { GitProcesses } from './processes.js';
 
@@ -9,7 +9,7 @@ import type { GitProcesses } from './processes.js';
  */
 export function runEditor(processes: GitProcesses, command: string, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', `${command} "$@"`, command, file], { stdio: 'inherit', env: processes.environment() });
+    const child = childProcess().spawn('sh', ['-c', `${command} "$@"`, command, file], { stdio: 'inherit', env: processes.environment() });
     processes.track(child);
     child.on('error', (error) =>
       reject(

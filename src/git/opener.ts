@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from './child-process.js';
 import type { GitProcesses } from './processes.js';
 
 /** Whether the platform's opener started, and which one. */
@@ -25,7 +25,7 @@ export function openUrl(processes: GitProcesses, url: string, platform: NodeJS.P
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn(command, args, { detached: true, stdio: 'ignore', env: processes.environment(), windowsHide: true });
+      child = childProcess().spawn(command, args, { detached: true, stdio: 'ignore', env: processes.environment(), windowsHide: true });
     } catch (error) {
       return resolve({ opened: false, opener: command, problem: (error as Error).message });
     }

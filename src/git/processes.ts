@@ -1,4 +1,5 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from './child-process.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cleanGitEnvironment } from './env.js';
 
@@ -103,7 +104,7 @@ function processChildren(): Map<number, number[]> {
     return children;
   }
   if (process.platform === 'win32') return children;
-  const ps = spawnSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8', timeout: 2000 });
+  const ps = childProcess().spawnSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8', timeout: 2000 });
   for (const line of (ps.stdout ?? '').split('\n')) {
     const [pid, ppid] = line.trim().split(/\s+/).map(Number);
     if (pid !== undefined && ppid !== undefined) add(pid, ppid);

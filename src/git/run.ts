@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from './child-process.js';
 import { Readable } from 'node:stream';
 import { BrvError } from '../errors.js';
 import type { GitProcesses } from './processes.js';
@@ -48,7 +48,7 @@ export async function runGit(processes: GitProcesses, args: readonly string[], o
 
 export function runGitBuffer(processes: GitProcesses, args: readonly string[], options: GitRunOptions = {}): Promise<GitBufferResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
+    const child = childProcess().spawn('git', args, {
       cwd: options.cwd,
       env: processes.environment(options.env),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
