@@ -15,12 +15,7 @@ export interface GitObject {
  * pipe round trip instead of a process start.
  */
 export class ObjectReader extends BatchProcess<GitObject | undefined> {
-  // Chunks are joined once per answer, not per chunk: joining on every chunk is quadratic in the
-  // object's size (a 200 MB blob took minutes).
-  private chunks: Buffer[] = [];
-  private length = 0;
-  /** The header of the object being received: where its data ends in the joined chunks. */
-  private expected: { oid: string; type: ObjectType; start: number; end: number } | undefined;
+  private readonly parser = new CatFileBatchParser();
 
   constructor(processes: GitProcesses, gitDir: string) {
     super(processes, gitDir, ['cat-file', '--batch']);
@@ -33,39 +28,97 @@ export class ObjectReader extends BatchProcess<GitObject | undefined> {
   }
 
   protected receive(chunk: Buffer): void {
+    this.parser.push(chunk, (answer) => this.answer(answer));
+  }
+}
+
+/**
+ * The answers in `git cat-file --batch` output, however the pipe splits it: `<oid> <type> <size>\n`,
+ * the data and a newline, or `<name> missing|ambiguous\n` (undefined). An object's data is copied out
+ * once, straight from the chunks, when all of it has arrived: joining the chunks on every arrival was
+ * quadratic in the object's size (a 200 MB blob took minutes), and joining them once per answer
+ * copied every byte twice (bench/README.md, "Cold path, round 5").
+ */
+const OBJECT_HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d{1,15})$/;
+
+export class CatFileBatchParser {
+  /** The pipe's chunks, unread bytes only. */
+  private chunks: Buffer[] = [];
+  private length = 0;
+  /** The header of the object being received: its data's size, from the chunks' first byte on. */
+  private expected: { oid: string; type: ObjectType; size: number } | undefined;
+
+  /** Adds a chunk of output; `answer` is called for each answer it completes, in order. */
+  push(chunk: Buffer, answer: (object: GitObject | undefined) => void): void {
     this.chunks.push(chunk);
     this.length += chunk.length;
     for (;;) {
       if (this.expected === undefined) {
-        const buffered = this.joined();
-        const newline = buffered.indexOf(10);
-        if (newline < 0) return;
-        const parts = buffered.subarray(0, newline).toString('utf8').split(' ');
-        if (parts.length !== 3) {
-          // "<name> missing" or "<name> ambiguous"
-          this.keep(buffered.subarray(newline + 1));
-          this.answer(undefined);
+        const header = this.line();
+        if (header === undefined) return;
+        const object = OBJECT_HEADER.exec(header);
+        if (!object) {
+          answer(undefined); // "<name> missing" or "<name> ambiguous" (a name may hold spaces)
           continue;
         }
-        this.expected = { oid: parts[0]!, type: parts[1] as ObjectType, start: newline + 1, end: newline + 1 + Number(parts[2]) };
+        this.expected = { oid: object[1]!, type: object[2] as ObjectType, size: Number(object[3]) };
       }
-      const { oid, type, start, end } = this.expected;
-      if (this.length < end + 1) return;
-      const buffered = this.joined();
-      const data = Buffer.from(buffered.subarray(start, end));
+      const { oid, type, size } = this.expected;
+      if (this.length < size + 1) return;
+      const data = this.take(size);
+      this.skip(1); // the newline after the data
       this.expected = undefined;
-      this.keep(buffered.subarray(end + 1));
-      this.answer({ oid, type, data });
+      answer({ oid, type, data });
     }
   }
 
-  private joined(): Buffer {
-    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.length)];
-    return this.chunks[0]!;
+  /** The next line (without its newline), consumed; undefined until all of it has arrived. */
+  private line(): string | undefined {
+    let before = 0;
+    for (const chunk of this.chunks) {
+      const newline = chunk.indexOf(10);
+      if (newline >= 0) {
+        const text = this.take(before + newline).toString('utf8');
+        this.skip(1);
+        return text;
+      }
+      before += chunk.length;
+    }
+    return undefined;
   }
 
-  private keep(rest: Buffer): void {
-    this.chunks = rest.length > 0 ? [rest] : [];
-    this.length = rest.length;
+  /** The next `size` bytes, consumed: one new buffer (small ones from Node's pool), whatever chunks they span. */
+  private take(size: number): Buffer {
+    const first = this.chunks[0];
+    if (first !== undefined && first.length >= size) {
+      const data = Buffer.from(first.subarray(0, size));
+      this.skip(size);
+      return data;
+    }
+    const data = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const chunk = this.chunks[0]!;
+      const n = Math.min(chunk.length, size - filled);
+      chunk.copy(data, filled, 0, n);
+      filled += n;
+      this.skip(n);
+    }
+    return data;
+  }
+
+  /** Drops the next `size` bytes (never more than have arrived). */
+  private skip(size: number): void {
+    this.length -= size;
+    while (size > 0) {
+      const chunk = this.chunks[0]!;
+      if (chunk.length <= size) {
+        size -= chunk.length;
+        this.chunks.shift();
+      } else {
+        this.chunks[0] = chunk.subarray(size);
+        size = 0;
+      }
+    }
   }
 }
