@@ -615,30 +615,30 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     if (screen.type === 'curate') {
       if (key.escape) return back();
       if (key.ctrl && input === 's') return void writeCurated();
+      // Every key is applied to the form as it is when the key is handled, not as this render saw it:
+      // keys that arrive together (a held arrow, a paste, a slow terminal) each see the last one's effect.
       const last = FIELDS.length - 1;
-      const go = (field: number) =>
+      const go = (next: (field: number) => number) =>
         replaceTop((s) => {
           if (s.type !== 'curate') return s;
+          const field = next(s.field);
           const spec = FIELDS[field]!;
           return { ...s, field, cursor: spec.name === 'kind' ? 0 : s.form[spec.name].length };
         });
-      if (key.return) return screen.field === last ? void writeCurated() : go(screen.field + 1);
-      if (key.tab || key.downArrow) return go(key.shift ? Math.max(0, screen.field - 1) : Math.min(last, screen.field + 1));
-      if (key.upArrow) return go(Math.max(0, screen.field - 1));
-      const spec = FIELDS[screen.field]!;
-      if (spec.name === 'kind') {
-        const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
-        if (step !== 0)
-          replaceTop((s) =>
-            s.type === 'curate' ? { ...s, form: { ...s.form, kind: (s.form.kind + step + KINDS.length) % KINDS.length } } : s,
-          );
-        return;
-      }
+      if (key.return) return screen.field === last ? void writeCurated() : go((field) => Math.min(last, field + 1));
+      if (key.tab || key.downArrow) return go((field) => (key.shift ? Math.max(0, field - 1) : Math.min(last, field + 1)));
+      if (key.upArrow) return go((field) => Math.max(0, field - 1));
+      const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
       const edit = lineEditFor(input, key);
-      if (!edit) return;
-      const name: TextField = spec.name;
+      if (!edit && step === 0) return;
       replaceTop((s) => {
         if (s.type !== 'curate') return s;
+        const spec = FIELDS[s.field]!;
+        if (spec.name === 'kind') {
+          return step === 0 ? s : { ...s, form: { ...s.form, kind: (s.form.kind + step + KINDS.length) % KINDS.length } };
+        }
+        if (!edit) return s;
+        const name: TextField = spec.name;
         const edited = editLine({ text: s.form[name], cursor: Math.min(s.cursor, s.form[name].length) }, edit);
         return { ...s, form: { ...s.form, [name]: edited.text }, cursor: edited.cursor };
       });
@@ -650,25 +650,28 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       const list = screen.list;
       // Keys work while the list is read again; one decision at a time.
       if (!list || deciding.current) return;
-      const task = list.tasks[screen.at.task];
-      const move = (at: ReviewPosition) => replaceTop((s) => (s.type === 'review' ? { ...s, at } : s));
+      // Moves apply to the position as it is when the key is handled (see the curate form above).
+      type List = NonNullable<typeof list>;
+      const move = (next: (at: ReviewPosition, list: List) => ReviewPosition) =>
+        replaceTop((s) => (s.type === 'review' && s.list ? { ...s, at: next(s.at, s.list) } : s));
       if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false);
       if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true);
       if (key.rightArrow || input === 'n')
-        return move({ ...screen.at, op: Math.min((task?.operations.length ?? 1) - 1, screen.at.op + 1), offset: 0 });
-      if (key.leftArrow || input === 'p') return move({ ...screen.at, op: Math.max(0, screen.at.op - 1), offset: 0 });
+        return move((at, l) => ({ ...at, op: Math.min((l.tasks[at.task]?.operations.length ?? 1) - 1, at.op + 1), offset: 0 }));
+      if (key.leftArrow || input === 'p') return move((at) => ({ ...at, op: Math.max(0, at.op - 1), offset: 0 }));
       if (key.tab)
-        return move({
-          task: list.tasks.length === 0 ? 0 : (screen.at.task + (key.shift ? list.tasks.length - 1 : 1)) % list.tasks.length,
+        return move((at, l) => ({
+          task: l.tasks.length === 0 ? 0 : (at.task + (key.shift ? l.tasks.length - 1 : 1)) % l.tasks.length,
           op: 0,
           offset: 0,
-        });
-      const total = reviewLines(list, screen.at, width).length;
+        }));
       const body = Math.max(1, mainHeight - 2);
-      if (key.upArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset - 1, total, body) });
-      if (key.downArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset + 1, total, body) });
-      if (key.pageUp) return move({ ...screen.at, offset: clampOffset(screen.at.offset - body, total, body) });
-      if (key.pageDown || input === ' ') return move({ ...screen.at, offset: clampOffset(screen.at.offset + body, total, body) });
+      const scrollBy = (lines: number) =>
+        move((at, l) => ({ ...at, offset: clampOffset(at.offset + lines, reviewLines(l, at, width).length, body) }));
+      if (key.upArrow) return scrollBy(-1);
+      if (key.downArrow) return scrollBy(1);
+      if (key.pageUp) return scrollBy(-body);
+      if (key.pageDown || input === ' ') return scrollBy(body);
     }
   };
 

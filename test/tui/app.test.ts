@@ -180,8 +180,9 @@ test.serial('/curate: a topic from the guided template, checked as it is typed, 
   await ui.type('\u0013'); // Ctrl-S
   await ui.see(/Curate a topic/);
   t.is(await showTopic(repo, 'ops/rollback.html'), undefined);
-  // Back to the path: fixed, valid, written.
-  for (let i = 0; i < 4; i++) await ui.type('\u001b[A');
+  // Back to the path: fixed, valid, written. The keys arrive together, as from a held arrow or a
+  // slow terminal: each must see the field the one before it moved to.
+  await ui.type('\u001b[A'.repeat(4)); // ↑ ×4 in one read
   await ui.type('\u0015'); // Ctrl-U
   await ui.type('ops/rollback');
   await ui.see(/✓ valid: Ctrl-S writes ops\/rollback/);
