@@ -145,7 +145,14 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
-  const [line, setLine] = useState<Line>(EMPTY_LINE);
+  const [line, setLineState] = useState<Line>(EMPTY_LINE);
+  // The line as the last key left it. Keys read in one chunk (a paste that ends in Enter, a loaded
+  // machine) are all handled before the next render: each must see what the one before it typed.
+  const lineNow = useRef<Line>(EMPTY_LINE);
+  const setLine = useCallback((next: Line | ((current: Line) => Line)) => {
+    lineNow.current = typeof next === 'function' ? next(lineNow.current) : next;
+    setLineState(lineNow.current);
+  }, []);
   const [choices, setChoices] = useState<string[]>([]);
   const [screens, setScreens] = useState<Screen[]>([HOME]);
   const [message, setMessage] = useState<Message | undefined>();
@@ -523,7 +530,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         setMessage({ tone: 'info', text: 'Stopped: its result is dropped (a curate writes nothing).' });
         return;
       }
-      if (screen.type === 'home' && line.text !== '') {
+      if (screen.type === 'home' && lineNow.current.text !== '') {
         setLine(EMPTY_LINE);
         setChoices([]);
         return;
@@ -539,7 +546,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     if (screen.type === 'home') {
       if (search) return searchKey(input, key);
       if (key.ctrl && input === 'd') {
-        if (line.text === '') return leave();
+        if (lineNow.current.text === '') return leave();
         setLine((l) => ({ text: l.text.slice(0, l.cursor) + l.text.slice(l.cursor + 1), cursor: l.cursor }));
         return;
       }
@@ -547,9 +554,9 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         setSearch({ query: '' });
         return;
       }
-      if (key.return) return void submit(line.text);
+      if (key.return) return void submit(lineNow.current.text);
       if (key.tab) {
-        const result = completeLine(line);
+        const result = completeLine(lineNow.current);
         setLine(result.line);
         setChoices(result.choices);
         return;
@@ -561,8 +568,8 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         return;
       }
       if (key.upArrow || key.downArrow) {
-        const recalled = key.upArrow ? history.older(line.text) : history.newer();
-        if (recalled !== undefined) setLine(editLine(line, { type: 'set', text: recalled }));
+        const recalled = key.upArrow ? history.older(lineNow.current.text) : history.newer();
+        if (recalled !== undefined) setLine((l) => editLine(l, { type: 'set', text: recalled }));
         return;
       }
       const edit = lineEditFor(input, key);
