@@ -32,6 +32,9 @@ export class ObjectReader extends BatchProcess<GitObject | undefined> {
   }
 }
 
+/** An object's header line: `<oid> <type> <size>`. Anything else answers a name that is missing or ambiguous. */
+const OBJECT_HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d{1,15})$/;
+
 /**
  * The answers in `git cat-file --batch` output, however the pipe splits it: `<oid> <type> <size>\n`,
  * the data and a newline, or `<name> missing|ambiguous\n` (undefined). An object's data is copied out
@@ -39,8 +42,6 @@ export class ObjectReader extends BatchProcess<GitObject | undefined> {
  * quadratic in the object's size (a 200 MB blob took minutes), and joining them once per answer
  * copied every byte twice (bench/README.md, "Cold path, round 5").
  */
-const OBJECT_HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d{1,15})$/;
-
 export class CatFileBatchParser {
   /** The pipe's chunks, unread bytes only. */
   private chunks: Buffer[] = [];
