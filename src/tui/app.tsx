@@ -153,6 +153,9 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     lineNow.current = typeof next === 'function' ? next(lineNow.current) : next;
     setLineState(lineNow.current);
   }, []);
+  // The review position as the last key left it, with the list it is in (see lineNow): a decision
+  // key read together with a move (Tab then A) decides on the operation the move went to.
+  const reviewNow = useRef<{ list: unknown; at: ReviewPosition } | undefined>(undefined);
   const [choices, setChoices] = useState<string[]>([]);
   const [screens, setScreens] = useState<Screen[]>([HOME]);
   const [message, setMessage] = useState<Message | undefined>();
@@ -479,10 +482,10 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   }, [screen, replaceTop, run, context, readTopic, refresh]);
 
   const decide = useCallback(
-    async (decision: 'approve' | 'reject', whole: boolean) => {
+    async (decision: 'approve' | 'reject', whole: boolean, at: ReviewPosition) => {
       if (screen.type !== 'review' || !screen.list) return;
-      const task = screen.list.tasks[screen.at.task];
-      const op = task?.operations[screen.at.op];
+      const task = screen.list.tasks[at.task];
+      const op = task?.operations[at.op];
       if (!task || !op || deciding.current) return;
       deciding.current = true;
       const files = whole ? undefined : [op.path];
@@ -657,24 +660,26 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       const list = screen.list;
       // Keys work while the list is read again; one decision at a time.
       if (!list || deciding.current) return;
-      // Moves apply to the position as it is when the key is handled (see the curate form above).
-      type List = NonNullable<typeof list>;
-      const move = (next: (at: ReviewPosition, list: List) => ReviewPosition) =>
-        replaceTop((s) => (s.type === 'review' && s.list ? { ...s, at: next(s.at, s.list) } : s));
-      if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false);
-      if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true);
+      // Moves and decisions apply to the position as the last key left it (see reviewNow).
+      const now = reviewNow.current?.list === list ? reviewNow.current.at : screen.at;
+      const move = (at: ReviewPosition) => {
+        reviewNow.current = { list, at };
+        replaceTop((s) => (s.type === 'review' && s.list === list ? { ...s, at } : s));
+      };
+      if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false, now);
+      if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true, now);
       if (key.rightArrow || input === 'n')
-        return move((at, l) => ({ ...at, op: Math.min((l.tasks[at.task]?.operations.length ?? 1) - 1, at.op + 1), offset: 0 }));
-      if (key.leftArrow || input === 'p') return move((at) => ({ ...at, op: Math.max(0, at.op - 1), offset: 0 }));
+        return move({ ...now, op: Math.min((list.tasks[now.task]?.operations.length ?? 1) - 1, now.op + 1), offset: 0 });
+      if (key.leftArrow || input === 'p') return move({ ...now, op: Math.max(0, now.op - 1), offset: 0 });
       if (key.tab)
-        return move((at, l) => ({
-          task: l.tasks.length === 0 ? 0 : (at.task + (key.shift ? l.tasks.length - 1 : 1)) % l.tasks.length,
+        return move({
+          task: list.tasks.length === 0 ? 0 : (now.task + (key.shift ? list.tasks.length - 1 : 1)) % list.tasks.length,
           op: 0,
           offset: 0,
-        }));
+        });
+      const total = reviewLines(list, now, width).length;
       const body = Math.max(1, mainHeight - 2);
-      const scrollBy = (lines: number) =>
-        move((at, l) => ({ ...at, offset: clampOffset(at.offset + lines, reviewLines(l, at, width).length, body) }));
+      const scrollBy = (lines: number) => move({ ...now, offset: clampOffset(now.offset + lines, total, body) });
       if (key.upArrow) return scrollBy(-1);
       if (key.downArrow) return scrollBy(1);
       if (key.pageUp) return scrollBy(-body);

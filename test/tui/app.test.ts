@@ -162,6 +162,9 @@ test.serial('/review <id> starts at that review; an id that is not pending is sa
   await ui.type(ENTER);
   await ui.see(/No pending review ffffff: here are all of them\./);
   await ui.see(new RegExp(`\\(1 of 2\\)[^]*ADD ${first.path}`));
+  // Tab and A read together: the decision is on the review Tab moved to, not the one on screen.
+  await ui.type(`${TAB}A`);
+  await ui.see(new RegExp(`\\(1 of 1\\)[^]*ADD ${first.path}`));
 });
 
 test.serial('/curate: a topic from the guided template, checked as it is typed, written with Ctrl-S and opened', async (t) => {
