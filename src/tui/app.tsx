@@ -156,6 +156,8 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   // The review position as the last key left it, with the list it is in (see lineNow): a decision
   // key read together with a move (Tab then A) decides on the operation the move went to.
   const reviewNow = useRef<{ list: unknown; at: ReviewPosition } | undefined>(undefined);
+  // The selected result as the last key left it, with the results it is in (↓ then Enter read together opens what ↓ selected).
+  const selectedNow = useRef<{ items: unknown; selected: number } | undefined>(undefined);
   const [choices, setChoices] = useState<string[]>([]);
   const [screens, setScreens] = useState<Screen[]>([HOME]);
   const [message, setMessage] = useState<Message | undefined>();
@@ -585,15 +587,20 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
 
     if (screen.type === 'results') {
       if (key.escape) return back();
-      if (key.upArrow) return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.max(0, s.selected - 1) } : s));
-      if (key.downArrow)
-        return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.min(s.items.length - 1, s.selected + 1) } : s));
+      const items = screen.items;
+      const selected = selectedNow.current?.items === items ? selectedNow.current.selected : screen.selected;
+      const select = (to: number) => {
+        const next = Math.max(0, Math.min(items.length - 1, to));
+        selectedNow.current = { items, selected: next };
+        replaceTop((s) => (s.type === 'results' && s.items === items ? { ...s, selected: next } : s));
+      };
+      if (key.upArrow) return select(selected - 1);
+      if (key.downArrow) return select(selected + 1);
       const page = Math.max(1, Math.floor((mainHeight - 2) / RESULT_ROWS));
-      if (key.pageUp) return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.max(0, s.selected - page) } : s));
-      if (key.pageDown)
-        return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.min(s.items.length - 1, s.selected + page) } : s));
+      if (key.pageUp) return select(selected - page);
+      if (key.pageDown) return select(selected + page);
       if (key.return) {
-        const item = screen.items[screen.selected];
+        const item = items[selected];
         if (!item) return;
         void apply({ type: 'topic', path: item.path, ...(item.source ? { source: item.source } : {}) });
         return;

@@ -25,10 +25,9 @@ test.serial('a question lists ranked topics; Enter opens one rendered; Esc goes 
   t.regex(results, /security\/cookies/);
   t.regex(results, /security\/auth/);
   t.deepEqual(ui.saved, ['session tokens'], 'the question is kept in the history');
-  // The second result, opened.
+  // The second result, opened: ↓ and Enter read together open what ↓ selected.
   const second = /2\. (Session cookies|Auth tokens)/.exec(results)![1]!;
-  await ui.type(DOWN);
-  await ui.type(ENTER);
+  await ui.type(`${DOWN}${ENTER}`);
   const topic = await ui.see(new RegExp(`${second}\\n═+`));
   t.regex(topic, second === 'Auth tokens' ? /RS256/ : /HttpOnly/);
   await ui.type(ESC);
