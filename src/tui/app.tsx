@@ -146,20 +146,23 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [line, setLineState] = useState<Line>(EMPTY_LINE);
-  // The line as the last key left it. Keys read in one chunk (a paste that ends in Enter, a loaded
-  // machine) are all handled before the next render: each must see what the one before it typed.
+  // The line and the screens as the last key left them. Keys read in one chunk (a paste that ends in
+  // Enter, a held arrow, a loaded machine) are all handled before the next render: each must see what
+  // the one before it did, so key handling reads these, and the state only draws them.
   const lineNow = useRef<Line>(EMPTY_LINE);
   const setLine = useCallback((next: Line | ((current: Line) => Line)) => {
     lineNow.current = typeof next === 'function' ? next(lineNow.current) : next;
     setLineState(lineNow.current);
   }, []);
-  // The review position as the last key left it, with the list it is in (see lineNow): a decision
-  // key read together with a move (Tab then A) decides on the operation the move went to.
-  const reviewNow = useRef<{ list: unknown; at: ReviewPosition } | undefined>(undefined);
-  // The selected result as the last key left it, with the results it is in (↓ then Enter read together opens what ↓ selected).
-  const selectedNow = useRef<{ items: unknown; selected: number } | undefined>(undefined);
   const [choices, setChoices] = useState<string[]>([]);
-  const [screens, setScreens] = useState<Screen[]>([HOME]);
+  const [screens, setScreensState] = useState<Screen[]>([HOME]);
+  const screensNow = useRef<Screen[]>([HOME]);
+  const setScreens = useCallback((next: Screen[] | ((current: Screen[]) => Screen[])) => {
+    screensNow.current = typeof next === 'function' ? next(screensNow.current) : next;
+    setScreensState(screensNow.current);
+  }, []);
+  /** The top screen as the last key left it (see lineNow). */
+  const screenNow = () => screensNow.current[screensNow.current.length - 1]!;
   const [message, setMessage] = useState<Message | undefined>();
   const [notification, setNotification] = useState<string | undefined>();
   const [status, setStatus] = useState<StatusFacts | undefined>();
@@ -462,6 +465,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   }, [curateHtml, context, replaceTop]);
 
   const writeCurated = useCallback(async () => {
+    const screen = screenNow();
     if (screen.type !== 'curate' || screen.saving) return;
     const { form } = screen;
     const gap = formGap(form);
@@ -484,10 +488,11 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   }, [screen, replaceTop, run, context, readTopic, refresh]);
 
   const decide = useCallback(
-    async (decision: 'approve' | 'reject', whole: boolean, at: ReviewPosition) => {
+    async (decision: 'approve' | 'reject', whole: boolean) => {
+      const screen = screenNow();
       if (screen.type !== 'review' || !screen.list) return;
-      const task = screen.list.tasks[at.task];
-      const op = task?.operations[at.op];
+      const task = screen.list.tasks[screen.at.task];
+      const op = task?.operations[screen.at.op];
       if (!task || !op || deciding.current) return;
       deciding.current = true;
       const files = whole ? undefined : [op.path];
@@ -511,6 +516,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const onKey = useRef<(input: string, key: Key) => void>(() => {});
   useInput((input, key) => onKey.current(input, key), { isActive: !suspended });
   onKey.current = (input: string, key: Key): void => {
+    const screen = screenNow();
     // Typed fast or pasted, text with its Tab or Enter arrives as one chunk: each is applied in turn,
     // each after the render of the one before (a Tab moves the focus, an Enter submits what was typed).
     if (input.length > 1 && /[\t\r\n]/.test(input) && !key.ctrl && !key.meta) {
@@ -587,20 +593,15 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
 
     if (screen.type === 'results') {
       if (key.escape) return back();
-      const items = screen.items;
-      const selected = selectedNow.current?.items === items ? selectedNow.current.selected : screen.selected;
-      const select = (to: number) => {
-        const next = Math.max(0, Math.min(items.length - 1, to));
-        selectedNow.current = { items, selected: next };
-        replaceTop((s) => (s.type === 'results' && s.items === items ? { ...s, selected: next } : s));
-      };
-      if (key.upArrow) return select(selected - 1);
-      if (key.downArrow) return select(selected + 1);
+      if (key.upArrow) return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.max(0, s.selected - 1) } : s));
+      if (key.downArrow)
+        return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.min(s.items.length - 1, s.selected + 1) } : s));
       const page = Math.max(1, Math.floor((mainHeight - 2) / RESULT_ROWS));
-      if (key.pageUp) return select(selected - page);
-      if (key.pageDown) return select(selected + page);
+      if (key.pageUp) return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.max(0, s.selected - page) } : s));
+      if (key.pageDown)
+        return replaceTop((s) => (s.type === 'results' ? { ...s, selected: Math.min(s.items.length - 1, s.selected + page) } : s));
       if (key.return) {
-        const item = items[selected];
+        const item = screen.items[screen.selected];
         if (!item) return;
         void apply({ type: 'topic', path: item.path, ...(item.source ? { source: item.source } : {}) });
         return;
@@ -632,30 +633,30 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     if (screen.type === 'curate') {
       if (key.escape) return back();
       if (key.ctrl && input === 's') return void writeCurated();
-      // Every key is applied to the form as it is when the key is handled, not as this render saw it:
-      // keys that arrive together (a held arrow, a paste, a slow terminal) each see the last one's effect.
       const last = FIELDS.length - 1;
-      const go = (next: (field: number) => number) =>
+      const go = (field: number) =>
         replaceTop((s) => {
           if (s.type !== 'curate') return s;
-          const field = next(s.field);
           const spec = FIELDS[field]!;
           return { ...s, field, cursor: spec.name === 'kind' ? 0 : s.form[spec.name].length };
         });
-      if (key.return) return screen.field === last ? void writeCurated() : go((field) => Math.min(last, field + 1));
-      if (key.tab || key.downArrow) return go((field) => (key.shift ? Math.max(0, field - 1) : Math.min(last, field + 1)));
-      if (key.upArrow) return go((field) => Math.max(0, field - 1));
-      const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
+      if (key.return) return screen.field === last ? void writeCurated() : go(screen.field + 1);
+      if (key.tab || key.downArrow) return go(key.shift ? Math.max(0, screen.field - 1) : Math.min(last, screen.field + 1));
+      if (key.upArrow) return go(Math.max(0, screen.field - 1));
+      const spec = FIELDS[screen.field]!;
+      if (spec.name === 'kind') {
+        const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
+        if (step !== 0)
+          replaceTop((s) =>
+            s.type === 'curate' ? { ...s, form: { ...s.form, kind: (s.form.kind + step + KINDS.length) % KINDS.length } } : s,
+          );
+        return;
+      }
       const edit = lineEditFor(input, key);
-      if (!edit && step === 0) return;
+      if (!edit) return;
+      const name: TextField = spec.name;
       replaceTop((s) => {
         if (s.type !== 'curate') return s;
-        const spec = FIELDS[s.field]!;
-        if (spec.name === 'kind') {
-          return step === 0 ? s : { ...s, form: { ...s.form, kind: (s.form.kind + step + KINDS.length) % KINDS.length } };
-        }
-        if (!edit) return s;
-        const name: TextField = spec.name;
         const edited = editLine({ text: s.form[name], cursor: Math.min(s.cursor, s.form[name].length) }, edit);
         return { ...s, form: { ...s.form, [name]: edited.text }, cursor: edited.cursor };
       });
@@ -667,30 +668,25 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       const list = screen.list;
       // Keys work while the list is read again; one decision at a time.
       if (!list || deciding.current) return;
-      // Moves and decisions apply to the position as the last key left it (see reviewNow).
-      const now = reviewNow.current?.list === list ? reviewNow.current.at : screen.at;
-      const move = (at: ReviewPosition) => {
-        reviewNow.current = { list, at };
-        replaceTop((s) => (s.type === 'review' && s.list === list ? { ...s, at } : s));
-      };
-      if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false, now);
-      if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true, now);
+      const task = list.tasks[screen.at.task];
+      const move = (at: ReviewPosition) => replaceTop((s) => (s.type === 'review' ? { ...s, at } : s));
+      if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false);
+      if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true);
       if (key.rightArrow || input === 'n')
-        return move({ ...now, op: Math.min((list.tasks[now.task]?.operations.length ?? 1) - 1, now.op + 1), offset: 0 });
-      if (key.leftArrow || input === 'p') return move({ ...now, op: Math.max(0, now.op - 1), offset: 0 });
+        return move({ ...screen.at, op: Math.min((task?.operations.length ?? 1) - 1, screen.at.op + 1), offset: 0 });
+      if (key.leftArrow || input === 'p') return move({ ...screen.at, op: Math.max(0, screen.at.op - 1), offset: 0 });
       if (key.tab)
         return move({
-          task: list.tasks.length === 0 ? 0 : (now.task + (key.shift ? list.tasks.length - 1 : 1)) % list.tasks.length,
+          task: list.tasks.length === 0 ? 0 : (screen.at.task + (key.shift ? list.tasks.length - 1 : 1)) % list.tasks.length,
           op: 0,
           offset: 0,
         });
-      const total = reviewLines(list, now, width).length;
+      const total = reviewLines(list, screen.at, width).length;
       const body = Math.max(1, mainHeight - 2);
-      const scrollBy = (lines: number) => move({ ...now, offset: clampOffset(now.offset + lines, total, body) });
-      if (key.upArrow) return scrollBy(-1);
-      if (key.downArrow) return scrollBy(1);
-      if (key.pageUp) return scrollBy(-body);
-      if (key.pageDown || input === ' ') return scrollBy(body);
+      if (key.upArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset - 1, total, body) });
+      if (key.downArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset + 1, total, body) });
+      if (key.pageUp) return move({ ...screen.at, offset: clampOffset(screen.at.offset - body, total, body) });
+      if (key.pageDown || input === ' ') return move({ ...screen.at, offset: clampOffset(screen.at.offset + body, total, body) });
     }
   };
 
