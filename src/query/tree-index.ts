@@ -89,6 +89,8 @@ export interface TreeCompaction {
 /** Per open: topic blobs parsed (cache misses) and taken from the per-blob cache. */
 interface Counts {
   parsed: number;
+  /** Bytes of the blobs parsed. */
+  parsedBytes?: number;
   cached: number;
   hashed: number;
   /** Progress of a build: topics done (parsed or taken from the cache) of `total` (a full build's). */
@@ -136,6 +138,14 @@ const MAX_INCREMENTAL_CHANGES = 2000;
 const KEEP_MANIFESTS = 12;
 /** Topics analysed per chunk in a full build: bounds memory at 100,000 topics. */
 const FULL_BUILD_CHUNK = 2000;
+/**
+ * A full build that parsed fewer bytes of topics than this does not start maintenance to cache
+ * them: the background process (a Node start, then every blob read and extracted again) costs more
+ * than the rebuild it would spare, which re-extracts ~4 MiB in ~180 ms on the slowest machine
+ * measured (bench/README.md, "Cold path, round 6"). The blobs stay marked, so maintenance started
+ * for another reason (or `brv maintenance`) still caches them.
+ */
+const FILL_CACHE_FROM_BYTES = 4 * 1024 * 1024;
 /** Unused segment files younger than this (by modification time) are not pruned: see `pruneManifests`. */
 const UNUSED_FILE_GRACE_MS = 10 * 60 * 1000;
 /** How often the per-blob cache is swept of entries no kept index uses (a sweep lists every entry). */
@@ -201,12 +211,16 @@ export class TreeIndexStore {
   private readonly memoryManifests = new Map<string, StackManifest>();
   private lastInMemory: string | undefined;
 
+  private readonly fillCacheFromBytes: number;
+
   constructor(
     private readonly repo: GitRepository,
     indexRoot: string,
     docs: DocCache = DocCache.forRepository(repo.location.commonDir),
+    options: { fillCacheFromBytes?: number } = {},
   ) {
     this.docs = docs;
+    this.fillCacheFromBytes = options.fillCacheFromBytes ?? FILL_CACHE_FROM_BYTES;
     this.dir = path.join(indexRoot, `v${INDEX_VERSION}.${DOC_CACHE_VERSION}`);
     this.manifests = path.join(this.dir, 'trees');
     this.segments = path.join(this.dir, 'segments');
@@ -300,7 +314,7 @@ export class TreeIndexStore {
     const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
     performance.mark('index: segments written');
     // A full build leaves the per-blob cache of what it extracted to maintenance (`compactTree`).
-    const uncached = incremental ? incremental.uncached : counts.parsed > 0 && (await this.markUncached(tree));
+    const uncached = incremental ? incremental.uncached : counts.parsed > 0 && (await this.markUncached(tree, counts.parsedBytes ?? 0));
     opened ??= await this.openManifest(manifest, counts);
     await this.publish(tree, manifest);
     performance.mark('index: published');
@@ -359,7 +373,8 @@ export class TreeIndexStore {
     performance.mark('index: changes listed');
     if (changes.length > MAX_INCREMENTAL_CHANGES) return undefined;
     // Blobs the previous tree's full build left uncached are this tree's too: its maintenance caches them.
-    const uncached = existsSync(this.uncachedMarker(previousTree)) && (await this.markUncached(tree));
+    const previousUncached = await this.uncachedBytes(previousTree);
+    const uncached = previousUncached !== undefined && (await this.markUncached(tree, previousUncached));
     const changed = new Set(changes.map((c) => c.path));
     if (changed.size !== changes.length) return undefined; // a path named twice
     // The previous tree's segments, checked (and kept for the open that follows). A path "added"
@@ -484,14 +499,25 @@ export class TreeIndexStore {
     return counts.parsed;
   }
 
-  /** Records that a build of `tree` left blobs out of the per-blob cache; false when it cannot. */
-  private async markUncached(tree: string): Promise<boolean> {
+  /**
+   * Records that a build of `tree` left `bytes` of topic blobs out of the per-blob cache. True when
+   * that makes maintenance due: recorded, and enough bytes to be worth a process (`fillCacheFromBytes`).
+   */
+  private async markUncached(tree: string, bytes: number): Promise<boolean> {
     try {
-      await this.writeAtomic(this.uncachedMarker(tree), `${randomBytes(8).toString('hex')}\n`);
-      return true;
+      await this.writeAtomic(this.uncachedMarker(tree), `${randomBytes(8).toString('hex')} ${bytes}\n`);
     } catch {
       return false; // a read-only index folder: nothing for maintenance to do either
     }
+    return bytes >= this.fillCacheFromBytes;
+  }
+
+  /** The bytes a build of `tree` left uncached, from its marker; undefined when none; a marker without a count counts as due. */
+  private async uncachedBytes(tree: string): Promise<number | undefined> {
+    const marker = await readLocalFile(this.uncachedMarker(tree), 1024).catch(() => undefined);
+    if (marker === undefined) return undefined;
+    const bytes = Number(marker.toString('latin1').trim().split(' ')[1]);
+    return Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : Number.POSITIVE_INFINITY;
   }
 
   private uncachedMarker(tree: string): string {
@@ -656,6 +682,7 @@ export class TreeIndexStore {
       const fresh = new Map<string, CachedBlob>();
       if (toRead.length > 0) {
         counts.parsed += toRead.length;
+        counts.parsedBytes = toRead.reduce((sum, oid) => sum + sizes.get(oid)!, counts.parsedBytes ?? 0);
         // The extractor's code loads while git sends the blobs.
         const extractor = fastExtractor();
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));

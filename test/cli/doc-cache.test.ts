@@ -117,9 +117,10 @@ test('a damaged or missing cache entry is parsed again; answers are the same wit
   await rm(cacheFile(repo, await blobOf(repo, 'ops/deploy')));
   await rm(indexDir, { recursive: true });
   const repaired = await ask();
-  t.like(repaired.index, { build: 'full', parsedTopics: 2, cachedTopics: 1, compaction: 'due' });
+  // Two small topics are not worth a background process: maintenance is not due for them.
+  t.like(repaired.index, { build: 'full', parsedTopics: 2, cachedTopics: 1, compaction: 'none' });
   t.deepEqual(repaired.matchedDocs, cached.matchedDocs);
-  // The query leaves the cache to maintenance (which a query's CLI starts in the background).
+  // The query leaves the cache to the next maintenance.
   t.is(await readFile(damaged, 'utf8'), good.replace('RS256', 'HS256'));
   t.regex((await brv(repo, ['maintenance'])).stdout, /cached 2 topics/);
   t.is(await readFile(damaged, 'utf8'), good, 'the damaged entry is rewritten');

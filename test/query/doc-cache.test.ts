@@ -147,7 +147,8 @@ test('a full build reads the cache import wrote, parses nothing, and answers exa
     // A store with an empty cache parses every topic, and leaves filling that cache to maintenance.
     const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
     const cold = new TreeIndexStore(internals(brv).repo, path.join(await tempDir(), 'index'), coldCache);
-    t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0, compaction: 'due' });
+    // 60 small topics: too few bytes to start maintenance for (FILL_CACHE_FROM_BYTES).
+    t.like(await cold.open(tree), { build: 'full', parsedTopics: 60, cachedTopics: 0, compaction: 'none' });
     t.deepEqual(await answers(warm, brv), await answers(cold, brv));
     t.deepEqual(await cacheFiles(coldCache), ['swept']);
     t.like(await cold.compactTree(tree), { compacted: false, cachedTopics: 60 });
@@ -455,7 +456,8 @@ test('what a full build left uncached is cached by the maintenance of a tree ind
   const { brv, commonDir } = await importedRepo(12);
   try {
     const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
-    const indexes = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), coldCache);
+    // Every build is worth a maintenance process here, however small.
+    const indexes = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), coldCache, { fillCacheFromBytes: 0 });
     const tree = async () => (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
     t.like(await indexes.open(await tree()), { build: 'full', parsedTopics: 12, compaction: 'due' });
     const curated = await brv.knowledge.curateHtml(
@@ -470,6 +472,49 @@ test('what a full build left uncached is cached by the maintenance of a tree ind
     await rm(path.join(commonDir, 'brv', 'index'), { recursive: true });
     const rebuilt = new TreeIndexStore(internals(brv).repo, path.join(commonDir, 'brv', 'index'), coldCache);
     t.like(await rebuilt.open(next), { build: 'full', parsedTopics: 0, cachedTopics: 13, compaction: 'none' });
+  } finally {
+    brv.close();
+  }
+});
+
+test('a full build too small to be worth a maintenance process is not due, and maintenance run for another reason still caches it', async (t) => {
+  const { brv, commonDir } = await importedRepo(12);
+  try {
+    const coldCache = new DocCache(path.join(await tempDir(), 'docs'));
+    const indexRoot = path.join(commonDir, 'brv', 'index');
+    const tree = async () => (await internals(brv).store.snapshot(brv.branch)).commit!.tree;
+    const first = await tree();
+    const bytes = (await internals(brv).repo.listTreeBlobs(first))
+      .filter((b) => b.path.endsWith('.html'))
+      .reduce((sum, b) => sum + b.size!, 0);
+    // The threshold is in bytes parsed: just above this build, it is not due; at it, it is.
+    const above = new TreeIndexStore(internals(brv).repo, indexRoot, coldCache, { fillCacheFromBytes: bytes + 1 });
+    t.like(await above.open(first), { build: 'full', parsedTopics: 12, compaction: 'none' });
+    await rm(indexRoot, { recursive: true });
+    t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, coldCache, { fillCacheFromBytes: bytes }).open(first), {
+      build: 'full',
+      parsedTopics: 12,
+      compaction: 'due',
+    });
+    await rm(indexRoot, { recursive: true });
+
+    const indexes = new TreeIndexStore(internals(brv).repo, indexRoot, coldCache);
+    t.like(await indexes.open(first), { build: 'full', parsedTopics: 12, compaction: 'none' });
+    await brv.knowledge.curateHtml(
+      { html: '<bv-topic path="notes/later" title="Later"><bv-rule id="r1">A later note.</bv-rule></bv-topic>', overwrite: false },
+      { agent: 'test' },
+    );
+    const next = await tree();
+    // The mark passes to the next tree, still not due.
+    t.like(await indexes.open(next), { build: 'incremental', parsedTopics: 1, compaction: 'none' });
+    // Maintenance (`brv maintenance`, or one started to compact) caches the twelve all the same.
+    t.like(await indexes.compactTree(next), { cachedTopics: 12 });
+    await rm(indexRoot, { recursive: true });
+    t.like(await new TreeIndexStore(internals(brv).repo, indexRoot, coldCache).open(next), {
+      build: 'full',
+      parsedTopics: 0,
+      cachedTopics: 13,
+    });
   } finally {
     brv.close();
   }
