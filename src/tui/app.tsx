@@ -62,6 +62,12 @@ type Screen =
   | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition; startAt?: string }
   | { type: 'curate'; form: CurateForm; field: number; cursor: number; check?: CheckHtmlResult; saving: boolean };
 
+/** A Ctrl-R history search: what is typed, and the history line it found. */
+interface HistorySearch {
+  query: string;
+  match?: { index: number; line: string };
+}
+
 interface Message {
   tone: 'error' | 'info';
   text: string;
@@ -167,7 +173,13 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   const [notification, setNotification] = useState<string | undefined>();
   const [status, setStatus] = useState<StatusFacts | undefined>();
   const [busy, setBusy] = useState<{ id: number; label: string; progress?: string } | undefined>();
-  const [search, setSearch] = useState<{ query: string; match?: { index: number; line: string } } | undefined>();
+  const [search, setSearchState] = useState<HistorySearch | undefined>();
+  /** The Ctrl-R search as the last key left it (see lineNow). */
+  const searchNow = useRef<HistorySearch | undefined>(undefined);
+  const setSearch = useCallback((next: HistorySearch | undefined) => {
+    searchNow.current = next;
+    setSearchState(next);
+  }, []);
   /** The terminal is handed to an editor: keys are not read (ink lets go of stdin and raw mode). */
   const [suspended, setSuspended] = useState(false);
   const released = useRef<(() => void) | undefined>(undefined);
@@ -555,7 +567,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     exitArmed.current = 0;
 
     if (screen.type === 'home') {
-      if (search) return searchKey(input, key);
+      if (searchNow.current) return searchKey(input, key);
       if (key.ctrl && input === 'd') {
         if (lineNow.current.text === '') return leave();
         setLine((l) => ({ text: l.text.slice(0, l.cursor) + l.text.slice(l.cursor + 1), cursor: l.cursor }));
@@ -704,6 +716,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
 
   /** Ctrl-R: typing narrows, Ctrl-R again finds an older match, Enter takes it, Esc gives up. */
   function searchKey(input: string, key: Key): void {
+    const search = searchNow.current;
     if (!search) return;
     if (key.escape || (key.ctrl && input === 'g')) return setSearch(undefined);
     if (key.return || key.tab || key.leftArrow || key.rightArrow) {

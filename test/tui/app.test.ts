@@ -125,8 +125,15 @@ test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twic
   await ui.see(/› \/ls ops$/m);
   await ui.type(CTRL_C);
   await ui.see(/^›\s*$/m);
-  await ui.type('\u0012'); // Ctrl-R
-  await ui.type('dep');
+  // Ctrl-R and the text typed after it read before the next render: the text goes to the search.
+  ui.app.stdin.write('\u0012');
+  await ui.type('depx');
+  await ui.see(/\(history search\) 'depx': no match/);
+  // Two Backspaces read before the next render delete two characters.
+  ui.app.stdin.write('\u007f');
+  await ui.type('\u007f');
+  await ui.see(/\(history search\) 'de': how do we deploy/);
+  await ui.type('p');
   await ui.see(/\(history search\) 'dep': how do we deploy/);
   await ui.type(ENTER);
   await ui.see(/› how do we deploy$/m);
