@@ -213,28 +213,73 @@ export function rememberLocation(
     if (readRef(gitDir, revisions[0]!, location.objectFormat) !== resolved[0]![1]) return;
     const config = configStamp(gitDir);
     if (config === undefined) return;
-    const remembered: Remembered = {
+    writeRemembered(gitDir, {
       version: VERSION,
       workTree: location.workTree,
       objectFormat: location.objectFormat,
       config,
       revisions: resolved as Array<readonly [string, string]>,
-    };
-    const dir = path.join(gitDir, 'brv');
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, FILE);
-    const temp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      writeFileSync(temp, `${JSON.stringify(remembered)}\n`, { flag: 'wx' });
-      renameSync(temp, file);
-    } catch {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // nothing was written
-      }
-    }
+    });
   } catch {
     // an optimisation: the next command asks git
+  }
+}
+
+/**
+ * After brv itself moved `ref` from `from` to `to.commit`, whose tree `to.tree` is `from`'s tree
+ * edited at `changed` paths only: remembers what git would now answer, so that the command after a
+ * write starts no git process either. Only an answer remembered for `from` is advanced, and only
+ * when every revision can be told without git: the ref, `<ref>^{tree}`, and `<ref>:<path>` where no
+ * changed path is, holds or lies inside `<path>` (its object is `from`'s). Otherwise the file is left
+ * as it is and the next command asks git. Everything else is checked by the next command as before
+ * (the ref's value against its file, the config, the layout). Never fails.
+ */
+export function advanceRememberedTip(
+  gitDir: string,
+  ref: string,
+  from: string,
+  to: { commit: string; tree: string },
+  changed: readonly string[],
+): void {
+  try {
+    const text = readRegularFile(path.join(gitDir, 'brv', FILE), MAX_BYTES);
+    const remembered = text === undefined ? undefined : parseRemembered(text);
+    if (!remembered || path.join(remembered.workTree, '.git') !== gitDir) return;
+    const [first, firstOid] = remembered.revisions[0]!;
+    if (first !== ref || firstOid !== from) return;
+    const oid = remembered.objectFormat === 'sha256' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{40}$/;
+    if (!oid.test(to.commit) || !oid.test(to.tree)) return;
+    const touches = (inside: string) => changed.some((c) => c === inside || c.startsWith(`${inside}/`) || inside.startsWith(`${c}/`));
+    const revisions: Array<readonly [string, string]> = [];
+    for (const [rev, value] of remembered.revisions) {
+      if (rev === ref) revisions.push([rev, to.commit]);
+      else if (rev === `${ref}^{tree}`) revisions.push([rev, to.tree]);
+      else if (rev.startsWith(`${ref}:`) && rev.length > ref.length + 1 && !touches(rev.slice(ref.length + 1)))
+        revisions.push([rev, value]);
+      else return;
+    }
+    // The ref must hold the new commit now (nobody moved it since): what the next command checks too.
+    if (readRef(gitDir, ref, remembered.objectFormat) !== to.commit) return;
+    writeRemembered(gitDir, { ...remembered, revisions });
+  } catch {
+    // an optimisation: the next command asks git
+  }
+}
+
+/** Writes the remembered answer whole (a temporary file renamed over the old one), or not at all. */
+function writeRemembered(gitDir: string, remembered: Remembered): void {
+  const dir = path.join(gitDir, 'brv');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, FILE);
+  const temp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(remembered)}\n`, { flag: 'wx' });
+    renameSync(temp, file);
+  } catch {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // nothing was written
+    }
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { BrvError } from '../errors.js';
 import { BlobWriter } from './blob-writer.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
+import { advanceRememberedTip } from './discovery-cache.js';
 import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
 import type { GitProcesses } from './processes.js';
 import { parseConfigList } from './config-list.js';
@@ -228,6 +229,17 @@ export class GitRepository {
       }
       throw error;
     }
+  }
+
+  /**
+   * Tells the repository's remembered discovery (discovery-cache.ts) that this process moved `ref`
+   * from `from` to `to`, a commit of `from`'s tree edited at `changed` paths: the next command then
+   * finds the new tip without starting git. Only for the plain layout, the only one remembered.
+   */
+  rememberTipMoved(ref: string, from: string, to: { commit: string; tree: string }, changed: readonly string[]): void {
+    const { gitDir, commonDir, workTree, bare } = this.location;
+    if (bare || workTree === undefined || gitDir !== commonDir) return;
+    advanceRememberedTip(gitDir, ref, from, to, changed);
   }
 
   /** Applies every update or none, each one only if its ref still has the expected old value. */

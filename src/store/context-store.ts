@@ -222,6 +222,8 @@ export class ContextStore {
       if ('stop' in decision) return { result: decision.stop, commit: undefined, snapshot };
       const base = snapshot.commit;
       let commit: string;
+      /** The new commit's tree, when it is the tip's edited (what the discovery cache can be told). */
+      let edited: { tree: string; paths: string[] } | undefined;
       let review: OpenedReview | undefined;
       if ('moveTo' in decision) {
         commit = decision.moveTo;
@@ -239,6 +241,7 @@ export class ContextStore {
         const opens = await this.reviewFor(meta);
         const recorded = opens?.gated ? { ...meta, gate: 'held' } : meta;
         commit = await this.repo.commitTree(tree, parents, formatCommitMessage(subject, recorded));
+        if (base && startTree === base.tree) edited = { tree, paths: allEdits.map((e) => e.path) };
         if (opens) review = { id: reviewId(commit), ref: reviewRef(reviewId(commit)), gated: opens.gated };
       }
       const updates: RefUpdate[] = 'write' in decision ? [...(decision.write.alsoUpdate ?? [])] : [];
@@ -253,6 +256,9 @@ export class ContextStore {
       try {
         await this.repo.updateRefs(updates, `brv ${'moveTo' in decision ? 'merge' : decision.write.meta.op}: ${subject}`);
         performance.mark('store: ref updated');
+        // The next command finds this tip without asking git (a write is most often followed by another command).
+        if (edited && base && !review?.gated)
+          this.repo.rememberTipMoved(snapshot.ref, base.oid, { commit, tree: edited.tree }, edited.paths);
         return { result: decision.result, commit, snapshot, ...(review ? { review } : {}) };
       } catch (error) {
         if (!(error instanceof RefMovedError)) throw error;

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { discoverRepository, type RepositoryLocation } from '../../src/git/discover.js';
+import { advanceRememberedTip } from '../../src/git/discovery-cache.js';
 import { GitProcesses } from '../../src/git/processes.js';
 import { git, makeRepo, makeWorktree, tempDir } from '../helpers/repo.js';
 
@@ -72,6 +73,69 @@ test('a moved ref is asked of git again (and remembered); a packed ref is read f
   const packed = await discoverRepository(repo, processes(), REVISIONS);
   t.deepEqual(await calls(), [], 'the ref is read from packed-refs');
   t.deepEqual(plain(packed), plain(moved));
+});
+
+test('a tip this process moved is remembered as moved: the next discovery starts no git process and says what git says', async (t) => {
+  const repo = await repoWithReadme();
+  await writeFile(path.join(repo, 'NOTES.md'), 'one\n');
+  await git(repo, 'add', 'NOTES.md');
+  await git(repo, 'commit', '-q', '-m', 'notes');
+  const gitDir = path.join(repo, '.git');
+  const { processes, calls } = await loggingGit();
+  await discoverRepository(repo, processes(), REVISIONS);
+  const from = (await git(repo, 'rev-parse', 'main')).trim();
+  /** A commit of main's tree with NOTES.md changed, as brv's store makes one, and main moved to it. */
+  const commitNotes = async (text: string, parent: string) => {
+    await writeFile(path.join(repo, 'NOTES.md'), text);
+    await git(repo, 'add', 'NOTES.md');
+    const tree = (await git(repo, 'write-tree')).trim();
+    const commit = (await git(repo, 'commit-tree', tree, '-p', parent, '-m', text.trim())).trim();
+    await git(repo, 'update-ref', 'refs/heads/main', commit, parent);
+    return { commit, tree };
+  };
+  const to = await commitNotes('two\n', from);
+  await calls();
+  // Told from a commit it does not remember: nothing changes, git is asked.
+  advanceRememberedTip(gitDir, 'refs/heads/main', to.commit, to, ['NOTES.md']);
+  t.like(await discoverRepository(repo, processes(), REVISIONS), { gitDir });
+  t.deepEqual(await calls(), ['rev-parse']);
+
+  const next = await commitNotes('three\n', to.commit);
+  advanceRememberedTip(gitDir, 'refs/heads/main', to.commit, next, ['NOTES.md']);
+  const served = await discoverRepository(repo, processes(), REVISIONS);
+  t.deepEqual(await calls(), [], 'served from the advanced answer');
+  t.is(served.revisions.get('refs/heads/main'), next.commit);
+  t.is(served.revisions.get('refs/heads/main^{tree}'), (await git(repo, 'rev-parse', 'main^{tree}')).trim());
+  t.is(served.revisions.get('refs/heads/main:README.md'), (await git(repo, 'rev-parse', 'main:README.md')).trim());
+
+  // The ref moved again by someone else after this process's move: the file is left, git asked.
+  const current = (await git(repo, 'rev-parse', 'main')).trim();
+  const mine = await commitNotes('four\n', current);
+  const theirs = await commitNotes('five\n', mine.commit);
+  advanceRememberedTip(gitDir, 'refs/heads/main', current, mine, ['NOTES.md']);
+  const asked = await discoverRepository(repo, processes(), REVISIONS);
+  t.deepEqual(await calls(), ['rev-parse']);
+  t.is(asked.revisions.get('refs/heads/main'), theirs.commit);
+});
+
+test('a changed path that a remembered revision names, or one inside it, is not advanced', async (t) => {
+  const repo = await repoWithReadme();
+  const gitDir = path.join(repo, '.git');
+  const { processes, calls } = await loggingGit();
+  for (const changed of [['README.md'], ['README.md/x'], ['docs', 'README.md']]) {
+    const from = (await git(repo, 'rev-parse', 'main')).trim();
+    await discoverRepository(repo, processes(), REVISIONS);
+    await writeFile(path.join(repo, 'README.md'), `readme ${changed.join(',')}\n`);
+    await git(repo, 'add', 'README.md');
+    const tree = (await git(repo, 'write-tree')).trim();
+    const commit = (await git(repo, 'commit-tree', tree, '-p', from, '-m', 'readme')).trim();
+    await git(repo, 'update-ref', 'refs/heads/main', commit, from);
+    await calls();
+    advanceRememberedTip(gitDir, 'refs/heads/main', from, { commit, tree }, changed);
+    const asked = await discoverRepository(repo, processes(), REVISIONS);
+    t.deepEqual(await calls(), ['rev-parse'], `changed ${changed.join(', ')}`);
+    t.is(asked.revisions.get('refs/heads/main:README.md'), (await git(repo, 'rev-parse', 'main:README.md')).trim());
+  }
 });
 
 test('a changed config, other revisions, or discovery variables in the environment ask git', async (t) => {
