@@ -11,7 +11,7 @@ import { COMMANDS, runCommand, searchOutcome, type CommandContext, type Outcome,
 import { complete } from './completion.js';
 import { helpMarkdown } from './help.js';
 import type { InputHistory } from './input-history.js';
-import { editLine, EMPTY_LINE, type Line, type LineEdit } from './line-editor.js';
+import { backspacesIn, cleanInput, editLine, EMPTY_LINE, type Line, type LineEdit } from './line-editor.js';
 import { EMPTY_FORM, FIELDS, formGap, formHtml, formMeta, KINDS, type CurateForm, type TextField } from './curate-form.js';
 import {
   clampOffset,
@@ -133,6 +133,7 @@ function lineEditFor(input: string, key: Key): LineEdit | undefined {
   if (key.meta && (input === 'b' || input === 'f')) return { type: input === 'b' ? 'word-left' : 'word-right' };
   // Most terminals send DEL for Backspace, which ink reads as `delete`: both erase backwards.
   if (key.backspace || key.delete) return { type: 'backspace' };
+  if (!key.ctrl && !key.meta && backspacesIn(input) > 0) return { type: 'backspace', count: backspacesIn(input) };
   if (key.leftArrow) return { type: key.meta ? 'word-left' : 'left' };
   if (key.rightArrow) return { type: key.meta ? 'word-right' : 'right' };
   if (key.home) return { type: 'home' };
@@ -729,13 +730,15 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       if (older) setSearch({ ...search, match: older });
       return;
     }
-    if (key.backspace || key.delete) {
-      const query = search.query.slice(0, -1);
+    const erased = key.backspace || key.delete ? 1 : key.ctrl || key.meta ? 0 : backspacesIn(input);
+    if (erased > 0) {
+      const query = search.query.slice(0, Math.max(0, search.query.length - erased));
       setSearch({ query, ...(query ? { match: history.search(query) } : {}) });
       return;
     }
-    if (input && !key.ctrl && !key.meta) {
-      const query = search.query + input;
+    const typed = key.ctrl || key.meta ? '' : cleanInput(input);
+    if (typed) {
+      const query = search.query + typed;
       setSearch({ query, match: history.search(query) });
     }
   }

@@ -8,7 +8,8 @@ export interface Line {
 
 export type LineEdit =
   | { type: 'insert'; text: string }
-  | { type: 'backspace' }
+  /** `count` characters before the caret (several Backspaces read as one chunk); one when absent. */
+  | { type: 'backspace'; count?: number }
   | { type: 'delete' }
   | { type: 'left' }
   | { type: 'right' }
@@ -33,6 +34,15 @@ export const MAX_LINE = 4000;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Pasted or typed text as one line: newlines and tabs become spaces, other control characters go. */
+/**
+ * How many Backspaces `input` is when it is nothing else: a terminal sends DEL (or BS) for each, and
+ * ink reads a lone one as the key but several that arrive in one read (a held key on a busy machine)
+ * as text, which `cleanInput` would drop. 0 for anything else.
+ */
+export function backspacesIn(input: string): number {
+  return /^[\u007f\b]+$/.test(input) ? input.length : 0;
+}
+
 export function cleanInput(text: string): string {
   return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(CONTROL, '');
 }
@@ -60,8 +70,10 @@ export function editLine(line: Line, edit: LineEdit): Line {
       const added = cleanInput(edit.text).slice(0, Math.max(0, MAX_LINE - text.length));
       return { text: text.slice(0, cursor) + added + text.slice(cursor), cursor: cursor + added.length };
     }
-    case 'backspace':
-      return cursor === 0 ? line : { text: text.slice(0, cursor - 1) + text.slice(cursor), cursor: cursor - 1 };
+    case 'backspace': {
+      const erased = Math.min(cursor, edit.count ?? 1);
+      return erased === 0 ? line : { text: text.slice(0, cursor - erased) + text.slice(cursor), cursor: cursor - erased };
+    }
     case 'delete':
       return cursor >= text.length ? line : { text: text.slice(0, cursor) + text.slice(cursor + 1), cursor };
     case 'left':

@@ -125,6 +125,13 @@ test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twic
   await ui.see(/› \/ls ops$/m);
   await ui.type(CTRL_C);
   await ui.see(/^›\s*$/m);
+  // Backspaces that arrive in one read (a held key on a busy machine) each erase a character.
+  await ui.type('auth tokenzz');
+  await ui.see(/› auth tokenzz$/m);
+  await ui.type('\u007f\u007f');
+  await ui.see(/› auth token$/m);
+  await ui.type(CTRL_C);
+  await ui.see(/^›\s*$/m);
   // Ctrl-R and the text typed after it read before the next render: the text goes to the search.
   ui.app.stdin.write('\u0012');
   await ui.type('depx');
@@ -134,6 +141,11 @@ test.serial('history: ↑ recalls, Ctrl-R searches; Ctrl-C clears the line, twic
   await ui.type('\u007f');
   await ui.see(/\(history search\) 'de': how do we deploy/);
   await ui.type('p');
+  await ui.see(/\(history search\) 'dep': how do we deploy/);
+  // Two Backspaces in one read, in the search too.
+  await ui.type('lz');
+  await ui.see(/\(history search\) 'deplz': no match/);
+  await ui.type('\u007f\u007f');
   await ui.see(/\(history search\) 'dep': how do we deploy/);
   await ui.type(ENTER);
   await ui.see(/› how do we deploy$/m);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { cleanInput, editLine, EMPTY_LINE, MAX_LINE, type Line, type LineEdit } from '../../src/tui/line-editor.js';
+import { backspacesIn, cleanInput, editLine, EMPTY_LINE, MAX_LINE, type Line, type LineEdit } from '../../src/tui/line-editor.js';
 
 const run = (edits: LineEdit[], from: Line = EMPTY_LINE): Line => edits.reduce(editLine, from);
 
@@ -38,4 +38,14 @@ test('pasted text becomes one clean line, bounded', (t) => {
   t.is(huge.text.length, MAX_LINE);
   t.is(run([{ type: 'insert', text: 'more' }], huge).text.length, MAX_LINE, 'a full line takes nothing more');
   t.deepEqual(editLine(huge, { type: 'set', text: 'recalled\nline' }), { text: 'recalled line', cursor: 13 });
+});
+
+test('several Backspaces read as one chunk erase as many characters, never past the start', (t) => {
+  t.is(backspacesIn('\u007f\u007f\u007f'), 3);
+  t.is(backspacesIn('\b\b'), 2);
+  t.is(backspacesIn('\u007fa'), 0, 'mixed with text: not a run of Backspaces');
+  t.is(backspacesIn(''), 0);
+  const line: Line = { text: 'hello world', cursor: 11 };
+  t.deepEqual(editLine(line, { type: 'backspace', count: 3 }), { text: 'hello wo', cursor: 8 });
+  t.deepEqual(editLine({ ...line, cursor: 2 }, { type: 'backspace', count: 5 }), { text: 'llo world', cursor: 0 });
 });
