@@ -7,6 +7,7 @@ import { asksWhen, bestPassage, dateCloseness, questionDays } from './passages.j
 import { search, type SearchHit, type SearchOptions } from './search.js';
 import { liveView, type SegmentStack } from './stack.js';
 import type { IndexBuild, IndexCompaction, TreeIndex, TreeIndexStore } from './tree-index.js';
+import { shippedWordNeighbours } from './word-neighbours.js';
 
 export const MAX_LIMIT = 50;
 const MAX_QUESTION_LENGTH = 4000;
@@ -66,6 +67,7 @@ export const RANKING_FEATURES = [
   'fieldWeights',
   'questionDates',
   'pathMatch',
+  'neighbours',
 ] as const;
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
 /**
@@ -81,14 +83,18 @@ export type OptionalRankingFeature = (typeof OPTIONAL_RANKING_FEATURES)[number];
  * (passages.ts); questionFrames: drop question-framing words (question.ts); coordination: the
  * matched-words factor; prefix: prefix expansion of the last word; fieldWeights: title/meta/path/key
  * boosts (off: every field weighs 1); questionDates: topics dated near a day the question names raised;
- * pathMatch: a query word in the topic's path scored once more on its own (search.ts).
+ * pathMatch: a query word in the topic's path scored once more on its own (search.ts); neighbours: the
+ * query words' word-vector neighbours added with a low weight (search.ts, word-neighbours.ts).
  */
 export type RankingSwitches = Partial<Record<RankingFeature | OptionalRankingFeature, boolean>>;
 
-/** `search` options for the switched-off features (none when all are on: the default ranking, unchanged). */
+/** `search` options for the ranking switches: the default ranking when all are on. */
 function rankingSearchOptions(ranking: RankingSwitches | undefined): SearchOptions {
-  if (!ranking) return {};
+  const table = ranking?.neighbours === false ? undefined : shippedWordNeighbours();
+  const neighbours = table === undefined ? {} : { neighbours: { table } };
+  if (!ranking) return neighbours;
   return {
+    ...neighbours,
     ...(ranking.feedback === false ? { feedback: false } : {}),
     ...(ranking.questionFrames === false ? { question: false } : {}),
     ...(ranking.coordination === false ? { coordination: 0 } : {}),

@@ -5,6 +5,7 @@ import { documentTerms } from './feedback.js';
 import { questionWords } from './question.js';
 import type { Segment } from './segment.js';
 import { liveView, type SegmentStack } from './stack.js';
+import type { WordNeighbourTable } from './word-neighbours.js';
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
 const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
@@ -48,7 +49,29 @@ export interface SearchOptions {
   readonly until?: string;
   /** Pseudo-relevance feedback: expand the query with terms of its top hits (default on; false disables). */
   readonly feedback?: Partial<FeedbackOptions> | boolean;
+  /** Word-vector neighbours of the query words, from this table (`NeighbourOptions`; none without a table). */
+  readonly neighbours?: { readonly table: WordNeighbourTable } & Partial<NeighbourOptions>;
 }
+
+/**
+ * Word-vector neighbours: each query word brings in up to `perWord` of its nearest words in GloVe's
+ * vector space (word-neighbours.ts) that occur in the tree and are not query words, each as an uncounted
+ * term weighing `weight` × cosine of a query word — the vocabulary gap a question leaves ("pets" for a
+ * topic about a cat, "instruments" for one about a violin) bridged before feedback learns from the hits.
+ * A topic matched only through them counts like one matched through feedback terms. Chosen on the tune
+ * halves among weights 0.05–0.5, 3 or 5 per word, cosine ≥ 0.6 or 0.7, and held on the validate halves
+ * on all four corpora (bench/README.md, "Issue 12: ranking, round 6" and "round 7").
+ */
+export interface NeighbourOptions {
+  /** Weight of a neighbour relative to a query word's 1, times its cosine (default 0.1). */
+  readonly weight: number;
+  /** Neighbours per query word at most (default 3). */
+  readonly perWord: number;
+  /** Least cosine (default 0.6; the table holds none below). */
+  readonly minCosine: number;
+}
+
+const DEFAULT_NEIGHBOURS: Readonly<NeighbourOptions> = { weight: 0.1, perWord: 3, minCosine: 0.6 };
 
 /**
  * Pseudo-relevance feedback (RM3; Lavrenko & Croft's relevance model, interpolated with the query as
@@ -133,7 +156,7 @@ export interface SearchHit {
 
 export interface SearchResult {
   readonly hits: SearchHit[];
-  /** Live topics that matched the query or its feedback terms (after scope and filters), however many `limit` returned. */
+  /** Live topics that matched the query, its words' neighbours or its feedback terms (after scope and filters), however many `limit` returned. */
   readonly totalFound: number;
 }
 
@@ -196,9 +219,11 @@ export function search(stack: SegmentStack, query: string, options: SearchOption
     best: [],
   };
   accumulate(run, groups, 0);
+  const related = neighbourGroups(run, groups, options.neighbours);
+  if (related.length > 0) accumulate(run, related, groups.length);
 
   const coordination = options.coordination ?? DEFAULT_COORDINATION;
-  let ranked = candidates(run, groups.length, coordination, options);
+  let ranked = candidates(run, groups.length, coordination, options, related.length > 0 ? FEEDBACK_ONLY_MATCH : 0);
   const feedback = feedbackOptions(options.feedback);
   if (feedback !== undefined && ranked.found > 0) {
     const expansion = expansionGroups(run, groups, ranked, feedback);
@@ -309,6 +334,35 @@ function accumulate(run: Run, groups: readonly TermGroup[], firstBit: number): v
       }
     }
   }
+}
+
+/** The query words' neighbours that occur in the tree (`NeighbourOptions`), as weighted, uncounted groups. */
+function neighbourGroups(run: Run, groups: readonly TermGroup[], option: SearchOptions['neighbours']): TermGroup[] {
+  if (option === undefined) return [];
+  const { table, weight, perWord, minCosine } = { ...DEFAULT_NEIGHBOURS, ...option };
+  if (!(weight > 0) || !(perWord >= 1)) return [];
+  const taken = new Set(groups.flatMap((g) => g.terms));
+  const related: TermGroup[] = [];
+  for (const group of groups) {
+    // A prefix group's word was not finished: its neighbours would be a guess's.
+    if (group.terms.length !== 1 || group.weight !== undefined) continue;
+    const cosines = new Map<string, number>();
+    for (const original of group.originals) {
+      for (const { term, cosine } of table.neighbours(words(original)[0] ?? '')) {
+        if (cosine >= minCosine && !taken.has(term) && cosine > (cosines.get(term) ?? 0)) cosines.set(term, cosine);
+      }
+    }
+    const best = [...cosines].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+    let added = 0;
+    for (const [term, cosine] of best) {
+      if (added >= perWord) break;
+      if (liveDf(term, run.segments, run.dead) === 0) continue;
+      taken.add(term);
+      related.push({ terms: [term], originals: [], weight: weight * cosine });
+      added++;
+    }
+  }
+  return related;
 }
 
 /** RM3 expansion terms from the first pass's top hits (see `FeedbackOptions`), weighted; none when feedback cannot apply. */

@@ -10,6 +10,11 @@ function withoutTitle(markdown: string): string {
   return markdown.replace(/^# .*\n+/, '').trim();
 }
 
+/** A topic found only through the question words' neighbours or feedback terms matched none of its words. */
+function matchedWords(terms: readonly string[]): string {
+  return terms.length > 0 ? terms.join(', ') : 'related words only';
+}
+
 /**
  * `brv query` for a terminal: numbered topics, the header naming title, path, score and matched
  * terms (so the rendered title line is not repeated under it).
@@ -18,7 +23,7 @@ export function queryText(result: QueryView): string {
   if (result.matchedDocs.length === 0) return 'No topics match. Try other words, or curate what you learn with brv curate.';
   const blocks = result.matchedDocs.map(
     (doc, i) =>
-      `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${doc.matched.terms.join(', ')})\n\n${withoutTitle(doc.rendered_md)}`,
+      `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${matchedWords(doc.matched.terms)})\n\n${withoutTitle(doc.rendered_md)}`,
   );
   return `${blocks.join('\n\n---\n\n')}\n\n(${result.matchedDocs.length} of ${result.metadata.totalFound} matching topics, ${result.metadata.durationMs} ms)`;
 }

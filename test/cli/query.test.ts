@@ -74,6 +74,24 @@ test('no-matches is a success with an empty list; --limit and --scope narrow', a
   t.is((await brvJson(empty, ['query', 'anything'])).json!.data.status, 'no-matches');
 });
 
+test("a question word's neighbours find a topic written in other words, after the topics with the word itself", async (t) => {
+  const repo = await makeRepo();
+  await curateTopic(repo, reply('home/cat', 'Where the cat sleeps', '<bv-fact>Our cat sleeps on the sofa.</bv-fact>'));
+  await curateTopic(repo, reply('home/couch', 'The couch', '<bv-fact>The couch came from the market.</bv-fact>'));
+  const run = await brvJson(repo, ['query', 'couch']);
+  t.deepEqual(
+    run.json!.data.matchedDocs.map((d: any) => [d.topicPath, d.matched.terms]),
+    [
+      ['home/couch', ['couch']],
+      ['home/cat', []],
+    ],
+  );
+  t.regex(
+    (await brv(repo, ['query', 'couch'])).stdout,
+    /## 2\. Where the cat sleeps — home\/cat \(score [\d.]+; matched related words only\)/,
+  );
+});
+
 test('search gives paths, titles, scores and excerpts', async (t) => {
   const repo = await makeRepo();
   await seed(repo);

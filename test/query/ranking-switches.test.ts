@@ -33,6 +33,9 @@ const TOPICS: Array<[string, string, string[], string?]> = [
   // questionDates: the same class, on the day the question names and weeks later.
   ['diary/class-1', 'Diary', ['Went to the pottery class with Anna.'], '2023-05-03'],
   ['diary/class-2', 'Diary', ['Went to the pottery class.'], '2023-06-20'],
+  // neighbours: the question says "couch", one topic "sofa" (GloVe's neighbours: couch → sofa, sit, bed).
+  ['home/whiskers', 'Whiskers', ['Our cat sleeps on the sofa all afternoon.']],
+  ['furniture/couch', 'Couch', ['The couch came from the market in March.']],
   // 52 fillers, so that feedback applies (it needs 50 topics) and document frequencies are low.
   ...Array.from({ length: 52 }, (_, i): [string, string, string[]] => [
     `filler/f${i}`,
@@ -63,8 +66,9 @@ test.after.always(async () => {
   await cleanup(dir);
 });
 
-async function answer(question: string, off?: RankingFeature) {
-  const result = await brv.retrieval.query({ question, limit: 50, ...(off ? { ranking: { [off]: false } } : {}) });
+async function answer(question: string, off: RankingFeature | RankingFeature[] = []) {
+  const ranking = Object.fromEntries([off].flat().map((feature) => [feature, false]));
+  const result = await brv.retrieval.query({ question, limit: 50, ranking });
   return result.matchedDocs.map((d) => `${d.topicPath} ${d.score}`);
 }
 
@@ -77,6 +81,7 @@ const QUESTIONS: Record<RankingFeature, string> = {
   fieldWeights: 'rotate signing keys monthly',
   questionDates: 'Which pottery class with Anna did I go to on June 18th, 2023?',
   pathMatch: 'dog leash',
+  neighbours: 'Where does the cat sleep, on the couch?',
 };
 
 for (const feature of RANKING_FEATURES) {
@@ -100,12 +105,20 @@ test('ranking: every feature named true is the default ranking', async (t) => {
 
 test('ranking: feedback brings in topics without the query words; questionFrames and prefix decide what matches', async (t) => {
   const paths = async (q: string, off?: RankingFeature) => (await answer(q, off)).map((line) => line.split(' ')[0]);
-  t.true((await paths('dog walk')).includes('pets/gear'));
-  t.false((await paths('dog walk', 'feedback')).includes('pets/gear'));
+  // (Without neighbours: "dog" has "pet" for a neighbour, in the path of pets/gear.)
+  t.true((await answer('dog walk', 'neighbours')).some((line) => line.startsWith('pets/gear ')));
+  t.false((await answer('dog walk', ['feedback', 'neighbours'])).some((line) => line.startsWith('pets/gear ')));
   t.false((await paths('What kind of art does Caroline make?')).includes('misc/words'));
   t.true((await paths('What kind of art does Caroline make?', 'questionFrames')).includes('misc/words'));
   t.deepEqual(await paths('observab'), ['ops/observability']);
   t.deepEqual(await paths('observab', 'prefix'), []);
+});
+
+test('ranking: neighbours bring in a topic that says "sofa" for a question about a couch, after the topic that says "couch"', async (t) => {
+  const paths = async (q: string, off?: RankingFeature) => (await answer(q, off)).map((line) => line.split(' ')[0]);
+  t.deepEqual(await paths('couch'), ['furniture/couch', 'home/whiskers']);
+  t.deepEqual(await paths('couch', 'neighbours'), ['furniture/couch']);
+  t.deepEqual((await paths('Where does the cat sleep, on the couch?')).slice(0, 2), ['home/whiskers', 'furniture/couch']);
 });
 
 test('ranking: timeWords (off by default) ranks the passage that says when first, for a question that asks when', async (t) => {
