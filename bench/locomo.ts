@@ -14,7 +14,7 @@
  * ranking, once per ranking feature with that one feature off (`QueryOptions.ranking`), and once with
  * all of them off, over the same imported repository, and prints one Markdown table per variant
  * (bench/lib/locomo-ablate.ts); the usual table and results file are then the default ranking's.
- * --try=timeWords,-questionDates: the default, then each listed ranking (`+` joins features, `-name`
+ * --try=-timeWords,-questionDates: the default, then each listed ranking (`+` joins features, `-name`
  * switches one off; write `--try=…` when the list starts with `-`), then all off (`tryConfigurations`).
  *
  * --haystack N (session variant): each conversation's sessions padded to N topics with sessions of the
