@@ -72,6 +72,14 @@ export interface NeighbourOptions {
 }
 
 const DEFAULT_NEIGHBOURS: Readonly<NeighbourOptions> = { weight: 0.1, perWord: 3, minCosine: 0.6 };
+/**
+ * A neighbour in more than a tenth of the topics (and more than 50) is skipped: it tells little about any
+ * of them and has the longest postings to score, which a fresh process does unoptimised (+10 ms a query
+ * at 10,000 topics without the cap, +2.5 with it; quality unchanged on both halves, bench/README.md,
+ * "Issue 12: ranking, round 7"). A tree of 50 topics or fewer keeps every neighbour.
+ */
+const NEIGHBOUR_MAX_DF_RATIO = 0.1;
+const NEIGHBOUR_MAX_DF_FLOOR = 50;
 
 /**
  * Pseudo-relevance feedback (RM3; Lavrenko & Croft's relevance model, interpolated with the query as
@@ -342,6 +350,7 @@ function neighbourGroups(run: Run, groups: readonly TermGroup[], option: SearchO
   const { table, weight, perWord, minCosine } = { ...DEFAULT_NEIGHBOURS, ...option };
   if (!(weight > 0) || !(perWord >= 1)) return [];
   const taken = new Set(groups.flatMap((g) => g.terms));
+  const maxDf = Math.max(NEIGHBOUR_MAX_DF_FLOOR, NEIGHBOUR_MAX_DF_RATIO * run.liveCount);
   const related: TermGroup[] = [];
   for (const group of groups) {
     // A prefix group's word was not finished: its neighbours would be a guess's.
@@ -356,7 +365,8 @@ function neighbourGroups(run: Run, groups: readonly TermGroup[], option: SearchO
     let added = 0;
     for (const [term, cosine] of best) {
       if (added >= perWord) break;
-      if (liveDf(term, run.segments, run.dead) === 0) continue;
+      const df = liveDf(term, run.segments, run.dead);
+      if (df === 0 || df > maxDf) continue;
       taken.add(term);
       related.push({ terms: [term], originals: [], weight: weight * cosine });
       added++;

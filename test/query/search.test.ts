@@ -186,3 +186,21 @@ test('a query word in the path scores once more on its own (pathMatch), unless s
   const titled = stackOf([doc('a/one', { title: 'stampede' }), doc('b/two', { title: 'other' })]);
   t.is(search(titled, 'stampede', { pathMatch: 0 }).hits[0]!.score, search(titled, 'stampede').hits[0]!.score);
 });
+
+test('neighbours: a neighbour of a query word adds uncounted weight; one in over a tenth of a large tree is skipped', (t) => {
+  const table = { neighbours: (word: string) => (word === 'couch' ? [{ term: 'sofa', cosine: 0.7 }] : []) };
+  const small = stackOf([doc('a/couch', { body: 'The couch is blue.' }), doc('b/sofa', { body: 'The sofa is red.' })]);
+  t.deepEqual(paths(small, 'couch', { neighbours: { table } }), ['a/couch', 'b/sofa']);
+  t.deepEqual(paths(small, 'couch'), ['a/couch']);
+  t.deepEqual(paths(small, 'couch', { neighbours: { table, weight: 0 } }), ['a/couch']);
+  const found = search(small, 'couch', { neighbours: { table } }).hits[1]!;
+  t.deepEqual(found.matched.terms, [], 'a topic found through a neighbour matched no query word');
+
+  // 600 topics, "sofa" in 61 of them: over both the floor (50) and a tenth of the tree (60).
+  const docs = [doc('a/couch', { body: 'The couch is blue.' })];
+  for (let i = 0; i < 600; i++) docs.push(doc(`f/${i}`, { body: i <= 60 ? 'The sofa is red.' : 'Nothing here.' }));
+  t.deepEqual(paths(stackOf(docs), 'couch', { neighbours: { table } }), ['a/couch']);
+  const under = docs.map((d, i) => (i > 55 && i <= 61 ? doc(`g/${i}`, { body: 'Nothing here.' }) : d)); // in 55 of 601
+  t.is(paths(stackOf(under), 'couch', { neighbours: { table }, limit: 100 }).length, 56);
+  t.is(paths(stackOf(docs.slice(0, 51)), 'couch', { neighbours: { table }, limit: 100 }).length, 51, 'in 50 of 51: the floor');
+});
