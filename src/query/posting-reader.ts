@@ -10,8 +10,9 @@ const BITS_SET = Uint8Array.from({ length: 256 }, (_, mask) => {
 /**
  * Walks one term's postings straight from the segment bytes: `start` reads the document count, then
  * each `next` moves to the following posting (`doc`, and the `mask` of fields it occurs in), after
- * which the caller reads one `frequency` per set bit in field order, or `skipFrequencies`. One small
- * monomorphic class, so V8 inlines it into the hot loops of search and feedback.
+ * which the caller reads its `weightedFrequency` or `skipFrequencies`. One small monomorphic class,
+ * so V8 inlines it into feedback's loops once they are hot (search.ts decodes postings inline: its
+ * loop runs interpreted for most of a query process).
  */
 export class PostingReader {
   pos = 0;
@@ -33,10 +34,6 @@ export class PostingReader {
   next(): void {
     this.doc += this.varint();
     this.mask = this.bytes[this.pos++]!;
-  }
-
-  frequency(): number {
-    return this.varint();
   }
 
   /** The posting's frequencies summed with one weight per field (reads them all). */

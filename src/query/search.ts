@@ -1,6 +1,5 @@
 import { analyzeWithOriginals, isStopWord, words } from './analyze.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS, type FieldName } from './fields.js';
-import { PostingReader } from './posting-reader.js';
 import { documentTerms } from './feedback.js';
 import { questionWords } from './question.js';
 import type { Segment } from './segment.js';
@@ -310,22 +309,24 @@ function accumulate(run: Run, groups: readonly TermGroup[], firstBit: number): v
       for (let s = 0; s < segments.length; s++) {
         const scan = scans[s];
         if (!scan) continue;
-        const row = rows[s]!;
+        // Locals, not property loads: this too runs interpreted in a fresh process (scanPostings).
+        const { seen, touched, matched, fields, score } = rows[s]!;
+        const { count, docs, tf: tfs, pathTf: pathTfs, fields: docFields } = scan;
         const scratch = best[s];
-        for (let i = 0; i < scan.count; i++) {
-          const doc = scan.docs[i]!;
-          const tf = scan.tf[i]!;
-          const pathTf = scan.pathTf[i]!;
+        for (let i = 0; i < count; i++) {
+          const doc = docs[i]!;
+          const tf = tfs[i]!;
+          const pathTf = pathTfs[i]!;
           const contribution = (idf * tf) / (k1 + tf) + (pathTf === 0 ? 0 : (pathMatch * idf * pathTf) / (k1 + pathTf));
-          if (row.seen[doc] === 0) {
-            row.seen[doc] = 1;
-            row.touched.push(doc);
+          if (seen[doc] === 0) {
+            seen[doc] = 1;
+            touched.push(doc);
           }
           if (counted) {
-            row.matched[doc]! |= bit;
-            row.fields[doc]! |= scan.fields[i]!;
+            matched[doc]! |= bit;
+            fields[doc]! |= docFields[i]!;
           }
-          if (single) row.score[doc]! += contribution;
+          if (single) score[doc]! += contribution;
           else if (contribution > scratch![doc]!) scratch![doc] = contribution;
         }
       }
@@ -459,15 +460,16 @@ function candidates(run: Run, queryGroups: number, coordination: number, options
   const filter = needsDocumentFilter(options);
   let found = 0;
   for (let s = 0; s < rows.length; s++) {
-    const row = rows[s]!;
-    for (const d of row.touched) {
+    const { touched, matched: matchedBits, score: rowScore } = rows[s]!;
+    for (let t = 0; t < touched.length; t++) {
+      const d = touched[t]!;
       if (filter && !keepDocument(segments[s]!, d, options)) continue;
-      const matched = Math.max(floor, popcount(row.matched[d]!));
+      const matched = Math.max(floor, popcount(matchedBits[d]!));
       if (matched === 0) continue;
       segment[found] = s;
       doc[found] = d;
       score[found] =
-        matched === queryGroups || coordination === 0 ? row.score[d]! : row.score[d]! * Math.pow(matched / queryGroups, coordination);
+        matched === queryGroups || coordination === 0 ? rowScore[d]! : rowScore[d]! * Math.pow(matched / queryGroups, coordination);
       found++;
     }
   }
@@ -541,17 +543,33 @@ function scanPostings(
     d2 = d[2]!,
     d3 = d[3]!,
     d4 = d[4]!;
-  const reader = new PostingReader(segment);
-  const df = reader.start(rank);
+  // The posting format (segment.ts) decoded inline, state in locals: this loop runs in V8's
+  // interpreter for most of a fresh process's first query, where a method call per posting and per
+  // field frequency cost more than the decoding (bench/README.md, "Warm path, round 3").
+  const bytes = segment.bytes;
+  let pos = segment.postingsOffset(rank);
+  let byte = bytes[pos++]!;
+  let df = byte & 0x7f;
+  for (let shift = 128; byte >= 0x80; shift *= 128) {
+    byte = bytes[pos++]!;
+    df += (byte & 0x7f) * shift;
+  }
   const docs = new Uint32Array(df);
   const tfs = new Float64Array(df);
   const fields = new Uint8Array(df);
   const pathTfs = new Float64Array(df);
   let count = 0;
   let liveDf = 0;
+  let doc = 0;
   for (let i = 0; i < df; i++) {
-    reader.next();
-    const { doc, mask } = reader;
+    byte = bytes[pos++]!;
+    let delta = byte & 0x7f;
+    for (let shift = 128; byte >= 0x80; shift *= 128) {
+      byte = bytes[pos++]!;
+      delta += (byte & 0x7f) * shift;
+    }
+    doc += delta;
+    const mask = bytes[pos++]!;
     // Frequencies of the fields in `mask`, in field order; usually one byte each.
     const at = doc * FIELD_COUNT;
     let tf = 0;
@@ -559,7 +577,12 @@ function scanPostings(
     let bits = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
       if ((mask & (1 << f)) === 0) continue;
-      const freq = reader.frequency();
+      byte = bytes[pos++]!;
+      let freq = byte & 0x7f;
+      for (let shift = 128; byte >= 0x80; shift *= 128) {
+        byte = bytes[pos++]!;
+        freq += (byte & 0x7f) * shift;
+      }
       const w = f === 0 ? w0 : f === 1 ? w1 : f === 2 ? w2 : f === 3 ? w3 : w4;
       if (w === 0) continue;
       const length = lengths[at + f]!;
@@ -586,7 +609,6 @@ function scanPostings(
     fields[count] = bits;
     count++;
   }
-  const doc = reader.doc;
   if (df > 0 && doc >= segment.docCount) throw new RangeError(`a posting of term ${rank} names document ${doc}, beyond the segment`);
   return { liveDf, count, docs, tf: tfs, pathTf: pathTfs, fields };
 }
