@@ -85,19 +85,33 @@ function analyzeAscii(text: string): string[] {
   return terms;
 }
 
-/** Calls `visit` with where each word of lowercased ASCII text starts and ends (as WORD splits it), the overlong left out. */
-function forEachAsciiWord(lower: string, visit: (start: number, end: number) => void): void {
-  const length = lower.length;
+/** Calls `visit` with where each word of ASCII text starts and ends (as WORD splits it), those over `maxLength` left out. */
+function forEachAsciiWord(text: string, visit: (start: number, end: number) => void, maxLength = MAX_TERM_LENGTH): void {
+  const length = text.length;
   let i = 0;
   while (i < length) {
-    if (!isAsciiWordChar(lower.charCodeAt(i))) {
+    if (!isAsciiWordChar(text.charCodeAt(i))) {
       i++;
       continue;
     }
     const start = i;
-    i = asciiWordEnd(lower, i);
-    if (i - start <= MAX_TERM_LENGTH) visit(start, i);
+    i = asciiWordEnd(text, i);
+    if (i - start <= maxLength) visit(start, i);
   }
+}
+
+/**
+ * Where each word of `text` starts and ends, as WORD splits it (no length limit). ASCII text (every
+ * question typed in English) is split without WORD: compiling its Unicode classes is ~2 ms of a
+ * query process on a slow machine (bench/README.md, "Warm path, round 3").
+ */
+export function forEachWord(text: string, visit: (start: number, end: number) => void): void {
+  if (ASCII_ONLY.test(text)) {
+    forEachAsciiWord(text, visit, Infinity);
+    return;
+  }
+  WORD.lastIndex = 0;
+  for (let match = WORD.exec(text); match !== null; match = WORD.exec(text)) visit(match.index, match.index + match[0].length);
 }
 
 /**
@@ -237,23 +251,25 @@ function isAsciiWordChar(code: number): boolean {
 export function analyzeWithOriginals(text: string): AnalyzedWord[] {
   const words: AnalyzedWord[] = [];
   const normalized = normalize(text);
-  WORD.lastIndex = 0;
-  for (let match = WORD.exec(normalized); match !== null; match = WORD.exec(normalized)) {
-    const original = match[0];
-    if (original.length > MAX_TERM_LENGTH) continue;
+  forEachWord(normalized, (start, end) => {
+    if (end - start > MAX_TERM_LENGTH) return;
+    const original = normalized.slice(start, end);
     const word = original.toLowerCase().replace(POSSESSIVE, '').replace(APOSTROPHE, '');
-    const term = word === 'may' ? monthMay(normalized, match.index, match.index + 3) : stem(word);
+    const term = word === 'may' ? monthMay(normalized, start, start + 3) : stem(word);
     if (term !== null && term !== '') words.push({ term, original });
-  }
+  });
   return words;
 }
 
 /** The normalised, lowercased, unstemmed words of `text` (stop words kept): for prefix matching. */
 export function words(text: string): string[] {
   const lower = normalize(text).toLowerCase();
-  return [...lower.matchAll(WORD)]
-    .map((m) => m[0].replace(POSSESSIVE, '').replace(APOSTROPHE, ''))
-    .filter((w) => w.length <= MAX_TERM_LENGTH);
+  const found: string[] = [];
+  forEachWord(lower, (start, end) => {
+    const word = lower.slice(start, end).replace(POSSESSIVE, '').replace(APOSTROPHE, '');
+    if (word.length <= MAX_TERM_LENGTH) found.push(word);
+  });
+  return found;
 }
 
 /** Whether `word` (already lowercased) is one of lunr's English stop words. */

@@ -1,4 +1,4 @@
-import { analyzeWithOriginals, type AnalyzedWord } from './analyze.js';
+import { analyzeWithOriginals, forEachWord, type AnalyzedWord } from './analyze.js';
 
 /**
  * Query-side handling of natural-language questions. Agents ask brv in sentences ("What kind of art
@@ -9,8 +9,6 @@ import { analyzeWithOriginals, type AnalyzedWord } from './analyze.js';
  * sit in such a phrase; the same word elsewhere in a question is kept.
  */
 
-const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
-
 /** "what kind of", "which types of", … : the middle word frames the question. */
 const KIND_OF = new Set(['kind', 'kinds', 'type', 'types', 'sort', 'sorts']);
 /** "how many", "how long", … : the word after "how" asks for a quantity. */
@@ -18,7 +16,8 @@ const HOW_QUANTITY = new Set(['many', 'much', 'long', 'often', 'far']);
 
 /** Character ranges of the words of `query` that only frame the question. */
 function frameWords(query: string): Array<[number, number]> {
-  const tokens = [...query.matchAll(WORD)].map((m) => ({ word: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length }));
+  const tokens: Array<{ word: string; start: number; end: number }> = [];
+  forEachWord(query, (start, end) => tokens.push({ word: query.slice(start, end).toLowerCase(), start, end }));
   const frame: Array<[number, number]> = [];
   for (let i = 0; i < tokens.length; i++) {
     const { word } = tokens[i]!;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
-import { analyze, analyzeWithOriginals, isStopWord, TermIds, wantedTerms } from '../../src/query/analyze.js';
+import { analyze, analyzeWithOriginals, forEachWord, isStopWord, TermIds, wantedTerms, words } from '../../src/query/analyze.js';
 import { seededRandom } from '../helpers/random.js';
 
 test('lowercases and Porter-stems with lunr', (t) => {
@@ -124,20 +124,62 @@ test("wantedTerms finds every term of real prose (the stemmer keeps a word's fir
   t.deepEqual(wantedTerms(text, new Set()), []);
 });
 
-test("analyze's ASCII scanner splits as the Unicode regex does (analyzeWithOriginals), on seeded random text", (t) => {
-  const ascii = WANTED_PIECES.filter((p) => /^[\x00-\x7f]*$/.test(p)).concat(['\t', '--', "'x'", 'A1b2', '9th of May', 'May, 2024']);
+/** The definition the ASCII scanner must match: analyze.ts's Unicode WORD regex, as a test oracle. */
+const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
+function regexSpans(text: string): Array<[number, number]> {
+  return [...text.matchAll(WORD)].map((m) => [m.index, m.index + m[0].length]);
+}
+
+test('the ASCII scanner splits as the Unicode regex does (analyze, analyzeWithOriginals, words, forEachWord), on seeded random text', (t) => {
+  const ascii = WANTED_PIECES.filter((p) => /^[\x00-\x7f]*$/.test(p)).concat([
+    '\t',
+    '--',
+    "'x'",
+    'A1b2',
+    '9th of May',
+    'May, 2024',
+    'y'.repeat(63) + "'s",
+  ]);
   for (let seed = 1; seed <= 500; seed++) {
     const random = seededRandom(seed);
     const text = Array.from(
       { length: 1 + Math.floor(random() * 40) },
       () => ascii[Math.floor(random() * ascii.length)]! + (random() < 0.6 ? ' ' : ''),
     ).join('');
+    const spans = regexSpans(text);
+    const found: Array<[number, number]> = [];
+    forEachWord(text, (start, end) => found.push([start, end]));
+    t.deepEqual(found, spans, `seed ${seed}: ${JSON.stringify(text)}`);
+    const originals = spans.map(([start, end]) => text.slice(start, end)).filter((w) => w.length <= 64);
+    const withOriginals = analyzeWithOriginals(text);
     t.deepEqual(
+      withOriginals.map((w) => w.term),
       analyze(text),
-      analyzeWithOriginals(text).map((w) => w.term),
-      `seed ${seed}: ${JSON.stringify(text)}`,
+      `seed ${seed}`,
     );
+    t.true(
+      withOriginals.every((w) => originals.includes(w.original)),
+      `seed ${seed}`,
+    );
+    const lower = text.toLowerCase();
+    const expectedWords = regexSpans(lower)
+      .map(([start, end]) =>
+        lower
+          .slice(start, end)
+          .replace(/['\u2019]s$/, '')
+          .replace(/['\u2019]/g, ''),
+      )
+      .filter((w) => w.length <= 64);
+    t.deepEqual(words(text), expectedWords, `seed ${seed}`);
   }
+});
+
+test('forEachWord: text that is not ASCII goes through the Unicode regex', (t) => {
+  const text = "caf\u00e9 \u2019t it\u2019s na\u00efve \u0645\u0631\u062d\u0628\u0627 don't";
+  const found: Array<[number, number]> = [];
+  forEachWord(text, (start, end) => found.push([start, end]));
+  t.deepEqual(found, regexSpans(text));
+  t.deepEqual(words(text), ['café', 't', 'it', 'naïve', '\u0645\u0631\u062d\u0628\u0627', 'dont']);
 });
 
 test("TermIds.add gives analyze's terms as ids, one table over many seeded texts (words remembered across texts, 'may' never)", (t) => {
