@@ -18,6 +18,9 @@ const sizes = argValue('sizes', '100,1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '40'));
 /** Rounds of one curate then one query: the first query after a curate is a single noisy sample otherwise. */
 const curates = Number(argValue('curates', '7'));
+// The report's "first query after a curate" figures need at least one round.
+if (!Number.isInteger(curates) || curates < 1)
+  throw new Error(`--curates must be a whole number of at least 1 (got ${argValue('curates', '7')})`);
 const env = BENCH_ENV;
 
 /** Questions an agent might ask: a few words of a topic's title and summary, in a new order. */
