@@ -200,7 +200,15 @@ function load(file: string): unknown {
   // BRV_TRACE lists the chunks a command loaded (which code it needed), and which were compiled.
   if (trace) performance.mark(`cli: chunk ${name}${miss ? ' (compiled)' : ''}`);
   const dir = path.dirname(file);
-  const chunkRequire = (id: string) => (id.startsWith('./') || id.startsWith('../') ? load(path.join(dir, id)) : require(id));
+  // A chunk's imports are its siblings ("./chunk-X.js"): joined by hand, since path.join on each of
+  // the few hundred requires of a start-up made V8 optimise path.normalize in the background, a
+  // compile the process then waited for at exit (bench/README.md, "Warm path, round 3").
+  const chunkRequire = (id: string) =>
+    id.startsWith('./') && !id.includes('/', 2) && !id.includes('\\')
+      ? load(`${dir}${path.sep}${id.slice(2)}`)
+      : id.startsWith('./') || id.startsWith('../')
+        ? load(path.join(dir, id))
+        : require(id);
   (script.runInThisContext() as (...args: unknown[]) => void).call(
     mod.exports,
     mod.exports,
