@@ -13,7 +13,6 @@
 // chunk's data carries a CRC-32 and is ignored when that does not match. A rejected or missing
 // chunk makes the run write a new pack at exit, to a temporary file renamed into place, so
 // concurrent first runs each write a whole file. BRV_CODE_CACHE=0 turns it off.
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -133,7 +132,7 @@ function writePack(entries: Map<string, Entry>): void {
     // and a failure here is not an error but a reason to try the next folder. Unique per write and
     // created exclusively: a file or symbolic link planted at the name makes the write fail instead of
     // going through it. The rename replaces whatever is at the pack's name.
-    const temporary = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = `${file}.${process.pid}-${(require('node:crypto') as typeof import('node:crypto')).randomBytes(6).toString('hex')}.tmp`;
     let created = false;
     try {
       mkdirSync(dir, { recursive: true });
@@ -181,6 +180,38 @@ const compiled: Array<{ name: string; script: Script }> = [];
 let misses = 0;
 const modules = new Map<string, { exports: unknown }>();
 
+// Node's crypto module takes ~3 ms to load here, and a warm query (most commands) hashes nothing:
+// chunks get a stand-in that loads it on first use. esbuild's CommonJS output reads a named import
+// off the module object at each use (`(0, import_node_crypto.createHash)(…)`), so only a call
+// touches the stand-in (bench/README.md, "Warm path, round 4").
+const DEFERRED = new Set(['node:crypto']);
+const standIns = new Map<string, object>();
+
+function deferred(id: string): object {
+  let standIn = standIns.get(id);
+  if (standIn) return standIn;
+  let real: object | undefined;
+  const module = (): object => {
+    if (real) return real;
+    if (trace) performance.mark(`cli: ${id} loaded`);
+    return (real = require(id) as object);
+  };
+  standIn = new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(module(), key),
+      has: (_, key) => Reflect.has(module(), key),
+      ownKeys: () => Reflect.ownKeys(module()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(module(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
+    },
+  );
+  standIns.set(id, standIn);
+  return standIn;
+}
+
 /** require() for the chunks: their relative requires are other chunks, anything else is Node's. */
 function load(file: string): unknown {
   const cached = modules.get(file);
@@ -208,7 +239,9 @@ function load(file: string): unknown {
       ? load(`${dir}${path.sep}${id.slice(2)}`)
       : id.startsWith('./') || id.startsWith('../')
         ? load(path.join(dir, id))
-        : require(id);
+        : DEFERRED.has(id)
+          ? deferred(id)
+          : require(id);
   (script.runInThisContext() as (...args: unknown[]) => void).call(
     mod.exports,
     mod.exports,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { checksum, checksumMatches } from './checksum.js';
 import type { BigIntStats } from 'node:fs';
 
 /**
@@ -76,15 +76,11 @@ export function trusted(stamp: FileStamp | undefined, current: FileStamp, writte
   return stamp !== undefined && sameStamp(stamp, current) && settled(stamp, writtenNs);
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** The stamp file: a header line with the SHA-256 of the body, then one line per segment file. */
+/** The stamp file: a header line with the checksum of the body (checksum.ts), then one line per segment file. */
 export function serializeStamps(stamps: Iterable<readonly [string, FileStamp]>): string {
   let body = '';
   for (const [file, s] of stamps) body += `${file} ${s.dev} ${s.ino} ${s.size} ${s.mtimeNs} ${s.ctimeNs}\n`;
-  return `${HEADER}${sha256(body)}\n${body}`;
+  return `${HEADER}${checksum(body)}\n${body}`;
 }
 
 /** The stamps of a stamp file; empty for anything damaged (wrong header or checksum, a malformed line, too many lines). */
@@ -93,7 +89,7 @@ export function parseStamps(text: string): Map<string, FileStamp> {
   const newline = text.indexOf('\n');
   if (newline < 0 || !text.startsWith(HEADER)) return stamps;
   const body = text.slice(newline + 1);
-  if (text.slice(HEADER.length, newline) !== sha256(body)) return stamps;
+  if (!checksumMatches(text.slice(HEADER.length, newline), body)) return stamps;
   const lines = body.split('\n');
   if (lines.pop() !== '' || lines.length > MAX_STAMPS) return new Map();
   for (const line of lines) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { checksum, checksumMatches } from './checksum.js';
 import { BrvError } from '../errors.js';
 import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
@@ -137,12 +138,8 @@ export const EMPTY_MANIFEST: StackManifest = { format: STACK_MANIFEST_FORMAT, se
 
 const MANIFEST_HEADER = 'brv-index-manifest ';
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
- * The manifest as a file: a header line with the SHA-256 of the JSON body, then the body. A bit flip
+ * The manifest as a file: a header line with the checksum of the JSON body (checksum.ts), then the body. A bit flip
  * anywhere (a segment name, a deleted path) is caught when it is read, not served as a wrong answer.
  */
 export function serializeStack(manifest: StackManifest): string {
@@ -152,7 +149,7 @@ export function serializeStack(manifest: StackManifest): string {
     deleted: [...manifest.deleted].sort(),
     skipped: sortSkipped(manifest.skipped).map(({ path, problem, message }) => ({ path, problem, message })),
   })}\n`;
-  return `${MANIFEST_HEADER}${sha256(body)}\n${body}`;
+  return `${MANIFEST_HEADER}${checksum(body)}\n${body}`;
 }
 
 /** Skipped topics in path order (entries of one path keep their order), as manifests hold them. */
@@ -175,7 +172,7 @@ export function parseStackManifest(text: string): StackManifest {
   const newline = text.indexOf('\n');
   if (!text.startsWith(MANIFEST_HEADER) || newline < 0) throw bad('no manifest header');
   const body = text.slice(newline + 1);
-  if (text.slice(MANIFEST_HEADER.length, newline) !== sha256(body)) throw bad('its checksum does not match');
+  if (!checksumMatches(text.slice(MANIFEST_HEADER.length, newline), body)) throw bad('its checksum does not match');
   let value: unknown;
   try {
     value = JSON.parse(body);

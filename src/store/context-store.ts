@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { BrvError } from '../errors.js';
 import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate, type TreeBlob } from '../git/repository.js';
 import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
@@ -369,12 +368,21 @@ export async function checkForeignTips(
   return problems;
 }
 
-/** The blob id of `.brv/format` as brv writes it ("1\n"), so a tip at this format needs no read. */
-function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string {
-  const content = `${FORMAT_VERSION}\n`;
-  return createHash(objectFormat)
-    .update(`blob ${Buffer.byteLength(content)}\0${content}`)
-    .digest('hex');
+/**
+ * The blob ids of `.brv/format` as brv writes it ("1\n", `git hash-object`), so that a tip at this
+ * format needs no read. Written out rather than hashed: loading node:crypto is ~3 ms of a warm query
+ * that otherwise hashes nothing. test/store/context-store.test.ts checks them against git.
+ */
+export const KNOWN_FORMAT_BLOBS: Readonly<Record<string, { sha1: string; sha256: string }>> = {
+  '1': {
+    sha1: 'd00491fd7e5bb6fa28c517a0bb32b8b506539d4d',
+    sha256: 'b3235bed7e38dc7d6477c31fce618d77cba1f10d7213c9a250d777b98b54e36e',
+  },
+};
+
+/** The blob id of `.brv/format` at this version; none (a read) for a version without a known id. */
+function knownFormatBlob(objectFormat: 'sha1' | 'sha256'): string | undefined {
+  return KNOWN_FORMAT_BLOBS[FORMAT_VERSION]?.[objectFormat];
 }
 
 /** A review is named after the commit it reviews: short, unique in practice, and the same in every clone. */

@@ -1,8 +1,10 @@
 import test from 'ava';
 import { GitRepository } from '../../src/git/repository.js';
-import { ContextStore } from '../../src/store/context-store.js';
+import { ContextStore, KNOWN_FORMAT_BLOBS } from '../../src/store/context-store.js';
+import { FORMAT_VERSION } from '../../src/store/layout.js';
 import { parseCommitMessage, formatCommitMessage } from '../../src/store/trailers.js';
-import { git, makeRepo } from '../helpers/repo.js';
+import { git, makeRepo, tempDir } from '../helpers/repo.js';
+import { execa } from 'execa';
 import { testProcesses } from '../helpers/processes.js';
 
 async function openStore(t: any) {
@@ -147,4 +149,15 @@ test('trailers round-trip and stay one line each', (t) => {
     subject: 'curate: a/b — multi line',
     meta: { op: 'curate', type: 'ADD', reason: 'because of this', conflicts: ['a/b.html', 'c/d.html'] },
   });
+});
+
+test('the written-out blob ids of .brv/format are the ones git gives "<version>\\n" in both object formats', async (t) => {
+  const known = KNOWN_FORMAT_BLOBS[FORMAT_VERSION];
+  t.truthy(known, `no known blob ids for format version ${FORMAT_VERSION}`);
+  for (const objectFormat of ['sha1', 'sha256'] as const) {
+    const dir = await tempDir();
+    await git(dir, 'init', '-q', `--object-format=${objectFormat}`);
+    const { stdout } = await execa('git', ['hash-object', '--stdin'], { cwd: dir, input: `${FORMAT_VERSION}\n` });
+    t.is(known![objectFormat], stdout.trim(), objectFormat);
+  }
 });
