@@ -21,6 +21,7 @@ export class PostingReader {
   private readonly bytes: Uint8Array;
 
   constructor(private readonly segment: Segment) {
+    segment.loadPostings();
     this.bytes = segment.bytes;
   }
 

@@ -2,15 +2,17 @@ import { BrvError } from '../errors.js';
 import { TermIds } from './analyze.js';
 import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT, FIELDS } from './fields.js';
+import { SegmentFile } from './segment-file.js';
 import { ByteWriter, readVarint, U32Column } from './varint.js';
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
 const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
 
 /**
- * A segment: an immutable binary inverted index over some topics. A query process maps the bytes in
- * and reads only what it needs: the header and section offsets on open, then a binary search of the
- * term dictionary and the postings of the query's terms. Nothing is decoded up front.
+ * A segment: an immutable binary inverted index over some topics. A query process reads only what it
+ * needs from the file (segment-file.ts): the header and section offsets on open, then a binary search
+ * of the term dictionary, the postings of the query's terms, the field lengths and its hits' records.
+ * Nothing is decoded up front.
  *
  * Layout (all integers little-endian; "varint" = unsigned LEB128):
  *
@@ -277,6 +279,7 @@ function writeRecord(out: ByteWriter, freqs: Uint32Array, at: number): void {
  * as `buildSegment` over the live documents: postings and document records are copied, not re-analysed.
  */
 export function mergeSegments(inputs: ReadonlyArray<{ segment: Segment; dead?: Uint8Array | undefined }>): Uint8Array {
+  for (const { segment } of inputs) segment.loadAll();
   // Live documents, sorted by path, and each input document's new number.
   const live: Array<{ input: number; doc: number; path: Uint8Array }> = [];
   const renumber = inputs.map(({ segment, dead }, input) => {
@@ -461,8 +464,13 @@ export class Segment {
   private readonly termDataAt: number;
   private readonly postingOffsetsAt: number;
   private readonly postingDataAt: number;
+  /** Where the bytes come from when they are read as needed (segment-file.ts); none when all are in. */
+  private readonly file: SegmentFile | undefined;
 
-  private constructor(bytes: Uint8Array) {
+  private constructor(source: Uint8Array | SegmentFile) {
+    const bytes = source instanceof SegmentFile ? source.bytes : source;
+    this.file = source instanceof SegmentFile ? source : undefined;
+    this.file?.need(0, HEADER_BYTES);
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -489,20 +497,49 @@ export class Segment {
     for (let i = 0; i < SECTION_COUNT; i++) {
       if (at[i + 1]! < at[i]! || (sizes[i]! >= 0 && at[i + 1]! - at[i]! !== sizes[i])) throw corrupt(`section ${i} has the wrong size`);
     }
-    const last = (offsetsAt: number, count: number) => view.getUint32(offsetsAt + count * 4, true);
+    const last = (offsetsAt: number, count: number) => {
+      this.need(offsetsAt + count * 4, offsetsAt + count * 4 + 4);
+      return view.getUint32(offsetsAt + count * 4, true);
+    };
     if (last(this.docOffsetsAt, this.docCount) !== this.termOffsetsAt - this.docDataAt) throw corrupt('document table');
     if (last(this.termOffsetsAt, this.termCount) !== this.postingOffsetsAt - this.termDataAt) throw corrupt('term dictionary');
     if (last(this.postingOffsetsAt, this.termCount) !== bytes.length - this.postingDataAt) throw corrupt('postings');
     this.fieldTotals = Array.from({ length: FIELD_COUNT }, (_, f) => view.getFloat64(56 + f * 8, true));
   }
 
-  /** Opens a segment over `bytes` (not copied, so keep them unchanged). Checks the structure, decodes nothing. */
-  static open(bytes: Uint8Array): Segment {
-    return new Segment(bytes);
+  /**
+   * Opens a segment over `bytes` (not copied, so keep them unchanged), or over a file read as its
+   * parts are needed. Checks the structure, decodes nothing.
+   */
+  static open(source: Uint8Array | SegmentFile): Segment {
+    return new Segment(source);
   }
 
+  /** Makes `bytes[start, end)` hold the segment's bytes (a no-op when all are in). */
+  private need(start: number, end: number): void {
+    this.file?.need(start, end);
+  }
+
+  /** Reads the whole segment in (for merging, which copies raw ranges of `bytes`). */
+  loadAll(): void {
+    this.file?.needAll();
+  }
+
+  /** Reads all postings in (feedback reads every term's document frequency). */
+  loadPostings(): void {
+    this.need(this.postingOffsetsAt, this.bytes.length);
+  }
+
+  private lengthsIn = false;
+
   fieldLength(doc: number, field: number): number {
+    if (!this.lengthsIn) this.needLengths();
     return this.view.getUint32(this.lengthsAt + (doc * FIELD_COUNT + field) * 4, true);
+  }
+
+  private needLengths(): void {
+    this.need(this.lengthsAt, this.docOffsetsAt);
+    this.lengthsIn = true;
   }
 
   private lengths: Uint32Array | undefined;
@@ -510,6 +547,7 @@ export class Segment {
   /** All field lengths, `[doc * FIELD_COUNT + field]`: a view of the bytes when aligned, else a copy. */
   fieldLengthTable(): Uint32Array {
     if (this.lengths) return this.lengths;
+    if (!this.lengthsIn) this.needLengths();
     const at = this.bytes.byteOffset + this.lengthsAt;
     const count = this.docCount * FIELD_COUNT;
     if (at % 4 === 0 && LITTLE_ENDIAN) this.lengths = new Uint32Array(this.bytes.buffer, at, count);
@@ -521,7 +559,10 @@ export class Segment {
   documentSpan(doc: number): [number, number] {
     this.checkDoc(doc);
     const at = this.docOffsetsAt + doc * 4;
-    return [this.docDataAt + this.view.getUint32(at, true), this.docDataAt + this.view.getUint32(at + 4, true)];
+    this.need(at, at + 8);
+    const span: [number, number] = [this.docDataAt + this.view.getUint32(at, true), this.docDataAt + this.view.getUint32(at + 4, true)];
+    this.need(span[0], span[1]);
+    return span;
   }
 
   doc(doc: number): SegmentDocument {
@@ -595,13 +636,21 @@ export class Segment {
 
   /** The dictionary term at `rank` (0 … termCount - 1), as UTF-8 bytes (a view). */
   termBytes(rank: number): Uint8Array {
-    const at = this.termOffsetsAt + rank * 4;
-    return this.bytes.subarray(this.termDataAt + this.view.getUint32(at, true), this.termDataAt + this.view.getUint32(at + 4, true));
+    const [start, end] = this.termSpan(rank);
+    return this.bytes.subarray(start, end);
   }
 
   term(rank: number): string {
+    const [start, end] = this.termSpan(rank);
+    return this.text.toString('utf8', start, end);
+  }
+
+  private termSpan(rank: number): [number, number] {
     const at = this.termOffsetsAt + rank * 4;
-    return this.text.toString('utf8', this.termDataAt + this.view.getUint32(at, true), this.termDataAt + this.view.getUint32(at + 4, true));
+    this.need(at, at + 8);
+    const span: [number, number] = [this.termDataAt + this.view.getUint32(at, true), this.termDataAt + this.view.getUint32(at + 4, true)];
+    this.need(span[0], span[1]);
+    return span;
   }
 
   /** Rank of the first term ≥ `term` bytewise. */
@@ -617,9 +666,8 @@ export class Segment {
   }
 
   private compareTerm(rank: number, term: Uint8Array): number {
-    const at = this.termOffsetsAt + rank * 4;
-    const start = this.termDataAt + this.view.getUint32(at, true);
-    const length = this.termDataAt + this.view.getUint32(at + 4, true) - start;
+    const [start, end] = this.termSpan(rank);
+    const length = end - start;
     const n = Math.min(length, term.length);
     const bytes = this.bytes;
     for (let i = 0; i < n; i++) if (bytes[start + i] !== term[i]) return bytes[start + i]! - term[i]!;
@@ -692,9 +740,14 @@ export class Segment {
     return found;
   }
 
+  /** Where the postings of the term at `rank` start (its df varint), with all of them read in. */
   private postingStart(rank: number): number {
     if (rank < 0 || rank >= this.termCount) throw new RangeError(`term rank ${rank} out of range`);
-    return this.postingDataAt + this.view.getUint32(this.postingOffsetsAt + rank * 4, true);
+    const at = this.postingOffsetsAt + rank * 4;
+    this.need(at, at + 8);
+    const start = this.postingDataAt + this.view.getUint32(at, true);
+    this.need(start, this.postingDataAt + this.view.getUint32(at + 4, true));
+    return start;
   }
 
   private checkDoc(doc: number): void {

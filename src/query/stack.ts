@@ -4,6 +4,7 @@ import { BrvError } from '../errors.js';
 import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
 import { mergeSegments, Segment } from './segment.js';
+import type { SegmentFile } from './segment-file.js';
 
 // A local copy: hot loops read it per posting, and a module binding can cost a getter call under loaders.
 const FIELD_COUNT: number = FIELD_COUNT_EXPORT;
@@ -203,7 +204,7 @@ export function parseStackManifest(text: string): StackManifest {
 }
 
 /** Opens the segments a manifest names; `load(file)` returns a segment file's bytes. */
-export function openStack(manifest: StackManifest, load: (file: string) => Uint8Array): SegmentStack {
+export function openStack(manifest: StackManifest, load: (file: string) => Uint8Array | SegmentFile): SegmentStack {
   const segments = manifest.segments.map(({ file, docs }) => {
     const segment = Segment.open(load(file));
     if (segment.docCount !== docs)

@@ -4,12 +4,13 @@ import { lstat, lutimes, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { GitRepository } from '../git/repository.js';
-import { readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
+import { openLocalFileSync, readLocalFile, readLocalFileStat, writeLocalFile, type LocalFileData } from '../store/local-file.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob, type DocCacheWriter } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
 import { docstoreBytes, DocstoreBytes, docstoreChunks, DocstoreFile, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
 import { buildSegment, mergeSegments, Segment } from './segment.js';
+import { SegmentFile } from './segment-file.js';
 import {
   FINE_RACY_WINDOW_NS,
   MAX_STAMP_FILE_BYTES,
@@ -303,7 +304,7 @@ export class TreeIndexStore {
     let opened: { stack: SegmentStack; files: string[] } | undefined;
     if (!rebuild) {
       try {
-        const verified = new Map<string, Uint8Array>();
+        const verified = new Map<string, Uint8Array | SegmentFile>();
         incremental = await this.tryIncremental(tree, counts, verified);
         if (incremental) opened = await this.openManifest(incremental.manifest, counts, verified);
       } catch (error) {
@@ -357,7 +358,7 @@ export class TreeIndexStore {
   private async tryIncremental(
     tree: string,
     counts: Counts,
-    verified: Map<string, Uint8Array>,
+    verified: Map<string, Uint8Array | SegmentFile>,
   ): Promise<{ manifest: StackManifest; changed: number; inline: boolean; uncached: boolean } | undefined> {
     const previousTree = await this.lastIndexedTree();
     if (!previousTree || previousTree === tree) return undefined;
@@ -445,7 +446,7 @@ export class TreeIndexStore {
       return outcome(false);
     }
     const counts: Counts = { parsed: 0, cached: 0, hashed: 0 };
-    const verified = new Map<string, Uint8Array>();
+    const verified = new Map<string, Uint8Array | SegmentFile>();
     let compacted: StackManifest;
     try {
       compacted = await this.compact(manifest, counts, verified);
@@ -539,7 +540,7 @@ export class TreeIndexStore {
     }
   }
 
-  private async compact(manifest: StackManifest, counts: Counts, verified: Map<string, Uint8Array>): Promise<StackManifest> {
+  private async compact(manifest: StackManifest, counts: Counts, verified: Map<string, Uint8Array | SegmentFile>): Promise<StackManifest> {
     const { stack, files } = await this.openManifest(manifest, counts, verified);
     const view = liveView(stack);
     const bytes = compact(stack);
@@ -770,9 +771,9 @@ export class TreeIndexStore {
   private async openManifest(
     manifest: StackManifest,
     counts: Counts,
-    verified: Map<string, Uint8Array> = new Map(),
+    verified: Map<string, Uint8Array | SegmentFile> = new Map(),
   ): Promise<{ stack: SegmentStack; files: string[] }> {
-    const files = new Map<string, Uint8Array>();
+    const files = new Map<string, Uint8Array | SegmentFile>();
     const onDisk = manifest.segments.filter(({ file }) => !this.memory.has(file) && !verified.has(file));
     const stamps = onDisk.length > 0 ? await this.readStamps() : undefined;
     const fresh: FreshStamps = new Map();
@@ -784,25 +785,27 @@ export class TreeIndexStore {
           return;
         }
         const at = performance.now();
-        let read;
+        let opened;
         try {
-          read = await readLocalFileStat(path.join(this.segments, file), MAX_SEGMENT_BYTES);
+          opened = openLocalFileSync(path.join(this.segments, file), MAX_SEGMENT_BYTES);
         } catch {
-          read = undefined;
+          opened = undefined;
         }
-        if (!read) throw new BrvError('index-corrupt', `Search index segment ${file} is missing or unreadable.`);
-        const { bytes } = read;
-        const stamp = stampOf(read.stat);
+        if (!opened) throw new BrvError('index-corrupt', `Search index segment ${file} is missing or unreadable.`);
+        // A segment whose stamp says it is the file hashed before is read as a query needs its parts.
+        const source = new SegmentFile(opened.fd, Number(opened.stat.size), file);
+        const stamp = stampOf(opened.stat);
         if (!stamps || !trusted(stamps.stamps.get(file), stamp, stamps.writtenNs)) {
           counts.hashed++;
-          if (segmentFileName(bytes) !== file)
+          source.needAll();
+          if (segmentFileName(source.bytes) !== file)
             throw new BrvError('index-corrupt', `Search index segment ${file} is damaged (its bytes do not match its name).`);
           fresh.set(file, { stamp, at });
         }
         if (!docstoreLooksValid(this.docstoreFile(file), docs))
           throw new BrvError('index-corrupt', `The docstore of search index segment ${file} is damaged.`);
-        files.set(file, bytes);
-        verified.set(file, bytes);
+        files.set(file, source);
+        verified.set(file, source);
       }),
     );
     const opened = { stack: openStack(manifest, (file) => files.get(file)!), files: manifest.segments.map((s) => s.file) };

@@ -83,6 +83,34 @@ export async function readLocalFileStat(file: string, maxBytes: number, fix?: st
   }
 }
 
+/** A local file opened for reading parts of it later: its descriptor (the caller closes it) and status. */
+export interface LocalFileHandle {
+  readonly fd: number;
+  readonly stat: BigIntStats;
+}
+
+/**
+ * Opens a local file as `readLocalFileStat` reads one (no symbolic link, a bounded regular file),
+ * reading nothing yet; undefined when it does not exist.
+ */
+export function openLocalFileSync(file: string, maxBytes: number, fix?: string): LocalFileHandle | undefined {
+  let fd;
+  try {
+    fd = openSync(file, FLAGS);
+  } catch (error) {
+    if (MISSING.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw refuse(file, error as NodeJS.ErrnoException, fix);
+  }
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    checkStat(file, stat, maxBytes, fix);
+    return { fd, stat };
+  } catch (error) {
+    closeSync(fd);
+    throw error instanceof BrvError ? error : refuse(file, error as NodeJS.ErrnoException, fix);
+  }
+}
+
 /** Synchronous `readLocalFile`, for code paths that are synchronous by design (the launcher, caches). */
 export function readLocalFileSync(file: string, maxBytes: number): Buffer | undefined {
   let fd;
