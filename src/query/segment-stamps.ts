@@ -1,4 +1,4 @@
-import { checksum, checksumMatches } from './checksum.js';
+import { checksum } from './checksum.js';
 import type { BigIntStats } from 'node:fs';
 
 /**
@@ -89,7 +89,7 @@ export function parseStamps(text: string): Map<string, FileStamp> {
   const newline = text.indexOf('\n');
   if (newline < 0 || !text.startsWith(HEADER)) return stamps;
   const body = text.slice(newline + 1);
-  if (!checksumMatches(text.slice(HEADER.length, newline), body)) return stamps;
+  if (text.slice(HEADER.length, newline) !== checksum(body)) return stamps;
   const lines = body.split('\n');
   if (lines.pop() !== '' || lines.length > MAX_STAMPS) return new Map();
   for (const line of lines) {

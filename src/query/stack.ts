@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checksum, checksumMatches } from './checksum.js';
+import { checksum } from './checksum.js';
 import { BrvError } from '../errors.js';
 import type { SegmentInput } from './fields.js';
 import { FIELD_COUNT as FIELD_COUNT_EXPORT } from './fields.js';
@@ -173,7 +173,7 @@ export function parseStackManifest(text: string): StackManifest {
   const newline = text.indexOf('\n');
   if (!text.startsWith(MANIFEST_HEADER) || newline < 0) throw bad('no manifest header');
   const body = text.slice(newline + 1);
-  if (!checksumMatches(text.slice(MANIFEST_HEADER.length, newline), body)) throw bad('its checksum does not match');
+  if (text.slice(MANIFEST_HEADER.length, newline) !== checksum(body)) throw bad('its checksum does not match');
   let value: unknown;
   try {
     value = JSON.parse(body);

@@ -132,7 +132,7 @@ function isCorrupt(error: unknown): boolean {
  * rendering bumps `DOC_CACHE_VERSION` (doc-cache.ts) instead, which also names the index folder
  * (`v<INDEX_VERSION>.<DOC_CACHE_VERSION>`): indexes built from the old entries are dropped with them.
  */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5; // 5: manifests and stamps checksummed with CRC-32 (checksum.ts)
 /** Above this many changed topics an incremental update is not worth it: rebuild from the tree. */
 const MAX_INCREMENTAL_CHANGES = 2000;
 /** Manifests kept; older ones (and segments only they use) are pruned. */

@@ -64,9 +64,6 @@ test('the stamp file round-trips, and anything damaged reads as no stamps (never
   const text = serializeStamps([[file, STAMP]]);
   t.deepEqual([...parseStamps(text)], [[file, STAMP]]);
   t.regex(text, /^brv-segment-stamps 1 crc32:[0-9a-f]{8}\n/);
-  // A stamp file written before CRC-32 carries the SHA-256 of its body, and is still read.
-  const legacy = (lines: string) => `brv-segment-stamps 1 ${createHash('sha256').update(lines).digest('hex')}\n${lines}`;
-  t.deepEqual([...parseStamps(legacy(text.slice(text.indexOf('\n') + 1)))], [[file, STAMP]]);
   const flipped = text.replace('123456 ', '123457 ');
   const body = text.slice(text.indexOf('\n') + 1);
   const garbled = [
@@ -81,7 +78,7 @@ test('the stamp file round-trips, and anything damaged reads as no stamps (never
     serializeStamps([[file, { ...STAMP, ino: 10n ** 30n }]]),
     serializeStamps(Array.from({ length: MAX_STAMPS + 1 }, (_, i): [string, FileStamp] => [`${String(i).padStart(32, '0')}.seg`, STAMP])),
     body,
-    legacy(body.replace('123456 ', '123457 ')).replace(body.replace('123456 ', '123457 '), body),
+    `brv-segment-stamps 1 ${createHash('sha256').update(body).digest('hex')}\n${body}`,
     Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 131 + 7) % 256)).toString('utf8'),
   ];
   for (const [i, bad] of garbled.entries()) t.is(parseStamps(bad).size, 0, `variant ${i}`);
