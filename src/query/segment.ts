@@ -450,6 +450,11 @@ class TermHeap {
 // Reading
 
 export class Segment {
+  /**
+   * The segment's bytes. Over a file read as needed, a range holds zeros until a method has asked for
+   * it: code that reads `bytes` itself goes through `postingsOffset` (a term's postings), or
+   * `loadPostings` / `loadAll` first.
+   */
   readonly bytes: Uint8Array;
   readonly docCount: number;
   readonly termCount: number;
@@ -724,7 +729,7 @@ export class Segment {
     return { df, docs, freqs };
   }
 
-  /** Byte offset of the postings of the term at `rank` (its df varint): for merging. */
+  /** Byte offset of the postings of the term at `rank` (its df varint), with all of them read in: for decoding them from `bytes`. */
   postingsOffset(rank: number): number {
     return this.postingStart(rank);
   }
