@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitRepository } from '../../src/git/repository.js';
 import { ENV, git, makeRepo } from '../helpers/repo.js';
@@ -27,13 +27,18 @@ test('a git that fails makes the blob writer throw, never hang', async (t) => {
   const repo = await makeRepo();
   const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
+  // fast-import cannot write its pack: a file where its folder should be. Done before the writer
+  // starts its git (removing the folder under a running fast-import raced it: ENOTEMPTY).
+  const pack = path.join(repo, '.git', 'objects', 'pack');
+  await rm(pack, { recursive: true, force: true });
+  await writeFile(pack, 'not a folder');
   const writer = g.blobWriter();
-  await rm(path.join(repo, '.git', 'objects'), { recursive: true }); // fast-import cannot write its pack
   const big = 'y'.repeat(1024 * 1024);
-  await t.throwsAsync(async () => {
+  const error = await t.throwsAsync(async () => {
     for (let i = 0; i < 64; i++) await writer.write(`${big}${i}`);
     await writer.close();
   });
+  t.regex(String(error?.message), /fast-import/);
 });
 
 async function hashObject(repo: string, content: string): Promise<string> {
