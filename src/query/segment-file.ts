@@ -1,4 +1,4 @@
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, type BigIntStats } from 'node:fs';
 import { BrvError } from '../errors.js';
 
 /** Bytes read at a time: a few pages, so a dictionary probe or a short posting list is one read. */
@@ -44,6 +44,11 @@ export class SegmentFile {
   /** Makes `bytes[start, end)` hold the file's bytes (clamped to the file). */
   need(start: number, end: number): void {
     if (this.missing === 0) return;
+    this.fill(start, end);
+    if (this.missing === 0) this.close();
+  }
+
+  private fill(start: number, end: number): void {
     const last = Math.ceil(Math.min(end, this.bytes.length) / BLOCK);
     for (let block = Math.max(0, Math.floor(start / BLOCK)); block < last; block++) {
       if (this.loaded[block] === 1) continue;
@@ -54,7 +59,6 @@ export class SegmentFile {
       this.missing -= to - block;
       block = to - 1;
     }
-    if (this.missing === 0) this.close();
   }
 
   /** Bytes read from the file so far. */
@@ -69,6 +73,24 @@ export class SegmentFile {
   /** Reads whatever is not in yet. */
   needAll(): void {
     this.need(0, this.bytes.length);
+  }
+
+  /**
+   * Reads whatever is not in yet and returns the status of the file as read: the descriptor's, taken
+   * after the last read (a file changed while it was read shows a newer one). Undefined when the
+   * descriptor was already closed.
+   */
+  readAllWithStatus(): BigIntStats | undefined {
+    this.fill(0, this.bytes.length);
+    const fd = this.fd;
+    if (fd === undefined) return undefined;
+    try {
+      return fstatSync(fd, { bigint: true });
+    } catch {
+      return undefined;
+    } finally {
+      this.close();
+    }
   }
 
   private read(from: number, to: number): void {

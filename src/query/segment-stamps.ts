@@ -56,7 +56,7 @@ export function stampOf(stat: BigIntStats): FileStamp {
   return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs };
 }
 
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 

@@ -19,6 +19,7 @@ import {
   serializeStamps,
   settled,
   STAMP_DELAY_LIMIT_MS,
+  sameStamp,
   stampOf,
   trusted,
   type FileStamp,
@@ -42,6 +43,7 @@ import {
   type SkippedTopic,
   type StackManifest,
 } from './stack.js';
+import { mark, monotonicNow } from '../trace.js';
 
 export type { SkippedTopic, SkipProblem } from './stack.js';
 
@@ -113,7 +115,7 @@ interface Stamps {
   readonly stamps: ReadonlyMap<string, FileStamp>;
 }
 
-/** Stamps of segments this open hashed, with when (performance.now()) each status was taken. */
+/** Stamps of segments this open hashed, with when (monotonicNow()) each status was taken. */
 type FreshStamps = Map<string, { stamp: FileStamp; at: number }>;
 
 /** Topic blobs larger than this are never read (src/topic/limits.ts imports nothing: no HTML code is loaded). */
@@ -172,7 +174,7 @@ async function fastExtractor() {
  */
 async function analyzer() {
   const { fullBlobDocument } = await import('./document.js');
-  performance.mark('index: HTML code loaded');
+  mark('index: HTML code loaded');
   return { fullBlobDocument };
 }
 
@@ -265,7 +267,7 @@ export class TreeIndexStore {
   }
 
   private async load(tree: string | undefined, rebuild: boolean, onProgress?: (done: number, total?: number) => void): Promise<TreeIndex> {
-    const start = performance.now();
+    const start = monotonicNow();
     const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
     if (!tree)
       return {
@@ -289,7 +291,7 @@ export class TreeIndexStore {
             ...opened,
             skipped: cached.skipped,
             build: 'cached',
-            buildMs: performance.now() - start,
+            buildMs: monotonicNow() - start,
             ...none,
             hashedSegments: checked.hashed,
             compaction: shouldCompact(cached) ? 'due' : 'none',
@@ -313,18 +315,18 @@ export class TreeIndexStore {
       }
     }
     const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
-    performance.mark('index: segments written');
+    mark('index: segments written');
     // A full build leaves the per-blob cache of what it extracted to maintenance (`compactTree`).
     const uncached = incremental ? incremental.uncached : counts.parsed > 0 && (await this.markUncached(tree, counts.parsedBytes ?? 0));
     opened ??= await this.openManifest(manifest, counts);
     await this.publish(tree, manifest);
-    performance.mark('index: published');
+    mark('index: published');
     return {
       tree,
       ...opened,
       skipped: manifest.skipped,
       build: incremental ? 'incremental' : 'full',
-      buildMs: performance.now() - start,
+      buildMs: monotonicNow() - start,
       changedTopics: incremental?.changed ?? 0,
       parsedTopics: counts.parsed,
       cachedTopics: counts.cached,
@@ -371,7 +373,7 @@ export class TreeIndexStore {
     } catch {
       return undefined; // the previous tree is gone (garbage-collected): rebuild
     }
-    performance.mark('index: changes listed');
+    mark('index: changes listed');
     if (changes.length > MAX_INCREMENTAL_CHANGES) return undefined;
     // Blobs the previous tree's full build left uncached are this tree's too: its maintenance caches them.
     const previousUncached = await this.uncachedBytes(previousTree);
@@ -425,7 +427,7 @@ export class TreeIndexStore {
    * been indexed meanwhile). A damaged index is left to the next query, which rebuilds it.
    */
   async compactTree(tree: string): Promise<TreeCompaction> {
-    const start = performance.now();
+    const start = monotonicNow();
     const cachedTopics = await this.fillCache(tree).catch(() => 0); // an optimisation: never fails maintenance
     const manifest = await this.readManifest(tree);
     const before = manifest?.segments.length ?? 0;
@@ -435,7 +437,7 @@ export class TreeIndexStore {
       segmentsBefore: before,
       segmentsAfter: after,
       cachedTopics,
-      ms: Math.round((performance.now() - start) * 10) / 10,
+      ms: Math.round((monotonicNow() - start) * 10) / 10,
     });
     if (!manifest || !shouldCompact(manifest)) {
       // Compacted by another process: a warm index of the old stack is dropped, the next open reads the new one.
@@ -660,7 +662,7 @@ export class TreeIndexStore {
     const skipped: SkippedTopic[] = [];
     if (blobs.length === 0) return { documents, rendered, skipped };
     const entries: Array<CachedBlob | undefined> = this.docs.read(blobs.map((b) => b.oid));
-    performance.mark('index: cache read');
+    mark('index: cache read');
     counts.cached += entries.filter((e) => e !== undefined).length;
     progressed(counts, entries.filter((e) => e !== undefined).length);
     const missing = blobs.filter((_, i) => entries[i] === undefined);
@@ -688,7 +690,7 @@ export class TreeIndexStore {
         const extractor = fastExtractor();
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
         const fastBlobDocument = await extractor;
-        performance.mark('index: blobs read');
+        mark('index: blobs read');
         // Canonical blobs (all brv writes) take the fast path; the HTML toolchain loads only for the rest.
         const bailed: number[] = [];
         toRead.forEach((oid, i) => {
@@ -718,14 +720,14 @@ export class TreeIndexStore {
           skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
         else entries[i] = verdict;
       });
-      performance.mark('index: topics extracted');
+      mark('index: topics extracted');
       try {
         if (cache === 'write') this.docs.write(fresh);
         else if (cache !== 'defer') for (const [oid, doc] of fresh) cache.add(oid, doc);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }
-      performance.mark('index: cache written');
+      mark('index: cache written');
     }
     blobs.forEach((blob, i) => {
       const doc = entries[i];
@@ -784,7 +786,6 @@ export class TreeIndexStore {
           files.set(file, known);
           return;
         }
-        const at = performance.now();
         let opened;
         try {
           opened = openLocalFileSync(path.join(this.segments, file), MAX_SEGMENT_BYTES);
@@ -797,10 +798,13 @@ export class TreeIndexStore {
         const stamp = stampOf(opened.stat);
         if (!stamps || !trusted(stamps.stamps.get(file), stamp, stamps.writtenNs)) {
           counts.hashed++;
-          source.needAll();
+          const read = source.readAllWithStatus();
           if (segmentFileName(source.bytes) !== file)
             throw new BrvError('index-corrupt', `Search index segment ${file} is damaged (its bytes do not match its name).`);
-          fresh.set(file, { stamp, at });
+          // The stamp of what was hashed: the status before reading, if the file's after is the same.
+          // Timed from the end of the hash, so a slow read or hash of a large segment does not make
+          // the stamp too late to record (STAMP_DELAY_LIMIT_MS).
+          if (read && sameStamp(stampOf(read), stamp)) fresh.set(file, { stamp, at: monotonicNow() });
         }
         if (!docstoreLooksValid(this.docstoreFile(file), docs))
           throw new BrvError('index-corrupt', `The docstore of search index segment ${file} is damaged.`);
@@ -833,7 +837,7 @@ export class TreeIndexStore {
    */
   private async writeStamps(previous: Stamps | undefined, fresh: FreshStamps): Promise<void> {
     const earliest = Math.min(...[...fresh.values()].map((f) => f.at));
-    const late = () => performance.now() - earliest > STAMP_DELAY_LIMIT_MS;
+    const late = () => monotonicNow() - earliest > STAMP_DELAY_LIMIT_MS;
     if (late()) return;
     const kept: Array<[string, FileStamp]> = [];
     for (const [file, stamp] of previous?.stamps ?? []) {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
-import { readFile, truncate, unlink, writeFile } from 'node:fs/promises';
+import { readFile, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrvError } from '../../src/errors.js';
 import type { SegmentInput } from '../../src/query/document.js';
@@ -74,14 +74,22 @@ test('a lazily read segment answers every question exactly as one read whole, an
 });
 
 test('the file descriptor is closed once the whole file is in', async (t) => {
-  const { lazy } = await segmentOnDisk(500);
+  const { lazy, file, bytes } = await segmentOnDisk(500);
+  const onDisk = await stat(file, { bigint: true });
   const before = openFds();
   const source = lazy();
   if (before !== undefined) t.is(openFds(), before + 1);
   source.needAll();
   t.is(source.bytesRead, source.bytes.length);
   if (before !== undefined) t.is(openFds(), before);
-  t.pass();
+  // Read whole for hashing: the status of the file as read (to stamp it), then closed.
+  const hashed = lazy();
+  const status = hashed.readAllWithStatus();
+  t.deepEqual(Buffer.from(hashed.bytes), Buffer.from(bytes));
+  t.is(status?.ino, onDisk.ino);
+  t.is(status?.mtimeNs, onDisk.mtimeNs);
+  if (before !== undefined) t.is(openFds(), before);
+  t.is(hashed.readAllWithStatus(), undefined, 'closed: no status');
 });
 
 test('a segment file pruned after it was opened still reads; one cut short fails as a damaged index', async (t) => {
