@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Brv } from '../service/brv.js';
 import type { IndexCompaction } from '../service/retrieval.js';
+import { mark } from '../trace.js';
 
 /**
  * After a query or search has printed its answer: when it left the search index due for compaction,
@@ -21,7 +22,7 @@ export async function maintainInBackground(brv: Brv, compaction: IndexCompaction
       cwd: path.resolve(cwd ?? process.cwd()),
     });
     // BRV_TRACE=1 shows it (and tests count it).
-    performance.mark(`cli: background maintenance ${started.status}${started.pid === undefined ? '' : ` (pid ${started.pid})`}`);
+    mark(`cli: background maintenance ${started.status}${started.pid === undefined ? '' : ` (pid ${started.pid})`}`);
   } catch {
     // maintenance is an optimisation: the next query starts it again
   }

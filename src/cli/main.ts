@@ -2,15 +2,17 @@
 import { fastParse } from './fast-args.js';
 import { isBrvError } from '../errors.js';
 import { EXIT_FAILURE, commandWord, printError, printInternalError, requestedFormat } from './output.js';
+import { mark, startTracing } from '../trace.js';
 
-// BRV_TRACE=1 prints where a command spent its time (performance marks set across the library).
+// BRV_TRACE=1 prints where a command spent its time (marks set across the library, src/trace.ts).
 if (process.env.BRV_TRACE) {
+  startTracing();
   process.on('exit', () => {
-    for (const mark of performance.getEntriesByType('mark'))
-      process.stderr.write(`${mark.startTime.toFixed(1).padStart(8)} ms  ${mark.name}\n`);
+    for (const entry of performance.getEntriesByType('mark'))
+      process.stderr.write(`${entry.startTime.toFixed(1).padStart(8)} ms  ${entry.name}\n`);
   });
 }
-performance.mark('cli: modules loaded');
+mark('cli: modules loaded');
 
 // When a command is done (nothing left in the event loop: output written, children reaped), exit
 // at once: left to end by itself, Node frees every page of the heap first, 30–40 ms of the first
@@ -35,7 +37,7 @@ async function main(): Promise<void> {
   const fast = fastParse(args, scriptName);
   if (fast) return fast.handler(fast.argv);
   const { runParser } = await import('./parser.js');
-  performance.mark('cli: parser loaded');
+  mark('cli: parser loaded');
   return runParser(args, scriptName);
 }
 

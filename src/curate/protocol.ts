@@ -4,6 +4,7 @@ import { buildCorrectionPrompt, buildGeneratePrompt, type PromptAttachment } fro
 import { decodeInput, deleteFile, readInputFile } from './response-file.js';
 import type { SessionStore } from './sessions.js';
 import { writeTopic, type WriteResult } from './write-topic.js';
+import { mark } from '../trace.js';
 
 /** Four responses per session: one generate and three corrections, as in ByteRover. */
 export const MAX_ATTEMPTS = 4;
@@ -117,9 +118,9 @@ export async function continueSession(
   overwrite: boolean,
   selfDriven = false,
 ): Promise<CurateEnvelope> {
-  performance.mark('curate: protocol loaded');
+  mark('curate: protocol loaded');
   const session = await ctx.sessions.load(sessionId);
-  performance.mark('curate: session loaded');
+  mark('curate: session loaded');
   if (!session) {
     return failed(
       'unknown-session',

@@ -5,6 +5,7 @@ import { topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
 import { validateTopicHtml } from '../topic/validate.js';
 import type { CurateError, CurateMeta } from './envelope.js';
+import { mark } from '../trace.js';
 
 export interface WriteOptions {
   branch: string;
@@ -39,7 +40,7 @@ export async function writeTopic(
 ): Promise<WriteResult> {
   store.repo.prepareBatchProcesses();
   const validation = validateTopicHtml(html);
-  performance.mark('curate: topic validated');
+  mark('curate: topic validated');
   if (!validation.ok) return { ok: false, errors: validation.errors.map((e) => ({ ...e })) };
   const topic = validation.topic;
   const filePath = topicBlobPath(topic.path);
@@ -139,7 +140,7 @@ async function cacheTopic(store: ContextStore, blob: Promise<string>, html: stri
   try {
     // Loaded here, not with the protocol: its ~100 KiB of markdown code would lengthen every curate's start.
     const [{ cacheBlobDocuments }, oid] = await Promise.all([
-      import('../query/document.js').finally(() => performance.mark('curate: index cache code loaded')),
+      import('../query/document.js').finally(() => mark('curate: index cache code loaded')),
       blob,
     ]);
     // Yield once, so the commit's next git round trip starts before the parse and render run.
@@ -148,5 +149,5 @@ async function cacheTopic(store: ContextStore, blob: Promise<string>, html: stri
   } catch {
     // The next query parses the topic instead.
   }
-  performance.mark('curate: index cache entry stored');
+  mark('curate: index cache entry stored');
 }

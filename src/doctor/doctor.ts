@@ -5,6 +5,7 @@ import type { GitRepository } from '../git/repository.js';
 import type { SkippedTopic } from '../query/tree-index.js';
 import type { ContextStore } from '../store/context-store.js';
 import { BRANCH_PREFIX, branchRef } from '../store/layout.js';
+import { monotonicNow } from '../trace.js';
 
 /**
  * What `diagnose` reads of one repository: the service's `Brv` provides it. Declared here because
@@ -172,10 +173,10 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
     ...(await guarded('search index', async () => {
       const snapshot = await brv.store.snapshot(brv.branch);
       if (!snapshot.commit) return ok('search index', 'nothing to index yet');
-      const start = performance.now();
+      const start = monotonicNow();
       const result = await brv.search('brv doctor index check', { limit: 1 });
       const index = (result as { index: { build: string; tree: string | undefined } }).index;
-      const ms = Math.round(performance.now() - start);
+      const ms = Math.round(monotonicNow() - start);
       return ok(
         'search index',
         `index for tree ${index.tree?.slice(0, 10)} ${index.build === 'cached' ? 'ready' : `built (${index.build})`} in ${ms} ms`,

@@ -18,6 +18,7 @@ import {
 import { lastChanges, presentPaths, readBlobs } from './history.js';
 import { askModel, type DreamModel } from './model.js';
 import { scanTopic, type ScannedTopic } from './scan.js';
+import { mark, monotonicNow } from '../trace.js';
 
 export type { DreamCandidate, DreamKind } from './candidates.js';
 export type { DreamModel } from './model.js';
@@ -83,7 +84,7 @@ const READ_CHUNK = 2000;
  * only write the path its proposal names.
  */
 export async function dream(store: ContextStore, options: DreamOptions): Promise<DreamOutcome> {
-  const started = performance.now();
+  const started = monotonicNow();
   const kinds = new Set<DreamKind>(options.kinds?.length ? options.kinds : DREAM_KINDS);
   const max = options.max ?? DEFAULT_MAX;
   if (!Number.isInteger(max) || max < 1) throw new BrvError('usage', `--max takes a whole number of candidates, 1 or more (got ${max}).`);
@@ -94,11 +95,11 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
   const progress = options.onProgress ?? (() => {});
 
   const { topics, html } = await readTopics(store, snapshot, scope, notes, progress);
-  performance.mark('dream: topics read');
+  mark('dream: topics read');
   progress('compare', 0);
   const pairs = kinds.has('merge') || kinds.has('link') || kinds.has('synthesize') ? similarPairs(topics) : [];
   let candidates: DreamCandidate[] = relationCandidates(topics, pairs, kinds);
-  performance.mark('dream: topics compared');
+  mark('dream: topics compared');
   progress('history', 0);
   if (kinds.has('stale')) {
     let conflicts = factConflicts(topics);
@@ -122,9 +123,9 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
       candidates.push(...staleCandidates(conflicts, order));
     }
   }
-  performance.mark('dream: facts compared');
+  mark('dream: facts compared');
   if (kinds.has('prune')) candidates.push(...(await pruneCandidates(store, snapshot, topics, notes)));
-  performance.mark('dream: cited files checked');
+  mark('dream: cited files checked');
   candidates.sort(
     (a, b) => b.score - a.score || DREAM_KINDS.indexOf(a.type) - DREAM_KINDS.indexOf(b.type) || a.topics[0]!.localeCompare(b.topics[0]!),
   );
@@ -253,7 +254,7 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
     if (candidate.type === 'stale') candidate.note = 'listed for a person to decide: update or remove the older fact';
   }
 
-  performance.mark('dream: proposals made');
+  mark('dream: proposals made');
   const outcome: DreamOutcome = {
     branch: options.branch,
     scope,
@@ -269,7 +270,7 @@ export async function dream(store: ContextStore, options: DreamOptions): Promise
     progress('write', 0);
     outcome.review = await record(store, snapshot, options, edits, proposals);
   }
-  outcome.durationMs = Math.round(performance.now() - started);
+  outcome.durationMs = Math.round(monotonicNow() - started);
   return outcome;
 }
 
@@ -323,7 +324,7 @@ async function readTopics(
     const path = topicPathFromBlobPath(b.path);
     return path !== undefined && (scope === undefined || path.startsWith(`${scope}/`));
   });
-  performance.mark('dream: topics listed');
+  mark('dream: topics listed');
   const tooLarge = blobs.filter((b) => b.size > MAX_STORED_TOPIC_BYTES);
   if (tooLarge.length > 0)
     notes.push(

@@ -8,6 +8,7 @@ import { search, type SearchHit, type SearchOptions } from './search.js';
 import { liveView, type SegmentStack } from './stack.js';
 import type { IndexBuild, IndexCompaction, TreeIndex, TreeIndexStore } from './tree-index.js';
 import { shippedWordNeighbours } from './word-neighbours.js';
+import { mark, monotonicNow } from '../trace.js';
 
 export const MAX_LIMIT = 50;
 const MAX_QUESTION_LENGTH = 4000;
@@ -219,9 +220,9 @@ function filters(options: QueryOptions) {
  */
 async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, options: QueryOptions) {
   const tree = snapshot.commit?.tree;
-  performance.mark('query: modules loaded');
+  mark('query: modules loaded');
   let index = await indexes.open(tree, { onProgress: options.onProgress });
-  performance.mark('query: index opened');
+  mark('query: index opened');
   const answer = async () => {
     const result = search(index.stack, question, {
       ...rankingSearchOptions(options.ranking),
@@ -229,7 +230,7 @@ async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, qu
       scope: options.scope?.replace(/\/+$/, '') || undefined,
       ...filters(options),
     });
-    performance.mark('query: searched');
+    mark('query: searched');
     return { hits: result.hits, totalFound: result.totalFound, rendered: await renderedHits(indexes, index, result.hits) };
   };
   let found;
@@ -341,12 +342,12 @@ async function finalRanking(
 ): Promise<{ rendered: Rendered[]; totalFound: number; hybrid?: HybridInfo }> {
   const lexical = rerankByPassage(found.rendered, question, options, found.index.stack);
   if (!options.hybrid) return { rendered: lexical.slice(0, limit), totalFound: found.totalFound };
-  const start = performance.now();
+  const start = monotonicNow();
   const stats: DenseStats = { embeddedTopics: 0, cachedTopics: 0, requests: 0 };
   const info = (ran: boolean, denseOnly: number, fallback?: HybridInfo['fallback']): HybridInfo => ({
     ran,
     ...stats,
-    denseMs: Math.round((performance.now() - start) * 10) / 10,
+    denseMs: Math.round((monotonicNow() - start) * 10) / 10,
     denseOnly,
     ...(fallback ? { fallback } : {}),
   });
@@ -416,7 +417,7 @@ export async function queryTopics(
   question: string,
   options: QueryOptions = {},
 ): Promise<QueryResult> {
-  const start = performance.now();
+  const start = monotonicNow();
   const text = checkQuestion(question);
   const limit = clampLimit(options.limit, 10);
   // Re-rank a few more candidates than asked for by their best passage (see passages.ts).
@@ -432,13 +433,13 @@ export async function queryTopics(
     rendered_md: markdown,
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
-  performance.mark('query: rendered');
+  mark('query: rendered');
   return {
     status: matchedDocs.length > 0 ? 'ok' : 'no-matches',
     matchedDocs,
     metadata: {
       cacheHit: null,
-      durationMs: Math.round(performance.now() - start),
+      durationMs: Math.round(monotonicNow() - start),
       skippedSharedCount: 0,
       tier: 2,
       topScore: matchedDocs[0]?.score ?? 0,

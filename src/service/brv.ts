@@ -12,6 +12,7 @@ import { Retrieval } from './retrieval.js';
 import { Review } from './review.js';
 import { Setup } from './setup.js';
 import { Sharing } from './sharing.js';
+import { mark } from '../trace.js';
 
 export interface OpenOptions {
   /**
@@ -64,7 +65,7 @@ export class Brv {
   static async open(cwd: string, host: Host, processes: GitProcesses, options: OpenOptions = {}): Promise<Brv> {
     // The default branch's tip is resolved by the discovery process itself (one git start fewer).
     const repo = await GitRepository.open(cwd, processes, tipRevisions(DEFAULT_BRANCH));
-    performance.mark('repository discovered');
+    mark('repository discovered');
     try {
       return await currentBranch(repo.location.gitDir).then(
         (branch) => new Brv(new RepositoryContext(repo, branch, host)),

@@ -4,6 +4,7 @@ import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, valid
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
 import { readSettings } from '../settings/settings.js';
+import { mark } from '../trace.js';
 
 /** A brv branch as read at one moment: its tip commit and tree (both absent before the first write). */
 export interface Snapshot {
@@ -216,7 +217,7 @@ export class ContextStore {
   async commit<T>(branch: string, plan: (snapshot: Snapshot) => Promise<Plan<T>>): Promise<CommitOutcome<T>> {
     for (let attempt = 1; ; attempt++) {
       const snapshot = await this.snapshot(branch);
-      performance.mark('store: tip read');
+      mark('store: tip read');
       const decision = await plan(snapshot);
       if ('stop' in decision) return { result: decision.stop, commit: undefined, snapshot };
       const base = snapshot.commit;
@@ -235,7 +236,7 @@ export class ContextStore {
         if (base && tree === base.tree && !decision.write.allowEmpty && !decision.write.extraParents?.length) {
           return { result: decision.result, commit: undefined, snapshot };
         }
-        performance.mark('store: trees written');
+        mark('store: trees written');
         const parents = [...(base ? [base.oid] : []), ...(decision.write.extraParents ?? [])];
         const opens = await this.reviewFor(meta);
         const recorded = opens?.gated ? { ...meta, gate: 'held' } : meta;
@@ -254,7 +255,7 @@ export class ContextStore {
       const subject = 'moveTo' in decision ? `fast-forward to ${commit.slice(0, 10)}` : decision.write.subject;
       try {
         await this.repo.updateRefs(updates, `brv ${'moveTo' in decision ? 'merge' : decision.write.meta.op}: ${subject}`);
-        performance.mark('store: ref updated');
+        mark('store: ref updated');
         // The next command finds this tip without asking git (a write is most often followed by another command).
         if (edited && base && !review?.gated)
           this.repo.rememberTipMoved(snapshot.ref, base.oid, { commit, tree: edited.tree }, edited.paths);

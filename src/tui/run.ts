@@ -11,6 +11,7 @@ import type { BrvService } from '../service/service.js';
 import { App, type RefChange } from './app.js';
 import { CrashBoundary } from './boundary.js';
 import { historyFile, InputHistory, loadHistory, saveHistoryLine } from './input-history.js';
+import { mark } from '../trace.js';
 
 export interface TuiOptions {
   service: BrvService;
@@ -96,7 +97,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
           exitOnCtrlC: false,
           patchConsole: false,
           onRender: () => {
-            if (!painted) performance.mark('tui: first paint');
+            if (!painted) mark('tui: first paint');
             painted = true;
           },
         },

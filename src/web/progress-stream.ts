@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { isBrvError } from '../errors.js';
 import type { SyncProgress } from '../service/sharing.js';
 import { errorStatus, HttpError, STREAMED, type Call } from './request.js';
+import { monotonicNow } from '../trace.js';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -39,7 +40,7 @@ export async function streamProgress<T>(
     const { transfer } = progress;
     if (transfer) {
       const key = `${progress.step}/${transfer.remote}/${transfer.phase}`;
-      const now = performance.now();
+      const now = monotonicNow();
       const last = transfer.total !== undefined && transfer.done >= transfer.total;
       if (key === phase && !last && now - sentAt < TRANSFER_INTERVAL_MS) return;
       phase = key;

@@ -17,6 +17,7 @@ import { reviewRoutes } from './review-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
 import { sourceParam, treeRoutes } from './tree-routes.js';
 import { renderStoredTopic } from '../topic/stored.js';
+import { monotonicNow } from '../trace.js';
 
 export interface WebServerOptions {
   service: BrvService;
@@ -103,7 +104,7 @@ class ReadCache {
 
   get(key: string, compute: () => Promise<unknown>): Promise<string> {
     const event = this.latestEvent();
-    const now = performance.now();
+    const now = monotonicNow();
     const known = this.answers.get(key);
     if (known && known.event === event && now - known.at < READ_CACHE_MS) return known.body;
     const body = compute().then((value) => JSON.stringify(value));
