@@ -191,7 +191,7 @@ function deferred(id: string): object {
   let standIn = standIns.get(id);
   if (standIn) return standIn;
   let real: object | undefined;
-  const module = (): object => {
+  const builtin = (): object => {
     if (real) return real;
     if (trace) performance.mark(`cli: ${id} loaded`);
     return (real = require(id) as object);
@@ -199,11 +199,11 @@ function deferred(id: string): object {
   standIn = new Proxy(
     {},
     {
-      get: (_, key) => Reflect.get(module(), key),
-      has: (_, key) => Reflect.has(module(), key),
-      ownKeys: () => Reflect.ownKeys(module()),
+      get: (_, key) => Reflect.get(builtin(), key),
+      has: (_, key) => Reflect.has(builtin(), key),
+      ownKeys: () => Reflect.ownKeys(builtin()),
       getOwnPropertyDescriptor: (_, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(module(), key);
+        const descriptor = Reflect.getOwnPropertyDescriptor(builtin(), key);
         return descriptor && { ...descriptor, configurable: true };
       },
     },

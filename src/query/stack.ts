@@ -140,8 +140,9 @@ export const EMPTY_MANIFEST: StackManifest = { format: STACK_MANIFEST_FORMAT, se
 const MANIFEST_HEADER = 'brv-index-manifest ';
 
 /**
- * The manifest as a file: a header line with the checksum of the JSON body (checksum.ts), then the body. A bit flip
- * anywhere (a segment name, a deleted path) is caught when it is read, not served as a wrong answer.
+ * The manifest as a file: a header line with the checksum of the JSON body (checksum.ts), then the
+ * body. A bit flip anywhere (a segment name, a deleted path) is caught when it is read, not served as
+ * a wrong answer.
  */
 export function serializeStack(manifest: StackManifest): string {
   const body = `${JSON.stringify({
@@ -203,7 +204,7 @@ export function parseStackManifest(text: string): StackManifest {
   };
 }
 
-/** Opens the segments a manifest names; `load(file)` returns a segment file's bytes. */
+/** Opens the segments a manifest names; `load(file)` returns a segment file's bytes, or the file to read them from as needed. */
 export function openStack(manifest: StackManifest, load: (file: string) => Uint8Array | SegmentFile): SegmentStack {
   const segments = manifest.segments.map(({ file, docs }) => {
     const segment = Segment.open(load(file));

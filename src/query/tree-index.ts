@@ -115,7 +115,7 @@ interface Stamps {
   readonly stamps: ReadonlyMap<string, FileStamp>;
 }
 
-/** Stamps of segments this open hashed, with when (monotonicNow()) each status was taken. */
+/** Stamps of segments this open hashed, with when (monotonicNow()) each was confirmed: after its hash. */
 type FreshStamps = Map<string, { stamp: FileStamp; at: number }>;
 
 /** Topic blobs larger than this are never read (src/topic/limits.ts imports nothing: no HTML code is loaded). */
