@@ -113,17 +113,11 @@ export function openLocalFileSync(file: string, maxBytes: number, fix?: string):
 
 /** Synchronous `readLocalFile`, for code paths that are synchronous by design (the launcher, caches). */
 export function readLocalFileSync(file: string, maxBytes: number): Buffer | undefined {
-  let fd;
+  const opened = openLocalFileSync(file, maxBytes);
+  if (!opened) return undefined;
+  const { fd, stat } = opened;
   try {
-    fd = openSync(file, FLAGS);
-  } catch (error) {
-    if (MISSING.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
-    throw refuse(file, error as NodeJS.ErrnoException);
-  }
-  try {
-    const stat = fstatSync(fd);
-    checkStat(file, stat, maxBytes);
-    const bytes = Buffer.allocUnsafe(stat.size);
+    const bytes = Buffer.allocUnsafe(Number(stat.size));
     let read = 0;
     while (read < bytes.length) {
       const n = readSync(fd, bytes, read, bytes.length - read, read);
