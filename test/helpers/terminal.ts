@@ -26,6 +26,11 @@ export interface Terminal {
   screen(options?: { escapes?: boolean }): Promise<string>;
   /** Waits until the screen shows `pattern`; fails with the screen. */
   see(pattern: RegExp, timeout?: number): Promise<string>;
+  /**
+   * Waits until the screen no longer shows `pattern`. Wait for this after Escape before sending more
+   * keys: an ESC that reaches the program in one read with the next key is that key with Alt held.
+   */
+  gone(pattern: RegExp, timeout?: number): Promise<string>;
   resize(columns: number, rows: number): Promise<void>;
   /** Whether the program in it has ended. */
   ended(): Promise<boolean>;
@@ -69,15 +74,8 @@ export async function openTerminal(
       await new Promise((resolve) => setTimeout(resolve, 60));
     },
     screen,
-    async see(pattern, timeout = 20_000) {
-      const start = Date.now();
-      for (;;) {
-        const shown = await screen();
-        if (pattern.test(shown)) return shown;
-        if (Date.now() - start > timeout) throw new Error(`never saw ${pattern}; the screen:\n${shown}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
+    see: (pattern, timeout) => waitFor(screen, (shown) => pattern.test(shown), `never saw ${pattern}`, timeout),
+    gone: (pattern, timeout) => waitFor(screen, (shown) => !pattern.test(shown), `${pattern} stayed`, timeout),
     async resize(columns, rows) {
       await tmux('resize-window', '-t', 'brv', '-x', String(columns), '-y', String(rows));
     },
@@ -89,4 +87,19 @@ export async function openTerminal(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function waitFor(
+  screen: () => Promise<string>,
+  done: (shown: string) => boolean,
+  failure: string,
+  timeout = 20_000,
+): Promise<string> {
+  const start = Date.now();
+  for (;;) {
+    const shown = await screen();
+    if (done(shown)) return shown;
+    if (Date.now() - start > timeout) throw new Error(`${failure}; the screen:\n${shown}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -63,6 +63,7 @@ terminalTest('brv in a terminal: ask, open a result, review and reject, see an a
   for (const line of narrow.split('\n')) t.true(line.length <= 60, `"${line}" is wider than 60 columns`);
   t.regex(narrow, /│ Command/);
   await term.send(['Escape']);
+  await term.gone(/│ Command/);
 
   // Ctrl-C once warns, twice leaves: the shell gets its screen back and brv exits 0.
   await term.send(['C-c']);
@@ -136,8 +137,10 @@ rl.question('replacement? ', (word) => {
   const saved = await term.see(/Deploy with canary switches\./);
   t.regex(saved, /ops\/deploy · [0-9a-f]{8}/);
   t.regex((await showTopic(repo, 'ops/deploy.html')) ?? '', /Deploy with canary switches\./);
-  // The REPL reads keys again.
+  // The REPL reads keys again (once it has them: keys sent while ink turns raw mode back on would wait
+  // in the terminal and arrive in one read, ESC with the next key as Alt held).
   await term.send(['Escape']);
+  await term.gone(/Esc back/);
   await term.send(['/ls ops'], { literal: true });
   await term.send(['Enter']);
   await term.see(/Topics under ops\//);
