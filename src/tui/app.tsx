@@ -27,6 +27,7 @@ import {
 import { NO_VALUES, readRepository, statusText, workTreeFiles, type CompletionValues, type StatusFacts } from './status.js';
 import { editText } from '../views/edit.js';
 import { printable } from '../topic/printable.js';
+import { mark } from '../trace.js';
 import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
 /** A ref that moved, as the repository's watch reports it. */
@@ -228,7 +229,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       // In the background: the status line does not wait for a large tree's listing.
       void workTreeFiles(brv.repository.workTree).then((found) => (files.current = found));
       setStatus(read.facts);
-      performance.mark('tui: status read');
+      mark('tui: status read');
     } catch (error) {
       setMessage(errorMessage(error));
     }
