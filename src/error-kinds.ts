@@ -71,6 +71,7 @@ export const ERROR_KINDS = {
     'The merge review still has topics with conflict notes; resolve them (`brv review resolve`) or approve with `--keep-both`.',
   'no-conflict': 'The topic (or section) named has no merge conflict to resolve.',
   'conflict-needs-edit': 'The conflict cannot be resolved by picking a side (no valid other version); resolve it with `--edit`.',
+  'hold-decided-whole': 'The review holds incoming knowledge that removes topics; it is approved or rejected whole, not file by file.',
 
   // ---- remotes, sync and knowledge sources ----
   'no-remote': 'There is no git remote of that name, or none at all.',
@@ -82,6 +83,8 @@ export const ERROR_KINDS = {
   'remote-unreachable': 'brv could not reach the remote.',
   'auth-failed': 'The remote refused the credentials.',
   'non-fast-forward': 'The remote has knowledge on the branch that is not here; pull (or sync) first, then push.',
+  'incoming-held':
+    'The remote has knowledge on the branch that is held here for review (it removes many topics); approve or reject the review, then push.',
   'sync-contention': 'The remote kept moving during sync; brv gave up after several rounds.',
   'remote-not-found': 'There is no git repository at the remote path or URL (missing, not a repository, 404).',
   'push-refused': 'The remote refused the push itself (a server hook, a read-only repository), not because it moved.',

@@ -23,7 +23,14 @@ export interface DoctorSubject {
   status(): Promise<{ initialized: boolean; topics: number; tip: string | undefined; format: string }>;
   search(question: string, options: { limit: number }): Promise<unknown>;
   skippedTopics(): Promise<ReadonlyArray<SkippedTopic & { source?: string }>>;
-  vcStatus(): Promise<{ remote: string | undefined; tracking: string | undefined; ahead: number; behind: number }>;
+  vcStatus(): Promise<{
+    remote: string | undefined;
+    tracking: string | undefined;
+    ahead: number;
+    behind: number;
+    /** Incoming knowledge held for review because it removes many topics. */
+    held?: ReadonlyArray<{ id: string; source: string; subject: string }>;
+  }>;
   reviews(): Promise<{ tasks: readonly unknown[]; pendingCount: number }>;
   /** The model provider in use (optional), without a network call; undefined when none. */
   model(): Promise<ModelStatus | undefined>;
@@ -217,6 +224,16 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
         status.tracking ? `${status.ahead} to push, ${status.behind} to pull (${status.remote})` : `not yet pushed to ${status.remote}`,
       );
       if (!tracked) lines.push(`plain git fetch does not bring knowledge`);
+      const held = status.held ?? [];
+      if (held.length > 0) {
+        return held.map((h) =>
+          warn(
+            'sync',
+            `incoming knowledge from ${h.source} is held for review ${h.id}: ${h.subject}; sync applies and pushes nothing until it is decided`,
+            `brv review pending, then brv review approve ${h.id} (take it) or brv review reject ${h.id} (keep the topics)`,
+          ),
+        );
+      }
       if (status.ahead > 0 || status.behind > 0 || !status.tracking) return warn('sync', lines.join('; '), 'brv sync');
       if (!tracked) return warn('sync', lines.join('; '), `brv init --track ${status.remote}`);
       return ok('sync', lines.join('; '));

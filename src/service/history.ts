@@ -89,6 +89,8 @@ export interface VcStatusResult {
   plainFetch: boolean | undefined;
   openReviews: number;
   pendingChanges: number;
+  /** Incoming knowledge held for review because it removes many topics (pull and sync apply nothing of it until decided). */
+  held: Array<{ id: string; source: string; subject: string }>;
 }
 
 export interface BranchesRequest {
@@ -224,6 +226,8 @@ export class History {
     const trackingTip = tracking ? await repo.resolve(`${tracking}^{commit}`) : undefined;
     const counts = snapshot.commit && trackingTip ? await repo.aheadBehind(snapshot.commit.oid, trackingTip) : undefined;
     const reviews = await listReviews(store, branch);
+    const { listHolds } = await import('../sync/removal.js');
+    const held = (await listHolds(store)).map((h) => ({ id: h.id, source: h.source, subject: h.subject }));
     return {
       branch,
       ref: snapshot.ref,
@@ -235,6 +239,7 @@ export class History {
       plainFetch: remote ? await isTracked(repo, remote) : undefined,
       openReviews: reviews.tasks.length,
       pendingChanges: reviews.pendingCount,
+      held,
     };
   }
 
@@ -283,6 +288,15 @@ export class History {
     const [{ mergeIntoBranch }, { resolveMergeSource }] = await Promise.all([import('../vc/merge.js'), import('../vc/branches.js')]);
     const { store, branch } = this.ctx;
     const theirs = await resolveMergeSource(store, branch, request.source);
+    if (!(await this.ctx.repo.resolve(branchRef(request.source)))) {
+      // A remote branch: knowledge from elsewhere, so through the removal guard like a pull.
+      const { integrateIncoming } = await import('../sync/removal.js');
+      return integrateIncoming(store, branch, theirs, {
+        subject: `merge: ${request.source} into ${branch}`,
+        source: request.source,
+        agent: actor.agent,
+      });
+    }
     return mergeIntoBranch(store, branch, theirs, {
       subject: `merge: ${request.source} into ${branch}`,
       theirsLabel: request.source,

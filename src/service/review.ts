@@ -99,14 +99,28 @@ export class Review {
 
   /** Keeps a reviewed change (a held change lands on the branch now). */
   async approve(request: DecisionRequest): Promise<ReviewDecision> {
+    const held = await this.decideHold(request, 'approved');
+    if (held) return held;
     const { approveReview } = await import('../review/review.js');
     return approveReview(this.ctx.store, this.ctx.branch, request.id, request.files ?? [], { keepBoth: request.keepBoth ?? false });
   }
 
   /** Undoes a reviewed change on the current tip (later, unrelated changes survive). */
   async reject(request: DecisionRequest): Promise<ReviewDecision> {
+    const held = await this.decideHold(request, 'rejected');
+    if (held) return held;
     const { rejectReview } = await import('../review/review.js');
     return rejectReview(this.ctx.store, this.ctx.branch, request.id, request.files ?? []);
+  }
+
+  /**
+   * A held incoming change (a pull or sync that removes many topics, src/sync/removal.ts) is decided
+   * whole: approve lands it, reject keeps the topics it removes. Undefined for any other review.
+   */
+  private async decideHold(request: DecisionRequest, decision: 'approved' | 'rejected'): Promise<ReviewDecision | undefined> {
+    const { findHold, decideHold } = await import('../sync/removal.js');
+    const hold = await findHold(this.ctx.store, request.id);
+    return hold && decideHold(this.ctx.store, this.ctx.branch, hold, decision, { files: request.files });
   }
 
   /** Opens reviews again, or stops opening them in this repository (git config brv.review.enabled). */

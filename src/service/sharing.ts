@@ -4,7 +4,7 @@ import type { GitTransferProgress } from '../git/transfer-progress.js';
 import type { Source } from '../source/sources.js';
 import { branchRef } from '../store/layout.js';
 import type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
-import type { MergeResult } from '../vc/merge.js';
+import type { IncomingResult } from '../sync/removal.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
 import { absolute } from './paths.js';
@@ -12,6 +12,7 @@ import { absolute } from './paths.js';
 export type { Remote } from '../git/remote.js';
 export type { Source } from '../source/sources.js';
 export type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
+export type { HeldIncoming, IncomingResult, RemovedTopics } from '../sync/removal.js';
 
 export interface RemoteRequest {
   name: string;
@@ -68,8 +69,13 @@ export interface PullResult extends TrackedNow {
   remote: string;
   branch: string;
   fetch: FetchResult;
-  /** `up-to-date` without a commit when the remote had nothing new. */
-  merge: MergeResult | { status: 'up-to-date'; merged: string[]; conflicts: string[] };
+  /**
+   * `up-to-date` without a commit when the remote had nothing new; `held` when it removes more topics
+   * than the settings allow (`held` names the review, the branch did not move). `removed` lists the
+   * topics it deletes or empties, applied or held.
+   */
+  merge:
+    IncomingResult | { status: 'up-to-date'; merged: string[]; conflicts: string[]; removed: { deleted: string[]; emptied: string[] } };
 }
 
 export interface PushRequest extends RemoteSelection {
@@ -92,8 +98,8 @@ export interface IntegrationResult {
   /** The brv branch tip before and after (equal when nothing came in). */
   before: string | undefined;
   after: string | undefined;
-  /** Undefined when there is no remote, or the remote has no such branch. */
-  merge: MergeResult | undefined;
+  /** Undefined when there is no remote, or the remote has no such branch; status `held` when held for review. */
+  merge: IncomingResult | undefined;
 }
 
 export interface AddSourceRequest {
@@ -179,7 +185,13 @@ export class Sharing {
       throw new BrvError('branch-not-found', `The remote ${name} has no brv branch ${branch}.`);
     }
     const tracked = await trackAfterFetch(this.ctx, name);
-    return { remote: name, branch, fetch, merge: merge ?? { status: 'up-to-date', merged: [], conflicts: [] }, ...tracked };
+    return {
+      remote: name,
+      branch,
+      fetch,
+      merge: merge ?? { status: 'up-to-date', merged: [], conflicts: [], removed: { deleted: [], emptied: [] } },
+      ...tracked,
+    };
   }
 
   async push(request: PushRequest = {}): Promise<PushResult> {
@@ -190,6 +202,16 @@ export class Sharing {
     progress('push');
     const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream, onTransfer: progress.transfer('push') });
     if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
+      const { listHolds } = await import('../sync/removal.js');
+      const hold = (await listHolds(store)).find((h) => h.source === `${name}/${branch}`);
+      if (hold) {
+        throw new BrvError(
+          'incoming-held',
+          `The remote ${name} has knowledge on ${branch} that is held here for review ${hold.id} (${hold.subject}). ` +
+            `Look at it with brv review pending, decide with brv review approve ${hold.id} or brv review reject ${hold.id}, then push again.`,
+          { review: hold.id },
+        );
+      }
       throw new BrvError(
         'non-fast-forward',
         `The remote ${name} has knowledge on ${branch} that is not here. Run brv vc pull ${name} (or brv sync), then push again.`,
@@ -213,7 +235,7 @@ export class Sharing {
     const { repo, store, branch } = this.ctx;
     const before = (await store.snapshot(branch)).commit?.oid;
     const remote = await sync.resolveRemote(repo, branch).catch(() => undefined);
-    let merge: MergeResult | undefined;
+    let merge: IncomingResult | undefined;
     if (remote) {
       // Reviews a plain `git fetch` brought (or that vanished from the remote) are mirrored too.
       await sync.mirrorReviews(store, remote, await sync.seenReviews(store, remote));

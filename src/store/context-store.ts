@@ -43,7 +43,7 @@ export interface PlannedCommit {
  * What `plan` decides after looking at the current tip: write these edits, move the branch to an
  * existing commit (a fast-forward), or stop with a value.
  */
-export type Plan<T> = { write: PlannedCommit; result: T } | { moveTo: string; result: T } | { stop: T };
+export type Plan<T> = { write: PlannedCommit; result: T } | { moveTo: string; result: T; alsoUpdate?: RefUpdate[] } | { stop: T };
 
 /** A review opened by a commit (see ReviewPolicy). */
 export interface OpenedReview {
@@ -244,7 +244,7 @@ export class ContextStore {
         if (base && startTree === base.tree) edited = { tree, paths: allEdits.map((e) => e.path) };
         if (opens) review = { id: reviewId(commit), ref: reviewRef(reviewId(commit)), gated: opens.gated };
       }
-      const updates: RefUpdate[] = 'write' in decision ? [...(decision.write.alsoUpdate ?? [])] : [];
+      const updates: RefUpdate[] = [...(('write' in decision ? decision.write.alsoUpdate : decision.alsoUpdate) ?? [])];
       if (!review?.gated) updates.push({ ref: snapshot.ref, newOid: commit, oldOid: base?.oid });
       if (review) {
         // The same change made twice (same parent, tree, message and second) is the same commit,

@@ -5,7 +5,17 @@
 import { printable } from '../topic/printable.js';
 
 export type CommitOp =
-  'init' | 'curate' | 'delete' | 'merge' | 'review-approve' | 'review-reject' | 'review-resolve' | 'import' | 'edit' | 'dream';
+  | 'init'
+  | 'curate'
+  | 'delete'
+  | 'merge'
+  | 'review-approve'
+  | 'review-reject'
+  | 'review-resolve'
+  | 'import'
+  | 'edit'
+  | 'dream'
+  | 'incoming-hold';
 
 export interface CommitMeta {
   op: CommitOp;
@@ -23,6 +33,8 @@ export interface CommitMeta {
   files?: string[];
   /** "held": a gated change, on its review ref only until approved. */
   gate?: string;
+  /** An incoming-hold commit: the remote branch (`origin/main`) whose knowledge it holds. */
+  incoming?: string;
   /** `brv dream`'s proposals, one per changed topic: `<kind> <file>: <action> — <why>`. */
   proposals?: string[];
 }
@@ -41,6 +53,7 @@ const KEYS: Array<[keyof CommitMeta, string]> = [
   ['review', 'Brv-Review'],
   ['files', 'Brv-Files'],
   ['gate', 'Brv-Gate'],
+  ['incoming', 'Brv-Incoming'],
   ['proposals', 'Brv-Proposal'],
 ];
 const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files', 'proposals']);

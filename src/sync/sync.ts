@@ -18,7 +18,7 @@ import {
   REVIEW_PREFIX,
 } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
-import { mergeIntoBranch, type MergeResult } from '../vc/merge.js';
+import { integrateIncoming, listHolds, type IncomingResult } from './removal.js';
 
 export interface FetchResult {
   remote: string;
@@ -45,13 +45,16 @@ export interface PushResult {
   branch: string;
   refs: PushedRef[];
   upstreamSet: boolean;
+  /** Set when nothing was pushed because the incoming change is held for review (see removal.ts). */
+  skipped?: 'held';
 }
 
 export interface SyncResult {
   remote: string;
   branch: string;
   fetch: FetchResult;
-  merge: MergeResult | undefined;
+  /** The incoming change: merged, fast-forwarded, up to date, or `held` (then nothing was pushed). */
+  merge: IncomingResult | undefined;
   push: PushResult;
   attempts: number;
 }
@@ -327,14 +330,15 @@ export async function integrateRemote(
   remote: string,
   agent?: string,
   fetched?: FetchResult,
-): Promise<MergeResult | undefined> {
+): Promise<IncomingResult | undefined> {
   const refused = fetched?.refused.find((r) => r.ref === branchRef(branch));
   if (refused) throw new BrvError(refused.kind, refused.message, { remote, branch, commit: refused.commit });
   const theirs = await store.repo.resolve(remoteBranchRef(remote, branch));
   if (!theirs) return undefined;
-  return mergeIntoBranch(store, branch, theirs, {
+  // Through the removal guard: a change that removes too many topics is held, not applied.
+  return integrateIncoming(store, branch, theirs, {
     subject: `merge: ${remote}/${branch} into ${branch}`,
-    theirsLabel: `${remote}/${branch}`,
+    source: `${remote}/${branch}`,
     agent,
   });
 }
@@ -356,7 +360,9 @@ export async function pushBranch(
   }
   const local = new Map((await repo.listRefs(REVIEW_PREFIX)).map((r) => [r.ref.slice(REVIEW_PREFIX.length), r.oid]));
   const seen = await seenReviews(store, remote);
-  const opened = [...local.keys()].filter((id) => !seen.has(id));
+  // A held incoming change is this clone's own decision to make: it never goes to the remote.
+  const holds = new Set((await listHolds(store)).map((h) => h.id));
+  const opened = [...local.keys()].filter((id) => !seen.has(id) && !holds.has(id));
   const decided = [...seen].filter((id) => !local.has(id));
   const refspecs = [`${branchRef(branch)}:${branchRef(branch)}`];
   for (const id of opened) refspecs.push(`${REVIEW_PREFIX}${id}:${REVIEW_PREFIX}${id}`);
@@ -409,7 +415,7 @@ export async function syncBranch(
   agent?: string,
   onProgress?: (progress: SyncProgress) => void,
 ): Promise<SyncResult> {
-  let merge: MergeResult | undefined;
+  let merge: IncomingResult | undefined;
   for (let attempt = 1; ; attempt++) {
     const report = (step: SyncProgress['step']) =>
       onProgress && ((transfer: GitTransferProgress) => onProgress({ step, remote, branch, attempt, transfer }));
@@ -417,6 +423,10 @@ export async function syncBranch(
     const fetch = await fetchRemote(store, remote, { onTransfer: report('fetch') });
     onProgress?.({ step: 'merge', remote, branch, attempt });
     merge = (await integrateRemote(store, branch, remote, agent, fetch)) ?? merge;
+    // Held: the branch did not take the remote's tip, so a push could only be refused (and retried
+    // in vain). Nothing is pushed until the review is decided; local commits wait here.
+    if (merge?.status === 'held')
+      return { remote, branch, fetch, merge, push: { remote, branch, refs: [], upstreamSet: false, skipped: 'held' }, attempts: attempt };
     const hasLocal = await store.repo.resolve(branchRef(branch));
     if (hasLocal) onProgress?.({ step: 'push', remote, branch, attempt });
     const push: PushResult = hasLocal

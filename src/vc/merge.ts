@@ -1,11 +1,13 @@
 import { BrvError } from '../errors.js';
 import { mergeCommits, type MergeConflict } from '../git/merge-tree.js';
-import type { ContextStore, OpenedReview } from '../store/context-store.js';
-import type { TreeEdit } from '../store/tree-edit.js';
+import type { RefUpdate } from '../git/repository.js';
+import type { ContextStore, OpenedReview, Tip } from '../store/context-store.js';
+import { editTree, type TreeEdit } from '../store/tree-edit.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 
 export interface MergeResult {
-  status: 'up-to-date' | 'fast-forward' | 'merged';
+  /** `held`: `inspect` held the change, the branch did not move. */
+  status: 'up-to-date' | 'fast-forward' | 'merged' | 'held';
   /** The branch tip after the merge. */
   commit: string;
   /** Topics git could not merge line by line and brv merged section by section. */
@@ -25,7 +27,19 @@ export async function mergeIntoBranch(
   store: ContextStore,
   branch: string,
   theirs: string,
-  options: { subject: string; theirsLabel: string; agent?: string },
+  options: {
+    subject: string;
+    theirsLabel: string;
+    agent?: string;
+    /**
+     * Called (inside the compare-and-swap, so again when it retries) with the local tip and the tree
+     * the branch would have after the fast-forward or merge; `hold` stops with status `held`, the
+     * branch unmoved. Not called when there is no local tip or nothing to merge.
+     */
+    inspect?: (ours: Tip, tree: string) => Promise<'hold' | 'go'>;
+    /** Other refs moved in the same transaction as the branch (not on up-to-date or held). */
+    alsoUpdate?: RefUpdate[];
+  },
 ): Promise<MergeResult> {
   const { repo } = store;
   await repo.requireModernGit();
@@ -34,15 +48,26 @@ export async function mergeIntoBranch(
   await store.requireForeignTip(options.theirsLabel, theirs);
   const outcome = await store.commit<Omit<MergeResult, 'commit' | 'review'>>(branch, async (snapshot) => {
     const tip = snapshot.commit;
-    if (!tip) return { moveTo: theirs, result: { status: 'fast-forward', merged: [], conflicts: [] } };
+    const alsoUpdate = options.alsoUpdate ?? [];
+    const fastForward = { moveTo: theirs, alsoUpdate, result: { status: 'fast-forward' as const, merged: [], conflicts: [] } };
+    if (!tip) return fastForward;
     if (tip.oid === theirs || (await repo.isAncestor(theirs, tip.oid)))
       return { stop: { status: 'up-to-date', merged: [], conflicts: [] } };
-    if (await repo.isAncestor(tip.oid, theirs)) return { moveTo: theirs, result: { status: 'fast-forward', merged: [], conflicts: [] } };
+    const held = { stop: { status: 'held' as const, merged: [], conflicts: [] } };
+    if (await repo.isAncestor(tip.oid, theirs)) {
+      if (options.inspect && (await options.inspect(tip, (await repo.readCommit(theirs))!.tree)) === 'hold') return held;
+      return fastForward;
+    }
 
     const result = await mergeCommits(repo, tip.oid, theirs);
     const { edits, merged, conflicts } = await resolveConflicts(store, result.conflicts, { ours: branch, theirs: options.theirsLabel });
+    if (options.inspect) {
+      const tree = edits.length > 0 ? ((await editTree(repo, result.tree, edits)) ?? (await repo.emptyTree())) : result.tree;
+      if ((await options.inspect(tip, tree)) === 'hold') return held;
+    }
     return {
       write: {
+        alsoUpdate,
         tree: result.tree,
         edits,
         extraParents: [theirs],

@@ -1,7 +1,9 @@
 import type { StaleTopic } from '../hooks/cited.js';
 import type { HookFileStatus, InstallChange, UninstallChange } from '../hooks/install.js';
 import type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
+import type { IncomingResult } from '../service/sharing.js';
 import { shortOid } from './format.js';
+import { heldLines, removedLines } from './vc.js';
 
 type InstallReport = HooksReport<InstallChange>;
 type UninstallReport = HooksReport<UninstallChange>;
@@ -90,8 +92,19 @@ export function integratedNote(
   branch: string,
   before: string | undefined,
   after: string | undefined,
-  conflicts: readonly string[],
-): string {
+  merge: Pick<IncomingResult, 'conflicts' | 'removed' | 'held'> | undefined,
+  source = 'the fetched knowledge',
+): string | undefined {
+  // Held: the branch did not move; said on every run while the review is open (it is the reason the hook ran).
+  if (merge?.held)
+    return heldLines(source, merge.held, merge.removed)
+      .map((line) => `brv: ${line}`)
+      .join('\n');
+  if (after === before) return undefined;
+  const conflicts = merge?.conflicts ?? [];
   const kept = conflicts.length > 0 ? ` ${conflicts.length} topic(s) changed on both sides keep both versions for review.` : '';
-  return `brv: brv branch ${branch} now includes fetched knowledge (${before ? `${shortOid(before)} -> ` : ''}${shortOid(after)}).${kept}`;
+  return [
+    `brv: brv branch ${branch} now includes fetched knowledge (${before ? `${shortOid(before)} -> ` : ''}${shortOid(after)}).${kept}`,
+    ...(merge?.removed ? removedLines(merge.removed, 'brv: ') : []),
+  ].join('\n');
 }

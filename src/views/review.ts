@@ -10,9 +10,12 @@ export function reviewsText(list: ReviewListView): string {
   const lines: string[] = [];
   for (const task of list.tasks) {
     lines.push(`${task.taskId}  ${task.time}  ${task.subject}${task.gated ? '  [held: not on the branch until approved]' : ''}`);
+    let said: string | undefined;
     for (const op of task.operations) {
       lines.push(`    ${op.type.padEnd(6)} ${op.path}${op.impact ? `  (impact ${op.impact})` : ''}`);
-      if (op.reason) lines.push(`           reason: ${op.reason}`);
+      // One reason for many topics (a held incoming change names everything it removes) is said once.
+      if (op.reason && op.reason !== said) lines.push(`           reason: ${op.reason}`);
+      said = op.reason;
     }
   }
   lines.push('', 'Approve with brv review approve <id>; undo with brv review reject <id> [--file <path>].');

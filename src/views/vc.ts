@@ -1,7 +1,16 @@
 import type { BranchInfo, DiffResult, HistoryEntry, ShowResult, VcStatusResult } from '../service/history.js';
 import type { CloneResult } from '../service/service.js';
-import type { FetchSummary, PullResult, PushResult, Remote, SyncProgress, SyncSummary } from '../service/sharing.js';
-import { shortOid } from './format.js';
+import type {
+  FetchSummary,
+  HeldIncoming,
+  PullResult,
+  PushResult,
+  RemovedTopics,
+  Remote,
+  SyncProgress,
+  SyncSummary,
+} from '../service/sharing.js';
+import { plural, shortOid } from './format.js';
 
 type DiffView = DiffResult;
 type ShowView = ShowResult;
@@ -67,6 +76,10 @@ export function vcStatusText(status: VcStatusView): string {
     lines.push(
       `A plain git pull does not bring knowledge from ${status.remote}: brv init --track ${status.remote} sets that up (so does any brv vc fetch, pull or sync).`,
     );
+  for (const hold of status.held)
+    lines.push(
+      `Held for review ${hold.id}: ${hold.subject}. Decide with brv review approve|reject ${hold.id}; sync pushes nothing meanwhile.`,
+    );
   lines.push(
     status.openReviews === 0
       ? 'No open reviews.'
@@ -104,17 +117,57 @@ export function checkoutText(result: { branch: string; commit?: string; created?
 /** A merge of `source` into the current branch (`brv vc merge`, `pull`, `sync`). */
 export function mergeText(
   source: string,
-  result: { status: string; commit?: string; merged: string[]; conflicts: string[]; review?: { id: string } },
+  result: {
+    status: string;
+    commit?: string;
+    merged: string[];
+    conflicts: string[];
+    review?: { id: string };
+    removed?: RemovedTopics;
+    held?: HeldIncoming;
+  },
 ): string {
   if (result.status === 'up-to-date') return `Already up to date with ${source}.`;
-  if (result.status === 'fast-forward') return `Fast-forwarded to ${source} (${shortOid(result.commit)}).`;
-  const lines = [`Merged ${source} (commit ${shortOid(result.commit)}).`];
+  if (result.status === 'held' && result.held) return heldLines(source, result.held, result.removed).join('\n');
+  const removed = result.removed ? removedLines(result.removed) : [];
+  if (result.status === 'fast-forward') return [`Fast-forwarded to ${source} (${shortOid(result.commit)}).`, ...removed].join('\n');
+  const lines = [`Merged ${source} (commit ${shortOid(result.commit)}).`, ...removed];
   if (result.merged.length) lines.push(`Merged section by section: ${result.merged.join(', ')}`);
   if (result.conflicts.length) {
     lines.push(`Both versions kept, marked in the topic: ${result.conflicts.join(', ')}`);
     if (result.review) lines.push(`Review opened: brv review pending (id ${result.review.id}).`);
   }
   return lines.join('\n');
+}
+
+/** Topics named in text before "and N more" (JSON lists them all). */
+const REMOVED_SHOWN = 10;
+
+function bounded(topics: readonly string[]): string {
+  const shown = topics.slice(0, REMOVED_SHOWN).join(', ');
+  return topics.length > REMOVED_SHOWN ? `${shown} and ${topics.length - REMOVED_SHOWN} more` : shown;
+}
+
+/** What an incoming change removes, for pull, sync, merge and the git hooks; nothing when it removes nothing. */
+export function removedLines(removed: RemovedTopics, indent = ''): string[] {
+  const lines: string[] = [];
+  const count = removed.deleted.length + removed.emptied.length;
+  if (count === 0) return lines;
+  lines.push(`${indent}It removes ${plural(count, 'topic')}:`);
+  if (removed.deleted.length) lines.push(`${indent}  deleted: ${bounded(removed.deleted)}`);
+  if (removed.emptied.length) lines.push(`${indent}  emptied: ${bounded(removed.emptied)}`);
+  return lines;
+}
+
+/** A held incoming change: what it would remove, that nothing moved, and how to decide. */
+export function heldLines(source: string, held: HeldIncoming, removed: RemovedTopics | undefined): string[] {
+  const count = removed ? removed.deleted.length + removed.emptied.length : 0;
+  return [
+    `${held.opened ? 'Held' : 'Still held'}: ${source} would remove ${count} of ${held.topics} topics (${held.rule}), so brv did not apply it; ` +
+      `your topics are unchanged. Review ${held.id}.`,
+    ...removedLines(removed ?? { deleted: [], emptied: [] }).slice(1),
+    `Look at it with brv review pending; take it with brv review approve ${held.id}, or keep the topics with brv review reject ${held.id}.`,
+  ];
 }
 
 /** `brv vc remote`: name and URL a line. */
@@ -176,7 +229,8 @@ export function syncText(result: SyncView): string {
   const lines: string[] = [];
   if (result.merge) lines.push(mergeText(`${result.remote}/${result.branch}`, result.merge));
   const pushed = result.push.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
-  lines.push(pushed?.status === 'ok' ? `Pushed to ${result.remote}.` : `Nothing to push to ${result.remote}.`);
+  if (result.push.skipped === 'held') lines.push(`Nothing pushed to ${result.remote} until the review is decided; then brv sync again.`);
+  else lines.push(pushed?.status === 'ok' ? `Pushed to ${result.remote}.` : `Nothing to push to ${result.remote}.`);
   lines.push(...trackedNow(result.remote, result));
   return lines.join('\n');
 }

@@ -90,8 +90,8 @@ async function runIntegration(brv: Brv, argv: RunOptions): Promise<void> {
   const { before, after, merge } = await brv.sharing.integrateFetched(cliActor());
   if (argv.format === 'json')
     return printJson('hooks run', true, { hook: argv.hook, integrated: true, before: before ?? null, after: after ?? null, result: merge });
-  if (after === before) return;
-  note(integratedNote(brv.branch, before, after, merge?.conflicts ?? []));
+  const text = integratedNote(brv.branch, before, after, merge, merge?.held?.source);
+  if (text) note(text);
 }
 
 const runCommand: CommandModule<GlobalOptions, RunOptions> = {
