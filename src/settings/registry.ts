@@ -34,30 +34,6 @@ export const SETTINGS: readonly SettingSpec[] = [
     description: 'Hold high-impact curates on their review ref until approved, instead of landing them at once',
   },
   {
-    key: 'sync.holdRemovals',
-    type: 'bool',
-    default: true,
-    description:
-      'Hold incoming knowledge (pull, sync, git hooks, merging a remote branch) that would delete or empty many topics as a review instead of applying it (false: apply it, only listing what it removes)',
-  },
-  {
-    key: 'sync.removalLimit',
-    type: 'int',
-    default: 10,
-    min: 0,
-    max: 1000000,
-    description: 'Hold incoming knowledge that removes (deletes or empties) more than this many topics; 0 holds every removal',
-  },
-  {
-    key: 'sync.removalShare',
-    type: 'int',
-    default: 20,
-    min: 0,
-    max: 100,
-    description:
-      'Also hold it when it removes more than this percentage of the topics here and more than one topic (removing every topic is always held); 100 turns this rule off',
-  },
-  {
     key: 'hooks.preCommit',
     type: 'enum',
     choices: ['warn', 'block'],
@@ -88,6 +64,30 @@ export const SETTINGS: readonly SettingSpec[] = [
     default: false,
     description:
       'With an embedding model connected, rank query and search results by the lexical ranking fused with embedding similarity (off: lexical only; --hybrid asks for one query)',
+  },
+  {
+    key: 'sync.holdRemovals',
+    type: 'bool',
+    default: true,
+    description:
+      'Hold incoming knowledge (pull, sync, git hooks, merging a remote branch) that would delete or empty many topics as a review instead of applying it (false: apply it, only listing what it removes)',
+  },
+  {
+    key: 'sync.removalLimit',
+    type: 'int',
+    default: 10,
+    min: 0,
+    max: 100000,
+    description: 'Hold incoming knowledge that removes (deletes or empties) more than this many topics; 0 holds every removal',
+  },
+  {
+    key: 'sync.removalShare',
+    type: 'int',
+    default: 20,
+    min: 0,
+    max: 100,
+    description:
+      'Also hold it when it removes more than this percentage of the topics here and more than one topic (removing every topic is always held); 100 turns this rule off',
   },
 ];
 

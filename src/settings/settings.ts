@@ -51,13 +51,13 @@ function isKey(spec: SettingSpec, listed: string): boolean {
 export interface EffectiveSettings {
   'review.enabled': boolean;
   'review.gate': boolean;
-  'sync.holdRemovals': boolean;
-  'sync.removalLimit': number;
-  'sync.removalShare': number;
   'hooks.preCommit': 'warn' | 'block';
   'llm.timeout': number;
   'llm.retries': number;
   'retrieval.hybrid': boolean;
+  'sync.holdRemovals': boolean;
+  'sync.removalLimit': number;
+  'sync.removalShare': number;
 }
 
 /**

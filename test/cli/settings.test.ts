@@ -55,6 +55,9 @@ test('list shows every setting with its default, type and description', async (t
     { key: 'llm.timeout', value: 60, default: 60, source: 'default', type: 'int', description: SETTINGS[3]!.description },
     { key: 'llm.retries', value: 2, default: 2, source: 'default', type: 'int', description: SETTINGS[4]!.description },
     { key: 'retrieval.hybrid', value: false, default: false, source: 'default', type: 'bool', description: SETTINGS[5]!.description },
+    { key: 'sync.holdRemovals', value: true, default: true, source: 'default', type: 'bool', description: SETTINGS[6]!.description },
+    { key: 'sync.removalLimit', value: 10, default: 10, source: 'default', type: 'int', description: SETTINGS[7]!.description },
+    { key: 'sync.removalShare', value: 20, default: 20, source: 'default', type: 'int', description: SETTINGS[8]!.description },
   ]);
   // `brv settings` alone lists too; the text form names each key with its value and source.
   const bare = await brvJson(repo, ['settings'], { env });
@@ -151,7 +154,7 @@ test('unknown keys and invalid values exit 1 with a message naming the key; noth
     t.is(text.exitCode, 1, args.join(' '));
     t.regex(
       text.stderr,
-      /Unknown setting "review\.enable"\. Known settings: review\.enabled, review\.gate, hooks\.preCommit, llm\.timeout, llm\.retries, retrieval\.hybrid\./,
+      /Unknown setting "review\.enable"\. Known settings: review\.enabled, review\.gate, hooks\.preCommit, llm\.timeout, llm\.retries, retrieval\.hybrid, sync\.holdRemovals, sync\.removalLimit, sync\.removalShare\./,
     );
     const json = await brvJson(repo, ['settings', ...args], { env });
     t.is(json.exitCode, 1);
