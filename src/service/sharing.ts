@@ -203,7 +203,7 @@ export class Sharing {
     const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream, onTransfer: progress.transfer('push') });
     if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
       const { listHolds } = await import('../sync/removal.js');
-      const hold = (await listHolds(store)).find((h) => h.source === `${name}/${branch}`);
+      const hold = (await listHolds(store)).find((h) => h.source === `${name}/${branch}` && h.branch === branch);
       if (hold) {
         throw new BrvError(
           'incoming-held',

@@ -33,7 +33,7 @@ export interface RemovalCount extends RemovedTopics {
   blobs: Map<string, string>;
 }
 
-/** The settings of the guard (`brv.sync.*`, read through the settings registry). */
+/** The settings of the guard (sync.holdRemovals, sync.removalLimit, sync.removalShare: src/settings/registry.ts). */
 export interface RemovalPolicy {
   hold: boolean;
   /** Held when more than this many topics go (0: any). */
@@ -76,6 +76,8 @@ export interface Hold {
   base: string;
   incoming: string;
   source: string;
+  /** The local brv branch it was held from. */
+  branch: string;
   subject: string;
   /** The rule that held it, as recorded. */
   reason: string;
@@ -193,10 +195,10 @@ export async function integrateIncoming(
       ? { deleted: measured.count.deleted, emptied: measured.count.emptied }
       : { deleted: [], emptied: [] };
   if (result.status === 'held' && measured?.rule) {
-    const held = await holdIncoming(store, theirs, options.source, { ...measured, rule: measured.rule });
+    const held = await holdIncoming(store, branch, theirs, options.source, { ...measured, rule: measured.rule });
     return { ...result, removed, held };
   }
-  await closeHolds(store, options.source, async (hold) => store.repo.isAncestor(hold.incoming, result.commit));
+  await closeHolds(store, branch, options.source, async (hold) => store.repo.isAncestor(hold.incoming, result.commit));
   return { ...result, removed };
 }
 
@@ -207,14 +209,17 @@ export async function listHolds(store: ContextStore): Promise<Hold[]> {
     const commit = await store.repo.readCommit(oid);
     if (!commit || commit.parents.length !== 2) continue;
     const { subject, meta } = parseCommitMessage(commit.message);
-    if (meta.op !== 'incoming-hold' || !meta.incoming) continue;
+    // "<source> into <branch>": neither a remote name nor a brv branch name holds a space.
+    const into = meta.op === 'incoming-hold' ? /^(\S+) into (\S+)$/.exec(meta.incoming ?? '') : null;
+    if (!into) continue;
     holds.push({
       id: ref.slice(REVIEW_PREFIX.length),
       ref,
       commit: oid,
       base: commit.parents[0]!,
       incoming: commit.parents[1]!,
-      source: meta.incoming,
+      source: into[1]!,
+      branch: into[2]!,
       subject,
       reason: meta.reason ?? '',
     });
@@ -232,6 +237,7 @@ function named(topics: readonly string[]): string {
 
 async function holdIncoming(
   store: ContextStore,
+  branch: string,
   theirs: string,
   source: string,
   measured: { count: RemovalCount; tip: Tip; tree: string; rule: string },
@@ -249,7 +255,7 @@ async function holdIncoming(
     opened,
   });
   for (let attempt = 1; ; attempt++) {
-    const mine = (await listHolds(store)).filter((h) => h.source === source);
+    const mine = (await listHolds(store)).filter((h) => h.source === source && h.branch === branch);
     const same = mine.filter((h) => h.incoming === theirs).sort((a, b) => a.commit.localeCompare(b.commit));
     const superseded = mine.filter((h) => h.incoming !== theirs);
     // Two syncs holding the same tip at once each made a hold: every one keeps the lowest.
@@ -264,12 +270,12 @@ async function holdIncoming(
       const message = formatCommitMessage(`hold: ${source} would remove ${removed} of ${count.topics} topics (${measured.rule})`, {
         op: 'incoming-hold',
         gate: 'held',
-        incoming: source,
+        incoming: `${source} into ${branch}`,
         reason: parts.join('; '),
       });
       const commit = await repo.commitTree(measured.tree, [measured.tip.oid, theirs], message);
       const id = commit.slice(0, 12);
-      hold = { id, ref: reviewRef(id), commit, base: measured.tip.oid, incoming: theirs, source, subject: '', reason: '' };
+      hold = { id, ref: reviewRef(id), commit, base: measured.tip.oid, incoming: theirs, source, branch, subject: '', reason: '' };
       updates.push({ ref: hold.ref, newOid: commit, oldOid: undefined });
     }
     try {
@@ -281,11 +287,12 @@ async function holdIncoming(
   }
 }
 
-/** Closes the holds from `source` that `settled` says are done (their review refs deleted, by CAS). */
-async function closeHolds(store: ContextStore, source: string, settled: (hold: Hold) => Promise<boolean>): Promise<void> {
+/** Closes the holds of `source` into `branch` that `settled` says are done (their review refs deleted, by CAS). */
+async function closeHolds(store: ContextStore, branch: string, source: string, settled: (hold: Hold) => Promise<boolean>): Promise<void> {
   const updates: RefUpdate[] = [];
   for (const hold of await listHolds(store))
-    if (hold.source === source && (await settled(hold))) updates.push({ ref: hold.ref, newOid: undefined, oldOid: hold.commit });
+    if (hold.source === source && hold.branch === branch && (await settled(hold)))
+      updates.push({ ref: hold.ref, newOid: undefined, oldOid: hold.commit });
   // A concurrent decision closed one first: it is closed either way.
   if (updates.length > 0) await store.repo.updateRefs(updates, `brv: holds from ${source} settled`).catch(() => {});
 }
@@ -319,6 +326,12 @@ export async function decideHold(
       'hold-decided-whole',
       `Review ${hold.id} holds incoming knowledge from ${hold.source}: approve or reject it whole (without --file). ` +
         `To keep some of its topics, approve it and curate them again, or reject it and delete the others.`,
+    );
+  }
+  if (hold.branch !== branch) {
+    throw new BrvError(
+      'review-not-on-branch',
+      `Review ${hold.id} holds knowledge from ${hold.source} for brv branch ${hold.branch}, not ${branch}: check it out (brv vc checkout ${hold.branch}) and decide there.`,
     );
   }
   await repo.requireModernGit();

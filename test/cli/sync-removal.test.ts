@@ -56,6 +56,8 @@ test('a pull, sync or git pull that removes many topics is held as a review nami
   const syncText = await brv(b, ['sync']);
   t.is(syncText.exitCode, 0);
   t.regex(syncText.stdout, /Nothing pushed to origin until the review is decided/);
+  const merge = succeeded(await brvJson(b, ['vc', 'merge', 'origin/main']));
+  t.like(merge, { status: 'held', held: { id, opened: false } }, 'a merge of the remote branch is held too');
   t.is(succeeded(await brvJson(b, ['review', 'pending'])).tasks.length, 1);
   t.is(await git(bare, 'for-each-ref', 'refs/brv/review/'), '', 'a hold is never pushed');
   const push = await brvJson(b, ['vc', 'push']);

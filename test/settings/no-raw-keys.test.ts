@@ -55,7 +55,14 @@ test('readSettings: defaults, git spellings and key matching, the last value win
       g.close();
     }
   };
-  const llm = { 'llm.timeout': 60, 'llm.retries': 2, 'retrieval.hybrid': false };
+  const llm = {
+    'llm.timeout': 60,
+    'llm.retries': 2,
+    'retrieval.hybrid': false,
+    'sync.holdRemovals': true,
+    'sync.removalLimit': 10,
+    'sync.removalShare': 20,
+  };
   t.deepEqual(await read(), { 'review.enabled': true, 'review.gate': false, 'hooks.preCommit': 'warn', ...llm });
 
   await git(repo, 'config', 'brv.review.enabled', 'off');
@@ -78,5 +85,8 @@ test('readSettings: defaults, git spellings and key matching, the last value win
     'llm.timeout': 60,
     'llm.retries': 3,
     'retrieval.hybrid': false,
+    'sync.holdRemovals': true,
+    'sync.removalLimit': 10,
+    'sync.removalShare': 20,
   });
 });
