@@ -1,11 +1,15 @@
 import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
 import { setSetting } from '../settings/settings.js';
+import type { HoldDetails } from '../sync/removal.js';
 import type { RepositoryContext } from './context.js';
 import type { History } from './history.js';
 import type { Actor } from './host.js';
 import type { Knowledge } from './knowledge.js';
 
 export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
+
+/** `brv review show`: a review's topics and conflicts; `hold` for a held incoming change (src/sync/removal.ts). */
+export type ReviewShow = ReviewConflicts & { hold?: HoldDetails };
 
 export interface DecisionRequest {
   /** The review id from `pending` (a unique prefix is enough). */
@@ -129,10 +133,18 @@ export class Review {
     return { enabled: request.enabled };
   }
 
-  /** A merge review's topics with the conflicts each still carries (`brv review show`). */
-  async conflicts(request: ConflictsRequest): Promise<ReviewConflicts> {
-    const { reviewConflicts } = await import('../review/review.js');
-    return reviewConflicts(this.ctx.store, this.ctx.branch, request.id);
+  /**
+   * A merge review's topics with the conflicts each still carries (`brv review show`); for a held
+   * incoming change, also where it comes from and every topic it would delete or empty (`hold`).
+   */
+  async conflicts(request: ConflictsRequest): Promise<ReviewShow> {
+    const [{ reviewConflicts }, { findHold, holdDetails }] = await Promise.all([
+      import('../review/review.js'),
+      import('../sync/removal.js'),
+    ]);
+    const result = await reviewConflicts(this.ctx.store, this.ctx.branch, request.id);
+    const hold = await findHold(this.ctx.store, request.id);
+    return hold ? { ...result, hold: await holdDetails(this.ctx.store, hold) } : result;
   }
 
   /** Resolves a topic's merge conflicts (or one of them) by keeping ours, theirs or both; one commit, the review stays open. */

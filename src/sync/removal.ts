@@ -307,6 +307,29 @@ export async function findHold(store: ContextStore, rawId: string): Promise<Hold
   return (await listHolds(store)).find((h) => h.id === matches[0]);
 }
 
+/** What `brv review show` tells of a hold: where it comes from and every topic it would remove. */
+export interface HoldDetails extends RemovedTopics {
+  source: string;
+  branch: string;
+  /** The incoming commit held. */
+  incoming: string;
+  /** Topics on the local tip it was measured against. */
+  topics: number;
+}
+
+export async function holdDetails(store: ContextStore, hold: Hold): Promise<HoldDetails> {
+  const [base, held] = await Promise.all([store.repo.readCommit(hold.base), store.repo.readCommit(hold.commit)]);
+  const count = base && held ? await measureRemoval(store.repo, base.tree, held.tree) : undefined;
+  return {
+    source: hold.source,
+    branch: hold.branch,
+    incoming: hold.incoming,
+    topics: count?.topics ?? 0,
+    deleted: count?.deleted ?? [],
+    emptied: count?.emptied ?? [],
+  };
+}
+
 /**
  * Decides a held incoming change, whole. Approve: the branch takes it (fast-forward, or a merge when
  * the branch moved since) and the hold closes in the same transaction. Reject: the incoming history

@@ -1,4 +1,4 @@
-import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../service/review.js';
+import type { ConflictResolution, ReviewDecision, ReviewList, ReviewShow } from '../service/review.js';
 import { shortOid } from './format.js';
 
 type ReviewListView = ReviewList;
@@ -46,7 +46,8 @@ function indented(html: string, prefix: string): string[] {
 }
 
 /** `brv review show <id>`: each topic of the review and the conflicts it still carries, both versions side by side. */
-export function reviewConflictsText(result: ReviewConflicts): string {
+export function reviewConflictsText(result: ReviewShow): string {
+  if (result.hold) return holdText(result.taskId, result.subject, result.hold);
   const lines = [`${result.taskId}  ${result.subject}`];
   let open = 0;
   for (const topic of result.topics) {
@@ -63,6 +64,23 @@ export function reviewConflictsText(result: ReviewConflicts): string {
     open === 0
       ? `Nothing left to resolve: approve with brv review approve ${result.taskId}.`
       : `Resolve with brv review resolve ${result.taskId} <topic> [--section <name>] --ours|--theirs|--both|--edit, then brv review approve ${result.taskId}.`,
+  );
+  return lines.join('\n');
+}
+
+/** `brv review show` of a held incoming change: every topic it would remove, and the two decisions. */
+function holdText(id: string, subject: string, hold: NonNullable<ReviewShow['hold']>): string {
+  const lines = [
+    `${id}  ${subject}`,
+    '',
+    `Knowledge from ${hold.source} (${shortOid(hold.incoming)}) held for brv branch ${hold.branch}: nothing of it is applied yet.`,
+  ];
+  if (hold.deleted.length)
+    lines.push('', `It deletes ${hold.deleted.length} of the ${hold.topics} topics:`, ...hold.deleted.map((p) => `  ${p}`));
+  if (hold.emptied.length) lines.push('', `It empties ${hold.emptied.length}:`, ...hold.emptied.map((p) => `  ${p}`));
+  lines.push(
+    '',
+    `Take it with brv review approve ${id}; keep the topics with brv review reject ${id} (the rest of it is merged, and the next sync puts the topics back on ${hold.source.split('/')[0]}).`,
   );
   return lines.join('\n');
 }

@@ -47,6 +47,9 @@ test('a pull, sync or git pull that removes many topics is held as a review nami
   t.regex(pending.stdout, new RegExp(`${id} .*hold: origin/main would remove 13 of 15 topics`));
   t.regex(pending.stdout, /DELETE zoo\/t0/);
   t.regex(pending.stdout, /reason: deletes zoo\/t0, zoo\/t1, .* and 5 more/);
+  const show = await brv(b, ['review', 'show', id]);
+  t.regex(show.stdout, /held for brv branch main: nothing of it is applied yet\.\n\nIt deletes 13 of the 15 topics:\n {2}zoo\/t0\n/);
+  t.regex(show.stdout, /\n {2}zoo\/t9\n/);
   const again = await brv(b, ['vc', 'pull']);
   t.is(again.exitCode, 0, again.stderr);
   t.regex(again.stdout, new RegExp(`Still held: origin/main would remove 13 of 15 topics \\(more than 10 topics\\).*Review ${id}\\.`));
