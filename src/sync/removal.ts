@@ -117,29 +117,20 @@ export function holdRule(count: Pick<RemovalCount, 'deleted' | 'emptied' | 'topi
  */
 async function measureRemoval(repo: GitRepository, from: string, to: string): Promise<RemovalCount> {
   const count: RemovalCount = { deleted: [], emptied: [], topics: 0, blobs: new Map() };
-  if (from === to) {
-    count.topics = (await repo.listTreeBlobs(from)).filter((b) => topicPathFromBlobPath(b.path) !== undefined).length;
-    return count;
-  }
-  const [before, changes] = await Promise.all([repo.listTreeBlobs(from), repo.diffTrees(from, to)]);
-  const sizes = new Map<string, number>();
-  for (const blob of before) {
-    if (topicPathFromBlobPath(blob.path) === undefined) continue;
-    count.topics++;
-    sizes.set(blob.path, blob.size);
-  }
-  const changed = changes.filter((c) => c.status === 'M' && sizes.has(c.path));
-  const newSizes = await repo.blobSizes(changed.map((c) => c.newOid));
+  // Only what changed is looked at: one diff, then sizes of the modified blobs (object headers).
+  const changes = from === to ? [] : (await repo.diffTrees(from, to)).filter((c) => topicPathFromBlobPath(c.path) !== undefined);
+  const modified = changes.filter((c) => c.status === 'M');
+  const sizes = modified.length > 0 ? await repo.blobSizes(modified.flatMap((c) => [c.oldOid, c.newOid])) : new Map<string, number>();
   for (const change of changes) {
-    const topic = topicPathFromBlobPath(change.path);
-    if (topic === undefined || !sizes.has(change.path)) continue;
+    const topic = topicPathFromBlobPath(change.path)!;
     if (change.status === 'D') {
       count.deleted.push(topic);
       count.blobs.set(change.path, change.oldOid);
     } else if (change.status === 'M') {
-      const oldSize = sizes.get(change.path)!;
-      const newSize = newSizes.get(change.newOid);
-      // A blob that is no blob any more (a submodule entry, a tree): the topic is gone.
+      const oldSize = sizes.get(change.oldOid);
+      if (oldSize === undefined) continue; // not a blob before (a submodule entry): no topic here to lose
+      const newSize = sizes.get(change.newOid);
+      // A blob that is no blob any more (a submodule entry): the topic is gone.
       const emptied =
         newSize === undefined ||
         (newSize < oldSize &&
@@ -152,6 +143,9 @@ async function measureRemoval(repo: GitRepository, from: string, to: string): Pr
       }
     }
   }
+  // The topics there were: only needed (and listed, names only) when something goes.
+  if (count.deleted.length + count.emptied.length > 0)
+    count.topics = (await repo.listTreePaths(from)).filter((p) => topicPathFromBlobPath(p) !== undefined).length;
   return count;
 }
 
