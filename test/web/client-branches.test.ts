@@ -103,6 +103,29 @@ test('what fetch, pull, push and sync did, in one line', (t) => {
     'Pulled main from origin: merged as ffffffff; 1 topic merged section by section; 2 conflicts kept for review.',
   );
   t.is(
+    summarizeSync('pull', {
+      remote: 'origin',
+      branch: 'main',
+      merge: {
+        status: 'held',
+        commit: '0123456789ab',
+        merged: [],
+        conflicts: [],
+        removed: { deleted: ['a/b', 'a/c'], emptied: ['d/e'] },
+        held: { id: 'abcdef012345' },
+      },
+    }),
+    'Pulled main from origin: held for review abcdef012345: it would remove 3 topics; nothing applied or pushed (brv review approve abcdef012345 takes it, reject keeps the topics).',
+  );
+  t.is(
+    summarizeSync('pull', {
+      remote: 'origin',
+      branch: 'main',
+      merge: { status: 'fast-forward', commit: '0123456789ab', merged: [], conflicts: [], removed: { deleted: ['a/b'], emptied: [] } },
+    }),
+    'Pulled main from origin: fast-forwarded to 01234567; 1 topic removed.',
+  );
+  t.is(
     summarizeSync('push', {
       remote: 'origin',
       branch: 'main',

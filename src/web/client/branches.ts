@@ -99,11 +99,18 @@ function mergeText(raw: unknown): string {
   const conflicts = list(merge.conflicts).length;
   const merged = list(merge.merged).length;
   const parts: string[] = [];
+  const removed = record(merge.removed);
+  const gone = list(removed.deleted).length + list(removed.emptied).length;
   if (status === 'up-to-date' || status === '') parts.push('already up to date');
-  else if (status === 'fast-forward') parts.push(`fast-forwarded to ${str(merge.commit).slice(0, 8)}`);
+  else if (status === 'held') {
+    // A pull that would remove many topics: nothing applied (src/sync/removal.ts).
+    const id = str(record(merge.held).id);
+    return `held for review ${id}: it would remove ${plural(gone, 'topic')}; nothing applied or pushed (brv review approve ${id} takes it, reject keeps the topics)`;
+  } else if (status === 'fast-forward') parts.push(`fast-forwarded to ${str(merge.commit).slice(0, 8)}`);
   else parts.push(`merged as ${str(merge.commit).slice(0, 8)}`);
   if (merged > 0) parts.push(`${plural(merged, 'topic')} merged section by section`);
   if (conflicts > 0) parts.push(`${plural(conflicts, 'conflict')} kept for review`);
+  if (gone > 0) parts.push(`${plural(gone, 'topic')} removed`);
   return parts.join('; ');
 }
 
