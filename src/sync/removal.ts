@@ -78,6 +78,7 @@ export interface Hold {
   source: string;
   /** The local brv branch it was held from. */
   branch: string;
+  /** Its commit's subject without "hold: ": `origin/main would remove 13 of 15 topics (more than 10 topics)`. */
   subject: string;
   /** The rule that held it, as recorded. */
   reason: string;
@@ -214,7 +215,7 @@ export async function listHolds(store: ContextStore): Promise<Hold[]> {
       incoming: commit.parents[1]!,
       source: into[1]!,
       branch: into[2]!,
-      subject,
+      subject: subject.replace(/^hold: /, ''),
       reason: meta.reason ?? '',
     });
   }

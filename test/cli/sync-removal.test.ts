@@ -65,7 +65,10 @@ test('a pull, sync or git pull that removes many topics is held as a review nami
   t.is(await git(bare, 'for-each-ref', 'refs/brv/review/'), '', 'a hold is never pushed');
   const push = await brvJson(b, ['vc', 'push']);
   t.is(push.json?.data.error.kind, 'incoming-held');
-  t.regex((await brv(b, ['vc', 'status'])).stdout, new RegExp(`Held for review ${id}: hold: origin/main would remove`));
+  t.regex(
+    (await brv(b, ['vc', 'status'])).stdout,
+    new RegExp(`Held for review ${id}: origin/main would remove 13 of 15 topics \\(more than 10 topics\\)\\. Decide`),
+  );
   const doctor = await brvJson(b, ['doctor']);
   t.true((doctor.json?.data.checks as Array<{ name: string; message: string }>).some((c) => c.name === 'sync' && c.message.includes(id)));
 
