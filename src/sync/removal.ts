@@ -116,7 +116,7 @@ export function holdRule(count: Pick<RemovalCount, 'deleted' | 'emptied' | 'topi
  * more. Sizes come from the tree listings; only blobs within that limit are read (untrusted:
  * never more than the limit).
  */
-async function measureRemoval(repo: GitRepository, from: string, to: string): Promise<RemovalCount> {
+export async function measureRemoval(repo: GitRepository, from: string, to: string): Promise<RemovalCount> {
   const count: RemovalCount = { deleted: [], emptied: [], topics: 0, blobs: new Map() };
   // Only what changed is looked at: one diff, then sizes of the modified blobs (object headers).
   const changes = from === to ? [] : (await repo.diffTrees(from, to)).filter((c) => topicPathFromBlobPath(c.path) !== undefined);
