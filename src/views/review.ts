@@ -19,6 +19,11 @@ export function reviewsText(list: ReviewListView): string {
     }
   }
   lines.push('', 'Approve with brv review approve <id>; undo with brv review reject <id> [--file <path>].');
+  // A held pull (src/sync/removal.ts) is decided whole, and "undo" means keeping the topics.
+  if (list.tasks.some((task) => task.gated && task.subject.startsWith('hold: ')))
+    lines.push(
+      'A held pull (hold: …) is decided whole: approve takes it, reject keeps the topics it would remove (see brv review show <id>).',
+    );
   return lines.join('\n');
 }
 

@@ -46,6 +46,7 @@ test('a pull, sync or git pull that removes many topics is held as a review nami
   const pending = await brv(b, ['review', 'pending']);
   t.regex(pending.stdout, new RegExp(`${id} .*hold: origin/main would remove 13 of 15 topics`));
   t.regex(pending.stdout, /DELETE zoo\/t0/);
+  t.regex(pending.stdout, /A held pull \(hold: …\) is decided whole: approve takes it, reject keeps the topics/);
   t.regex(pending.stdout, /reason: deletes zoo\/t0, zoo\/t1, .* and 5 more/);
   const show = await brv(b, ['review', 'show', id]);
   t.regex(show.stdout, /held for brv branch main: nothing of it is applied yet\.\n\nIt deletes 13 of the 15 topics:\n {2}zoo\/t0\n/);
