@@ -110,8 +110,21 @@ test('a pull, sync or git pull that removes many topics is held as a review nami
   t.regex(gitPull.stderr, /brv: {3}emptied: zoo\/t0, .* and 2 more/);
   t.regex(succeeded(await brvJson(b, ['read', 'zoo/t5'])).content, /Zebras rule number 5/);
 
+  // A pushes more while it is held: the newer tip replaces the hold (one review, not two).
+  const earlier = succeeded(await brvJson(b, ['review', 'pending'])).tasks[0].taskId as string;
+  await plantTree(a, { 'local/note.html': topicHtml('local/note', 'Only B knows this.') });
+  succeeded(await brvJson(a, ['vc', 'push']));
+  const newer = succeeded(await brvJson(b, ['vc', 'pull']));
+  t.like(newer.merge, { status: 'held', held: { opened: true, topics: 15 } });
+  t.is(newer.merge.removed.deleted.length, 14);
+  const hold = newer.merge.held.id as string;
+  t.not(hold, earlier);
+  t.deepEqual(
+    succeeded(await brvJson(b, ['review', 'pending'])).tasks.map((task: { taskId: string }) => task.taskId),
+    [hold],
+  );
+
   // Approve lands it: B now has exactly A's tip.
-  const hold = succeeded(await brvJson(b, ['review', 'pending'])).tasks[0].taskId as string;
   succeeded(await brvJson(b, ['review', 'approve', hold]));
   t.is(await refTip(b), await refTip(a));
   t.is(succeeded(await brvJson(b, ['review', 'pending'])).tasks.length, 0);
