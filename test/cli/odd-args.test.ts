@@ -71,7 +71,19 @@ const CASES: Array<[string[], number]> = [
   [[`--${LONG}`], USAGE],
   [[BINARYISH], USAGE],
   [['status', `--${BINARYISH}`], USAGE],
+  // Terminal escapes in arguments, echoed by the message (usage and typed errors alike): never raw.
+  [['rd', '\x1b]52;c;cHduZWQ=\x07'], USAGE],
+  [['\x1b[2J\x1b]0;title\x07'], USAGE],
+  [['status', '--x\x1b[2J\x9b1m'], USAGE],
+  [['query', 'x', '--kind', '\x1b[31mrule'], USAGE],
+  [['read', 'x', '--at', '\x1b]8;;https://evil.example\x1b\\'], ANY],
+  [['settings', 'get', '\x1b]0;title\x07'], ANY],
+  [['curate', '--session', '\x1b[2J', '--response', 'x'], ANY],
 ];
+
+// C0 (but tab and newline), DEL and C1: what a terminal acts on.
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 async function pool<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -101,6 +113,7 @@ test('odd argument vectors: usage errors exit 2 with an envelope or one line, ne
       problems.push(`${label}: ${what}\n  stdout ${run.stdout.slice(0, 200)}\n  stderr ${run.stderr.slice(0, 300)}`);
     const run = await brv(repo, args);
     if (/^\s+at /m.test(run.stdout + run.stderr) || /YError|TypeError|RangeError/.test(run.stderr)) problem('stack trace');
+    if (RAW_CONTROL.test(run.stdout + run.stderr)) problem('a raw control character');
     if (code === ANY ? run.exitCode !== 0 && run.exitCode !== 1 : run.exitCode !== code) problem(`exit ${run.exitCode}`);
     if (json) {
       let envelope: any;
