@@ -48,16 +48,15 @@ export function printError(command: string, format: OutputFormat, kind: ErrorKin
 }
 
 /**
- * The output format a raw command line asks for, read before (or without) yargs: json only when it
- * says `--format json` or `--format=json` before any `--`.
+ * The output format a raw command line asks for, read before (or without) yargs: json when it says
+ * `--format json` or `--format=json` before any `--` (anywhere: a line that asks for both is a usage
+ * error, reported to the script that asked for JSON in JSON).
  */
 export function requestedFormat(args: readonly string[]): OutputFormat {
   const end = args.indexOf('--');
   const options = end < 0 ? args : args.slice(0, end);
-  const index = options.findLastIndex((a) => a === '--format' || a.startsWith('--format='));
-  if (index < 0) return 'text';
-  const value = options[index]!.startsWith('--format=') ? options[index]!.slice('--format='.length) : options[index + 1];
-  return value === 'json' ? 'json' : 'text';
+  for (const [i, arg] of options.entries()) if (arg === '--format=json' || (arg === '--format' && options[i + 1] === 'json')) return 'json';
+  return 'text';
 }
 
 /** The command a raw command line names, for an error's envelope: its first word that is not an option or a global option's value. */

@@ -79,6 +79,15 @@ const CASES: Array<[string[], number]> = [
   [['read', 'x', '--at', '\x1b]8;;https://evil.example\x1b\\'], ANY],
   [['settings', 'get', '\x1b]0;title\x07'], ANY],
   [['curate', '--session', '\x1b[2J', '--response', 'x'], ANY],
+  // An option given twice: the same value is given once; different values are a usage error.
+  [['status', '--format', 'json', '--format', 'json'], ANY],
+  [['status', '--format=json', '--format', 'json'], ANY],
+  [['query', 'x', '--format', 'json', '--format', 'json'], ANY],
+  [['status', '--format', 'json', '--format', 'text'], USAGE],
+  [['status', '--format', 'text', '--format', 'json'], USAGE],
+  [['status', '--format', 'text', '--format', 'text'], ANY],
+  [['query', 'x', '--limit', '3', '--limit', '4'], USAGE],
+  [['ls', '-C', '.', '-C', '..'], USAGE],
 ];
 
 // C0 (but tab and newline), DEL and C1: what a terminal acts on.
@@ -135,10 +144,27 @@ test('odd argument vectors: usage errors exit 2 with an envelope or one line, ne
   t.deepEqual(problems, []);
 });
 
+/** JSON when the line asks for it anywhere (a line that also asks for text is a usage error, in JSON). */
 function requestedJson(args: string[]): boolean {
-  const i = args.findLastIndex((a) => a.startsWith('--format'));
-  return args[i] === '--format=json' || (args[i] === '--format' && args[i + 1] === 'json');
+  return args.some((a, i) => a === '--format=json' || (a === '--format' && args[i + 1] === 'json'));
 }
+
+test('an option given twice with different values: a usage error naming the option and both values, never a silent choice', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const json = await brv(repo, ['status', '--format', 'json', '--format', 'text']);
+  t.is(json.exitCode, 2);
+  t.like(JSON.parse(json.stdout), { command: 'status', success: false, data: { error: { kind: 'usage' } } });
+  t.regex(JSON.parse(json.stdout).data.error.message, /--format was given more than once, with different values \("json", "text"\)/);
+  const text = await brv(repo, ['ls', '-C', '.', '-C', '..']);
+  t.is(text.exitCode, 2);
+  t.regex(text.stderr, /^error: -C was given more than once, with different values \("\.", "\.\."\); give it once\./);
+  // The same value twice is given once, on the fast path (query) and through yargs (status).
+  for (const args of [['status'], ['query', 'x']]) {
+    const twice = await brv(repo, [...args, '--format', 'json', '--format', 'json']);
+    t.like(JSON.parse(twice.stdout), { command: args[0] }, twice.stdout);
+  }
+});
 
 test('an option that needs a value, given an option-like one: usage error naming the option, envelope with the subcommand', async (t) => {
   const repo = await makeRepo();
