@@ -166,6 +166,19 @@ test('an option given twice with different values: a usage error naming the opti
   }
 });
 
+test('error messages quoting a terminal escape from the command line show it as U+FFFD, in JSON too', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const message = async (args: string[]) => {
+    const run = await brv(repo, [...args, '--format', 'json']);
+    const data = JSON.parse(run.stdout).data;
+    return (data.error ?? data.errors?.[0])?.message as string;
+  };
+  t.regex(await message(['status', '--x\x1b[2J']), /Unknown argument: x\uFFFD\[2J/);
+  t.regex(await message(['read', 'x', '--at', '\x1b]0;t\x07']), /"\uFFFD\]0;t\uFFFD"/);
+  t.regex(await message(['curate', '--session', '\x1b[2J', '--response', 'x']), /No curate session "\uFFFD\[2J"/);
+});
+
 test('an option that needs a value, given an option-like one: usage error naming the option, envelope with the subcommand', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));

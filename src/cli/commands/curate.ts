@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import type { Brv } from '../../service/brv.js';
 import type { CurateResult as CurateEnvelope } from '../../service/knowledge.js';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, printJson, printText } from '../output.js';
+import { EXIT_FAILURE, printJson, printText, terminalText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
 import type { OptionTable } from '../options.js';
 import { readStdin } from '../stdin.js';
@@ -123,7 +123,13 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
         // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
         // scripts, so it reports failure through the exit code as well.
         if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
-        if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
+        // An error message may quote what was typed (a session id): prose, so its controls are replaced
+        // as in every error message (output.ts); the rest of the envelope is data, kept exact.
+        if (argv.format === 'json')
+          return printJson('curate', envelope.ok, {
+            ...envelope,
+            ...(envelope.errors ? { errors: envelope.errors.map((e) => ({ ...e, message: terminalText(e.message) })) } : {}),
+          });
         printText((await import('../../views/curate.js')).curateText(envelope));
       },
       // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
