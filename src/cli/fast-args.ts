@@ -11,7 +11,7 @@ import { RETRIEVAL_OPTIONS } from './retrieval-options.js';
 // Loading yargs and building its parser for every command costs ~30–40 ms per process (measured,
 // bench/README.md), most of an agent command's time above a bare Node start. The commands agents run
 // in a loop are parsed here with node:util's parseArgs from the same option tables, and only when the
-// command line is plain: anything else (help, version, unknown or repeated options, arrays,
+// command line is plain: anything else (help, version, unknown options, options repeated with another value, arrays,
 // values yargs would read differently, values out of range) returns undefined and goes to yargs, which behaves as always.
 // test/cli/fast-args.test.ts checks every accepted command line against yargs' own result.
 
@@ -90,9 +90,7 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
       continue;
     }
     const spec = table[token.name]!;
-    // Repeated options become arrays in yargs; -Cdir is read differently by yargs' short-option groups.
-    if (seen.has(token.name)) return undefined;
-    seen.add(token.name);
+    // -Cdir is read differently by yargs' short-option groups.
     if (token.rawName.length === 2 && token.inlineValue) return undefined;
     // parseArgs takes a lone "-" as a value; yargs does not.
     if (!token.inlineValue && token.value?.startsWith('-')) return undefined;
@@ -111,6 +109,12 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
       value = token.value ?? '';
       if (spec.choices && !spec.choices.includes(value)) return undefined;
     }
+    // Given again: with the same value it is given once (parser.ts, oneValueEach); with another, yargs reports the conflict.
+    if (seen.has(token.name)) {
+      if (argv[token.name] !== value) return undefined;
+      continue;
+    }
+    seen.add(token.name);
     argv[token.name] = value;
     if (token.name.includes('-')) argv[camelCase(token.name)] = value;
   }
@@ -123,12 +127,11 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
     argv[positionalName] = positionals;
   } else {
     if (positionals.length > 1 || (required && positionals.length === 0)) return undefined;
-    // A first positional near a sub-command's name makes yargs answer "Did you mean view?" (edit
-    // distance ≤ 3, so only words within 3 characters of its length can be near).
+    // A first positional that is a sub-command's name runs that sub-command (yargs); any other word,
+    // however close to one ("review"), is the command's own positional (curate's intent).
     const first = positionals[0];
     const literalFirst = literals === positionals.length;
-    if (first !== undefined && !literalFirst && command.subcommands.some((name) => Math.abs(first.length - name.length) <= 3))
-      return undefined;
+    if (first !== undefined && !literalFirst && command.subcommands.includes(first)) return undefined;
     if (positionals[0] !== undefined) argv[positionalName] = positionals[0];
   }
   argv.$0 = scriptName;

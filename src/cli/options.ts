@@ -9,6 +9,8 @@ export interface OptionSpec {
   default?: string | number | boolean;
   choices?: readonly string[];
   array?: boolean;
+  /** With `array`: values per occurrence. `nargs: 1` makes a repeatable option (`-f a -f b`) that never takes the words after its value. */
+  nargs?: number;
   alias?: string;
   hidden?: boolean;
   requiresArg?: boolean;

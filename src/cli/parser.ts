@@ -89,6 +89,40 @@ function kindsAreElements(argv: Record<string, unknown>): true {
   return true;
 }
 
+/** The option keys of a parse (with their aliases and camelCase forms) that take several values. */
+function arrayKeys(options: { array?: string[]; alias?: Record<string, string[]> }): Set<string> {
+  const keys = new Set<string>();
+  for (const name of options.array ?? [])
+    for (const key of [name, ...(options.alias?.[name] ?? [])])
+      keys.add(key).add(key.replace(/-+([^-])/g, (_, c: string) => c.toUpperCase()));
+  return keys;
+}
+
+/**
+ * yargs makes an array of any option given more than once, and a command reading `argv.format ===
+ * 'json'` then silently prints text. An option declared as an array (or repeatable, `array` with
+ * `nargs: 1`) keeps its values; any other given twice with the same value is given once (`--format
+ * json --format json`, as a wrapper that adds flags may write), before validation.
+ */
+function oneValueEach(argv: Record<string, unknown>, parsing: { getOptions(): Parameters<typeof arrayKeys>[0] }): void {
+  const arrays = arrayKeys(parsing.getOptions());
+  for (const [key, value] of Object.entries(argv))
+    if (key !== '_' && Array.isArray(value) && !arrays.has(key) && value.length > 0 && value.every((v) => v === value[0]))
+      argv[key] = value[0];
+}
+
+/** …and given with different values (`--format json --format text`), a usage error naming them, never a silent choice. */
+function noConflictingValues(argv: Record<string, unknown>, options: { array?: string[]; alias?: Record<string, string[]> }): true {
+  const arrays = arrayKeys(options);
+  for (const [key, value] of Object.entries(argv)) {
+    if (key === '_' || !Array.isArray(value) || arrays.has(key)) continue;
+    const flag = `${key.length === 1 ? '-' : '--'}${key}`;
+    const given = [...new Set(value.map((v) => JSON.stringify(String(v))))].join(', ');
+    throw new ArgumentCheckError(`${flag} was given more than once, with different values (${given}); give it once.`);
+  }
+  return true;
+}
+
 /**
  * yargs reports a command line it cannot read in two ways: validation failures (unknown options,
  * missing positionals, bad choices) as a message, and parser errors (an option that requires a value
@@ -128,8 +162,10 @@ export function createParser(
     .option(END_OF_OPTIONS, { type: 'boolean', hidden: true })
     .command(list as CommandModule[])
     .middleware(unmarkLiterals as never, true)
+    .middleware(oneValueEach as never, true)
     .demandCommand(1, 'Name a command.')
     .strict()
+    .check(noConflictingValues as never, true)
     .check(numbersAreNumbers as never, true)
     .check(kindsAreElements as never, true)
     .help()

@@ -1,4 +1,4 @@
-import type { OutputFormat } from './output.js';
+import { terminalText, type OutputFormat } from './output.js';
 
 /**
  * Progress for people, on stderr: one line rewritten in place ("Exporting topics 120/4000 (3%)"), shown
@@ -51,7 +51,7 @@ export function startProgress(label: string, options: ProgressOptions): Progress
   let last = '';
   const draw = (done: number, total?: number) => {
     const count = total ? `${done}/${total} (${Math.floor((done / Math.max(total, 1)) * 100)}%)` : `${done}`;
-    const line = `${label} ${count}`;
+    const line = terminalText(`${label} ${count}`);
     if (line === last) return;
     last = line;
     // A terminal gets the line rewritten in place; anything else (forced) gets one line per update.
@@ -118,7 +118,7 @@ export function stepNotes<S>(
       if (!within) {
         clear();
         lastPhase = '';
-        stream.write(`${text(step)}\n`);
+        stream.write(`${terminalText(text(step))}\n`);
         return;
       }
       const now = Date.now();
@@ -127,11 +127,12 @@ export function stepNotes<S>(
       if (stream.isTTY) {
         if (!newPhase && now - lastDraw < 100) return;
         lastDraw = now;
-        stream.write(`\r\x1b[2K  ${within.text}`);
+        // git's transfer progress, partly the remote's own words ("remote: …").
+        stream.write(`\r\x1b[2K  ${terminalText(within.text)}`);
         inPlace = true;
       } else {
         if (newPhase && pending) stream.write(`  ${pending}\n`);
-        pending = within.text;
+        pending = terminalText(within.text);
       }
     },
     finish: clear,

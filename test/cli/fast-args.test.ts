@@ -19,6 +19,25 @@ async function yargsArgv(args: string[]): Promise<Record<string, unknown> | unde
   return failed ? undefined : seen;
 }
 
+/** The argv any command, sub-commands included, would get: taken once validation passed, before its handler runs. */
+async function parsedArgv(args: string[]): Promise<Record<string, unknown> | undefined> {
+  let seen: Record<string, unknown> | undefined;
+  let failed = false;
+  const stop = new Error('parsed');
+  const parser = createParser(args, 'brv', commands, () => (failed = true))
+    .exitProcess(false)
+    .middleware((argv) => {
+      seen = { ...argv };
+      throw stop;
+    });
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    if (error !== stop) failed = true;
+  }
+  return failed ? undefined : seen;
+}
+
 // The command lines agents send: all of them must take the fast path.
 const AGENT_LINES = [
   ['query', 'how are JWTs signed', '--format', 'json'],
@@ -39,6 +58,16 @@ const AGENT_LINES = [
   ['query', '--format', 'json', '--limit', '3', '--', '-x', 'help', '-'],
   ['curate', '--format', 'json', '--', 'view'],
   ['curate', '--', '--session'],
+  // One word is an intent, however close to the sub-command's name (only `view` itself is one).
+  ['curate', 'caching'],
+  ['curate', 'review', '--format', 'json'],
+  ['curate', 'vie'],
+  ['curate', 'views'],
+  ['curate', 'how'],
+  // The same value twice is given once.
+  ['query', 'x', '--format', 'json', '--format', 'json'],
+  ['search', 'x', '--format=json', '--format', 'json', '--limit', '3', '--limit=3'],
+  ['curate', 'x', '--overwrite', '--overwrite'],
 ];
 
 test('the fast path takes the agent command lines and reads them exactly as yargs does', async (t) => {
@@ -66,9 +95,9 @@ test('anything the fast path cannot read exactly as yargs does goes to yargs', (
     ['query', 'x', '-C/tmp'],
     ['query', 'x', '--no-limit'],
     ['curate', 'view'],
-    ['curate', 'how'],
-    ['curate', 'vie'],
     ['curate', 'a', 'b'],
+    ['query', 'x', '--format', 'json', '--format', 'text'],
+    ['search', 'x', '--limit', '3', '--limit', '4'],
     ['curate', '--overwrite', 'false'],
     ['curate', '--folder', 'x'],
     ['curate', '-d', 'x'],
@@ -78,6 +107,50 @@ test('anything the fast path cannot read exactly as yargs does goes to yargs', (
     ['--format', 'json', 'query', 'x'],
   ])
     t.is(fastParse(args, 'brv'), undefined, args.join(' '));
+});
+
+test('through yargs too, one word after curate is its intent; only `view` runs the sub-command', async (t) => {
+  // -C sends these lines to yargs.
+  for (const word of ['caching', 'review', 'vie', 'views', 'preview', 'View', 'x'])
+    t.like(await yargsArgv(['curate', word, '-C', '.']), { _: ['curate'], intent: word }, word);
+  const view = await parsedArgv(['curate', 'view', '-C', '.']);
+  t.like(view, { _: ['curate', 'view'] });
+  t.is(view?.intent, undefined);
+  // A misspelt command is still recommended at the top level.
+  const messages: string[] = [];
+  try {
+    await createParser(['curat', 'x'], 'brv', commands, (_, __, message) => void messages.push(message))
+      .exitProcess(false)
+      .parseAsync();
+  } catch {
+    // the usage failure, reported above
+  }
+  t.deepEqual(messages, ['Did you mean curate?']);
+});
+
+test('an option given twice: the same value once, different values a usage error; array and repeatable options keep every value', async (t) => {
+  t.like(await yargsArgv(['status', '--format', 'json', '--format', 'json']), { format: 'json' });
+  t.like(await parsedArgv(['vc', 'log', '-n', '5', '--limit', '5']), { limit: 5, n: 5 });
+  t.like(await yargsArgv(['curate', '--html-file', 'a', '--html-file', 'a']), { 'html-file': 'a', htmlFile: 'a' });
+  for (const args of [
+    ['status', '--format', 'json', '--format', 'text'],
+    ['vc', 'log', '-n', '5', '--limit', '6'],
+    ['curate', '--html-file', 'a', '--html-file', 'b'],
+    ['read', 'x', '-C', 'a', '-C', 'b'],
+  ])
+    t.is(await parsedArgv(args), undefined, args.join(' '));
+  // Arrays keep their values, repeated or not.
+  t.like(await yargsArgv(['query', 'x', '--kind', 'rule', '--kind', 'rule']), { kind: ['rule', 'rule'] });
+  t.like(await yargsArgv(['query', 'x', '--kind', 'rule', 'fact']), { kind: ['rule', 'fact'] });
+  t.like(await parsedArgv(['vc', 'diff', '--path', 'a', '--path', 'b']), { path: ['a', 'b'] });
+  t.like(await parsedArgv(['review', 'reject', 'abc', '--file', 'a', '--file', 'a']), { file: ['a', 'a'] });
+  t.like(await parsedArgv(['hooks', 'run', 'post-merge', 'a', 'a']), { args: ['a', 'a'] });
+  // curate -f is repeatable, one value each: the intent after it stays the intent.
+  t.like(await yargsArgv(['curate', '-f', 'a.md', 'the intent', '-f', 'b.md', '--file', 'a.md']), {
+    intent: 'the intent',
+    file: ['a.md', 'b.md', 'a.md'],
+  });
+  t.like(await yargsArgv(['curate', 'the intent', '-f', 'a.md']), { intent: 'the intent', file: ['a.md'] });
 });
 
 /** Deterministic pseudo-random command lines from the tokens that trip parsers up. */

@@ -71,7 +71,28 @@ const CASES: Array<[string[], number]> = [
   [[`--${LONG}`], USAGE],
   [[BINARYISH], USAGE],
   [['status', `--${BINARYISH}`], USAGE],
+  // Terminal escapes in arguments, echoed by the message (usage and typed errors alike): never raw.
+  [['rd', '\x1b]52;c;cHduZWQ=\x07'], USAGE],
+  [['\x1b[2J\x1b]0;title\x07'], USAGE],
+  [['status', '--x\x1b[2J\x9b1m'], USAGE],
+  [['query', 'x', '--kind', '\x1b[31mrule'], USAGE],
+  [['read', 'x', '--at', '\x1b]8;;https://evil.example\x1b\\'], ANY],
+  [['settings', 'get', '\x1b]0;title\x07'], ANY],
+  [['curate', '--session', '\x1b[2J', '--response', 'x'], ANY],
+  // An option given twice: the same value is given once; different values are a usage error.
+  [['status', '--format', 'json', '--format', 'json'], ANY],
+  [['status', '--format=json', '--format', 'json'], ANY],
+  [['query', 'x', '--format', 'json', '--format', 'json'], ANY],
+  [['status', '--format', 'json', '--format', 'text'], USAGE],
+  [['status', '--format', 'text', '--format', 'json'], USAGE],
+  [['status', '--format', 'text', '--format', 'text'], ANY],
+  [['query', 'x', '--limit', '3', '--limit', '4'], USAGE],
+  [['ls', '-C', '.', '-C', '..'], USAGE],
 ];
+
+// C0 (but tab and newline), DEL and C1: what a terminal acts on.
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 async function pool<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -101,6 +122,7 @@ test('odd argument vectors: usage errors exit 2 with an envelope or one line, ne
       problems.push(`${label}: ${what}\n  stdout ${run.stdout.slice(0, 200)}\n  stderr ${run.stderr.slice(0, 300)}`);
     const run = await brv(repo, args);
     if (/^\s+at /m.test(run.stdout + run.stderr) || /YError|TypeError|RangeError/.test(run.stderr)) problem('stack trace');
+    if (RAW_CONTROL.test(run.stdout + run.stderr)) problem('a raw control character');
     if (code === ANY ? run.exitCode !== 0 && run.exitCode !== 1 : run.exitCode !== code) problem(`exit ${run.exitCode}`);
     if (json) {
       let envelope: any;
@@ -122,10 +144,40 @@ test('odd argument vectors: usage errors exit 2 with an envelope or one line, ne
   t.deepEqual(problems, []);
 });
 
+/** JSON when the line asks for it anywhere (a line that also asks for text is a usage error, in JSON). */
 function requestedJson(args: string[]): boolean {
-  const i = args.findLastIndex((a) => a.startsWith('--format'));
-  return args[i] === '--format=json' || (args[i] === '--format' && args[i + 1] === 'json');
+  return args.some((a, i) => a === '--format=json' || (a === '--format' && args[i + 1] === 'json'));
 }
+
+test('an option given twice with different values: a usage error naming the option and both values, never a silent choice', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const json = await brv(repo, ['status', '--format', 'json', '--format', 'text']);
+  t.is(json.exitCode, 2);
+  t.like(JSON.parse(json.stdout), { command: 'status', success: false, data: { error: { kind: 'usage' } } });
+  t.regex(JSON.parse(json.stdout).data.error.message, /--format was given more than once, with different values \("json", "text"\)/);
+  const text = await brv(repo, ['ls', '-C', '.', '-C', '..']);
+  t.is(text.exitCode, 2);
+  t.regex(text.stderr, /^error: -C was given more than once, with different values \("\.", "\.\."\); give it once\./);
+  // The same value twice is given once, on the fast path (query) and through yargs (status).
+  for (const args of [['status'], ['query', 'x']]) {
+    const twice = await brv(repo, [...args, '--format', 'json', '--format', 'json']);
+    t.like(JSON.parse(twice.stdout), { command: args[0] }, twice.stdout);
+  }
+});
+
+test('error messages quoting a terminal escape from the command line show it as U+FFFD, in JSON too', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const message = async (args: string[]) => {
+    const run = await brv(repo, [...args, '--format', 'json']);
+    const data = JSON.parse(run.stdout).data;
+    return (data.error ?? data.errors?.[0])?.message as string;
+  };
+  t.regex(await message(['status', '--x\x1b[2J']), /Unknown argument: x\uFFFD\[2J/);
+  t.regex(await message(['read', 'x', '--at', '\x1b]0;t\x07']), /"\uFFFD\]0;t\uFFFD"/);
+  t.regex(await message(['curate', '--session', '\x1b[2J', '--response', 'x']), /No curate session "\uFFFD\[2J"/);
+});
 
 test('an option that needs a value, given an option-like one: usage error naming the option, envelope with the subcommand', async (t) => {
   const repo = await makeRepo();

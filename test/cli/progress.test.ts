@@ -94,3 +94,18 @@ test('off a terminal (BRV_PROGRESS=always), each transfer phase is one line with
   silent.finish();
   t.deepEqual(json.written, []);
 });
+
+// git's parser (src/git/transfer-progress.ts) only passes phases like "Counting objects"; the writer
+// does not rely on it.
+test('progress lines carry no control character but their own line rewriting, whatever a step says', (t) => {
+  const tty = fakeStream(true);
+  const notes = stepNotes(syncStepText, { format: 'text', stream: tty.stream, mode: '' }, syncTransferText);
+  notes.onStep(step('fetch', { phase: 'Counting\x1b]52;c;cHduZWQ=\x07 objects\x9b2J', remote: true, done: 1, total: 4 }));
+  notes.finish();
+  t.deepEqual(tty.written, ['\r\x1b[2K  remote: Counting\uFFFD]52;c;cHduZWQ=\uFFFD objects\uFFFD2J 25% (1/4)', '\r\x1b[2K']);
+  const pipe = fakeStream(false);
+  const lines = stepNotes(syncStepText, { format: 'text', stream: pipe.stream, mode: 'always' }, syncTransferText);
+  lines.onStep(step('fetch', { phase: 'Counting\x1b[2J', remote: true, done: 4 }));
+  lines.finish();
+  t.deepEqual(pipe.written, ['  remote: Counting\uFFFD[2J 4\n']);
+});

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { brv, brvJson, curateTopic, git, makeRepo, refTip, reply } from '../helpers/repo.js';
+import { plantTree } from '../helpers/plant.js';
+import { brv, brvJson, curateTopic, git, makeRepo, refTip, reply, showTopic, tempDir } from '../helpers/repo.js';
 
 test('read renders markdown, --raw gives the stored HTML, unknown paths are typed errors', async (t) => {
   const repo = await makeRepo();
@@ -51,4 +52,56 @@ test('--at reads knowledge as it was at a brv commit, branch expression or date'
   t.is((await brvJson(repo, ['ls', '--at', 'HEAD'])).json!.data.error.kind, 'not-a-brv-commit');
   t.is((await brvJson(repo, ['ls', '--at=--upload-pack=evil'])).json!.data.error.kind, 'invalid-revision');
   t.is((await brvJson(repo, ['ls', '--at', 'nonexistent'])).json!.data.error.kind, 'not-found');
+});
+
+// C0 (but tab and newline), DEL and C1: what a terminal acts on.
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+test('no raw control character reaches the terminal from any command that prints stored text, --raw included', async (t) => {
+  const repo = await makeRepo();
+  const out = await tempDir();
+  await brv(repo, ['init']);
+  // SGR, OSC 8 (a hidden link), OSC 52 (a clipboard write) ended by BEL, a C1 CSI (0x9B), DEL, CR (and NUL in blobs).
+  const esc = '\x1b[31mred\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\\x1b]52;c;cHduZWQ=\x07\x9b2J\x7f\r';
+  const blob = `<bv-topic path="esc/topic" title="T ${esc}\x00" summary="S ${esc}"><bv-reason>zebra ${esc}</bv-reason><bv-fact subject="s ${esc}" value="v ${esc}">f ${esc}</bv-fact><bv-files><li><code>src/${esc}.ts</code></li></bv-files></bv-topic>`;
+  const planted = await plantTree(
+    repo,
+    { 'esc/topic.html': blob, 'esc/t\x1b[1mX.html': blob, 'esc/u\x9b1m.html': blob },
+    { message: `planted ${esc}\n\nBrv-Op: curate\nBrv-Impact: high\nBrv-Reason: r ${esc}\nBrv-Agent: a ${esc}` },
+  );
+  await git(repo, 'update-ref', `refs/brv/review/${planted.slice(0, 12)}`, planted);
+  const runs: Array<[string[], 'text' | 'json']> = [];
+  for (const args of [
+    ['read', 'esc/topic', '--raw'],
+    ['read', 'esc/topic'],
+    ['query', 'zebra'],
+    ['vc', 'log'],
+    ['review', 'pending'],
+  ])
+    runs.push([args, 'text'], [args, 'json']);
+  for (const args of [
+    ['ls'],
+    ['status'],
+    ['search', 'zebra'],
+    ['vc', 'show'],
+    ['vc', 'show', 'main:esc/topic'],
+    ['vc', 'diff', 'main~1..main'],
+    ['curate', 'view'],
+    ['export', out],
+    ['doctor'],
+  ])
+    runs.push([args, 'text']);
+  for (const [args, format] of runs) {
+    const run = format === 'json' ? await brvJson(repo, args) : await brv(repo, args);
+    t.is(run.exitCode, 0, `brv ${args.join(' ')} --format ${format}: ${run.stderr}`);
+    t.false(RAW_CONTROL.test(run.stdout), `stdout of brv ${args.join(' ')} --format ${format}: ${JSON.stringify(run.stdout)}`);
+    t.false(RAW_CONTROL.test(run.stderr), `stderr of brv ${args.join(' ')} --format ${format}: ${JSON.stringify(run.stderr)}`);
+  }
+  // --raw shows each control as U+FFFD; the exact text is in --format json (escaped) and in git.
+  const raw = await brv(repo, ['read', 'esc/topic', '--raw']);
+  t.is(raw.exitCode, 0, raw.stderr);
+  t.is(raw.stdout, blob.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\uFFFD'));
+  t.is((await brvJson(repo, ['read', 'esc/topic', '--raw'])).json?.data.content, blob);
+  t.is(await showTopic(repo, 'esc/topic.html'), blob);
 });

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import type { Brv } from '../../service/brv.js';
 import type { CurateResult as CurateEnvelope } from '../../service/knowledge.js';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
-import { EXIT_FAILURE, printJson, printText } from '../output.js';
+import { EXIT_FAILURE, printJson, printText, terminalText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
 import type { OptionTable } from '../options.js';
 import { readStdin } from '../stdin.js';
@@ -16,9 +16,9 @@ interface CurateOptions extends GlobalOptions {
   overwrite?: boolean;
   'html-file'?: string;
   meta?: string;
-  /** A string, or an array when repeated. */
-  file?: string | string[];
-  files?: string | string[];
+  /** Repeatable (`-f a -f b`). */
+  file?: string[];
+  files?: string[];
   auto?: boolean;
 }
 
@@ -42,13 +42,15 @@ export const CURATE_OPTIONS = {
   file: {
     alias: 'f',
     type: 'string',
+    array: true,
+    nargs: 1,
     describe: 'Self-driven: attach a text file (repeat -f for more; at most 5, 40,000 characters each)',
   },
   auto: {
     type: 'boolean',
     describe: 'Self-driven: brv asks the connected model to write the topic (--no-auto: the agent protocol)',
   },
-  files: { type: 'string', hidden: true },
+  files: { type: 'string', array: true, nargs: 1, hidden: true },
   detach: { hidden: true },
   timeout: { hidden: true },
 } as const satisfies OptionTable;
@@ -58,8 +60,9 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
   describe:
     "Record knowledge as a topic: with a model connected brv writes it itself; otherwise start a session with an intent, then continue it with the agent's HTML",
   builder: (y: Argv<GlobalOptions>) =>
-    notInherited(y, ['intent', ...Object.keys(CURATE_OPTIONS)])
-      .command(curateViewCommand)
+    // The intent is free text: only `view` itself is the sub-command; "review" or "preview" alone is
+    // an intent, not a misspelt "view" (yargs would answer "Did you mean view?").
+    noRecommendations(notInherited(y, ['intent', ...Object.keys(CURATE_OPTIONS)]).command(curateViewCommand))
       .positional('intent', {
         type: 'string',
         describe: 'What to record (self-driven with a model; otherwise starts a session and returns a prompt for your LLM)',
@@ -120,13 +123,24 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
         // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
         // scripts, so it reports failure through the exit code as well.
         if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
-        if (argv.format === 'json') return printJson('curate', envelope.ok, envelope);
+        // An error message may quote what was typed (a session id): prose, so its controls are replaced
+        // as in every error message (output.ts); the rest of the envelope is data, kept exact.
+        if (argv.format === 'json')
+          return printJson('curate', envelope.ok, {
+            ...envelope,
+            ...(envelope.errors ? { errors: envelope.errors.map((e) => ({ ...e, message: terminalText(e.message) })) } : {}),
+          });
         printText((await import('../../views/curate.js')).curateText(envelope));
       },
       // Load the HTML toolchain while git discovers the repository (the service imports it lazily).
       () => import('../../service/service.js').then((m) => m.preloadCurate()),
     ),
 };
+
+/** Turns yargs' "Did you mean …?" off below this command (its typings omit recommendCommands' argument). */
+function noRecommendations<T>(y: Argv<T>): Argv<T> {
+  return (y as unknown as { recommendCommands(enable: boolean): Argv<T> }).recommendCommands(false);
+}
 
 /** Protocol flags that continue a session or write a file: none of them starts a self-driven curate. */
 const PROTOCOL_FLAGS = ['session', 'response', 'response-file', 'delete-response-file', 'html-file', 'meta'] as const;

@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { DREAM_KINDS, type DreamKind } from '../../service/knowledge.js';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { ArgumentCheckError } from '../options.js';
-import { printJson, printText } from '../output.js';
+import { note, printJson, printText } from '../output.js';
 import { startProgress, type Progress } from '../progress.js';
 
 interface DreamOptions extends GlobalOptions {
@@ -87,6 +87,6 @@ export const dreamCommand: CommandModule<GlobalOptions, DreamOptions> = {
         .finally(() => progress?.finish());
       if (argv.format === 'json') return printJson('dream', true, result);
       printText((await import('../../views/dream.js')).dreamText(result));
-      if (result.usage) process.stderr.write(`${(await import('../../views/usage.js')).usageLine(result.usage)}\n`);
+      if (result.usage) note((await import('../../views/usage.js')).usageLine(result.usage));
     }),
 };

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import type { GlobalOptions } from '../context.js';
-import { printJson } from '../output.js';
+import { printJson, printText } from '../output.js';
 
 /**
  * Claude Code's UserPromptSubmit hook: whatever it prints is appended to the user's prompt, so it
@@ -21,7 +21,7 @@ export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions
     }
     try {
       if (argv.format === 'json') printJson('hook-prompt-submit', true, { text });
-      else if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      else if (text) printText(text);
     } catch {
       // stdout closed by the caller: nothing to report to anyone
     }

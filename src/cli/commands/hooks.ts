@@ -81,7 +81,7 @@ async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
   if (argv.format === 'json') {
     printJson('hooks run', true, { hook: argv.hook, mode, stale, blocked });
   } else if (stale.length > 0) {
-    process.stderr.write(staleWarning(stale, mode));
+    note(staleWarning(stale, mode).trimEnd());
   }
   if (blocked) process.exitCode = EXIT_FAILURE;
 }

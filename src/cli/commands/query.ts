@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
 import { checkNumbers, type OptionTable } from '../options.js';
-import { printJson, printText } from '../output.js';
+import { note, printJson, printText } from '../output.js';
 import { queryText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
 import { hybridNotes } from '../../views/hybrid.js';
@@ -41,8 +41,7 @@ export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
         const result = await brv.retrieval.query({ question, ...options });
         if (argv.format === 'json') printJson('query', true, result);
         else printText(queryText(result));
-        for (const line of hybridNotes(result.metadata.hybrid, result.usage, argv.format === 'json' ? 'json' : 'text'))
-          process.stderr.write(`${line}\n`);
+        for (const line of hybridNotes(result.metadata.hybrid, result.usage, argv.format === 'json' ? 'json' : 'text')) note(line);
         await maintainInBackground(brv, result.metadata.index.compaction, argv.C);
       },
       // Load the search engine and index reader while git discovers the repository (the service
@@ -84,7 +83,7 @@ async function answer(brv: Brv, argv: QueryOptions): Promise<void> {
     });
   } else {
     printText(answerText(result));
-    process.stderr.write(`${usageLine(usage)}\n`);
+    note(usageLine(usage));
   }
   await maintainInBackground(brv, query.metadata.index.compaction, argv.C);
 }

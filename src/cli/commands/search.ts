@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { printJson, printText } from '../output.js';
+import { note, printJson, printText } from '../output.js';
 import { searchText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
 import { hybridNotes } from '../../views/hybrid.js';
@@ -19,8 +19,7 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
         const result = await brv.retrieval.search({ question, ...options });
         if (argv.format === 'json') printJson('search', true, result);
         else printText(searchText(result));
-        for (const line of hybridNotes(result.hybrid, result.usage, argv.format === 'json' ? 'json' : 'text'))
-          process.stderr.write(`${line}\n`);
+        for (const line of hybridNotes(result.hybrid, result.usage, argv.format === 'json' ? 'json' : 'text')) note(line);
         await maintainInBackground(brv, result.index.compaction, argv.C);
       },
       // Load the search engine and index reader while git discovers the repository (the service
