@@ -70,6 +70,8 @@ export const ERROR_KINDS = {
   'unresolved-conflicts':
     'The merge review still has topics with conflict notes; resolve them (`brv review resolve`) or approve with `--keep-both`.',
   'no-conflict': 'The topic (or section) named has no merge conflict to resolve.',
+  'reject-conflict':
+    'A rejected change could not be undone cleanly (a later change edited the same sections): the decision is recorded, both versions are kept, marked in the topic, and a merge review is open to resolve them (`brv review resolve`).',
   'conflict-needs-edit': 'The conflict cannot be resolved by picking a side (no valid other version); resolve it with `--edit`.',
 
   // ---- remotes, sync and knowledge sources ----

@@ -25,9 +25,27 @@ export function reviewDecisionText(decision: 'approve' | 'reject', result: Revie
     `${decision === 'approve' ? 'Approved' : 'Rejected'} ${result.totalCount} change(s) of review ${result.taskId}` +
       (result.commit ? ` (commit ${shortOid(result.commit)}).` : '.'),
   ];
-  for (const file of result.files) lines.push(`    ${file.path}${file.reverted ? ' (reverted)' : ''}`);
+  const conflicted = new Set(result.conflicts);
+  for (const file of result.files) {
+    const conflict = conflicted.has(file.path.replace(/\.html$/, ''));
+    lines.push(`    ${file.path}${conflict ? ' (conflict: both versions kept, marked)' : file.reverted ? ' (reverted)' : ''}`);
+  }
+  if (result.conflicts.length) lines.push(rejectConflictText(result));
   if (result.remaining.length) lines.push(`Still pending: ${result.remaining.join(', ')}`);
   return lines.join('\n');
+}
+
+/** What a reject that conflicted with later edits left, and how to finish it (`reject-conflict`). */
+export function rejectConflictText(result: ReviewDecisionView): string {
+  const topics = result.conflicts.join(', ');
+  const id = result.review?.id;
+  return (
+    `Conflict: a later change edited what review ${result.taskId} changed, so it could not be undone cleanly. ` +
+    `Both versions are kept, marked in the topic: ${topics}. ` +
+    (id
+      ? `Resolve them in merge review ${id}: brv review show ${id}, then brv review resolve ${id} <topic> --ours|--theirs|--both|--edit (--ours keeps the current text, --theirs the text from before the rejected change), then brv review approve ${id}.`
+      : `Reviews are disabled here, so none was opened: remove the markers with brv edit <topic>.`)
+  );
 }
 
 /** `brv review --enable|--disable`. */
