@@ -26,6 +26,10 @@ export const ERROR_KINDS = {
   'git-too-old': 'The installed git is older than the version brv needs.',
   'git-version-unknown': 'brv could not read the version of the installed git.',
   'git-failed': 'A git command brv ran failed or exited unexpectedly.',
+  'too-many-open-files':
+    'The open-file limit is reached (EMFILE, ENFILE), so brv could not start git or open a file; raise `ulimit -n` (or close other programs) and run the command again.',
+  'cannot-start-process':
+    'The system refused brv a new git process (EAGAIN: the process limit, `ulimit -u`; ENOMEM: out of memory); close other programs and run the command again.',
   'not-a-git-repository': 'The directory does not exist or is not inside a git repository.',
   'no-work-tree': 'The repository is bare, so there is no project folder to install connectors into.',
   'corrupt-repository': 'A git object brv needs is missing or of the wrong type.',
