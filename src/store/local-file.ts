@@ -227,7 +227,7 @@ export async function makeLocalFolder(dir: string): Promise<void> {
 }
 
 /** Synchronous `makeLocalFolder`. */
-export function makeLocalFolderSync(dir: string): void {
+function makeLocalFolderSync(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Brv } from '../../src/service/brv.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
@@ -334,7 +334,7 @@ test('brv maintenance on a read-only file system and on a full disk (tmpfs): typ
   const filler = path.join(root, 'filler');
   await execa('sh', ['-c', `cat /dev/zero > ${filler} 2>/dev/null; true`]);
   for (const free of [0, 4096]) {
-    if (free > 0) await execa('truncate', ['-s', `-${free}`, filler]);
+    if (free > 0) await truncate(filler, statSync(filler).size - free);
     run = await brvJson(dir, ['maintenance']);
     t.is(run.exitCode, 1, `${free} bytes free: ${run.stdout}`);
     t.is(run.json?.data.error?.kind, 'local-state-unwritable', run.stdout);
