@@ -23,7 +23,8 @@ export function reviewsText(list: ReviewListView): string {
 export function reviewDecisionText(decision: 'approve' | 'reject', result: ReviewDecisionView): string {
   const lines = [
     `${decision === 'approve' ? 'Approved' : 'Rejected'} ${result.totalCount} change(s) of review ${result.taskId}` +
-      (result.commit ? ` (commit ${shortOid(result.commit)}).` : '.'),
+      (result.commit ? ` (commit ${shortOid(result.commit)})` : '') +
+      (result.conflicts.length ? ', with a conflict: not undone cleanly.' : '.'),
   ];
   const conflicted = new Set(result.conflicts);
   for (const file of result.files) {
