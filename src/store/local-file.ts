@@ -5,6 +5,7 @@ import {
   existsSync,
   fdatasyncSync,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readSync,
@@ -166,9 +167,11 @@ const IN_THE_WAY = new Set(['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY']);
 export function localStateError(file: string, error: NodeJS.ErrnoException, fix?: string): BrvError {
   const code = error.code ?? error.message;
   if (IN_THE_WAY.has(error.code ?? '')) {
+    const blocker = inTheWay(file);
     return new BrvError(
       'corrupt-local-state',
-      `Cannot write ${file} (${code}): something that is not brv's (a directory or a file) is in its place; ${fix ?? 'remove it and run the command again'}.`,
+      `Cannot write ${file} (${code}): something that is not brv's (a directory or a file) is in its place` +
+        `${blocker === file ? '' : ` (${blocker} is not a folder)`}; ${fix ?? `remove ${blocker} and run the command again`}.`,
       { file },
     );
   }
@@ -206,6 +209,19 @@ export function localStateError(file: string, error: NodeJS.ErrnoException, fix?
       why = `${code}. Check the permissions of ${folder} and the free disk space`;
   }
   return new BrvError('local-state-unwritable', `Cannot write ${file}: ${why}.`, { file });
+}
+
+/** What stands in the way of writing `file`: the outermost path on its way that exists and is not a folder, else `file`. */
+function inTheWay(file: string): string {
+  let found = file;
+  for (let current = path.dirname(file); path.dirname(current) !== current; current = path.dirname(current)) {
+    try {
+      if (!lstatSync(current).isDirectory()) found = current;
+    } catch {
+      // not there: nothing in the way at this level
+    }
+  }
+  return found;
 }
 
 /**

@@ -48,7 +48,8 @@ test("writeLocalFile: a directory in the file's place or a file in its folder's 
 
   await cleanup(path.join(root, 'cache'));
   await writeFile(path.join(root, 'cache'), 'a file where a folder goes');
-  await t.throwsAsync(writeLocalFile(file, 'data'), { instanceOf: Error, message: /Cannot write .*\(E(EXIST|NOTDIR)\)/ });
+  const blocked = await t.throwsAsync(writeLocalFile(file, 'data'), { instanceOf: Error, message: /Cannot write .*\(E(EXIST|NOTDIR)\)/ });
+  t.true(blocked!.message.includes(`remove ${path.join(root, 'cache')} and run the command again`), 'names what is in the way');
   await writeLocalFile(file, 'data', { repair: root });
   t.is(await readFile(file, 'utf8'), 'data');
   // repair never touches anything above its root
