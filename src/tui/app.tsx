@@ -519,7 +519,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       if (done.conflicts.length > 0) {
         setMessage({
           tone: 'error',
-          text: `Rejected with a conflict: ${done.conflicts.join(', ')} keep both versions, marked; resolve them in review ${done.review?.id ?? '(reviews are disabled: edit the topic)'}.`,
+          text: `Rejected with a conflict: ${done.conflicts.join(', ')} could not be undone cleanly (kept for review); resolve them in review ${done.review?.id ?? '(reviews are disabled: edit the topic)'}.`,
         });
         return void refresh();
       }

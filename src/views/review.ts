@@ -29,7 +29,7 @@ export function reviewDecisionText(decision: 'approve' | 'reject', result: Revie
   const conflicted = new Set(result.conflicts);
   for (const file of result.files) {
     const conflict = conflicted.has(file.path.replace(/\.html$/, ''));
-    lines.push(`    ${file.path}${conflict ? ' (conflict: both versions kept, marked)' : file.reverted ? ' (reverted)' : ''}`);
+    lines.push(`    ${file.path}${conflict ? ' (conflict: kept for review)' : file.reverted ? ' (reverted)' : ''}`);
   }
   if (result.conflicts.length) lines.push(rejectConflictText(result));
   if (result.remaining.length) lines.push(`Still pending: ${result.remaining.join(', ')}`);
@@ -41,11 +41,11 @@ export function rejectConflictText(result: ReviewDecisionView): string {
   const topics = result.conflicts.join(', ');
   const id = result.review?.id;
   return (
-    `Conflict: a later change edited what review ${result.taskId} changed, so it could not be undone cleanly. ` +
-    `Both versions are kept, marked in the topic: ${topics}. ` +
+    `Conflict: a later change edited what review ${result.taskId} changed, so it could not be undone cleanly: ${topics}. ` +
+    'Where both changed the same section, the topic keeps both versions, marked; a topic edited since it was added is kept whole. ' +
     (id
-      ? `Resolve them in merge review ${id}: brv review show ${id}, then brv review resolve ${id} <topic> --ours|--theirs|--both|--edit (--ours keeps the current text, --theirs the text from before the rejected change), then brv review approve ${id}.`
-      : `Reviews are disabled here, so none was opened: remove the markers with brv edit <topic>.`)
+      ? `Resolve them in merge review ${id}: brv review show ${id}, then brv review resolve ${id} <topic> --ours|--theirs|--both|--edit (--ours keeps the current text, --theirs the text from before the rejected change; or brv rm <topic>), then brv review approve ${id}.`
+      : `Reviews are disabled here, so none was opened: edit the topics with brv edit <topic> (or brv rm <topic>).`)
   );
 }
 

@@ -199,7 +199,7 @@ test('review reject with a conflict, in text: says conflict and how to resolve, 
   await put(repo, 'ops/deploy', rule('Later deploy.'));
   const run = await brv(repo, ['review', 'reject', id]);
   t.is(run.exitCode, 1);
-  t.regex(run.stdout, /ops\/deploy\.html \(conflict: both versions kept, marked\)/);
+  t.regex(run.stdout, /ops\/deploy\.html \(conflict: kept for review\)/);
   t.regex(run.stdout, /Conflict: a later change edited what review \w+ changed/);
   t.regex(run.stdout, /brv review resolve \w+ <topic> --ours\|--theirs\|--both\|--edit/);
   t.notRegex(run.stdout, /\(reverted\)/);
