@@ -204,3 +204,18 @@ test('review reject with a conflict, in text: says conflict and how to resolve, 
   t.regex(run.stdout, /brv review resolve \w+ <topic> --ours\|--theirs\|--both\|--edit/);
   t.notRegex(run.stdout, /\(reverted\)/);
 });
+
+test('review reject of a topic added then edited since keeps the edit and is a conflict, approved as it is', async (t) => {
+  const repo = await makeRepo();
+  const id = await highImpactReview(repo, 'ops/new', 'Added by the reviewed change.');
+  await put(repo, 'ops/new', rule('Edited since.'));
+  const rejected = await brvJson(repo, ['review', 'reject', id]);
+  t.is(rejected.exitCode, 1);
+  t.like(rejected.json?.data, { status: 'conflict', conflicts: ['ops/new'], error: { kind: 'reject-conflict' } });
+  const html = (await showTopic(repo, 'ops/new.html'))!;
+  t.regex(html, /Edited since\./, 'the later edit is not thrown away');
+  t.notRegex(html, /Merge conflict/);
+  const approved = await ok(repo, ['review', 'approve', rejected.json!.data.review.id]);
+  t.is(approved.decision, 'approved');
+  t.deepEqual((await ok(repo, ['review', 'pending'])).tasks, []);
+});
