@@ -26,6 +26,10 @@ export const ERROR_KINDS = {
   'git-too-old': 'The installed git is older than the version brv needs.',
   'git-version-unknown': 'brv could not read the version of the installed git.',
   'git-failed': 'A git command brv ran failed or exited unexpectedly.',
+  'too-many-open-files':
+    'The open-file limit is reached (EMFILE, ENFILE): brv could not start git or open a file; raise `ulimit -n` and retry.',
+  'cannot-start-process':
+    'The system refused a new git process (EAGAIN: the process limit, `ulimit -u`; ENOMEM: out of memory); retry later.',
   'not-a-git-repository': 'The directory does not exist or is not inside a git repository.',
   'no-work-tree': 'The repository is bare, so there is no project folder to install connectors into.',
   'corrupt-repository': 'A git object brv needs is missing or of the wrong type.',
@@ -70,6 +74,8 @@ export const ERROR_KINDS = {
   'unresolved-conflicts':
     'The merge review still has topics with conflict notes; resolve them (`brv review resolve`) or approve with `--keep-both`.',
   'no-conflict': 'The topic (or section) named has no merge conflict to resolve.',
+  'reject-conflict':
+    'A later change edited what a rejected change changed: both versions are kept, marked, in a merge review to resolve (`brv review resolve`).',
   'conflict-needs-edit': 'The conflict cannot be resolved by picking a side (no valid other version); resolve it with `--edit`.',
   'hold-decided-whole': 'The review holds incoming knowledge that removes topics; it is approved or rejected whole, not file by file.',
 

@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { childProcess } from './child-process.js';
 import { BrvError } from '../errors.js';
 import type { GitProcesses } from './processes.js';
-import { spawnFailure } from './run.js';
+import { spawnFailure, spawnGit } from './run.js';
 
 /**
  * A long-lived git process fed requests on stdin, answering in order on stdout
@@ -20,11 +19,8 @@ export abstract class BatchProcess<T> {
     gitDir: string,
     args: readonly string[],
   ) {
-    this.child = childProcess().spawn('git', [`--git-dir=${gitDir}`, ...args], {
-      env: processes.environment(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    processes.track(this.child);
+    // A start that failed (EMFILE: no pipes) throws the typed error here: no request is ever made of it.
+    this.child = spawnGit(processes, [`--git-dir=${gitDir}`, ...args], { stdin: true });
     this.child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
     // EPIPE when git is gone (killed, crashed): a typed failure like its exit, whichever is seen first.

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { childProcess } from './child-process.js';
 import { Readable } from 'node:stream';
 import { BrvError } from '../errors.js';
@@ -48,12 +49,13 @@ export async function runGit(processes: GitProcesses, args: readonly string[], o
 
 export function runGitBuffer(processes: GitProcesses, args: readonly string[], options: GitRunOptions = {}): Promise<GitBufferResult> {
   return new Promise((resolve, reject) => {
-    const child = childProcess().spawn('git', args, {
-      cwd: options.cwd,
-      env: processes.environment(options.env),
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    processes.track(child);
+    let child: ChildProcess;
+    try {
+      child = spawnGit(processes, args, { cwd: options.cwd, env: options.env, stdin: options.input !== undefined });
+    } catch (error) {
+      reject(error as BrvError);
+      return;
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const transfer = options.onTransfer ? new TransferLines(options.onTransfer) : undefined;
@@ -79,10 +81,56 @@ export function runGitBuffer(processes: GitProcesses, args: readonly string[], o
   });
 }
 
+/**
+ * Starts git with pipes for stdout and stderr (and stdin when asked), tracked by `processes`. A start
+ * that fails before the child has its pipes throws the typed error now: Node then hands back a child
+ * without streams (EMFILE, ENFILE: no file descriptor left for them) or throws (ENOMEM and others),
+ * and a child without streams must never be used as if it had started. A failure Node reports later
+ * (EAGAIN, ENOENT, EACCES) arrives as the child's `error` event: callers map it with `spawnFailure`.
+ */
+export function spawnGit(
+  processes: GitProcesses,
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin: boolean },
+): ChildProcess {
+  let child: ChildProcess;
+  try {
+    child = childProcess().spawn('git', args, {
+      cwd: options.cwd,
+      env: processes.environment(options.env),
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    throw spawnFailure(error);
+  }
+  if (!child.stdout || !child.stderr || (options.stdin && !child.stdin)) {
+    // Its `error` event (the errno) still comes, on the next tick: heard here, so it is not an uncaught one.
+    child.on('error', () => {});
+    throw spawnFailure(Object.assign(new Error('spawn git EMFILE'), { code: 'EMFILE' }));
+  }
+  processes.track(child);
+  return child;
+}
+
+/** What a failed start of git means, and what to do about it. */
 export function spawnFailure(cause: unknown): BrvError {
   const code = (cause as { code?: string } | undefined)?.code;
   if (code === 'ENOENT') {
     return new BrvError('git-not-found', 'git was not found on PATH. Install git 2.38 or newer and try again.');
+  }
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    return new BrvError(
+      'too-many-open-files',
+      `Could not start git: no file descriptor left (${code}: ${code === 'EMFILE' ? "this process's open-file limit, ulimit -n," : "the system's open-file limit"} is reached). ` +
+        'Raise it (ulimit -n 1024, or more) or close other programs, and run the command again.',
+    );
+  }
+  if (code === 'EAGAIN' || code === 'ENOMEM') {
+    return new BrvError(
+      'cannot-start-process',
+      `Could not start git: the system refused a new process (${code}: ${code === 'EAGAIN' ? 'the process limit, ulimit -u, is reached' : 'out of memory'}). ` +
+        'Close other programs (or raise the limit) and run the command again.',
+    );
   }
   return new BrvError('git-failed', `Could not run git: ${(cause as Error)?.message ?? String(cause)}`);
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { lstat, mkdir, open, unlink } from 'node:fs/promises';
+import { lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+import { BrvError } from '../errors.js';
+import { localStateError, makeLocalFolder, readLocalFile, writeLocalFile } from '../store/local-file.js';
 
 /**
  * The lock that keeps index maintenance (compaction) to one process per repository: a small file
@@ -108,9 +109,13 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
   }
   try {
     await handle.writeFile(text);
-  } finally {
-    await handle.close();
+  } catch (error) {
+    // A full disk: no empty lock is left behind.
+    await handle.close().catch(() => {});
+    await unlink(file).catch(() => {});
+    throw error;
   }
+  await handle.close();
   return true;
 }
 
@@ -122,8 +127,17 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
  * that the lock is still stale — so of many processes finding one stale lock, exactly one takes it.
  */
 export async function acquireLock(file: string, holder: LockHolder): Promise<boolean> {
-  await mkdir(path.dirname(file), { recursive: true });
+  try {
+    return await acquire(file, holder);
+  } catch (error) {
+    // A folder that cannot be written (read-only, full, not this user's) is a typed error naming it.
+    throw error instanceof BrvError ? error : localStateError(file, error as NodeJS.ErrnoException);
+  }
+}
+
+async function acquire(file: string, holder: LockHolder): Promise<boolean> {
   const text = serialize(holder);
+  await makeLocalFolder(path.dirname(file));
   if (await createExclusive(file, text)) return true;
   const read = await readHolder(file);
   if (read && !stale(read.holder, read.mtimeMs, Date.now())) return false;

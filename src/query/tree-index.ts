@@ -213,6 +213,8 @@ export class TreeIndexStore {
   private readonly memory = new Map<string, { segment: Uint8Array; docstore: Buffer }>();
   private readonly memoryManifests = new Map<string, StackManifest>();
   private lastInMemory: string | undefined;
+  /** Why the last write of a segment or manifest failed (kept in memory instead): what maintenance reports. */
+  private writeFailure: BrvError | undefined;
 
   private readonly fillCacheFromBytes: number;
 
@@ -449,6 +451,7 @@ export class TreeIndexStore {
     }
     const counts: Counts = { parsed: 0, cached: 0, hashed: 0 };
     const verified = new Map<string, Uint8Array | SegmentFile>();
+    this.writeFailure = undefined;
     let compacted: StackManifest;
     try {
       compacted = await this.compact(manifest, counts, verified);
@@ -473,6 +476,17 @@ export class TreeIndexStore {
     this.warm.delete(tree);
     this.warm.set(tree, Promise.resolve(index));
     if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
+    if (this.memoryManifests.get(tree) === compacted) {
+      // Not written (a read-only or full disk): this process keeps serving it from memory (a server's
+      // next queries), and the caller learns why it did not last (`brv maintenance` exits with it).
+      const failure = this.writeFailure as BrvError | undefined; // set by the writes above
+      throw new BrvError(
+        failure?.kind ?? 'local-state-unwritable',
+        `The compacted search index could not be written, so it lasts only as long as this process: ${failure?.message ?? `${this.dir} cannot be written.`} ` +
+          'The index on disk is unchanged, and queries still answer from it.',
+        failure?.details,
+      );
+    }
     return outcome(true, compacted.segments.length);
   }
 
@@ -758,6 +772,7 @@ export class TreeIndexStore {
     } catch (error) {
       // A damaged docstore being compacted: not a write problem.
       if (error instanceof BrvError && error.kind === 'index-corrupt') throw error;
+      if (error instanceof BrvError) this.writeFailure = error;
       this.memory.set(file, { segment: built.bytes, docstore: docstoreBytes(docCount, built.docstore) });
     }
     return { file, docs: docCount };
@@ -888,7 +903,8 @@ export class TreeIndexStore {
       if (last) await this.writeAtomic(path.join(this.dir, 'last'), `${tree}\n`);
       this.memoryManifests.delete(tree);
       if (last) this.lastInMemory = undefined;
-    } catch {
+    } catch (error) {
+      if (error instanceof BrvError) this.writeFailure ??= error;
       this.memoryManifests.set(tree, manifest);
       if (last) this.lastInMemory = tree;
       return;

@@ -1,6 +1,6 @@
 import { BrvError } from '../errors.js';
 import { mergeCommits, mergeTreesWithBase } from '../git/merge-tree.js';
-import type { ContextStore } from '../store/context-store.js';
+import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
 import { editTree, type TreeEdit } from '../store/tree-edit.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
@@ -47,6 +47,14 @@ export interface ReviewDecision {
   commit: string | undefined;
   /** Files of the review still undecided (the review stays open while there are any). */
   remaining: string[];
+  /**
+   * Topics a reject could not undo cleanly, because a later change edited the same sections: both
+   * versions are kept, marked in the topic, and `review` (a merge review) is open to resolve them
+   * with `brv review resolve`. Empty when the decision applied cleanly.
+   */
+  conflicts: string[];
+  /** The merge review the conflicts opened (absent when there are none, or reviews are disabled). */
+  review?: OpenedReview;
 }
 
 const STATUS_TYPE: Record<string, string> = { A: 'ADD', M: 'UPDATE', D: 'DELETE' };
@@ -97,6 +105,7 @@ async function decide(
   let selected: string[] = [];
   let remaining: string[] = [];
   let reverted = new Set<string>();
+  let conflicts: string[] = [];
   const outcome = await store.commit<string>(branch, async (snapshot) => {
     const reviewOid = await repo.resolve(ref);
     if (!reviewOid)
@@ -145,6 +154,7 @@ async function decide(
     let tree: string | undefined;
     let extraParents: string[] = [];
     reverted = new Set();
+    conflicts = [];
     if (decision === 'approved' && review.gated) {
       // Land the held change: merge it into the current tip (it was written on an older tip).
       const merged = await mergeCommits(repo, tip.oid, commit.oid);
@@ -165,15 +175,21 @@ async function decide(
       const resolved = await resolveConflicts(store, revert.conflicts, { ours: branch, theirs: `revert of ${id}` });
       const revertTree = await editTreeFrom(store, revert.tree, resolved.edits);
       edits = await pickFiles(store, revertTree, selected);
+      // A later change edited what this one changed: the revert keeps both versions, marked (or the
+      // later modification of a topic this change added), and the commit opens a merge review for them.
+      const names = new Set(selected.map((file) => topicPathFromBlobPath(file) ?? file));
+      conflicts = resolved.conflicts.filter((name) => names.has(name));
       for (const edit of edits) {
         const current = (await repo.readObject(`${tip.tree}:${edit.path}`))?.oid;
-        if (('remove' in edit ? undefined : edit.blob) !== current) reverted.add(edit.path);
+        const name = topicPathFromBlobPath(edit.path) ?? edit.path;
+        if (('remove' in edit ? undefined : edit.blob) !== current && !conflicts.includes(name)) reverted.add(edit.path);
       }
     }
     const meta: CommitMeta = {
       op: decision === 'approved' ? 'review-approve' : 'review-reject',
       review: id,
       files: selected,
+      ...(conflicts.length > 0 ? { conflicts } : {}),
     };
     return {
       write: {
@@ -195,6 +211,8 @@ async function decide(
     totalCount: selected.length,
     commit: outcome.commit,
     remaining,
+    conflicts,
+    ...(outcome.review ? { review: outcome.review } : {}),
   };
 }
 

@@ -290,7 +290,8 @@ export class ContextStore {
     if (meta.op === 'dream') return { gated: true };
     const high = meta.impact === 'high';
     const wanted = high || meta.type === 'DELETE' || (meta.conflicts?.length ?? 0) > 0;
-    if (!wanted || meta.op.startsWith('review-')) return undefined;
+    // A decision opens none, but for the conflicts a reject's revert kept marked (someone must pick).
+    if (!wanted || (meta.op.startsWith('review-') && !meta.conflicts?.length)) return undefined;
     const policy = await this.policy();
     if (!policy.enabled) return undefined;
     return { gated: policy.gate && high && meta.op === 'curate' };

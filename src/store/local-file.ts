@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
+  existsSync,
   fdatasyncSync,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readSync,
@@ -155,22 +157,124 @@ export interface LocalWriteOptions {
 
 const IN_THE_WAY = new Set(['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY']);
 
-function unwritable(file: string, error: NodeJS.ErrnoException, fix?: string): BrvError {
+/**
+ * The typed error of a failed write of local state `file`, saying what the system said: something in
+ * its place (`corrupt-local-state`), no file descriptor left (`too-many-open-files`), or
+ * `local-state-unwritable` naming the cause — permission denied, a read-only file system, a full disk
+ * or quota, the file size limit — the folder it concerns and the fix. Every write of local state
+ * (this module, the maintenance lock) reports its failures through it.
+ */
+export function localStateError(file: string, error: NodeJS.ErrnoException, fix?: string): BrvError {
   const code = error.code ?? error.message;
   if (IN_THE_WAY.has(error.code ?? '')) {
+    const blocker = inTheWay(file);
     return new BrvError(
       'corrupt-local-state',
-      `Cannot write ${file} (${code}): something that is not brv's (a directory or a file) is in its place; ${fix ?? 'remove it and run the command again'}.`,
+      `Cannot write ${file} (${code}): something that is not brv's (a directory or a file) is in its place` +
+        `${blocker === file ? '' : ` (${blocker} is not a folder)`}; ${fix ?? `remove ${blocker} and run the command again`}.`,
       { file },
     );
   }
-  return new BrvError(
-    'local-state-unwritable',
-    `Cannot write ${file} (${code}). Check the permissions of ${path.dirname(file)} and the free disk space.`,
-    {
-      file,
-    },
-  );
+  if (error.code === 'EMFILE' || error.code === 'ENFILE') {
+    return new BrvError(
+      'too-many-open-files',
+      `Cannot write ${file}: no file descriptor left (${code}: the open-file limit is reached). Raise it (ulimit -n 1024, or more) or close other programs, and run the command again.`,
+      { file },
+    );
+  }
+  // The folder the system refused to change: where a file is created or renamed, or a folder made.
+  const folder = path.dirname(typeof error.path === 'string' && path.isAbsolute(error.path) ? error.path : file);
+  const kept = 'nothing was changed there';
+  let why: string;
+  switch (error.code) {
+    case 'EACCES':
+    case 'EPERM': {
+      const uid = process.getuid?.();
+      why =
+        `permission denied (${code}): ${folder} is not writable by the user running brv${uid === undefined ? '' : ` (uid ${uid})`}; ${kept}. ` +
+        `Give that user write access to it (ls -ld ${folder} shows its owner and mode; chown or chmod it), or run brv as its owner`;
+      break;
+    }
+    case 'EROFS':
+      why = `${folder} is on a read-only file system (${code}); ${kept}. Remount it read-write (brv keeps its indexes, sessions and brv/HEAD there)`;
+      break;
+    case 'ENOSPC':
+    case 'EDQUOT':
+      why = `${error.code === 'ENOSPC' ? 'no space left on the device' : 'the disk quota is exceeded'} (${code}) holding ${folder}; ${kept}. Free some space and run the command again`;
+      break;
+    case 'EFBIG':
+      why = `the file size limit is reached (${code}: ulimit -f); ${kept}. Raise it and run the command again`;
+      break;
+    default:
+      why = `${code}. Check the permissions of ${folder} and the free disk space`;
+  }
+  return new BrvError('local-state-unwritable', `Cannot write ${file}: ${why}.`, { file });
+}
+
+/** What stands in the way of writing `file`: the outermost path on its way that exists and is not a folder, else `file`. */
+function inTheWay(file: string): string {
+  let found = file;
+  for (let current = path.dirname(file); path.dirname(current) !== current; current = path.dirname(current)) {
+    try {
+      if (!lstatSync(current).isDirectory()) found = current;
+    } catch {
+      // not there: nothing in the way at this level
+    }
+  }
+  return found;
+}
+
+/**
+ * Creates `dir` and its missing parents. Node's recursive mkdir reports ENOENT for any failure to
+ * create a folder below one that exists (a read-only `.git/brv` is "ENOENT", not EROFS or EACCES):
+ * then the missing folders are made one by one, so the error is the real one, on the real folder.
+ */
+export async function makeLocalFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    for (const folder of await missingFolders(dir)) {
+      await mkdir(folder).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EEXIST') throw e;
+      });
+    }
+  }
+}
+
+/** Synchronous `makeLocalFolder`. */
+function makeLocalFolderSync(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const missing: string[] = [];
+    for (let current = dir; !existsSync(current) && path.dirname(current) !== current; current = path.dirname(current))
+      missing.unshift(current);
+    for (const folder of missing) {
+      try {
+        mkdirSync(folder);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+    }
+  }
+}
+
+/** `dir` and its parents that do not exist, outermost first. */
+async function missingFolders(dir: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let current = dir; path.dirname(current) !== current; current = path.dirname(current)) {
+    if (
+      await lstat(current).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    missing.unshift(current);
+  }
+  return missing;
 }
 
 /** Removes what stands where a folder of brv's local state should be (a file, a link), from `root` down to `dir`. */
@@ -241,7 +345,7 @@ export async function writeLocalFile(file: string, data: LocalFileData, options:
   for (let attempt = 0; ; attempt++) {
     let temporary: string | undefined;
     try {
-      await mkdir(dir, { recursive: true });
+      await makeLocalFolder(dir);
       temporary = await writeTemporary(file, data, options);
       await rename(temporary, file);
       return;
@@ -255,7 +359,8 @@ export async function writeLocalFile(file: string, data: LocalFileData, options:
         else await clearNonDirectories(options.repair, dir).catch(() => {});
         continue;
       }
-      throw unwritable(temporary ? file : dir, error as NodeJS.ErrnoException, options.fix);
+      // Something in the way of the folder is named as such; any other failure names the file written.
+      throw localStateError(temporary || !IN_THE_WAY.has(code) ? file : dir, error as NodeJS.ErrnoException, options.fix);
     }
   }
 }
@@ -278,7 +383,7 @@ export function writeLocalFileSync(file: string, data: string | Uint8Array, opti
         temporary = name;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' && attempt === 0) mkdirSync(path.dirname(file), { recursive: true });
+        if (code === 'ENOENT' && attempt === 0) makeLocalFolderSync(path.dirname(file));
         else if (code !== 'EEXIST' || attempt >= 3) throw error;
       }
     }
@@ -297,6 +402,7 @@ export function writeLocalFileSync(file: string, data: string | Uint8Array, opti
         // already gone, or renamed
       }
     }
-    throw unwritable(temporary ? file : path.dirname(file), error as NodeJS.ErrnoException, options.fix);
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    throw localStateError(temporary || !IN_THE_WAY.has(code) ? file : path.dirname(file), error as NodeJS.ErrnoException, options.fix);
   }
 }

@@ -516,6 +516,13 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       }).finally(() => (deciding.current = false));
       if (!done) return;
       await run('Reading pending reviews…', loadReview);
+      if (done.conflicts.length > 0) {
+        setMessage({
+          tone: 'error',
+          text: `Rejected with a conflict: ${done.conflicts.join(', ')} could not be undone cleanly (kept for review); resolve them in review ${done.review?.id ?? '(reviews are disabled: edit the topic)'}.`,
+        });
+        return void refresh();
+      }
       setMessage({
         tone: 'info',
         text: `${decision === 'approve' ? 'Approved' : 'Rejected'} ${whole ? `review ${task.taskId}` : op.path}${done.commit ? ` (${done.commit.slice(0, 8)})` : ''}.`,

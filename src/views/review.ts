@@ -31,11 +31,30 @@ export function reviewsText(list: ReviewListView): string {
 export function reviewDecisionText(decision: 'approve' | 'reject', result: ReviewDecisionView): string {
   const lines = [
     `${decision === 'approve' ? 'Approved' : 'Rejected'} ${result.totalCount} change(s) of review ${result.taskId}` +
-      (result.commit ? ` (commit ${shortOid(result.commit)}).` : '.'),
+      (result.commit ? ` (commit ${shortOid(result.commit)})` : '') +
+      (result.conflicts.length ? ', with a conflict: not undone cleanly.' : '.'),
   ];
-  for (const file of result.files) lines.push(`    ${file.path}${file.reverted ? ' (reverted)' : ''}`);
+  const conflicted = new Set(result.conflicts);
+  for (const file of result.files) {
+    const conflict = conflicted.has(file.path.replace(/\.html$/, ''));
+    lines.push(`    ${file.path}${conflict ? ' (conflict: kept for review)' : file.reverted ? ' (reverted)' : ''}`);
+  }
+  if (result.conflicts.length) lines.push(rejectConflictText(result));
   if (result.remaining.length) lines.push(`Still pending: ${result.remaining.join(', ')}`);
   return lines.join('\n');
+}
+
+/** What a reject that conflicted with later edits left, and how to finish it (`reject-conflict`). */
+export function rejectConflictText(result: ReviewDecisionView): string {
+  const topics = result.conflicts.join(', ');
+  const id = result.review?.id;
+  return (
+    `Conflict: a later change edited what review ${result.taskId} changed, so it could not be undone cleanly: ${topics}. ` +
+    'Where both changed the same section, the topic keeps both versions, marked; a topic edited since it was added is kept whole. ' +
+    (id
+      ? `Resolve them in merge review ${id}: brv review show ${id}, then brv review resolve ${id} <topic> --ours|--theirs|--both|--edit (--ours keeps the current text, --theirs the text from before the rejected change; or brv rm <topic>), then brv review approve ${id}.`
+      : `Reviews are disabled here, so none was opened: edit the topics with brv edit <topic> (or brv rm <topic>).`)
+  );
 }
 
 /** `brv review --enable|--disable`. */

@@ -2,7 +2,8 @@ import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brv, brvJson, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
+import { execa } from 'execa';
+import { brv, brvJson, CLI, ENV, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 // Which git processes a command starts, counted through a git on PATH that logs its subcommand.
 // A write moves the brv tip; the command after it still finds the tip without `git rev-parse`,
@@ -60,4 +61,36 @@ test('after a curate, the next query and the next curate find the brv tip withou
     ['notes/n1'],
   );
   t.is((await brv(repo, ['status'], { env })).exitCode, 0);
+});
+
+test('under ulimit -n 20 every command answers with a typed error or succeeds: a git that could not start is never used', async (t) => {
+  const repo = await makeRepo();
+  const file = path.join(await tempDir(), 'topic.html');
+  await writeFile(file, '<bv-topic path="ops/deploy" title="Deploys"><bv-rule id="r1">Deploy blue green.</bv-rule></bv-topic>');
+  t.is((await brvJson(repo, ['curate', '--html-file', file])).exitCode, 0);
+  const commands = [['status'], ['query', 'deploy'], ['read', 'ops/deploy'], ['curate', '--html-file', file, '--overwrite'], ['vc', 'log']];
+  const kinds = new Set<string>();
+  for (const limit of [20, 26]) {
+    for (const args of commands) {
+      const run = await execa('bash', ['-c', 'ulimit -n "$0" && exec node "$@"', String(limit), CLI, ...args, '--format', 'json'], {
+        cwd: repo,
+        env: ENV,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 20_000,
+      });
+      const where = `ulimit -n ${limit}: brv ${args.join(' ')} (exit ${run.exitCode}): ${run.stdout} ${run.stderr}`;
+      t.false(run.timedOut, where);
+      const envelope = JSON.parse(run.stdout);
+      const kind: string = envelope.success ? 'success' : (envelope.data.error?.kind ?? envelope.data.errors?.[0]?.kind);
+      t.not(kind, 'internal-error', where);
+      t.true(kind === 'success' || kind === 'too-many-open-files', where);
+      if (kind === 'too-many-open-files') t.regex(envelope.data.error.message, /ulimit -n/, where);
+      t.is(run.exitCode, kind === 'success' ? 0 : 1, where);
+      t.notRegex(run.stderr, /Unhandled|TypeError/, where);
+      kinds.add(kind);
+    }
+  }
+  t.true(kinds.has('too-many-open-files'), 'the limit was low enough to refuse a git process');
 });

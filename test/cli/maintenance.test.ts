@@ -1,10 +1,11 @@
 import test from 'ava';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { execa } from 'execa';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Brv } from '../../src/service/brv.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
-import { brvJson, ENV, git, makeRepo, ROOT, tempDir } from '../helpers/repo.js';
+import { brvJson, CLI, ENV, git, makeRepo, ROOT, tempDir } from '../helpers/repo.js';
 import { openBrv } from '../helpers/service.js';
 import { alive, waitFor } from '../helpers/wait.js';
 
@@ -213,4 +214,141 @@ test('with BRV_NO_AUTO_MAINTENANCE=1 a query starts nothing; brv maintenance com
   const again = await brvJson(dir, ['maintenance']);
   t.is(again.json?.data.indexes[0].compacted, false);
   t.deepEqual((await query(dir)).docs, due.docs);
+});
+
+// ---- maintenance where the index folder cannot be written ----
+
+const AS_ROOT = process.getuid?.() === 0;
+
+/** Every file under `dir` with its bytes (what "nothing changed" compares). */
+function snapshotFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
+    files.set(path.relative(dir, file), readFileSync(file).toString('base64'));
+  }
+  return files;
+}
+
+/** Runs the built CLI as an unprivileged user (uid 65534) when the tests run as root; as the current user otherwise. */
+async function unprivileged(
+  dir: string,
+): Promise<((args: string[]) => Promise<{ exitCode: number; json: any; stderr: string }>) | undefined> {
+  const setpriv = AS_ROOT ? (await execa('sh', ['-c', 'command -v setpriv'], { reject: false })).stdout.trim() : '';
+  if (AS_ROOT && !setpriv) return undefined;
+  const home = await tempDir('brv-home-');
+  const config = path.join(home, '.gitconfig');
+  await writeFile(config, '[safe]\n\tdirectory = *\n');
+  await execa('chmod', ['-R', 'a+rwX', dir, home]);
+  const env = { ...ENV, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_CONFIG_GLOBAL: config, BRV_CODE_CACHE: '0' };
+  const cli = AS_ROOT ? [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', 'node', CLI] : ['node', CLI];
+  return async (args) => {
+    const run = await execa(cli[0]!, [...cli.slice(1), ...args, '--format', 'json'], {
+      cwd: dir,
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout: 20_000,
+    });
+    return { exitCode: run.exitCode ?? -1, json: JSON.parse(run.stdout), stderr: run.stderr };
+  };
+}
+
+async function canMount(): Promise<boolean> {
+  if (!AS_ROOT) return false;
+  const probe = await tempDir('brv-mount-');
+  const mounted = await execa('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { reject: false });
+  if (mounted.exitCode !== 0) return false;
+  await execa('umount', [probe]);
+  return true;
+}
+
+test('brv maintenance on an index folder its user cannot write: local-state-unwritable naming the folder and the fix, nothing changed, queries answer', async (t) => {
+  const { dir, brv } = await indexedRepo();
+  t.teardown(() => brv.close());
+  await curate(brv, 0, 3);
+  const due = await query(dir);
+  t.is(due.index.compaction, 'due');
+  const as = await unprivileged(dir);
+  if (!as) return t.pass('root without setpriv: permissions cannot be tried here');
+  const index = indexDir(dir);
+  await execa('chmod', ['-R', 'a-w', path.join(dir, '.git', 'brv')]);
+  t.teardown(() => execa('chmod', ['-R', 'u+w', path.join(dir, '.git', 'brv')]));
+  const before = snapshotFiles(index);
+
+  const run = await as(['maintenance']);
+  t.is(run.exitCode, 1, run.stderr);
+  t.is(run.json.data.error?.kind, 'local-state-unwritable', JSON.stringify(run.json));
+  t.regex(run.json.data.error.message, /permission denied \(EACCES\)/);
+  t.true(run.json.data.error.message.includes(index), 'names the folder');
+  t.regex(run.json.data.error.message, /write access|chown|chmod/, 'says what to do');
+  t.deepEqual(snapshotFiles(index), before, 'nothing changed in the index folder');
+  const answer = await as(['query', QUESTION, '--limit', '50']);
+  t.true(answer.json.success, `queries still answer (from memory): ${JSON.stringify(answer.json)} ${answer.stderr}`);
+  t.deepEqual(
+    answer.json.data.matchedDocs.map((d: { path: string; score: number }) => [d.path, d.score]),
+    due.docs,
+  );
+  // A folder of local state that does not exist yet, under a .git/brv that cannot be written: the real cause, not ENOENT.
+  const session = await as(['curate', 'record a note']);
+  t.is(session.json.data.error?.kind, 'local-state-unwritable', JSON.stringify(session.json));
+  t.regex(session.json.data.error.message, /\.git\/brv\/sessions\/.*: permission denied \(EACCES\): .*\.git\/brv is not writable/);
+  t.notRegex(session.json.data.error.message, /ENOENT/);
+});
+
+test('brv maintenance on a read-only file system and on a full disk (tmpfs): typed errors, nothing changed, queries answer, then it works', async (t) => {
+  if (!(await canMount())) return t.pass('mounting a tmpfs needs root: read-only and full disks cannot be tried here');
+  const { dir, brv } = await indexedRepo();
+  t.teardown(() => brv.close());
+  await curate(brv, 0, 3);
+  const due = await query(dir);
+  t.is(due.index.compaction, 'due');
+  const root = path.join(dir, '.git', 'brv', 'index');
+  const index = indexDir(dir);
+  const saved = await tempDir('brv-index-copy-');
+  await execa('cp', ['-a', `${root}/.`, saved]);
+  // The index folder on a 1 MiB tmpfs of its own.
+  await execa('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', root]);
+  let mounted = true;
+  const unmount = async () => {
+    if (mounted) await execa('umount', [root]);
+    mounted = false;
+  };
+  t.teardown(unmount);
+  await execa('cp', ['-a', `${saved}/.`, root]);
+  const before = snapshotFiles(index);
+
+  // Read-only.
+  await execa('mount', ['-o', 'remount,ro', root]);
+  let run = await brvJson(dir, ['maintenance']);
+  t.is(run.exitCode, 1);
+  t.is(run.json?.data.error?.kind, 'local-state-unwritable', run.stdout);
+  t.regex(run.json!.data.error.message, /read-only file system \(EROFS\)/);
+  t.true(run.json!.data.error.message.includes(index));
+  t.deepEqual((await query(dir)).docs, due.docs, 'queries answer');
+  await execa('mount', ['-o', 'remount,rw', root]);
+  t.deepEqual(snapshotFiles(index), before, 'nothing changed');
+
+  // Full: not one byte left (the lock cannot be written), then one page left (the lock is, the compacted segment is not).
+  const filler = path.join(root, 'filler');
+  await execa('sh', ['-c', `cat /dev/zero > ${filler} 2>/dev/null; true`]);
+  for (const free of [0, 4096]) {
+    if (free > 0) await truncate(filler, statSync(filler).size - free);
+    run = await brvJson(dir, ['maintenance']);
+    t.is(run.exitCode, 1, `${free} bytes free: ${run.stdout}`);
+    t.is(run.json?.data.error?.kind, 'local-state-unwritable', run.stdout);
+    t.regex(run.json!.data.error.message, /no space left on the device \(ENOSPC\)/);
+    t.regex(run.json!.data.error.message, /Free some space/);
+    t.regex(run.json!.data.error.message, free === 0 ? /maintenance\.lock/ : /The compacted search index could not be written/);
+    t.deepEqual(snapshotFiles(index), before, `${free} bytes free: nothing changed, no temporary file left`);
+    t.false(existsSync(lockFile(dir)), 'the lock is released');
+    const answer = await query(dir);
+    t.deepEqual(answer.docs, due.docs, 'queries answer');
+  }
+  await unmount();
+
+  const fixed = await brvJson(dir, ['maintenance']);
+  t.true(fixed.json?.success, fixed.stdout);
+  t.is(fixed.json?.data.indexes[0].compacted, true);
 });

@@ -2,6 +2,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { put } from '../helpers/knowledge.js';
+import { highImpactReview } from '../helpers/merge-review.js';
 import { brv, brvJson, git, makeRepo, refTip, showTopic, tempDir } from '../helpers/repo.js';
 
 const rule = (text: string, id = 'r1') => `<bv-rule id="${id}">${text}</bv-rule>`;
@@ -130,4 +131,91 @@ test('review resolve: a title changed on both sides takes theirs with --theirs',
   t.regex(html, /title="Shipping"/);
   t.notRegex(html, /Merge conflict/);
   t.like(await ok(repo, ['review', 'approve', review.id]), { decision: 'approved' });
+});
+
+test('review reject that conflicts with a later edit reports a conflict and opens a merge review; a clean reject succeeds', async (t) => {
+  const repo = await makeRepo();
+  await put(repo, 'ops/deploy', rule('Base deploy.'));
+  await put(repo, 'ops/other', rule('Base other.'));
+  const id = await highImpactReview(repo, 'ops/deploy', 'Risky deploy.');
+  const clean = await highImpactReview(repo, 'ops/other', 'Risky other.');
+  await put(repo, 'ops/deploy', rule('Later deploy.')); // the same section, edited after the reviewed change
+
+  const tip = await refTip(repo);
+  const rejected = await brvJson(repo, ['review', 'reject', id]);
+  t.is(rejected.exitCode, 1, 'a conflict is not reported as success');
+  t.false(rejected.json?.success);
+  const data = rejected.json!.data;
+  t.like(data, { decision: 'rejected', taskId: id, status: 'conflict', conflicts: ['ops/deploy'] });
+  t.is(data.error.kind, 'reject-conflict');
+  t.regex(data.error.message, /brv review resolve/);
+  t.deepEqual(data.files, [{ path: 'ops/deploy.html', reverted: false }]);
+  const conflictId: string = data.review?.id;
+  t.truthy(conflictId, 'a merge review is open to resolve it');
+  t.not(await refTip(repo), tip, 'the decision is recorded');
+  t.regex(await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main'), /^Brv-Conflicts: ops\/deploy$/m);
+
+  const pending = await ok(repo, ['review', 'pending']);
+  const open = pending.tasks.map((task: { taskId: string; operations: Array<{ type: string; path: string }> }) => ({
+    id: task.taskId,
+    ops: task.operations.map((o) => `${o.type} ${o.path}`),
+  }));
+  t.deepEqual(open.find((o: { id: string }) => o.id === conflictId)?.ops, ['MERGE ops/deploy']);
+  t.falsy(
+    open.find((o: { id: string }) => o.id === id),
+    'the rejected review is decided',
+  );
+  const shown = await ok(repo, ['review', 'show', conflictId]);
+  t.deepEqual(
+    shown.topics[0].conflicts.map((c: { section: string }) => c.section),
+    ['bv-rule#r1'],
+  );
+  t.regex(shown.topics[0].conflicts[0].ours, /Later deploy\./);
+  t.regex(shown.topics[0].conflicts[0].theirs, /Base deploy\./);
+  t.is(
+    (await brvJson(repo, ['review', 'approve', conflictId])).json?.data.error.kind,
+    'unresolved-conflicts',
+    'markers are never blessed unseen',
+  );
+
+  await ok(repo, ['review', 'resolve', conflictId, 'ops/deploy', '--theirs']);
+  await ok(repo, ['review', 'approve', conflictId]);
+  const html = (await showTopic(repo, 'ops/deploy.html'))!;
+  t.regex(html, /Base deploy\./);
+  t.notRegex(html, /Merge conflict|Later deploy|Risky deploy/);
+
+  const text = await brv(repo, ['review', 'reject', clean]);
+  t.is(text.exitCode, 0, text.stderr);
+  t.regex(text.stdout, /^Rejected 1 change\(s\)/);
+  t.regex(text.stdout, /ops\/other\.html \(reverted\)/);
+  t.notRegex(text.stdout, /Conflict/);
+  t.regex((await showTopic(repo, 'ops/other.html'))!, /Base other\./);
+});
+
+test('review reject with a conflict, in text: says conflict and how to resolve, exit 1', async (t) => {
+  const repo = await makeRepo();
+  await put(repo, 'ops/deploy', rule('Base deploy.'));
+  const id = await highImpactReview(repo, 'ops/deploy', 'Risky deploy.');
+  await put(repo, 'ops/deploy', rule('Later deploy.'));
+  const run = await brv(repo, ['review', 'reject', id]);
+  t.is(run.exitCode, 1);
+  t.regex(run.stdout, /ops\/deploy\.html \(conflict: kept for review\)/);
+  t.regex(run.stdout, /Conflict: a later change edited what review \w+ changed/);
+  t.regex(run.stdout, /brv review resolve \w+ <topic> --ours\|--theirs\|--both\|--edit/);
+  t.notRegex(run.stdout, /\(reverted\)/);
+});
+
+test('review reject of a topic added then edited since keeps the edit and is a conflict, approved as it is', async (t) => {
+  const repo = await makeRepo();
+  const id = await highImpactReview(repo, 'ops/new', 'Added by the reviewed change.');
+  await put(repo, 'ops/new', rule('Edited since.'));
+  const rejected = await brvJson(repo, ['review', 'reject', id]);
+  t.is(rejected.exitCode, 1);
+  t.like(rejected.json?.data, { status: 'conflict', conflicts: ['ops/new'], error: { kind: 'reject-conflict' } });
+  const html = (await showTopic(repo, 'ops/new.html'))!;
+  t.regex(html, /Edited since\./, 'the later edit is not thrown away');
+  t.notRegex(html, /Merge conflict/);
+  const approved = await ok(repo, ['review', 'approve', rejected.json!.data.review.id]);
+  t.is(approved.decision, 'approved');
+  t.deepEqual((await ok(repo, ['review', 'pending'])).tasks, []);
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GitProcesses } from '../../src/git/processes.js';
 import { GitRepository } from '../../src/git/repository.js';
-import { runGit } from '../../src/git/run.js';
+import { runGit, spawnFailure } from '../../src/git/run.js';
 import { git, makeRepo, tempDir } from '../helpers/repo.js';
 
 /** A git that starts a shell (its descendant) which records its pid in `pidFile` and sleeps. */
@@ -100,4 +100,19 @@ test('git children get the base environment they were given, cleaned (GIT_DIR an
   t.is(g.location.gitDir, path.join(repo, '.git'));
   const gitDir = await runGit(processes, ['rev-parse', '--absolute-git-dir'], { cwd: repo });
   t.is(gitDir.stdout.trim(), path.join(repo, '.git'));
+});
+
+test('a git that cannot start is a typed error that says what to do: no descriptors, no process, no memory, no git', (t) => {
+  const kinds = Object.fromEntries(
+    ['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM', 'ENOENT', 'EACCES'].map((code) => {
+      const error = spawnFailure(Object.assign(new Error(`spawn git ${code}`), { code }));
+      return [code, `${error.kind}: ${error.message}`];
+    }),
+  );
+  t.regex(kinds.EMFILE!, /^too-many-open-files: .*ulimit -n/);
+  t.regex(kinds.ENFILE!, /^too-many-open-files: .*system's open-file limit/);
+  t.regex(kinds.EAGAIN!, /^cannot-start-process: .*process limit, ulimit -u/);
+  t.regex(kinds.ENOMEM!, /^cannot-start-process: .*out of memory/);
+  t.regex(kinds.ENOENT!, /^git-not-found: /);
+  t.regex(kinds.EACCES!, /^git-failed: Could not run git/);
 });

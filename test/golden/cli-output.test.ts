@@ -225,6 +225,23 @@ const STEPS: Step[] = [
   },
   { name: 'review-show', args: (c) => ['review', 'show', c.reviews.at(-1) ?? 'missing'] },
   { name: 'review-resolve', args: (c) => ['review', 'resolve', c.reviews.at(-1) ?? 'missing', 'security/jwt', '--theirs'] },
+  {
+    name: 'review-reject-conflict',
+    before: async (c) => {
+      // A high-impact change to ops/runbook, then a later edit of the same rule: its reject conflicts.
+      const put = async (rule: string, meta?: string) => {
+        const file = path.join(c.scratch, 'runbook.html');
+        await writeFile(file, `<bv-topic path="ops/runbook" title="Runbook"><bv-rule id="r1">${rule}</bv-rule></bv-topic>`);
+        await brv(c.repo, ['curate', '--html-file', file, '--overwrite', ...(meta ? ['--meta', meta] : [])]);
+      };
+      await put('Page the on-call engineer.');
+      const before = await reviewIds(c.repo);
+      await put('Page nobody at night.', '{"impact":"high","reason":"changes paging"}');
+      c.reviews = [...c.reviews, ...(await reviewIds(c.repo)).filter((id) => !before.includes(id))];
+      await put('Page the on-call engineer and the lead.');
+    },
+    args: (c) => ['review', 'reject', c.reviews.at(-1) ?? 'missing'],
+  },
   { name: 'unknown-command', args: () => ['frobnicate'] },
   { name: 'byterover-command', args: () => ['pull'] },
   { name: 'completion', args: () => ['completion', 'bash'] },

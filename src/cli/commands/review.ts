@@ -1,8 +1,16 @@
 import type { CommandModule } from 'yargs';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { BrvError } from '../../errors.js';
-import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
-import { conflictResolutionText, reviewConflictsText, reviewDecisionText, reviewsText, reviewToggleText } from '../../views/review.js';
+import { EXIT_FAILURE, EXIT_USAGE, printError, printJson, printText } from '../output.js';
+import type { ErrorKind } from '../../error-kinds.js';
+import {
+  conflictResolutionText,
+  rejectConflictText,
+  reviewConflictsText,
+  reviewDecisionText,
+  reviewsText,
+  reviewToggleText,
+} from '../../views/review.js';
 import type { Brv } from '../../service/brv.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
@@ -46,6 +54,13 @@ function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOpti
           decision === 'approve'
             ? await brv.review.approve({ id: argv.id, files: argv.file, keepBoth: argv.keepBoth })
             : await brv.review.reject({ id: argv.id, files: argv.file });
+        if (result.conflicts.length > 0) {
+          // Like git revert: the decision is recorded, but the undo is not done until someone picks (exit 1).
+          process.exitCode = EXIT_FAILURE;
+          const error = { kind: 'reject-conflict' satisfies ErrorKind, message: rejectConflictText(result) };
+          if (argv.format === 'json') return printJson(`review ${decision}`, false, { ...result, status: 'conflict', error });
+          return printText(reviewDecisionText(decision, result));
+        }
         if (argv.format === 'json') return printJson(`review ${decision}`, true, { ...result, status: 'success' });
         printText(reviewDecisionText(decision, result));
       }),
