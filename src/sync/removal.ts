@@ -373,6 +373,9 @@ export async function decideHold(
       totalCount: files.length,
       commit: result.status === 'up-to-date' ? undefined : result.commit,
       remaining: [],
+      // `conflicts` is a reject's (what it could not undo); a merge's conflicts open their own review.
+      conflicts: [],
+      ...(result.review ? { review: result.review } : {}),
     };
   }
   let restored: string[] = [];
@@ -408,5 +411,5 @@ export async function decideHold(
   });
   if (!outcome.commit) await repo.updateRefs([closeRef], `brv: hold ${hold.id} settled`).catch(() => {});
   const files = restored.map((path) => ({ path, reverted: true }));
-  return { decision, taskId: hold.id, files, totalCount: files.length, commit: outcome.commit, remaining: [] };
+  return { decision, taskId: hold.id, files, totalCount: files.length, commit: outcome.commit, remaining: [], conflicts: [] };
 }
