@@ -37,6 +37,7 @@ export const ERROR_KINDS = {
   'worktree-failed': '`git worktree add` failed.',
   'package-files-missing': "brv's own package files (`hooks/`, `templates/`) cannot be found; reinstall brv.",
   'hooks-missing': "One of brv's git hook scripts cannot be read; reinstall brv.",
+  'unknown-hook': 'A hook name that brv does not install was asked for (`valid` lists the names); nothing was changed.',
   'invalid-template': 'The name is not one of the templates brv ships.',
 
   // ---- the context tree: branches, topics, commits ----

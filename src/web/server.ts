@@ -418,7 +418,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (error.status === 413) res.setHeader('Connection', 'close');
         return sendJson(res, error.status, { error: { kind: error.kind, message: error.message, ...error.details } });
       }
-      if (isBrvError(error)) return sendError(res, errorStatus(error.kind), error.kind, error.message);
+      // A kind's details (the valid names of an unknown one, a setting's key) help the caller fix the request.
+      if (isBrvError(error))
+        return sendJson(res, errorStatus(error.kind), { error: { ...error.details, kind: error.kind, message: error.message } });
       sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
     });
     running.add(answered);
