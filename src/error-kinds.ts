@@ -41,6 +41,7 @@ export const ERROR_KINDS = {
   'worktree-failed': '`git worktree add` failed.',
   'package-files-missing': "brv's own package files (`hooks/`, `templates/`) cannot be found; reinstall brv.",
   'hooks-missing': "One of brv's git hook scripts cannot be read; reinstall brv.",
+  'unknown-hook': 'A hook name that brv does not install was asked for (`valid` lists the names); nothing was changed.',
   'invalid-template': 'The name is not one of the templates brv ships.',
 
   // ---- the context tree: branches, topics, commits ----
@@ -137,6 +138,8 @@ export const ERROR_KINDS = {
   'unknown-session': 'No curate session with that id: it finished, expired after 24 hours, or never existed.',
   'retry-cap-exceeded': 'A curate session needed too many corrections and was closed.',
   'path-exists': 'A topic already exists at that path; merge into it and resend with overwrite, or choose another path.',
+  'path-case-collision':
+    'A new topic path differs only by letter case from a topic or folder in the tree (one file on macOS and Windows); use its spelling.',
   'response-file-read-error': 'The `--response-file` cannot be read.',
   'response-file-not-regular': 'The `--response-file` is not a regular file, or changed while it was read.',
   'response-file-delete-error': 'The response was handled but the `--response-file` could not be deleted.',

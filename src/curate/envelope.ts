@@ -12,6 +12,8 @@ export interface CurateError {
   line?: number;
   column?: number;
   existingContent?: string;
+  /** path-case-collision: the path in the tree that the new one differs from only by letter case. */
+  existingPath?: string;
 }
 
 export interface CurateEnvelope {

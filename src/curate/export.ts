@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import { BrvError } from '../errors.js';
 import type { ContextStore, Snapshot } from '../store/context-store.js';
-import { topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
+import { caseFoldKey, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 
 /**
@@ -35,6 +35,51 @@ export interface ExportResult {
   replaced: boolean;
   /** Hidden entries of the replaced tree carried over, e.g. `.git`. */
   kept: string[];
+  /**
+   * Topics not exported because their path differs only by letter case from one that was (both can be
+   * in a tree a plain git push or a merge made): on macOS and Windows they would be one file, and
+   * writing both would silently keep only one. The first in code-unit order is exported.
+   */
+  caseCollisions: CaseCollision[];
+}
+
+export interface CaseCollision {
+  /** The topic path not exported. */
+  path: string;
+  kind: 'path-case-collision';
+  /** The topic path exported in its place. */
+  exported: string;
+  message: string;
+}
+
+/**
+ * The files to write and the case collisions left out. A renamed copy (`auth~2.html`) was not chosen:
+ * ByteRover or `brv import` would read it as a topic nobody wrote, so knowledge would fork on the way back.
+ */
+function withoutCaseCollisions(files: readonly ExportFile[]): { files: ExportFile[]; caseCollisions: CaseCollision[] } {
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const taken = new Map<string, string>();
+  const kept: ExportFile[] = [];
+  const caseCollisions: CaseCollision[] = [];
+  for (const file of sorted) {
+    const key = caseFoldKey(file.path);
+    const first = taken.get(key);
+    if (first === undefined || first === file.path) {
+      taken.set(key, file.path);
+      kept.push(file);
+      continue;
+    }
+    const [path, exported] = [file.path.replace(/\.html$/, ''), first.replace(/\.html$/, '')];
+    caseCollisions.push({
+      path,
+      kind: 'path-case-collision',
+      exported,
+      message: `${path} was not exported: it differs only by letter case from ${exported}, which was, and on macOS and Windows the two are one file. Give one of them another path (brv read ${path}, curate it under a new path, brv rm ${path}), then export again.`,
+    });
+  }
+  // The order given is kept for what is written.
+  const keep = new Set(kept);
+  return { files: files.filter((f) => keep.has(f)), caseCollisions };
 }
 
 function ioMessage(error: unknown): string {
@@ -92,8 +137,9 @@ export async function exportTree(files: readonly ExportFile[], outDir: string, o
   const out = path.resolve(outDir);
   const brvDir = path.join(out, '.brv');
   const target = path.join(brvDir, 'context-tree');
+  const { files: exported, caseCollisions } = withoutCaseCollisions(files);
   // Checked before anything is created: a bad path means nothing is written at all.
-  const planned = placements(files, target);
+  const planned = placements(exported, target);
 
   try {
     await mkdir(out, { recursive: true });
@@ -168,9 +214,10 @@ export async function exportTree(files: readonly ExportFile[], outDir: string, o
   if (old !== undefined) await rm(old, { recursive: true, force: true }).catch(() => {});
   return {
     directory: target,
-    topics: files.map((f) => f.path.replace(/\.html$/, '')).sort(),
+    topics: exported.map((f) => f.path.replace(/\.html$/, '')).sort(),
     replaced: occupied,
     kept: hidden.filter((name) => moved.includes(name)),
+    caseCollisions,
   };
 }
 

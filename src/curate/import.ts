@@ -1,6 +1,7 @@
 import type { ErrorKind } from '../error-kinds.js';
 import type { ContextStore } from '../store/context-store.js';
 import type { TreeEdit } from '../store/tree-edit.js';
+import { caseFoldKey, nonPortablePathError, topicPathFromBlobPath } from '../topic/path.js';
 
 export interface ImportProblem {
   file: string;
@@ -50,9 +51,25 @@ export async function commitImport(
     if (snapshot.commit) {
       for (const { path: p, oid } of await store.listBlobs(snapshot)) existing.set(p, oid);
     }
+    // Every file and folder of the tree (and of this import, as it goes) by its case-folded name.
+    const spellings = new Map<string, string>();
+    const spell = (blobPath: string): void => {
+      const segments = blobPath.split('/');
+      for (let i = 1; i <= segments.length; i++) {
+        const prefix = segments.slice(0, i).join('/');
+        if (!spellings.has(caseFoldKey(prefix))) spellings.set(caseFoldKey(prefix), prefix);
+      }
+    };
+    for (const p of existing.keys()) spell(p);
     blobPaths.forEach((blobPath, i) => {
       const oid = oids[i]!;
       const current = existing.get(blobPath);
+      const refusal = current === undefined ? newPathProblem(blobPath, spellings) : undefined;
+      if (refusal) {
+        conflicts.push({ file: topics.get(blobPath)!.file, errors: [refusal] });
+        return;
+      }
+      spell(blobPath);
       if (current === oid) unchanged++;
       else if (current && !options.overwrite) {
         conflicts.push({
@@ -119,4 +136,28 @@ async function cacheImportedBlobs(store: ContextStore, oids: readonly string[]):
     throw error;
   }
   writer.finish();
+}
+
+/**
+ * Why a topic new to the tree cannot be added (a name other filesystems cannot hold, or one that
+ * differs only by letter case from a file or folder of the tree or of this import), or undefined.
+ */
+function newPathProblem(blobPath: string, spellings: ReadonlyMap<string, string>): { kind: ErrorKind; message: string } | undefined {
+  const topicPath = topicPathFromBlobPath(blobPath);
+  const nonPortable = topicPath === undefined ? undefined : nonPortablePathError(topicPath);
+  if (nonPortable) return { kind: nonPortable.kind, message: nonPortable.message };
+  const segments = blobPath.split('/');
+  for (let i = 1; i <= segments.length; i++) {
+    const prefix = segments.slice(0, i).join('/');
+    const spelled = spellings.get(caseFoldKey(prefix));
+    if (spelled !== undefined && spelled !== prefix) {
+      return {
+        kind: 'path-case-collision',
+        message:
+          `${blobPath} differs only by letter case from ${spelled}, already in the tree or this import: on macOS and Windows they are ` +
+          `the same ${i === segments.length ? 'file' : 'folder'}, so one would be lost. Rename one of them, then import again.`,
+      };
+    }
+  }
+  return undefined;
 }

@@ -91,6 +91,8 @@ const FIX_HINTS: Partial<Record<ErrorKind, string>> = {
   'too-large': 'Split the knowledge into several smaller topics.',
   'path-exists':
     'Merge your knowledge into the existing topic shown below and resend it (the caller will pass --overwrite), or choose a new path.',
+  'path-case-collision':
+    'Spell the path as the tree already does (the error names it), merging into that topic if it is the same subject, or choose a clearly different name.',
 };
 
 /** How a correction prompt differs when brv drives the model itself (self-driven curate). */

@@ -1,7 +1,7 @@
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { REVIEW_PREFIX } from '../store/layout.js';
 import { oneLine, parseCommitMessage } from '../store/trailers.js';
-import { topicBlobPath } from '../topic/path.js';
+import { nonPortablePathError, topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
 import { validateTopicHtml } from '../topic/validate.js';
 import type { CurateError, CurateMeta } from './envelope.js';
@@ -43,6 +43,9 @@ export async function writeTopic(
   mark('curate: topic validated');
   if (!validation.ok) return { ok: false, errors: validation.errors.map((e) => ({ ...e })) };
   const topic = validation.topic;
+  // A new name that other filesystems cannot hold (a Windows device name, a trailing dot) is refused
+  // here; one already stored (written before this check, or planted) stays writable.
+  const nonPortable = nonPortablePathError(topic.path);
   const filePath = topicBlobPath(topic.path);
   // Start the blob write now: its process start overlaps the reads below.
   const blob = store.repo.writeBlob(topic.canonicalHtml);
@@ -76,6 +79,28 @@ export async function writeTopic(
                 kind: 'path-exists',
                 message: `A topic already exists at ${topic.path}. Merge your knowledge into it and resend with --overwrite, or choose another path.`,
                 existingContent: existingHtml,
+              },
+            ],
+          },
+        };
+      }
+    }
+    if (!existing) {
+      if (nonPortable) return { stop: { ok: false, errors: [{ ...nonPortable }] } };
+      // Checked on this snapshot (re-run when the commit loses a race), like the existence check above.
+      const variant = await store.caseVariant(snapshot, filePath);
+      if (variant !== undefined) {
+        return {
+          stop: {
+            ok: false,
+            errors: [
+              {
+                kind: 'path-case-collision',
+                message:
+                  `${filePath} differs only by letter case from ${variant}, already in the tree: on macOS and Windows they are the same ` +
+                  `${variant.endsWith('.html') ? 'file' : 'folder'}, so exports and checkouts there would lose one. ` +
+                  `Use the existing spelling (${variant.replace(/\.html$/, '')}${variant.endsWith('.html') ? '' : '/…'}), or choose another name.`,
+                existingPath: variant,
               },
             ],
           },

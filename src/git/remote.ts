@@ -1,5 +1,5 @@
 import type { GitTransferProgress } from './transfer-progress.js';
-import { BrvError } from '../errors.js';
+import { BrvError, redactCredentials } from '../errors.js';
 import { GitCommandError, runGit } from './run.js';
 import type { GitProcesses } from './processes.js';
 import type { GitRepository } from './repository.js';
@@ -78,9 +78,10 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
+/** The remotes, each URL shown as brv shows every URL: without credentials (see `redactCredentials`). */
 export async function listRemotes(repo: GitRepository): Promise<Remote[]> {
   const entries = await repo.configList('^remote\\..*\\.url$');
-  return entries.map(({ key, value }) => ({ name: key.slice('remote.'.length, -'.url'.length), url: value }));
+  return entries.map(({ key, value }) => ({ name: key.slice('remote.'.length, -'.url'.length), url: redactCredentials(value) }));
 }
 
 export async function addRemote(repo: GitRepository, name: string, url: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { childProcess } from './child-process.js';
 import { Readable } from 'node:stream';
-import { BrvError } from '../errors.js';
+import { BrvError, redactCredentials } from '../errors.js';
 import type { GitProcesses } from './processes.js';
 import { TransferLines, type GitTransferProgress } from './transfer-progress.js';
 
@@ -146,6 +146,7 @@ export class GitCommandError extends BrvError {
       .join(' ');
     super('git-failed', `git ${shown} failed (exit ${exitCode}): ${stderr.trim().split('\n').slice(-3).join(' ')}`);
     this.exitCode = exitCode;
-    this.stderr = stderr;
+    // git quotes the URL it talked to, which may hold a token: what brv keeps (and may show) never does.
+    this.stderr = redactCredentials(stderr);
   }
 }

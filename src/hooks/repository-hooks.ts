@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { hooksDirectory, type HooksDirectory } from '../git/hooks.js';
 import type { GitRepository } from '../git/repository.js';
+import { BrvError } from '../errors.js';
 import { readSettings } from '../settings/settings.js';
 import {
   hookStatus,
@@ -35,7 +36,16 @@ export interface HooksStatusReport extends HooksReport<HookFileStatus> {
   brvOnPath: boolean;
 }
 
+/** The hooks named (all of them when none is); an unknown name refuses the whole request, so nothing is half done. */
 function selected(names: readonly string[] | undefined): HookName[] {
+  const unknown = (names ?? []).filter((n) => !(HOOK_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new BrvError(
+      'unknown-hook',
+      `brv has no hook named ${unknown.map((n) => JSON.stringify(n)).join(', ')}; the hooks are ${HOOK_NAMES.join(', ')}. Nothing was changed.`,
+      { valid: [...HOOK_NAMES] },
+    );
+  }
   return names && names.length > 0 ? HOOK_NAMES.filter((n) => names.includes(n)) : [...HOOK_NAMES];
 }
 

@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError, redactCredentials } from '../errors.js';
 import type { Remote } from '../git/remote.js';
 import type { GitTransferProgress } from '../git/transfer-progress.js';
 import type { Source } from '../source/sources.js';
@@ -141,13 +141,13 @@ export class Sharing {
     const [{ addRemote }, { trackRemote }] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
     await addRemote(this.ctx.repo, request.name, request.url);
     const tracked = await trackRemote(this.ctx.repo, request.name);
-    return { name: request.name, url: request.url, tracked };
+    return { name: request.name, url: redactCredentials(request.url), tracked };
   }
 
   async setRemoteUrl(request: RemoteUrlRequest): Promise<RemoteUrlRequest> {
     const { setRemoteUrl } = await import('../git/remote.js');
     await setRemoteUrl(this.ctx.repo, request.name, request.url);
-    return { name: request.name, url: request.url };
+    return { name: request.name, url: redactCredentials(request.url) };
   }
 
   async removeRemote(request: RemoteRequest): Promise<RemoteRequest> {
@@ -247,22 +247,23 @@ export class Sharing {
 
   async sources(): Promise<Source[]> {
     const { listSources } = await import('../source/sources.js');
-    return listSources(this.ctx.repo);
+    return (await listSources(this.ctx.repo)).map(shownSource);
   }
 
   /** Reads another repository's knowledge (fetched into its own refs); never writes to it. */
   async addSource(request: AddSourceRequest): Promise<Source> {
     const { addSource } = await import('../source/sources.js');
-    return addSource(this.ctx.repo, request.location, {
+    const added = await addSource(this.ctx.repo, request.location, {
       alias: request.alias,
       branch: request.branch,
       cwd: absolute(request.cwd, 'cwd'),
     });
+    return shownSource(added);
   }
 
   async removeSource(request: RemoveSourceRequest): Promise<Source> {
     const { removeSource } = await import('../source/sources.js');
-    return removeSource(this.ctx.repo, request.source);
+    return shownSource(await removeSource(this.ctx.repo, request.source));
   }
 
   /** Fetches every source again; one that cannot be reached is reported, not fatal. */
@@ -281,4 +282,9 @@ async function trackAfterFetch(ctx: RepositoryContext, remote: string): Promise<
   const { trackRemote } = await import('../sync/sync.js');
   const added = await trackRemote(ctx.repo, remote);
   return added.length > 0 ? { tracked: added } : {};
+}
+
+/** A source as results show it: its URL without credentials (a token in it is not for every reader). */
+function shownSource(source: Source): Source {
+  return { ...source, url: redactCredentials(source.url) };
 }

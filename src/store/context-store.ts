@@ -5,6 +5,7 @@ import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
 import { readSettings } from '../settings/settings.js';
 import { mark } from '../trace.js';
+import { caseFoldKey } from '../topic/path.js';
 
 /** A brv branch as read at one moment: its tip commit and tree (both absent before the first write). */
 export interface Snapshot {
@@ -189,6 +190,34 @@ export class ContextStore {
     const entry = (await this.repo.readTree(parent.oid)).find((e) => e.name === path.slice(slash + 1));
     if (!entry) return 'none';
     return entry.type === 'tree' ? 'folder' : 'file';
+  }
+
+  /**
+   * The path already in the snapshot that `path` (a blob path, not there itself) differs from only by
+   * letter case, in the file's name or in any folder on the way (`api/Auth.html` for `api/auth.html`,
+   * `API/x.html` for `api/auth.html`): on a case-insensitive filesystem (macOS, Windows) the two are one
+   * file or one folder. Undefined when there is none. Reads only the trees along the path.
+   */
+  async caseVariant(snapshot: Snapshot, path: string): Promise<string | undefined> {
+    if (!snapshot.commit) return undefined;
+    const segments = path.split('/');
+    let tree = snapshot.commit.tree;
+    const spelled: string[] = [];
+    for (const segment of segments) {
+      const entries = await this.repo.readTree(tree);
+      const key = caseFoldKey(segment);
+      let exact: (typeof entries)[number] | undefined;
+      let variant: (typeof entries)[number] | undefined;
+      for (const entry of entries) {
+        if (entry.name === segment) exact = entry;
+        else if (variant === undefined && caseFoldKey(entry.name) === key) variant = entry;
+      }
+      if (variant) return [...spelled, variant.name].join('/');
+      if (!exact || exact.type !== 'tree') return undefined;
+      spelled.push(segment);
+      tree = exact.oid;
+    }
+    return undefined;
   }
 
   /** Top-level folders of the tree (the domains agents are told to reuse). */

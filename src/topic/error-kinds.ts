@@ -8,7 +8,7 @@ export const TOPIC_ERROR_KINDS = {
   'multiple-bv-topic': 'The HTML has more than one `<bv-topic>` element; a topic is exactly one.',
   'missing-path-attribute': 'The `<bv-topic>` element has no `path` attribute.',
   'unsafe-path':
-    'A topic path (or a path to export) is not a safe relative path: absolute, with `..`, or with characters a path may not have.',
+    'A topic path (or a path to export) is not safe: absolute, with `..`, bad characters, or (new topics) a Windows device name or a trailing dot.',
   'unknown-element':
     'The topic uses an element that is neither in the bv-* vocabulary nor allowed plain HTML (dangerous ones are unsafe-html).',
   'attribute-validation': 'An element has an attribute that is unknown, missing or has a value it does not allow.',

@@ -50,3 +50,46 @@ export function topicPathFromBlobPath(blobPath: string): TopicPath | undefined {
   const result = normalizeTopicPath(blobPath);
   return result.ok && topicBlobPath(result.path) === blobPath ? result.path : undefined;
 }
+
+/**
+ * Names Windows reserves for devices, in any case and with any extension (`con`, `Aux.notes`, `com1`):
+ * such a file cannot be created there (git for Windows refuses to check it out), so an export or a
+ * checkout of the brv tree would fail or lose it.
+ */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$/i;
+
+/**
+ * Why a new topic path would not survive other filesystems, or undefined. Checked when a topic is
+ * written (curate, import), not when one is read: a stored path stays readable whatever its name.
+ * The set, beyond what `normalizeTopicPath` already refuses (anything but letters, digits, `_`, `-`,
+ * `.`, so no `:`, `*`, `?`, `"`, `<`, `>`, `|`, spaces or controls): a segment that is a Windows device
+ * name before its first `.` (the topic file is `<segment>.html`, and Windows ignores extensions there),
+ * and a segment ending in `.` (Windows drops trailing dots: `api.` and `api` are one folder).
+ * Letter case is checked against the tree by the writer (`path-case-collision`).
+ */
+function nonPortablePathProblem(path: TopicPath): string | undefined {
+  for (const segment of path.split('/')) {
+    const stem = segment.split('.')[0]!;
+    if (WINDOWS_RESERVED.test(stem))
+      return `has a segment named like a Windows device (${JSON.stringify(segment)}): such a file cannot exist on Windows, so exports and checkouts there would lose it`;
+    if (segment.endsWith('.'))
+      return `has a segment ending in "." (${JSON.stringify(segment)}): Windows drops trailing dots, so it would be the same name as ${JSON.stringify(segment.replace(/\.+$/, ''))}`;
+  }
+  return undefined;
+}
+
+/** The topic-path error for a path `nonPortablePathProblem` refuses. */
+export function nonPortablePathError(path: TopicPath): TopicError | undefined {
+  const problem = nonPortablePathProblem(path);
+  return problem === undefined
+    ? undefined
+    : { kind: 'unsafe-path', attribute: 'path', message: `Topic path ${JSON.stringify(path)} ${problem}. Choose another name.` };
+}
+
+/**
+ * A name's key for comparisons that ignore letter case the way case-insensitive filesystems do
+ * (macOS, Windows): upper then lower case, so `ß`/`SS` and `K`/`k` (Kelvin) meet too.
+ */
+export function caseFoldKey(name: string): string {
+  return name.normalize('NFC').toUpperCase().toLowerCase();
+}

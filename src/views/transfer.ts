@@ -61,5 +61,9 @@ export function importProgressText(validated: number, total: number): string {
 
 /** `brv export`. */
 export function exportText(result: ExportResult): string {
-  return `Exported ${plural(result.topics.length, 'topic')} to ${result.directory}${result.replaced ? ' (replaced the previous tree)' : ''}.`;
+  const lines = [
+    `Exported ${plural(result.topics.length, 'topic')} to ${result.directory}${result.replaced ? ' (replaced the previous tree)' : ''}.`,
+  ];
+  for (const collision of result.caseCollisions) lines.push(`warning: ${collision.message} [${collision.kind}]`);
+  return lines.join('\n');
 }

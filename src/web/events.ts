@@ -24,11 +24,17 @@ export interface EventHubOptions {
   maxClientBufferBytes?: number;
   /** Interval of the `: ping` comment (default 15 s). */
   pingMs?: number;
+  /**
+   * Moves within this many milliseconds of the last event sent are held and sent together, one event
+   * per ref (default 100; 0 sends each move at once).
+   */
+  coalesceMs?: number;
 }
 
 const DEFAULT_EVENT_BUFFER = 1000;
 const DEFAULT_MAX_CLIENT_BUFFER_BYTES = 1024 * 1024;
 const RETRY_MS = 1000;
+const DEFAULT_COALESCE_MS = 100;
 
 function kindOf(ref: string): ChangeKind {
   if (ref.startsWith(BRANCH_PREFIX)) return 'branch';
@@ -53,6 +59,11 @@ export function parseEventId(value: string | undefined | null): number | undefin
  * what it missed before going live; a client asking for more than the buffer still holds (or for
  * an id of another server run) gets `event: reset` and reloads. Slow clients do not grow the
  * server's memory: one whose unsent bytes pass the limit is disconnected.
+ *
+ * A burst is coalesced: the first move after a quiet spell is sent at once, the moves that follow
+ * within `coalesceMs` are held and sent together, one event per ref (its first `from`, its last `to`).
+ * So a ref that moves 500 times in a second makes about ten
+ * events, not 500, and what is pending is bounded by the number of refs, not by the number of moves.
  */
 export class EventHub {
   private readonly buffer: Array<{ id: number; frame: string }> = [];
@@ -63,9 +74,15 @@ export class EventHub {
   private readonly size: number;
   private readonly maxClientBytes: number;
   private readonly ping: NodeJS.Timeout;
+  private readonly coalesceMs: number;
+  /** Moves held until the next flush, by ref (insertion order: the order they first moved in). */
+  private readonly pending = new Map<string, { from: string | null; to: string | null }>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private lastSent = -Infinity;
 
   constructor(options: EventHubOptions = {}) {
     this.size = Math.max(1, options.eventBuffer ?? DEFAULT_EVENT_BUFFER);
+    this.coalesceMs = Math.max(0, options.coalesceMs ?? DEFAULT_COALESCE_MS);
     this.maxClientBytes = options.maxClientBufferBytes ?? DEFAULT_MAX_CLIENT_BUFFER_BYTES;
     this.ping = setInterval(() => {
       for (const client of this.clients) this.send(client, ': ping\n\n');
@@ -83,21 +100,42 @@ export class EventHub {
     return this.clients.size;
   }
 
-  /** Numbers a ref move, keeps it for replay and sends it to every client. */
-  publish(move: { ref: string; from: string | undefined; to: string | undefined }): ChangeEvent {
-    const event: ChangeEvent = {
-      id: ++this.lastId,
-      ref: move.ref,
-      from: move.from ?? null,
-      to: move.to ?? null,
-      kind: kindOf(move.ref),
-      time: new Date().toISOString(),
-    };
+  /**
+   * Takes a ref move: sent at once after a quiet spell, else held with the other moves of this burst
+   * and sent (one event per ref) when the coalescing window ends.
+   */
+  publish(move: { ref: string; from: string | undefined; to: string | undefined }): void {
+    if (this.closed) return;
+    const held = this.pending.get(move.ref);
+    if (held) held.to = move.to ?? null;
+    else this.pending.set(move.ref, { from: move.from ?? null, to: move.to ?? null });
+    if (this.flushTimer !== undefined) return;
+    const wait = this.lastSent + this.coalesceMs - Date.now();
+    if (wait <= 0) return this.flush();
+    this.flushTimer = setTimeout(() => this.flush(), wait);
+    this.flushTimer.unref();
+  }
+
+  /**
+   * Sends what is held: one event per ref. A ref that came back to where it was is sent too (`from`
+   * equal to `to`): a client may have read it in between, and only an event makes it read again.
+   */
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.lastSent = Date.now();
+    const moves = [...this.pending];
+    this.pending.clear();
+    for (const [ref, { from, to }] of moves) this.emit(ref, from, to);
+  }
+
+  /** Numbers one change, keeps it for replay and sends it to every client. */
+  private emit(ref: string, from: string | null, to: string | null): void {
+    const event: ChangeEvent = { id: ++this.lastId, ref, from, to, kind: kindOf(ref), time: new Date().toISOString() };
     const text = frame(event);
     this.buffer.push({ id: event.id, frame: text });
     if (this.buffer.length > this.size) this.buffer.splice(0, this.buffer.length - this.size);
     for (const client of this.clients) this.send(client, text);
-    return event;
   }
 
   /**
@@ -132,6 +170,8 @@ export class EventHub {
   close(): void {
     this.closed = true;
     clearInterval(this.ping);
+    clearTimeout(this.flushTimer);
+    this.pending.clear();
     for (const client of this.clients) client.end();
     this.clients.clear();
   }

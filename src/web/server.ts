@@ -44,6 +44,13 @@ export interface WebServer {
   origin: string;
   port: number;
   secret: string;
+  /**
+   * A URL that logs a browser in once: `/?login=<nonce>`, a fresh single-use nonce that is exchanged
+   * for the session cookie on the first visit within LOGIN_LINK_TTL_MS and is useless after. This is
+   * what `--open` hands to the opener, whose command line other local users can read (/proc): the
+   * session token itself never goes on a command line.
+   */
+  oneTimeUrl(): string;
   /** Stops accepting, ends the event streams, closes the repositories. */
   close(): Promise<void>;
 }
@@ -53,6 +60,10 @@ export const DEFAULT_PORT = 7700;
 const PORT_ATTEMPTS = 20;
 const MAX_STATIC_PATH = 1024;
 const HOST = '127.0.0.1';
+/** How long a one-time login link works (a browser that starts cold takes a few seconds). */
+const LOGIN_LINK_TTL_MS = 60_000;
+/** One-time links outstanding at most (each `--open` makes one; older ones are dropped first). */
+const MAX_LOGIN_LINKS = 16;
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendJsonText(res, status, JSON.stringify(body));
@@ -319,6 +330,8 @@ async function bind(server: Server, options: WebServerOptions): Promise<number> 
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const secret = options.secret ?? newSecret();
+  // One-time login nonces → when they expire (see WebServer.oneTimeUrl).
+  const logins = new Map<string, number>();
   const pool: RepositoryPool = options.service.pool(options.launchDir, { serverName: 'brv webui' });
   let subscription: Subscription | undefined;
   const hub = new EventHub({ eventBuffer: options.eventBuffer, maxClientBufferBytes: options.maxClientBufferBytes });
@@ -364,6 +377,18 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (api) res.setHeader('Cache-Control', 'no-store');
 
     const reading = req.method === 'GET' || req.method === 'HEAD';
+    const login = url.searchParams.get('login');
+    if (!api && reading && login !== null) {
+      res.setHeader('Cache-Control', 'no-store');
+      const expires = logins.get(login);
+      // Used once: deleted before anything else, so a second visit (or a racing one) finds nothing.
+      logins.delete(login);
+      if (expires === undefined || expires < Date.now())
+        return sendError(res, 401, 'unauthorized', 'This login link was used already or has expired: open the URL brv webui printed.');
+      const back = url.pathname.startsWith('//') ? '/' : url.pathname;
+      res.writeHead(303, { Location: back, 'Set-Cookie': sessionCookie(secret, port) });
+      return void res.end();
+    }
     const token = url.searchParams.get('token');
     if (!api && reading && token !== null) {
       res.setHeader('Cache-Control', 'no-store');
@@ -418,7 +443,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (error.status === 413) res.setHeader('Connection', 'close');
         return sendJson(res, error.status, { error: { kind: error.kind, message: error.message, ...error.details } });
       }
-      if (isBrvError(error)) return sendError(res, errorStatus(error.kind), error.kind, error.message);
+      // A kind's details (the valid names of an unknown one, a setting's key) help the caller fix the request.
+      if (isBrvError(error))
+        return sendJson(res, errorStatus(error.kind), { error: { ...error.details, kind: error.kind, message: error.message } });
       sendError(res, 500, 'internal-error', 'Unexpected failure in the dashboard server.');
     });
     running.add(answered);
@@ -440,6 +467,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     origin,
     port,
     secret,
+    oneTimeUrl: () => {
+      const now = Date.now();
+      for (const [nonce, expires] of logins) if (expires < now || logins.size >= MAX_LOGIN_LINKS) logins.delete(nonce);
+      const nonce = newSecret();
+      logins.set(nonce, now + LOGIN_LINK_TTL_MS);
+      return `${origin}/?login=${nonce}`;
+    },
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -136,11 +136,21 @@ export class FolderIndexes {
       this.built.set(key, index);
       return index;
     }
-    index = brv.retrieval.catalog({ source }).then((catalog) => buildFolderIndex(catalog.commit, catalog.topics));
+    // Built from the commit it is keyed by: the branch read again later may be elsewhere already (a burst of
+    // moves), and an index of another commit kept under this key would be served for it from then on. A
+    // source is read only at its tip, so an index of another tip is answered once and not kept.
+    const request = source === undefined && commit !== undefined ? { at: commit } : { source };
+    index = brv.retrieval.catalog(request).then((catalog) => buildFolderIndex(catalog.commit, catalog.topics));
     this.built.set(key, index);
-    index.catch(() => {
-      if (this.built.get(key) === index) this.built.delete(key);
-    });
+    const built = index;
+    built.then(
+      (folderIndex) => {
+        if (folderIndex.commit !== commit && this.built.get(key) === built) this.built.delete(key);
+      },
+      () => {
+        if (this.built.get(key) === built) this.built.delete(key);
+      },
+    );
     while (this.built.size > KEPT_INDEXES) this.built.delete(this.built.keys().next().value!);
     return index;
   }

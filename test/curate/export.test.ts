@@ -39,7 +39,13 @@ test("writes ByteRover's layout: <dir>/.brv/context-tree/<path>.html, bytes as s
   const files = [file('security/auth'), file('api/errors'), file('a/b/c/d/e')];
   const result = await exportTree(files, out);
   const tree = path.join(out, '.brv', 'context-tree');
-  t.deepEqual(result, { directory: tree, topics: ['a/b/c/d/e', 'api/errors', 'security/auth'], replaced: false, kept: [] });
+  t.deepEqual(result, {
+    directory: tree,
+    topics: ['a/b/c/d/e', 'api/errors', 'security/auth'],
+    replaced: false,
+    kept: [],
+    caseCollisions: [],
+  });
   t.deepEqual(await listing(out), [
     '.brv/context-tree/a/b/c/d/e.html',
     '.brv/context-tree/api/errors.html',

@@ -59,6 +59,29 @@ test('setup in one call: settings (with choices), hooks, connectors, doctor; a s
   }
 });
 
+test('hooks install/uninstall with an unknown hook name: 400 unknown-hook listing the valid names, and nothing installed', async (t) => {
+  const repo = await makeRepo();
+  await brvJson(repo, ['init']);
+  const server = await startFor(repo);
+  try {
+    for (const route of ['/api/hooks/install', '/api/hooks/uninstall']) {
+      const refused = await send(server, 'POST', route, { hooks: ['pre-commit', 'pre-push'] });
+      t.is(refused.status, 400, refused.body);
+      t.is(refused.json.error.kind, 'unknown-hook');
+      t.deepEqual(refused.json.error.valid, ['post-merge', 'post-checkout', 'pre-commit']);
+      t.regex(refused.json.error.message, /"pre-push"/);
+    }
+    const states = (await get(server, '/api/setup')).json.hooks.hooks.map((h: { state: string }) => h.state);
+    t.true(
+      states.every((s: string) => s === 'not-installed'),
+      JSON.stringify(states),
+    );
+    t.deepEqual(await readdir(path.join(repo, '.git', 'hooks')).then((names) => names.filter((n) => !n.endsWith('.sample'))), []);
+  } finally {
+    await server.close();
+  }
+});
+
 test('hooks install then status shows them installed; uninstall; connectors install and uninstall in the work tree', async (t) => {
   const repo = await makeRepo();
   await brvJson(repo, ['init']);

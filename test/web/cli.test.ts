@@ -126,14 +126,38 @@ test('outside a repository brv webui fails with the typed error and exits', asyn
   }
 });
 
-test('--open runs the platform opener with the URL; a missing opener is a notice, and the dashboard still serves', async (t) => {
+test('--open runs the platform opener with a one-time login link, never the token; a missing opener is a notice, and the dashboard still serves', async (t) => {
   const bin = await tempDir('brv-bin-');
   const out = path.join(bin, 'opened.txt');
-  await writeFile(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > "${out}"\n`, { mode: 0o755 });
+  // The fake opener records its whole command line, as another local user would read it from /proc.
+  await writeFile(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > "${out}.tmp" && mv "${out}.tmp" "${out}"\n`, {
+    mode: 0o755,
+  });
   try {
-    const opening = await startWebui(await repo, ['--port', String(await freePort()), '--open'], { PATH: `${bin}:${ENV.PATH}` });
-    const url = /^brv webui: (\S+)$/.exec(opening.line)![1]!;
-    t.true(await waitFor(() => existsSync(out) && readFileSync(out, 'utf8') === url, 5000), 'xdg-open got the URL');
+    const openPort = await freePort();
+    const opening = await startWebui(await repo, ['--port', String(openPort), '--open'], { PATH: `${bin}:${ENV.PATH}` });
+    t.teardown(() => void opening.child.kill('SIGTERM'));
+    const token = /token=(\S+)$/.exec(opening.line)![1]!;
+    t.true(await waitFor(() => existsSync(out), 5000), 'xdg-open ran');
+    const argv = readFileSync(out, 'utf8').trim().split('\n');
+    t.false(argv.join(' ').includes(token), `the session token is not on the opener's command line: ${argv.join(' ')}`);
+    const link = new RegExp(`^http://127\\.0\\.0\\.1:${openPort}/\\?login=([A-Za-z0-9_-]{20,})$`).exec(argv[1] ?? '');
+    t.truthy(link, argv.join(' '));
+    // The link logs in once: the session cookie, then back to the page without the nonce…
+    const first = await request(openPort, { path: `/?login=${link![1]}` });
+    t.is(first.status, 303);
+    t.is(first.headers.location, '/');
+    const cookie = String(first.headers['set-cookie']).split(';')[0]!;
+    t.is(cookie, `brv_session_${openPort}=${token}`);
+    t.is((await request(openPort, { path: '/api/status', headers: { cookie } })).status, 200);
+    // …and never again, nor does a made-up one.
+    const again = await request(openPort, { path: `/?login=${link![1]}` });
+    t.is(again.status, 401);
+    t.is(again.json?.error.kind, 'unauthorized');
+    t.false('set-cookie' in again.headers);
+    t.is((await request(openPort, { path: `/?login=${'A'.repeat(43)}` })).status, 401);
+    // The printed URL's token works as before.
+    t.is((await request(openPort, { path: `/?token=${token}` })).status, 303);
     opening.child.kill('SIGTERM');
     t.is((await opening.child).exitCode, 0);
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { describeChange, LiveCursor, parseChangeEvent } from '../../src/web/client/live.js';
+import { ChangeBatch, describeChange, LiveCursor, parseChangeEvent } from '../../src/web/client/live.js';
 
 test('the first connection asks for live events; after a gap, for those after the last id seen', (t) => {
   const cursor = new LiveCursor();
@@ -56,4 +56,28 @@ test('change events parse from the contract data; bad data is ignored', (t) => {
   t.is(parseChangeEvent('{"ref":"x"}', '12')?.id, 12);
   t.is(parseChangeEvent('not json'), null);
   t.is(parseChangeEvent('null'), null);
+});
+
+test('a burst of 500 change events is one refresh and one notice, then at most one a second while it lasts', (t) => {
+  const batch = new ChangeBatch();
+  const change = (id: number) => ({ id, ref: 'refs/brv/heads/main', from: null, to: 'a'.repeat(40), kind: 'branch', time: '' });
+  let now = 1000;
+  const scheduled: number[] = [];
+  for (let i = 1; i <= 500; i++) {
+    const delay = batch.add(change(i), now);
+    if (delay !== null) scheduled.push(delay);
+  }
+  t.deepEqual(scheduled, [80], 'one flush scheduled for the whole burst');
+  now += 80;
+  t.is(batch.flush(now), '500 changes; the last: Knowledge changed on main');
+  t.is(batch.flush(now), null, 'the batch is empty after a flush');
+  // More while it lasts: the next flush waits for the rest of the second.
+  t.is(batch.add(change(501), now + 10), 990);
+  t.is(batch.add(change(502), now + 20), null);
+  t.is(batch.flush(now + 1000), '2 changes; the last: Knowledge changed on main');
+  // After a quiet spell, a single change is shown as itself, soon.
+  t.is(batch.add(change(503), now + 5000), 80);
+  t.is(batch.flush(now + 5080), describeChange(change(503)));
+  t.is(batch.add(null, now + 9000), 80);
+  t.is(batch.flush(now + 9080), 'Reloaded: too many changes arrived while disconnected');
 });

@@ -100,7 +100,8 @@ test('an id older than the buffer (or of another server run) gets event: reset f
 });
 
 test('a client that does not read is disconnected once its unsent bytes pass the limit; readers are not', async (t) => {
-  const hub = new EventHub({ maxClientBufferBytes: 64 * 1024, eventBuffer: 10 });
+  // Each move at once (no coalescing): this test is about the bytes a client leaves unread.
+  const hub = new EventHub({ maxClientBufferBytes: 64 * 1024, eventBuffer: 10, coalesceMs: 0 });
   const server = createServer((req, res) => hub.attach(req, res, undefined));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -153,5 +154,56 @@ test('stopping the server ends the event streams; a ping comment keeps idle stre
     t.true(Date.now() - started < 3000);
   } finally {
     await cleanup(repo);
+  }
+});
+
+test('a burst of 500 ref moves in a second makes a bounded number of events, with every ref at its final value', async (t) => {
+  const hub = new EventHub();
+  const server = createServer((req, res) => hub.attach(req, res, undefined));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const stream = await openEvents((server.address() as AddressInfo).port);
+  try {
+    await waitFor(() => hub.clientCount === 1, 2000);
+    const oid = (n: number) => n.toString(16).padStart(40, '0');
+    const final = new Map<string, string | null>();
+    const started = Date.now();
+    // 400 moves of the brv branch, 50 review refs created, 50 created and deleted again: about one a 2 ms.
+    for (let i = 1; i <= 500; i++) {
+      if (i <= 400) {
+        hub.publish({ ref: 'refs/brv/heads/main', from: oid(i - 1), to: oid(i) });
+        final.set('refs/brv/heads/main', oid(i));
+      } else if (i <= 450) {
+        hub.publish({ ref: `refs/brv/review/r${i}`, from: undefined, to: oid(i) });
+        final.set(`refs/brv/review/r${i}`, oid(i));
+      } else {
+        hub.publish({ ref: `refs/brv/review/gone${i}`, from: undefined, to: oid(i) });
+        hub.publish({ ref: `refs/brv/review/gone${i}`, from: oid(i), to: undefined });
+        final.set(`refs/brv/review/gone${i}`, null);
+      }
+      if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const elapsed = Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const events = stream.events.map((e) => JSON.parse(e.data) as { id: number; ref: string; to: string | null });
+    // One event per ref per 100 ms window at most (plus the first, sent at once).
+    const windows = Math.ceil(elapsed / 100) + 2;
+    const main = events.filter((e) => e.ref === 'refs/brv/heads/main');
+    t.true(main.length <= windows, `${main.length} events for 400 moves of one ref in ${elapsed} ms`);
+    t.true(events.length <= windows + 100, `${events.length} events in all`);
+    // A ref created and deleted within one window is still announced (from null to null): a client may have read it.
+    t.true(events.filter((e) => e.ref.includes('gone')).every((e) => e.to === null));
+    // Ids are consecutive, and replaying the stream gives every ref its final value.
+    t.deepEqual(
+      events.map((e) => e.id),
+      events.map((_, i) => i + 1),
+    );
+    const replayed = new Map<string, string | null>();
+    for (const e of events) replayed.set(e.ref, e.to);
+    t.deepEqual(replayed, final);
+    t.is(hub.latestId, events.length);
+  } finally {
+    stream.close();
+    hub.close();
+    server.close();
   }
 });

@@ -69,3 +69,37 @@ test('a failed build is not kept: the next request tries again', async (t) => {
   fail = false;
   t.is((await indexes.get(brv, undefined)).folders.get('')!.count, 1);
 });
+
+test('the branch moving between the tip read and the catalog read: the index is of the commit it is kept under', async (t) => {
+  // A burst of moves: the tip is c1 when the request reads it, c2 a moment later when a catalog of "the tip" is read.
+  const at: Array<string | undefined> = [];
+  const catalogOf = (commit: string) => ({ commit, topics: [{ path: `burst/${commit}`, title: commit }] });
+  const brv = {
+    branch: 'main',
+    retrieval: {
+      catalogTip: async () => ({ commit: 'c1' }),
+      catalog: async (request: { at?: string }) => {
+        at.push(request.at);
+        return catalogOf(request.at ?? 'c2');
+      },
+    },
+  } as unknown as Brv;
+  const indexes = new FolderIndexes();
+  const index = await indexes.get(brv, undefined);
+  t.is(index.commit, 'c1');
+  t.deepEqual(index.folders.get('burst')?.topics, [{ name: 'c1', title: 'c1' }]);
+  t.deepEqual(at, ['c1']);
+
+  // A source is read only at its tip: an index of another tip answers once and is not kept under this one.
+  let sourceTip = 'c2';
+  const source = {
+    branch: 'main',
+    retrieval: {
+      catalogTip: async () => ({ commit: 'c1' }),
+      catalog: async () => catalogOf(sourceTip),
+    },
+  } as unknown as Brv;
+  t.is((await indexes.get(source, 'platform')).commit, 'c2');
+  sourceTip = 'c1';
+  t.is((await indexes.get(source, 'platform')).commit, 'c1', 'built again, not the c2 index kept under c1');
+});

@@ -17,6 +17,7 @@ import {
   syncText,
 } from '../../views/vc.js';
 import { remoteTrackingPrefix } from '../../store/refs.js';
+import { redactCredentials } from '../../errors.js';
 import type { SyncProgress } from '../../service/sharing.js';
 
 interface RemoteOptions extends GlobalOptions {
@@ -159,7 +160,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
           .split(/[/:]/)
           .pop() ??
         'repository';
-      if (argv.format === 'text') note(`Cloning ${argv.url} into ${dir}…`);
+      if (argv.format === 'text') note(`Cloning ${redactCredentials(argv.url)} into ${dir}…`);
       const result = await (await cliService()).clone({ url: argv.url, directory: dir, cwd: path.resolve(argv.C ?? process.cwd()) });
       if (argv.format === 'json') return printJson('vc clone', true, result);
       for (const line of refusedNotes(result.refused)) note(line);

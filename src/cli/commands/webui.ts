@@ -25,12 +25,18 @@ export const webuiCommand: CommandModule<GlobalOptions, WebuiOptions> = {
         type: 'number',
         describe: 'Port on 127.0.0.1 (default 7700, or the next free one up to 7720; a port given here must be free)',
       })
-      .option('open', { type: 'boolean', default: false, describe: 'Open the URL in the browser (xdg-open, open or start)' })
+      .option('open', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Open the dashboard in the browser (xdg-open, open or start) with a one-time login link, so the session token is never on a command line',
+      })
       .epilogue(
         'Prints "brv webui: http://127.0.0.1:<port>/?token=<secret>" and serves until Ctrl-C. The server listens on loopback ' +
           'only; the token is new on every start and is exchanged for an HttpOnly, SameSite=Strict cookie, so only the browser ' +
           'that opened the printed URL (or a script sending "Authorization: Bearer <token>") gets in. Requests naming another ' +
-          'Host, and changes coming from another Origin, are refused. Every asset ships with brv: it works offline. The JSON API ' +
+          'Host, and changes coming from another Origin, are refused. --open hands the opener a one-time login link (single use, ' +
+          'valid 60 s), never the token: a command line is visible to every local user. Every asset ships with brv: it works offline. The JSON API ' +
           'under /api/ and its live events (/api/events) are described in the README.',
       ) as never,
   handler: (argv) =>
@@ -57,7 +63,9 @@ export const webuiCommand: CommandModule<GlobalOptions, WebuiOptions> = {
       if (argv.format === 'json') printJson('webui', true, { url: server.url, port: server.port });
       else printText(webuiText({ url: server.url, port: server.port, wanted: argv.port ?? DEFAULT_PORT }));
       if (argv.open) {
-        const opened = await service.openUrl({ url: server.url });
+        // A one-time login link, not the printed URL: the opener's command line is readable by other
+        // local users (/proc/<pid>/cmdline), and the session token must never be on one.
+        const opened = await service.openUrl({ url: server.oneTimeUrl() });
         if (!opened.opened) note(openerNotice(opened.opener, opened.problem));
       }
       await stopped;

@@ -6,7 +6,7 @@ import { BranchesPage } from './branches-page.js';
 import { ChangesPage } from './changes.js';
 import { KeySequence } from './keys.js';
 import { KnowledgePage } from './knowledge.js';
-import { describeChange, LiveCursor, parseChangeEvent } from './live.js';
+import { ChangeBatch, LiveCursor, parseChangeEvent, type ChangeEvent } from './live.js';
 import { ReviewsPage } from './reviews.js';
 import { pageHref, parseRoute, routeHref, type Page, type Route } from './routes.js';
 import { SearchPage } from './search.js';
@@ -14,7 +14,6 @@ import { SetupPage } from './setup-page.js';
 import { App as AppContext, ErrorBox, Link, shortOid, useApi, type AppState } from './ui.js';
 
 const NOTICE_MS = 6000;
-const REFRESH_DELAY_MS = 80;
 
 type LiveState = 'connecting' | 'live' | 'reconnecting';
 
@@ -193,14 +192,21 @@ function useLive(refresh: () => void): { live: LiveState; notice: string | null 
     let refreshTimer: ReturnType<typeof setTimeout> | undefined;
     let noticeTimer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
-    const refreshSoon = (): void => {
-      clearTimeout(refreshTimer);
-      refreshTimer = setTimeout(refresh, REFRESH_DELAY_MS);
-    };
+    const batch = new ChangeBatch();
     const show = (text: string): void => {
       setNotice(text);
       clearTimeout(noticeTimer);
       noticeTimer = setTimeout(() => setNotice(null), NOTICE_MS);
+    };
+    // A burst of events is one refresh and one notice (at most one a second while it lasts), never one per event.
+    const changed = (change: ChangeEvent | null): void => {
+      const delay = batch.add(change, Date.now());
+      if (delay === null) return;
+      refreshTimer = setTimeout(() => {
+        const text = batch.flush(Date.now());
+        refresh();
+        if (text !== null) show(text);
+      }, delay);
     };
     const connect = (): void => {
       const current = new EventSource(cursor.current.url());
@@ -213,13 +219,11 @@ function useLive(refresh: () => void): { live: LiveState; notice: string | null 
         const message = event as MessageEvent<string>;
         const change = parseChangeEvent(message.data, message.lastEventId);
         if (change === null || !cursor.current.accept(change.id)) return;
-        refreshSoon();
-        show(describeChange(change));
+        changed(change);
       });
       current.addEventListener('reset', () => {
         cursor.current.reset();
-        refreshSoon();
-        show('Reloaded: too many changes arrived while disconnected');
+        changed(null);
       });
       current.onerror = () => {
         if (stopped) return;

@@ -90,3 +90,41 @@ export function describeChange(event: ChangeEvent): string {
   if (event.kind === 'branch') return `Knowledge changed on ${name.replace(/^heads\//, '')}`;
   return `Updated ${name || 'knowledge'}`;
 }
+
+/** The first refresh after a quiet spell waits this long (more changes usually follow within it). */
+const BATCH_DELAY_MS = 80;
+/** While changes keep coming, the page refreshes at most this often (and once more after the last). */
+const BATCH_INTERVAL_MS = 1000;
+
+/**
+ * A burst of changes as one refresh and one notice: `add` says when to flush (null: a flush is already
+ * due), `flush` empties the batch and names what it held. Whatever the burst, the page refreshes at most
+ * once a second while it lasts and once after it, and keeps one notice: nothing grows with the events.
+ */
+export class ChangeBatch {
+  private count = 0;
+  private latest: ChangeEvent | null = null;
+  private due = false;
+  private lastFlush = -Infinity;
+
+  /** Adds a change (or a reset: `null`); the delay before the flush to schedule, or null when one is due already. */
+  add(change: ChangeEvent | null, now: number): number | null {
+    this.count++;
+    if (change !== null) this.latest = change;
+    if (this.due) return null;
+    this.due = true;
+    return Math.max(BATCH_DELAY_MS, this.lastFlush + BATCH_INTERVAL_MS - now);
+  }
+
+  /** The notice for what was batched (null: nothing was); the batch starts again empty. */
+  flush(now: number): string | null {
+    const { count, latest } = this;
+    this.count = 0;
+    this.latest = null;
+    this.due = false;
+    this.lastFlush = now;
+    if (count === 0) return null;
+    if (latest === null) return 'Reloaded: too many changes arrived while disconnected';
+    return count === 1 ? describeChange(latest) : `${count} changes; the last: ${describeChange(latest)}`;
+  }
+}

@@ -67,7 +67,10 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
   const [error, setError] = useState<ApiError | null>(null);
   const latest = useRef(state);
   latest.current = state;
-  const inFlight = useRef(new Set<string>());
+  // Pages being fetched → the revision they were asked for at; pages asked for again after a newer
+  // live change while an older answer was on its way (that answer is stale: fetched once more).
+  const inFlight = useRef(new Map<string, number>());
+  const again = useRef(new Set<string>());
   const failed = useRef(new Set<string>());
   const openAll = useRef(false);
   const loadedRevision = useRef(-1);
@@ -81,11 +84,21 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
     (root: Root, folder: string, page: { offset?: number; around?: string }): Promise<void> => {
       const key = levelKey(root, folder);
       const id = `${key}\u0000${page.around ?? page.offset ?? 0}`;
-      if (inFlight.current.has(id) || failed.current.has(id)) return Promise.resolve();
-      inFlight.current.add(id);
+      if (failed.current.has(id)) return Promise.resolve();
+      const asked = inFlight.current.get(id);
+      if (asked !== undefined) {
+        if (asked < loadedRevision.current) again.current.add(id);
+        return Promise.resolve();
+      }
+      inFlight.current.set(id, loadedRevision.current);
+      const landed = (): void => {
+        inFlight.current.delete(id);
+        // A burst of changes: the answer that landed predates the last one, so the final state is asked for.
+        if (again.current.delete(id)) void load(root, folder, page);
+      };
       return getJson<unknown>(treeUrl(root, folder, page)).then(
         (body) => {
-          inFlight.current.delete(id);
+          landed();
           failed.current.delete(id);
           const answer = readLevelPage(body);
           update((previous) => {
@@ -105,7 +118,7 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
           });
         },
         (reason: unknown) => {
-          inFlight.current.delete(id);
+          landed();
           if (isAbort(reason)) return;
           const problem = toApiError(reason);
           if (problem.status === 404 && (folder !== '' || root !== '')) {
