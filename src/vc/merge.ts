@@ -1,8 +1,13 @@
 import { BrvError } from '../errors.js';
 import { mergeCommits, type MergeConflict } from '../git/merge-tree.js';
+import { BlobTooLargeError } from '../git/repository.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import type { TreeEdit } from '../store/tree-edit.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
+
+/** A side of a topic merge that is a blob over the stored-topic limit (never read). */
+const OVERSIZED = Symbol('oversized');
 
 export interface MergeResult {
   status: 'up-to-date' | 'fast-forward' | 'merged';
@@ -93,8 +98,24 @@ async function resolveConflict(
   // Modify/delete: knowledge is never dropped, the modified side wins (and a reviewer is told).
   if (!ours || !theirs) return { blob: ours ?? theirs, conflicted: base !== undefined };
   if (topicPathFromBlobPath(conflict.path) === undefined) return { blob: ours, conflicted: true };
-  const read = async (oid: string | undefined) => (oid ? (await repo.readBlob(oid))?.toString('utf8') : undefined);
-  const [baseHtml, oursHtml, theirsHtml] = await Promise.all([read(base), read(ours), read(theirs)]);
+  // Every side is bounded by the stored-topic limit before it is read (refs can be moved by plain git).
+  const read = async (oid: string | undefined): Promise<string | undefined | typeof OVERSIZED> => {
+    if (!oid) return undefined;
+    try {
+      return (await repo.readBlob(oid, { maxBytes: MAX_STORED_TOPIC_BYTES }))?.toString('utf8');
+    } catch (error) {
+      if (error instanceof BlobTooLargeError) return OVERSIZED;
+      throw error;
+    }
+  };
+  const [baseRead, oursHtml, theirsHtml] = await Promise.all([read(base), read(ours), read(theirs)]);
+  // A side over the limit is never loaded nor merged: the readable side is kept as it is (the only
+  // one any brv can read: keeping the huge one would leave the topic unreadable everywhere; when both
+  // are over, ours stays), and the topic is listed as a conflict, so a review names it.
+  if (oursHtml === OVERSIZED) return { blob: theirsHtml === OVERSIZED ? ours : theirs, conflicted: true };
+  if (theirsHtml === OVERSIZED) return { blob: ours, conflicted: true };
+  // An oversized base: merged as if both sides had added the topic (sections kept, differences marked).
+  const baseHtml = baseRead === OVERSIZED ? undefined : baseRead;
   const { mergeTopicHtml } = await import('../topic/merge.js');
   const result = mergeTopicHtml(baseHtml, oursHtml ?? '', theirsHtml ?? '', labels, topicPathFromBlobPath(conflict.path));
   return { blob: await repo.writeBlob(result.html), conflicted: result.conflicted };
