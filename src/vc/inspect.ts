@@ -1,4 +1,4 @@
-import { BlobTooLargeError, type CommitInfo } from '../git/repository.js';
+import { BlobTooLargeError, type CommitInfo, type TreeChange } from '../git/repository.js';
 import type { ContextStore } from '../store/context-store.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
@@ -52,20 +52,27 @@ export async function diffCommits(
 ): Promise<DiffResult> {
   const { repo } = store;
   const fromTree = from?.tree ?? (await repo.emptyTree());
-  const raw = await repo.diffTrees(fromTree, to.tree);
+  const raw = (await repo.diffTrees(fromTree, to.tree)).filter((change) => {
+    const topicPath = topicPathFromBlobPath(change.path);
+    return topicPath !== undefined && (!options.paths || options.paths.some((p) => topicPath === p || topicPath.startsWith(`${p}/`)));
+  });
+  // Sizes first, for every blob a patch would read (one batch-check, no content): a blob over the
+  // limit is never asked for, so not even git streams it (the reader's own bound is the backstop).
+  const sides = (change: TreeChange) => [
+    change.status === 'A' ? undefined : change.oldOid,
+    change.status === 'D' ? undefined : change.newOid,
+  ];
+  const sizes = options.patch ? await repo.blobSizes(raw.flatMap((change) => sides(change).filter((oid) => oid !== undefined))) : undefined;
   const changes: TopicChange[] = [];
   for (const change of raw) {
-    const topicPath = topicPathFromBlobPath(change.path);
-    if (!topicPath) continue;
-    if (options.paths && !options.paths.some((p) => topicPath === p || topicPath.startsWith(`${p}/`))) continue;
+    const topicPath = topicPathFromBlobPath(change.path)!;
     const entry: TopicChange = { status: STATUS[change.status]!, path: topicPath, filePath: change.path };
     if (options.patch) {
-      const patch = await topicPatch(
-        store,
-        change.path,
-        change.status === 'A' ? undefined : change.oldOid,
-        change.status === 'D' ? undefined : change.newOid,
-      );
+      const [oldOid, newOid] = sides(change);
+      const over = [oldOid, newOid].find((oid) => oid !== undefined && (sizes!.get(oid) ?? 0) > MAX_STORED_TOPIC_BYTES);
+      const patch = over
+        ? new BlobTooLargeError(over, sizes!.get(over)!, MAX_STORED_TOPIC_BYTES)
+        : await topicPatch(store, change.path, oldOid, newOid);
       if (typeof patch === 'string') entry.diff = patch;
       else entry.problem = tooLargeProblem(topicPath, patch, patch.oid === change.newOid);
     }

@@ -79,8 +79,11 @@ export async function resolveConflicts(
   const edits: TreeEdit[] = [];
   const merged: string[] = [];
   const conflicted: string[] = [];
+  // Sizes first (one batch-check, no content): a side over the stored-topic limit is never asked for.
+  const sizes = await store.repo.blobSizes(conflicts.flatMap((c) => [c.base, c.ours, c.theirs].filter((oid) => oid !== undefined)));
+  const oversized = new Set([...sizes].filter(([, size]) => size > MAX_STORED_TOPIC_BYTES).map(([oid]) => oid));
   for (const conflict of conflicts) {
-    const resolution = await resolveConflict(store, conflict, labels);
+    const resolution = await resolveConflict(store, conflict, labels, oversized);
     edits.push(resolution.blob ? { path: conflict.path, blob: resolution.blob } : { path: conflict.path, remove: true });
     const name = topicPathFromBlobPath(conflict.path) ?? conflict.path;
     (resolution.conflicted ? conflicted : merged).push(name);
@@ -92,6 +95,7 @@ async function resolveConflict(
   store: ContextStore,
   conflict: MergeConflict,
   labels: { ours: string; theirs: string },
+  oversized: ReadonlySet<string>,
 ): Promise<{ blob: string | undefined; conflicted: boolean }> {
   const { repo } = store;
   const { base, ours, theirs } = conflict;
@@ -101,6 +105,7 @@ async function resolveConflict(
   // Every side is bounded by the stored-topic limit before it is read (refs can be moved by plain git).
   const read = async (oid: string | undefined): Promise<string | undefined | typeof OVERSIZED> => {
     if (!oid) return undefined;
+    if (oversized.has(oid)) return OVERSIZED;
     try {
       return (await repo.readBlob(oid, { maxBytes: MAX_STORED_TOPIC_BYTES }))?.toString('utf8');
     } catch (error) {
