@@ -265,3 +265,19 @@ test('curate over a planted over-limit topic: refused as path-exists without loa
   );
   t.regex((await b.knowledge.read({ path: 'x/huge' })).content, /one hour/);
 });
+
+test('a .brv/format blob far larger than a version is refused from its header (unsupported-format), never loaded', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  await plantTree(repo, BASE);
+  const planted = await plantTree(repo, { ...BASE, '.brv/format': Buffer.alloc(MAX_STORED_TOPIC_BYTES + 1024, '1') });
+  const b = await openBrv(repo);
+  t.teardown(() => b.close());
+  const reads = unboundedReads(b);
+  const error = await t.throwsAsync(b.history.show({ spec: planted, patch: true }));
+  t.is((error as { kind?: string }).kind, 'unsupported-format');
+  t.false(
+    reads.some((name) => name.endsWith(':.brv/format')),
+    'the format blob was never read whole',
+  );
+});
