@@ -408,7 +408,9 @@ export class GitRepository {
   /** Resolves a revision to an object id, or undefined when it names nothing. */
   async resolve(revision: string): Promise<string | undefined> {
     // Through the long-lived reader: sync and review resolve many refs, a process each would add up.
-    return (await this.readObject(revision))?.oid;
+    // Only the header is wanted: the data is dropped as it streams by (a ref a plain `git fetch`
+    // moved may name a huge blob).
+    return (await this.readObjectWithin(revision, 0))?.oid;
   }
 
   /** Every value of a multi-valued key (e.g. remote.origin.fetch). */

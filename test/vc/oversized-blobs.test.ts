@@ -108,6 +108,10 @@ test('the reader refuses a blob over the limit from its header, and the next rea
     oversized: true,
   });
   t.regex((await git.readBlob('refs/brv/heads/main:auth/tokens.html'))!.toString(), /ten minutes/);
+  // Resolving a name (a ref a plain fetch may point at a blob) wants its oid only: the data is never held.
+  const reads = unboundedReads(b);
+  t.is(await git.resolve('refs/brv/heads/main:x/huge.html'), hugeOid);
+  t.deepEqual(reads, []);
 });
 
 test('vc diff, vc show and a topic diff: the over-limit topic is a typed too-large problem, never read; the others keep their diffs', async (t) => {
