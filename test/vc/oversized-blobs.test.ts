@@ -145,8 +145,8 @@ test('vc diff, vc show and a topic diff: the over-limit topic is a typed too-lar
   );
 });
 
-test('brv vc show and vc diff (the built CLI): too-large in the JSON and the text, exit 0, the other topics diffed', async (t) => {
-  const { repo, base, changed } = await fixture();
+test('brv vc show, vc diff and review show (the built CLI): too-large in the JSON and the text, exit 0, the other topics answer', async (t) => {
+  const { repo, base, changed, mergeReview } = await fixture();
   t.teardown(() => cleanup(repo));
   const json = await brvJson(repo, ['vc', 'show', changed]);
   t.is(json.exitCode, 0, json.stderr);
@@ -157,6 +157,10 @@ test('brv vc show and vc diff (the built CLI): too-large in the JSON and the tex
   t.is(text.exitCode, 0, text.stderr);
   t.regex(text.stdout, /not shown \(too-large\): x\/huge is \d+ bytes after this change; topics are at most \d+ bytes/);
   t.regex(text.stdout, /\+.*ten minutes/);
+  const review = await brv(repo, ['review', 'show', mergeReview]);
+  t.is(review.exitCode, 0, review.stderr);
+  t.regex(review.stdout, /x\/huge: not shown \(too-large\): x\/huge\.html is \d+ bytes/);
+  t.regex(review.stdout, /ops\/deploy: no conflict left/);
 });
 
 test("review diffs and a merge review's conflicts: the over-limit topic is reported in its place, the rest answer", async (t) => {
