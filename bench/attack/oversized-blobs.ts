@@ -10,8 +10,8 @@
  * The RSS check means something only for blobs far above Node's own ~50-70 MB (use --mb 300 or more).
  * `--cli` runs another build (a base commit's) for a before/after figure. Needs /usr/bin/time (GNU).
  * Writes bench/results/attack-oversized-blobs.json; exits 1 when a command fails untyped or brv's own
- * peak RSS reaches the blob's size. (The merge's figure with children is git merge-tree's: it merges
- * the two versions of the path itself, in memory, before brv sees the conflict; see bench/README.md.)
+ * peak RSS reaches the blob's size. The figure with children shows git's share (merge-tree would
+ * merge an oversized path in memory if brv gave it one: see bench/README.md).
  */
 import { execa } from 'execa';
 import { createWriteStream } from 'node:fs';

@@ -1,8 +1,8 @@
 import { BrvError } from '../errors.js';
-import { mergeCommits, type MergeConflict } from '../git/merge-tree.js';
+import { mergeCommits, mergeTreesWithBase, type MergeConflict, type TreeMerge } from '../git/merge-tree.js';
 import { BlobTooLargeError } from '../git/repository.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
-import type { TreeEdit } from '../store/tree-edit.js';
+import { editTree, type TreeEdit } from '../store/tree-edit.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 
@@ -44,8 +44,10 @@ export async function mergeIntoBranch(
       return { stop: { status: 'up-to-date', merged: [], conflicts: [] } };
     if (await repo.isAncestor(tip.oid, theirs)) return { moveTo: theirs, result: { status: 'fast-forward', merged: [], conflicts: [] } };
 
-    const result = await mergeCommits(repo, tip.oid, theirs);
-    const { edits, merged, conflicts } = await resolveConflicts(store, result.conflicts, { ours: branch, theirs: options.theirsLabel });
+    const { result, oversized } = await mergeKeepingOversizedUnread(store, tip, theirs);
+    const resolution = await resolveConflicts(store, result.conflicts, { ours: branch, theirs: options.theirsLabel });
+    const { edits, merged } = resolution;
+    const conflicts = [...new Set([...resolution.conflicts, ...oversized])];
     return {
       write: {
         tree: result.tree,
@@ -60,6 +62,52 @@ export async function mergeIntoBranch(
   const commit = outcome.commit ?? outcome.snapshot.commit?.oid;
   if (!commit) throw new BrvError('merge-failed', 'The merge produced no commit.');
   return { ...outcome.result, commit, ...(outcome.review ? { review: outcome.review } : {}) };
+}
+
+/**
+ * `git merge-tree` merges the two versions of a path both sides changed itself, in memory (a 600 MB
+ * blob took git 1.2 GB) before brv sees a conflict. So, with one merge base, the paths both sides
+ * changed are sized first (one batch-check); where a version is over the stored-topic limit, both
+ * sides are given the readable version (ours when both are over) and git merges the rest; those
+ * paths are returned, for the review. Otherwise (no such path, several merge bases): merge-tree as is.
+ */
+async function mergeKeepingOversizedUnread(
+  store: ContextStore,
+  tip: { oid: string; tree: string },
+  theirs: string,
+): Promise<{ result: TreeMerge; oversized: string[] }> {
+  const { repo } = store;
+  const [{ stdout: bases }, theirsCommit] = await Promise.all([
+    repo.git(['merge-base', '--all', tip.oid, theirs], { okExitCodes: [1] }),
+    repo.readCommit(theirs),
+  ]);
+  const baseOids = bases.split('\n').filter(Boolean);
+  const base = baseOids.length === 1 ? await repo.readCommit(baseOids[0]!) : undefined;
+  if (!base || !theirsCommit) return { result: await mergeCommits(repo, tip.oid, theirs), oversized: [] };
+  const [oursChanges, theirsChanges] = await Promise.all([
+    repo.diffTrees(base.tree, tip.tree),
+    repo.diffTrees(base.tree, theirsCommit.tree),
+  ]);
+  const theirsByPath = new Map(theirsChanges.map((c) => [c.path, c]));
+  // Both sides changed it and neither removed it: the paths git would merge line by line.
+  const both = oursChanges.flatMap((ours) => {
+    const other = theirsByPath.get(ours.path);
+    return other && ours.status !== 'D' && other.status !== 'D' && ours.newOid !== other.newOid ? [{ ours, theirs: other }] : [];
+  });
+  const sizes = await repo.blobSizes(
+    both.flatMap(({ ours, theirs }) => [ours.newOid, theirs.newOid, ...(ours.status === 'M' ? [ours.oldOid] : [])]),
+  );
+  const over = (oid: string) => (sizes.get(oid) ?? 0) > MAX_STORED_TOPIC_BYTES;
+  const edits: TreeEdit[] = [];
+  for (const { ours, theirs } of both) {
+    if (!over(ours.newOid) && !over(theirs.newOid) && !(ours.status === 'M' && over(ours.oldOid))) continue;
+    // The readable side, unread: ours unless only ours is over the limit.
+    edits.push({ path: ours.path, blob: over(ours.newOid) && !over(theirs.newOid) ? theirs.newOid : ours.newOid });
+  }
+  if (edits.length === 0) return { result: await mergeCommits(repo, tip.oid, theirs), oversized: [] };
+  const [oursTree, theirsTree] = await Promise.all([editTree(repo, tip.tree, edits), editTree(repo, theirsCommit.tree, edits)]);
+  const result = await mergeTreesWithBase(repo, { commit: base.oid, tree: base.tree }, oursTree!, theirsTree!);
+  return { result, oversized: edits.map((e) => topicPathFromBlobPath(e.path) ?? e.path) };
 }
 
 export interface Resolution {

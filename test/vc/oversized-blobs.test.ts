@@ -289,3 +289,21 @@ test('a .brv/format blob far larger than a version is refused from its header (u
     'the format blob was never read whole',
   );
 });
+
+test('a merge whose own side is over the limit keeps their readable version instead (never loading ours)', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const base = await plantTree(repo, BASE);
+  await git(repo, 'update-ref', 'refs/brv/heads/feature', base);
+  const theirs = topic('ops/deploy', 'Deploys', 'Deploy on Fridays, never.');
+  await plantTree(repo, { ...BASE, 'ops/deploy.html': theirs }, { ref: 'refs/brv/heads/feature', message: 'theirs' });
+  await plantTree(repo, { ...BASE, 'ops/deploy.html': huge('ops/deploy') }, { message: 'ours, planted over the limit' });
+  const b = await openBrv(repo);
+  t.teardown(() => b.close());
+  const reads = unboundedReads(b);
+  const hugeOid = await hashOf(repo, huge('ops/deploy'));
+  const result = await b.history.merge({ source: 'feature' }, { agent: 'test' });
+  t.deepEqual(result.conflicts, ['ops/deploy']);
+  t.is((await b.knowledge.read({ path: 'ops/deploy', raw: true })).content, theirs);
+  t.false(reads.some((name) => name.includes(hugeOid)));
+});
