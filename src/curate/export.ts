@@ -231,7 +231,7 @@ export async function readTopicBlobs(store: ContextStore, snapshot: Snapshot): P
       'too-large',
       `${huge.path} is ${huge.size} bytes; topics are at most ${MAX_STORED_TOPIC_BYTES} bytes, so brv does not export it. It was not written by brv: remove it with brv rm, then export again.`,
     );
-  const contents = await Promise.all(blobs.map((blob) => store.repo.readBlob(blob.oid)));
+  const contents = await Promise.all(blobs.map((blob) => store.repo.readBlob(blob.oid, { maxBytes: MAX_STORED_TOPIC_BYTES })));
   return blobs.map((blob, i) => {
     const content = contents[i];
     if (content === undefined) throw new BrvError('corrupt-repository', `Blob ${blob.oid} (${blob.path}) is missing from the repository.`);

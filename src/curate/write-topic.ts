@@ -1,6 +1,8 @@
+import { isBrvError } from '../errors.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { REVIEW_PREFIX } from '../store/layout.js';
 import { oneLine, parseCommitMessage } from '../store/trailers.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { nonPortablePathError, topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
 import { validateTopicHtml } from '../topic/validate.js';
@@ -66,9 +68,19 @@ export async function writeTopic(
     ...(review ? { review } : {}),
   });
   const outcome = await store.commit<WriteResult>(options.branch, async (snapshot) => {
-    const existing = await store.readFile(snapshot, filePath);
+    // Bounded like every read of a stored blob: one over the limit (planted by plain git) is never
+    // loaded; it exists, so it is replaced only with overwrite, and never shown to the agent.
+    let existing: Buffer | undefined;
+    let oversized = false;
+    try {
+      existing = await store.readFile(snapshot, filePath, { maxBytes: MAX_STORED_TOPIC_BYTES });
+    } catch (error) {
+      if (!isBrvError(error) || error.kind !== 'too-large') throw error;
+      oversized = true;
+      existing = Buffer.alloc(0);
+    }
     if (existing) {
-      const existingHtml = existing.toString('utf8');
+      const existingHtml = oversized ? undefined : existing.toString('utf8');
       if (existingHtml === topic.canonicalHtml) return { stop: unchanged([...topic.warnings]) };
       if (!options.overwrite) {
         return {
@@ -78,7 +90,7 @@ export async function writeTopic(
               {
                 kind: 'path-exists',
                 message: `A topic already exists at ${topic.path}. Merge your knowledge into it and resend with --overwrite, or choose another path.`,
-                existingContent: existingHtml,
+                ...(existingHtml === undefined ? {} : { existingContent: existingHtml }),
               },
             ],
           },

@@ -9,7 +9,8 @@ import { spawnFailure, spawnGit } from './run.js';
  */
 export abstract class BatchProcess<T> {
   private readonly child: ChildProcess;
-  protected readonly pending: Array<{ resolve: (value: T) => void; reject: (error: Error) => void }> = [];
+  /** Requests not answered yet, oldest first; `limit`: what the request allows the answer to load (the reader's). */
+  protected readonly pending: Array<{ resolve: (value: T) => void; reject: (error: Error) => void; limit: number }> = [];
   private failure: Error | undefined;
   private closed = false;
   private stderr = '';
@@ -39,17 +40,22 @@ export abstract class BatchProcess<T> {
     });
   }
 
-  protected request(input: string): Promise<T> {
+  protected request(input: string, limit = Infinity): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new BrvError('git-failed', 'The git process is closed.'));
     return new Promise((resolve, reject) => {
-      this.pending.push({ resolve, reject });
+      this.pending.push({ resolve, reject, limit });
       this.child.stdin!.write(input);
     });
   }
 
   protected answer(value: T): void {
     this.pending.shift()?.resolve(value);
+  }
+
+  /** The limit of the request the next answer belongs to. */
+  protected pendingLimit(): number {
+    return this.pending[0]?.limit ?? Infinity;
   }
 
   protected abstract receive(chunk: Buffer): void;

@@ -11,11 +11,26 @@ export interface GitObject {
 }
 
 /**
+ * An object whose header said it is larger than the read allowed: its data went by unread (dropped
+ * chunk by chunk as the pipe delivered it, never held whole).
+ */
+export interface OversizedObject {
+  oid: string;
+  type: ObjectType;
+  size: number;
+  oversized: true;
+}
+
+/** One answer of `git cat-file --batch`: an object, one over the request's limit, or undefined (missing). */
+export type BatchAnswer = GitObject | OversizedObject | undefined;
+
+/**
  * One long-lived `git cat-file --batch` per repository: every object read after the first costs a
  * pipe round trip instead of a process start.
  */
-export class ObjectReader extends BatchProcess<GitObject | undefined> {
-  private readonly parser = new CatFileBatchParser();
+export class ObjectReader extends BatchProcess<BatchAnswer> {
+  /** The limit of the request being answered: requests are answered in order, the oldest pending first. */
+  private readonly parser = new CatFileBatchParser(() => this.pendingLimit());
 
   constructor(processes: GitProcesses, gitDir: string) {
     super(processes, gitDir, ['cat-file', '--batch']);
@@ -23,8 +38,16 @@ export class ObjectReader extends BatchProcess<GitObject | undefined> {
 
   /** Reads any object name git understands (`<oid>`, `<rev>:<path>`); undefined when missing. */
   read(name: string): Promise<GitObject | undefined> {
+    return this.readWithin(name, Infinity) as Promise<GitObject | undefined>;
+  }
+
+  /**
+   * Reads an object unless its header says it is over `maxBytes`: then its data is discarded as it
+   * streams by (never more than a pipe chunk of it in memory) and the answer is an OversizedObject.
+   */
+  readWithin(name: string, maxBytes: number): Promise<BatchAnswer> {
     if (/[\n\r]/.test(name)) return Promise.reject(new BrvError('invalid-object-name', 'Object names cannot contain newlines.'));
-    return this.request(`${name}\n`);
+    return this.request(`${name}\n`, maxBytes);
   }
 
   protected receive(chunk: Buffer): void {
@@ -46,11 +69,17 @@ export class CatFileBatchParser {
   /** The pipe's chunks, unread bytes only. */
   private chunks: Buffer[] = [];
   private length = 0;
-  /** The header of the object being received: its data's size, from the chunks' first byte on. */
-  private expected: { oid: string; type: ObjectType; size: number } | undefined;
+  /**
+   * The header of the object being received: its data's size, from the chunks' first byte on. An
+   * object over its limit is `discarding`: `left` counts its bytes (and newline) still to drop.
+   */
+  private expected: { oid: string; type: ObjectType; size: number; discarding: boolean; left: number } | undefined;
+
+  /** `limit`: the most bytes the answer now being received may load (asked when its header arrives). */
+  constructor(private readonly limit: () => number = () => Infinity) {}
 
   /** Adds a chunk of output; `answer` is called for each answer it completes, in order. */
-  push(chunk: Buffer, answer: (object: GitObject | undefined) => void): void {
+  push(chunk: Buffer, answer: (object: BatchAnswer) => void): void {
     this.chunks.push(chunk);
     this.length += chunk.length;
     for (;;) {
@@ -62,9 +91,21 @@ export class CatFileBatchParser {
           answer(undefined); // "<name> missing" or "<name> ambiguous" (a name may hold spaces)
           continue;
         }
-        this.expected = { oid: object[1]!, type: object[2] as ObjectType, size: Number(object[3]) };
+        const size = Number(object[3]);
+        const discarding = size > this.limit();
+        this.expected = { oid: object[1]!, type: object[2] as ObjectType, size, discarding, left: size + 1 };
       }
-      const { oid, type, size } = this.expected;
+      const { oid, type, size, discarding } = this.expected;
+      if (discarding) {
+        // Dropped as it arrives: the chunks never hold more than the last one.
+        const n = Math.min(this.length, this.expected.left);
+        this.skip(n);
+        this.expected.left -= n;
+        if (this.expected.left > 0) return;
+        this.expected = undefined;
+        answer({ oid, type, size, oversized: true });
+        continue;
+      }
       if (this.length < size + 1) return;
       const data = this.take(size);
       this.skip(1); // the newline after the data

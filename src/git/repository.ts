@@ -5,7 +5,7 @@ import { BrvError } from '../errors.js';
 import { BlobWriter } from './blob-writer.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
 import { advanceRememberedTip } from './discovery-cache.js';
-import { ObjectReader, type GitObject, type ObjectType } from './object-reader.js';
+import { ObjectReader, type BatchAnswer, type GitObject, type ObjectType } from './object-reader.js';
 import type { GitProcesses } from './processes.js';
 import { parseConfigList } from './config-list.js';
 import { GitCommandError, runGit, runGitBuffer, type GitRunOptions } from './run.js';
@@ -46,6 +46,21 @@ export interface RefUpdate {
 export class RefMovedError extends BrvError {
   constructor(detail: string) {
     super('ref-moved', `A brv ref changed while this command was writing (${detail}).`);
+  }
+}
+
+/**
+ * A blob over the limit its reader gave (GitRepository.readBlob's `maxBytes`), refused unread. Callers
+ * that read many blobs catch it to report that one and carry on; the message is generic (the caller
+ * knows which topic it is and says so).
+ */
+export class BlobTooLargeError extends BrvError {
+  constructor(
+    readonly oid: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super('too-large', `Blob ${oid} is ${size} bytes, over the ${limit}-byte limit, so brv does not read it.`, { size, limit });
   }
 }
 
@@ -97,6 +112,14 @@ export class GitRepository {
   }
 
   /**
+   * Reads an object unless its header says it is over `maxBytes`; then its data is dropped as it
+   * streams by, never held (an OversizedObject: oid, type and size only).
+   */
+  readObjectWithin(name: string, maxBytes: number): Promise<BatchAnswer> {
+    return this.batchReader().readWithin(name, maxBytes);
+  }
+
+  /**
    * The long-lived `cat-file --batch` reader, started on first use. Never after `close`: a process
    * started then would outlive everything that could close it (and keep the program from exiting).
    */
@@ -138,9 +161,20 @@ export class GitRepository {
     });
   }
 
-  async readBlob(name: string): Promise<Buffer | undefined> {
-    const object = await this.readObject(name);
-    return object?.type === 'blob' ? object.data : undefined;
+  /**
+   * A blob's content; undefined when the name resolves to nothing or to another type. With
+   * `maxBytes`, a larger blob is refused from its object header (BlobTooLargeError, kind `too-large`)
+   * and its content is never held: refs can be moved by plain git, so a blob may be any size.
+   */
+  async readBlob(name: string, options: { maxBytes?: number } = {}): Promise<Buffer | undefined> {
+    if (options.maxBytes === undefined) {
+      const object = await this.readObject(name);
+      return object?.type === 'blob' ? object.data : undefined;
+    }
+    const object = await this.readObjectWithin(name, options.maxBytes);
+    if (object?.type !== 'blob') return undefined;
+    if ('oversized' in object) throw new BlobTooLargeError(object.oid, object.size, options.maxBytes);
+    return object.data;
   }
 
   async readTree(oid: string): Promise<TreeEntry[]> {
@@ -374,7 +408,9 @@ export class GitRepository {
   /** Resolves a revision to an object id, or undefined when it names nothing. */
   async resolve(revision: string): Promise<string | undefined> {
     // Through the long-lived reader: sync and review resolve many refs, a process each would add up.
-    return (await this.readObject(revision))?.oid;
+    // Only the header is wanted: the data is dropped as it streams by (a ref a plain `git fetch`
+    // moved may name a huge blob).
+    return (await this.readObjectWithin(revision, 0))?.oid;
   }
 
   /** Every value of a multi-valued key (e.g. remote.origin.fetch). */

@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError, isBrvError } from '../errors.js';
 import { mergeCommits, mergeTreesWithBase } from '../git/merge-tree.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
@@ -179,11 +179,12 @@ async function decide(
       // later modification of a topic this change added), and the commit opens a merge review for them.
       const names = new Set(selected.map((file) => topicPathFromBlobPath(file) ?? file));
       conflicts = resolved.conflicts.filter((name) => names.has(name));
-      for (const edit of edits) {
-        const current = (await repo.readObject(`${tip.tree}:${edit.path}`))?.oid;
+      // The oids only (one batch-check): a blob, however large, is never loaded.
+      const current = await repo.objectInfo(edits.map((edit) => `${tip.tree}:${edit.path}`));
+      edits.forEach((edit, i) => {
         const name = topicPathFromBlobPath(edit.path) ?? edit.path;
-        if (('remove' in edit ? undefined : edit.blob) !== current && !conflicts.includes(name)) reverted.add(edit.path);
-      }
+        if (('remove' in edit ? undefined : edit.blob) !== current[i]?.oid && !conflicts.includes(name)) reverted.add(edit.path);
+      });
     }
     const meta: CommitMeta = {
       op: decision === 'approved' ? 'review-approve' : 'review-reject',
@@ -292,12 +293,9 @@ function toFilePath(file: string): string {
 }
 
 async function pickFiles(store: ContextStore, tree: string, files: readonly string[]): Promise<TreeEdit[]> {
-  const edits: TreeEdit[] = [];
-  for (const file of files) {
-    const object = await store.repo.readObject(`${tree}:${file}`);
-    edits.push(object?.type === 'blob' ? { path: file, blob: object.oid } : { path: file, remove: true });
-  }
-  return edits;
+  // Oids and types from the object headers (one batch-check): a blob, however large, is never loaded.
+  const found = await store.repo.objectInfo(files.map((file) => `${tree}:${file}`));
+  return files.map((file, i) => (found[i]?.type === 'blob' ? { path: file, blob: found[i]!.oid } : { path: file, remove: true }));
 }
 
 async function editTreeFrom(store: ContextStore, tree: string, edits: TreeEdit[]): Promise<string> {
@@ -309,7 +307,8 @@ async function editTreeFrom(store: ContextStore, tree: string, edits: TreeEdit[]
 export interface ReviewConflicts {
   taskId: string;
   subject: string;
-  topics: Array<{ path: string; filePath: string; conflicts: TopicConflict[] }>;
+  /** `problem`: the topic is a blob over the stored-topic limit, never read, so its conflicts are unknown. */
+  topics: Array<{ path: string; filePath: string; conflicts: TopicConflict[]; problem?: { kind: 'too-large'; message: string } }>;
 }
 
 export interface ConflictResolution {
@@ -341,7 +340,15 @@ export async function reviewConflicts(store: ContextStore, branch: string, rawId
   const review = await openReview(store, branch, rawId);
   const topics: ReviewConflicts['topics'] = [];
   for (const op of review.operations) {
-    const html = review.gated ? undefined : await tipTopic(store, branch, op.filePath);
+    let html: string | undefined;
+    try {
+      html = review.gated ? undefined : await tipTopic(store, branch, op.filePath);
+    } catch (error) {
+      // One topic over the stored-topic limit (never read) is reported in its place; the others still answer.
+      if (!isBrvError(error) || error.kind !== 'too-large') throw error;
+      topics.push({ path: op.path, filePath: op.filePath, conflicts: [], problem: { kind: 'too-large', message: error.message } });
+      continue;
+    }
     topics.push({ path: op.path, filePath: op.filePath, conflicts: html === undefined ? [] : topicConflicts(html) });
   }
   return { taskId: review.taskId, subject: review.subject, topics };

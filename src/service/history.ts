@@ -192,6 +192,7 @@ export class History {
     const to = request.to ? await store.resolveCommit(branch, request.to) : await this.ctx.tipCommit();
     const { changes } = await diffCommits(store, from, to, { patch: true, paths: [normalized.path] });
     const change = changes.find((c) => c.path === normalized.path);
+    if (change?.problem) throw new BrvError(change.problem.kind, change.problem.message);
     return { path: normalized.path, from: from.oid, to: to.oid, status: change?.status ?? 'unchanged', diff: change?.diff ?? '' };
   }
 

@@ -1,4 +1,5 @@
 import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
+import type { TopicChangeProblem } from '../vc/inspect.js';
 import { setSetting } from '../settings/settings.js';
 import type { HoldDetails } from '../sync/removal.js';
 import type { RepositoryContext } from './context.js';
@@ -46,6 +47,8 @@ export type ReviewOperationWithDiff = ReviewList['tasks'][number]['operations'][
    * null when there is none to show (a removal, or a review past `maxWithDiffs`).
    */
   diff: string | null;
+  /** Why `diff` is null for this topic: it is a blob over the stored-topic limit, never read (`too-large`). */
+  problem?: TopicChangeProblem;
 };
 
 export interface ReviewListWithDiffs extends Omit<ReviewList, 'tasks'> {
@@ -81,6 +84,8 @@ export class Review {
         const operations = await Promise.all(
           task.operations.map(async (op): Promise<ReviewOperationWithDiff> => {
             const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
+            // A topic over the stored-topic limit is never read: its problem instead of a diff, the others as usual.
+            if (change?.problem) return { ...op, diff: null, problem: change.problem };
             let diff: string | null = change?.diff ?? null;
             if (change?.status === 'added') {
               const read = await this.knowledge.read({ path: op.path, at: task.commit }).catch(() => undefined);

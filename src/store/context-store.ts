@@ -74,6 +74,9 @@ export interface ReviewPolicy {
 
 const MAX_ATTEMPTS = 60;
 
+/** The most `.brv/format` bytes read: a version number is a few (a larger blob is not one). */
+const MAX_FORMAT_BYTES = 64;
+
 /** The context tree of one repository, on `refs/brv/heads/*`. */
 export class ContextStore {
   private reviewPolicy: Promise<ReviewPolicy> | undefined;
@@ -132,7 +135,7 @@ export class ContextStore {
       }
       if (!commit) throw new BrvError('not-found', `No brv commit, branch or tag named "${rev}".`);
     }
-    if (!(await this.repo.readBlob(`${commit.tree}:${FORMAT_PATH}`))) {
+    if ((await this.repo.readObjectWithin(`${commit.tree}:${FORMAT_PATH}`, MAX_FORMAT_BYTES))?.type !== 'blob') {
       throw new BrvError('not-a-brv-commit', `${rev} (${commit.oid.slice(0, 10)}) is not a brv commit: its tree has no ${FORMAT_PATH}.`);
     }
     await this.checkFormat(commit.tree);
@@ -327,8 +330,15 @@ export class ContextStore {
   }
 
   private async checkFormat(tree: string): Promise<void> {
-    const blob = await this.repo.readBlob(`${tree}:${FORMAT_PATH}`);
-    const version = blob?.toString('utf8').trim();
+    // Bounded like every blob read (plumbing can put anything there): a version is a few bytes.
+    const blob = await this.repo.readObjectWithin(`${tree}:${FORMAT_PATH}`, MAX_FORMAT_BYTES);
+    if (blob !== undefined && 'oversized' in blob) {
+      throw new BrvError(
+        'unsupported-format',
+        `This context tree's ${FORMAT_PATH} is ${blob.size} bytes, not a brv data format version (this brv reads format ${FORMAT_VERSION}).`,
+      );
+    }
+    const version = blob?.type === 'blob' ? blob.data.toString('utf8').trim() : undefined;
     if (!version) return;
     const major = version.split('.')[0];
     if (major !== FORMAT_VERSION.split('.')[0]) {
@@ -382,7 +392,7 @@ export async function checkForeignTips(
     const version =
       format.oid === knownFormatBlob(repo.location.objectFormat)
         ? FORMAT_VERSION
-        : format.type === 'blob' && format.size <= 64
+        : format.type === 'blob' && format.size <= MAX_FORMAT_BYTES
           ? (await repo.readBlob(format.oid))?.toString('utf8').trim()
           : undefined;
     if (!version || !/^\d{1,9}(\.\d{1,9})*$/.test(version) || version.split('.')[0] !== FORMAT_VERSION.split('.')[0]) {

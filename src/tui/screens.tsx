@@ -180,6 +180,7 @@ export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width
   } else {
     const summary = [op.previousSummary && `- ${op.previousSummary}`, op.summary && `+ ${op.summary}`].filter(Boolean).join('\n');
     lines.push(...wrapPlainText(summary || (op.type === 'DELETE' ? 'The topic is removed.' : 'No diff to show.'), width));
+    if (op.problem) lines.push(...wrapPlainText(`Not shown (${op.problem.kind}): ${op.problem.message}`, width));
   }
   return lines;
 }

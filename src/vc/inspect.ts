@@ -1,6 +1,7 @@
-import type { CommitInfo } from '../git/repository.js';
+import { BlobTooLargeError, type CommitInfo, type TreeChange } from '../git/repository.js';
 import type { ContextStore } from '../store/context-store.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 
 export interface TopicChange {
@@ -9,6 +10,16 @@ export interface TopicChange {
   filePath: string;
   /** A unified diff of the topic rendered as markdown (what an agent reads), for changed topics. */
   diff?: string;
+  /**
+   * Why there is no diff although one was asked for: a side of the change is a blob over the
+   * stored-topic limit (`too-large`), which is never read. The other changes still have theirs.
+   */
+  problem?: TopicChangeProblem;
+}
+
+export interface TopicChangeProblem {
+  kind: 'too-large';
+  message: string;
 }
 
 export interface DiffResult {
@@ -41,20 +52,30 @@ export async function diffCommits(
 ): Promise<DiffResult> {
   const { repo } = store;
   const fromTree = from?.tree ?? (await repo.emptyTree());
-  const raw = await repo.diffTrees(fromTree, to.tree);
+  const raw = (await repo.diffTrees(fromTree, to.tree)).filter((change) => {
+    const topicPath = topicPathFromBlobPath(change.path);
+    return topicPath !== undefined && (!options.paths || options.paths.some((p) => topicPath === p || topicPath.startsWith(`${p}/`)));
+  });
+  // Sizes first, for every blob a patch would read (one batch-check, no content): a blob over the
+  // limit is never asked for, so not even git streams it (the reader's own bound is the backstop).
+  const sides = (change: TreeChange) => [
+    change.status === 'A' ? undefined : change.oldOid,
+    change.status === 'D' ? undefined : change.newOid,
+  ];
+  const sizes = options.patch ? await repo.blobSizes(raw.flatMap((change) => sides(change).filter((oid) => oid !== undefined))) : undefined;
   const changes: TopicChange[] = [];
   for (const change of raw) {
-    const topicPath = topicPathFromBlobPath(change.path);
-    if (!topicPath) continue;
-    if (options.paths && !options.paths.some((p) => topicPath === p || topicPath.startsWith(`${p}/`))) continue;
+    const topicPath = topicPathFromBlobPath(change.path)!;
     const entry: TopicChange = { status: STATUS[change.status]!, path: topicPath, filePath: change.path };
-    if (options.patch)
-      entry.diff = await topicPatch(
-        store,
-        change.path,
-        change.status === 'A' ? undefined : change.oldOid,
-        change.status === 'D' ? undefined : change.newOid,
-      );
+    if (options.patch) {
+      const [oldOid, newOid] = sides(change);
+      const over = [oldOid, newOid].find((oid) => oid !== undefined && (sizes!.get(oid) ?? 0) > MAX_STORED_TOPIC_BYTES);
+      const patch = over
+        ? new BlobTooLargeError(over, sizes!.get(over)!, MAX_STORED_TOPIC_BYTES)
+        : await topicPatch(store, change.path, oldOid, newOid);
+      if (typeof patch === 'string') entry.diff = patch;
+      else entry.problem = tooLargeProblem(topicPath, patch, patch.oid === change.newOid);
+    }
     changes.push(entry);
   }
   return { from: from?.oid, to: to.oid, changes };
@@ -73,14 +94,39 @@ export async function showCommit(
   return { commit: commit.oid, parents: commit.parents, author: author ?? '', time: time ?? '', subject, meta, changes };
 }
 
-async function topicPatch(store: ContextStore, filePath: string, oldOid: string | undefined, newOid: string | undefined): Promise<string> {
+function tooLargeProblem(topicPath: string, blob: BlobTooLargeError, after: boolean): TopicChangeProblem {
+  return {
+    kind: 'too-large',
+    message:
+      `${topicPath} is ${blob.size} bytes ${after ? 'after' : 'before'} this change; topics are at most ${blob.limit} bytes, ` +
+      `so brv does not read it (it was not written by brv${after ? ': remove it with brv rm' : ''}).`,
+  };
+}
+
+/**
+ * The unified diff of a topic's rendered markdown, or the blob over the stored-topic limit that kept
+ * it from being made: sizes come from the object headers, and an oversized blob is never held.
+ */
+async function topicPatch(
+  store: ContextStore,
+  filePath: string,
+  oldOid: string | undefined,
+  newOid: string | undefined,
+): Promise<string | BlobTooLargeError> {
   const [{ renderStoredTopic }, { createTwoFilesPatch }] = await Promise.all([import('../topic/stored.js'), import('diff')]);
   const render = async (oid: string | undefined) => {
     if (!oid) return '';
-    const blob = await store.repo.readBlob(oid);
+    const blob = await store.repo.readBlob(oid, { maxBytes: MAX_STORED_TOPIC_BYTES });
     return blob ? renderStoredTopic(blob.toString('utf8')) : '';
   };
-  const [before, after] = await Promise.all([render(oldOid), render(newOid)]);
+  let before: string;
+  let after: string;
+  try {
+    [before, after] = await Promise.all([render(oldOid), render(newOid)]);
+  } catch (error) {
+    if (error instanceof BlobTooLargeError) return error;
+    throw error;
+  }
   const patch = createTwoFilesPatch(oldOid ? `a/${filePath}` : '/dev/null', newOid ? `b/${filePath}` : '/dev/null', before, after, '', '', {
     context: 3,
   });

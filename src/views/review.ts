@@ -75,6 +75,10 @@ export function reviewConflictsText(result: ReviewShow): string {
   const lines = [`${result.taskId}  ${result.subject}`];
   let open = 0;
   for (const topic of result.topics) {
+    if (topic.problem) {
+      lines.push('', `${topic.path}: not shown (${topic.problem.kind}): ${topic.problem.message}`);
+      continue;
+    }
     lines.push('', `${topic.path}: ${topic.conflicts.length === 0 ? 'no conflict left' : `${topic.conflicts.length} conflict(s)`}`);
     for (const conflict of topic.conflicts) {
       open++;

@@ -41,6 +41,7 @@ function changeLines(changes: DiffView['changes']): string[] {
   for (const change of changes) {
     lines.push(`${change.status.padEnd(8)} ${change.path}`);
     if (change.diff) lines.push(change.diff.trimEnd(), '');
+    else if (change.problem) lines.push(`    not shown (${change.problem.kind}): ${change.problem.message}`, '');
   }
   return lines;
 }

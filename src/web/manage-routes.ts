@@ -128,7 +128,7 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
           author,
           subject,
           meta,
-          changes: changes.map(({ path, status, diff }) => ({ path, status, diff: diff ?? '' })),
+          changes: changes.map(({ path, status, diff, problem }) => ({ path, status, diff: diff ?? '', ...(problem ? { problem } : {}) })),
           ...(all.length > shown.length ? { changesOmitted: all.length - shown.length } : {}),
         };
       },

@@ -19,7 +19,7 @@ export type Handler = (call: Call) => Promise<unknown>;
 
 export const STREAMED: unique symbol = Symbol('streamed');
 
-/** The HTTP status of a library error, by kind: a remote's failure 502, missing things 404, races 409, brv's own failures 500, the rest bad input (400). */
+/** The HTTP status of a library error, by kind: a remote's failure 502, missing things 404, races 409, content brv will not load 422, brv's own failures 500, the rest bad input (400). */
 export function errorStatus(kind: ErrorKind): number {
   // The remote (not this request) failed: git's own message says how.
   if (kind === 'remote-unreachable' || kind === 'remote-not-found' || kind === 'auth-failed' || kind === 'push-refused') return 502;
@@ -27,6 +27,8 @@ export function errorStatus(kind: ErrorKind): number {
   if (kind === 'ref-moved' || kind === 'ref-contention' || kind === 'edit-conflict' || kind === 'not-initialized') return 409;
   if (kind === 'non-fast-forward' || kind === 'sync-contention') return 409;
   if (kind === 'server-closing' || kind === 'repository-closed') return 503;
+  // Stored content the server will not load (a blob over the topic limit): the request was fine.
+  if (kind === 'too-large') return 422;
   if (kind === 'internal-error' || kind.startsWith('git-') || kind.startsWith('corrupt-')) return 500;
   return 400;
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { CatFileBatchParser, type GitObject } from '../../src/git/object-reader.js';
+import { CatFileBatchParser, type BatchAnswer, type GitObject } from '../../src/git/object-reader.js';
 import { seededRandom } from '../helpers/random.js';
 
 // `git cat-file --batch` output, as the pipe may split it anywhere: every answer must come out whole
@@ -30,12 +30,18 @@ function stream(): { bytes: Buffer; expected: Array<GitObject | undefined> } {
 }
 
 /** Answers as comparable text (ava's deep comparison of 200 KB buffers, 200 times, takes minutes). */
-const shown = (answers: Array<GitObject | undefined>) =>
-  answers.map((a) => (a ? `${a.oid} ${a.type} ${a.data.length} ${a.data.toString('base64')}` : 'missing'));
+const shown = (answers: BatchAnswer[]) =>
+  answers.map((a) =>
+    !a
+      ? 'missing'
+      : 'oversized' in a
+        ? `${a.oid} ${a.type} ${a.size} oversized`
+        : `${a.oid} ${a.type} ${a.data.length} ${a.data.toString('base64')}`,
+  );
 
 function parse(bytes: Buffer, cuts: number[]): string[] {
   const parser = new CatFileBatchParser();
-  const answers: Array<GitObject | undefined> = [];
+  const answers: BatchAnswer[] = [];
   let from = 0;
   for (const cut of [...cuts, bytes.length]) {
     parser.push(bytes.subarray(from, cut), (answer) => answers.push(answer));
@@ -70,8 +76,33 @@ test('the data of an answer is its own copy, not a view of the pipe chunks', (t)
   const { bytes, expected } = stream();
   const chunk = Buffer.from(bytes);
   const parser = new CatFileBatchParser();
-  const answers: Array<GitObject | undefined> = [];
+  const answers: BatchAnswer[] = [];
   parser.push(chunk, (answer) => answers.push(answer));
   chunk.fill(0);
   t.deepEqual(shown(answers), shown(expected));
+});
+
+test('an object over the limit is answered from its header and its data dropped as it arrives, never held', (t) => {
+  const { bytes, expected } = stream();
+  // Object 4 (200 KB) is over a 1,000-byte limit; the rest are read whole.
+  const want = shown(
+    expected.map((e) => (e && e.data.length > 1000 ? { oid: e.oid, type: e.type, size: e.data.length, oversized: true } : e)),
+  );
+  const random = seededRandom(11);
+  for (let round = 0; round < 100; round++) {
+    const parser = new CatFileBatchParser(() => 1000);
+    const answers: BatchAnswer[] = [];
+    let held = 0;
+    let from = 0;
+    const cuts = Array.from({ length: 1 + Math.floor(random() * 60) }, () => Math.floor(random() * bytes.length)).sort((a, b) => a - b);
+    for (const cut of [...cuts, bytes.length]) {
+      const chunk = bytes.subarray(from, cut);
+      parser.push(chunk, (answer) => answers.push(answer));
+      // What the parser keeps between chunks: never more than the last chunk (plus a partial header).
+      held = Math.max(held, (parser as unknown as { length: number }).length - chunk.length);
+      from = cut;
+    }
+    t.deepEqual(shown(answers), want);
+    t.true(held < 1000, `held ${held} bytes of earlier chunks`);
+  }
 });

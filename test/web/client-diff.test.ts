@@ -93,3 +93,18 @@ test('the commit answer is read defensively', (t) => {
   t.is(readTopicDiff({ path: 'a', from: 'x', to: 'y', diff: '+a\n' }), '+a\n');
   t.is(readTopicDiff('nonsense'), '');
 });
+
+test('a change the server could not diff (a topic over the size limit) keeps its problem for the page to show', (t) => {
+  const problem = { kind: 'too-large', message: 'x/huge is 700000000 bytes after this change; topics are at most 262144 bytes.' };
+  const { changes } = readCommit({
+    commit: 'c',
+    changes: [
+      { path: 'x/huge', status: 'added', diff: '', problem },
+      { path: 'a/b', diff: '+x' },
+    ],
+  });
+  t.deepEqual(changes, [
+    { path: 'x/huge', status: 'added', diff: '', problem: problem.message },
+    { path: 'a/b', status: '', diff: '+x' },
+  ]);
+});

@@ -105,3 +105,20 @@ test('relative times', (t) => {
   t.is(relativeTime('2025-06-01T00:00:00Z', now), '2025-06-01');
   t.is(relativeTime('garbage', now), 'garbage');
 });
+
+test('a review operation the server could not diff (a topic over the size limit) keeps its problem', (t) => {
+  const problem = { kind: 'too-large', message: 'x/huge is 700000000 bytes after this change.' };
+  const [review] = readReviews({
+    tasks: [
+      {
+        taskId: 'r',
+        operations: [
+          { path: 'x/huge', type: 'ADD', diff: null, problem },
+          { path: 'a/b', type: 'ADD' },
+        ],
+      },
+    ],
+  });
+  t.is(review?.operations[0]?.problem, problem.message);
+  t.false('problem' in review!.operations[1]!);
+});

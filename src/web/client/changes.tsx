@@ -90,7 +90,13 @@ function CommitDiffs({ rev }: { rev: string }) {
               <Link href={topicHref(change.path)}>{change.path}</Link>
             )}
           </div>
-          {change.diff ? <DiffView text={change.diff} /> : <p class="muted">No text diff.</p>}
+          {change.diff ? (
+            <DiffView text={change.diff} />
+          ) : change.problem ? (
+            <p class="muted">Not shown: {change.problem}</p>
+          ) : (
+            <p class="muted">No text diff.</p>
+          )}
         </section>
       ))}
       {commit !== null && commit.omitted > 0 ? <p class="muted">{commit.omitted} more topics changed (not shown).</p> : null}

@@ -90,6 +90,8 @@ export interface CommitChangeView {
   path: string;
   status: string;
   diff: string;
+  /** Why there is no diff: the topic is a blob over the size limit, never read (the server's message). */
+  problem?: string;
 }
 
 export interface CommitView {
@@ -108,7 +110,8 @@ export function readCommit(raw: unknown): CommitView {
   const changes = (Array.isArray(body.changes) ? body.changes : []).map((value) => {
     const change = record(value);
     const path = str(change.path) || str(change.filePath).replace(/\.html$/, '');
-    return { path, status: str(change.status), diff: str(change.diff) };
+    const problem = str(record(change.problem).message);
+    return { path, status: str(change.status), diff: str(change.diff), ...(problem ? { problem } : {}) };
   });
   const omitted = body.changesOmitted;
   return {

@@ -29,6 +29,8 @@ export interface ReviewOperationView {
   previousSummary: string;
   /** The diff as text, when the server sends one. */
   diff: string;
+  /** Why there is no diff: the topic is a blob over the size limit, never read (the server's message). */
+  problem?: string;
 }
 
 export interface ReviewView {
@@ -107,6 +109,7 @@ export function readReviews(raw: unknown): ReviewView[] {
           summary: text(op.summary),
           previousSummary: text(op.previousSummary),
           diff: text(op.diff),
+          ...(text(record(op.problem).message) ? { problem: text(record(op.problem).message) } : {}),
         };
       }),
     };

@@ -353,6 +353,8 @@ function TopicOperation({ review, op, busy, selected, onToggle, conflicts, block
         <TopicConflicts topic={conflicts} busy={busy} resolve={resolve} />
       ) : op.diff ? (
         <DiffView text={op.diff} />
+      ) : op.problem ? (
+        <p class="muted">Not shown: {op.problem}</p>
       ) : op.summary || op.previousSummary ? (
         <DiffView text={[op.previousSummary && `- ${op.previousSummary}`, op.summary && `+ ${op.summary}`].filter(Boolean).join('\n')} />
       ) : null}
