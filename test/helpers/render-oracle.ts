@@ -4,7 +4,7 @@
  * for anything live. Markdown is inert only if it is inert in all of them:
  *
  * - markdown-it (`html: true`), micromark (`allowDangerousHtml`, `allowDangerousProtocol`; CommonMark,
- *   and again with GFM tables), marked (defaults: GFM), showdown (defaults);
+ *   and, when asked, again with GFM tables), marked (defaults: GFM), showdown (defaults);
  * - Python-Markdown (Debian's `/usr/bin/python3`, `python3-markdown`), with its defaults and with
  *   `extensions=['fenced_code', 'tables']`. All documents of one call go through ONE Python process
  *   (JSON in, JSON out). When it is missing, that renderer alone is skipped with a note on stderr —
@@ -37,6 +37,8 @@ export const RENDERERS = [
   'python-markdown+ext',
 ] as const;
 export type RendererName = (typeof RENDERERS)[number];
+/** The renderers run unless asked otherwise: all but micromark with GFM tables (micromark is the slowest; the bench runs it). */
+export const DEFAULT_RENDERERS: readonly RendererName[] = RENDERERS.filter((name) => name !== 'micromark+gfm-table');
 
 /** What one renderer made of one document that is not inert. */
 export interface Finding {
@@ -49,6 +51,8 @@ export interface Finding {
 export interface OracleOptions {
   /** false: any <img> is a finding too (the input had none, so one can only come from a payload). */
   images?: boolean;
+  /** Which renderers (default DEFAULT_RENDERERS); Python-Markdown's are skipped where it is not installed. */
+  renderers?: readonly RendererName[];
 }
 
 /** Elements that are live (or load, submit or restyle) whatever their attributes. */
@@ -175,8 +179,8 @@ export function pythonMarkdownAvailable(): boolean {
 }
 
 /** The renderers that run here (Python-Markdown only when it is installed). */
-export function activeRenderers(): RendererName[] {
-  return RENDERERS.filter((name) => !name.startsWith('python-markdown') || pythonMarkdownAvailable());
+export function activeRenderers(renderers: readonly RendererName[] = DEFAULT_RENDERERS): RendererName[] {
+  return renderers.filter((name) => !name.startsWith('python-markdown') || pythonMarkdownAvailable());
 }
 
 type Rendered = { html: string } | { error: string };
@@ -299,8 +303,9 @@ export function htmlFindings(renderer: RendererName, html: string, options: Orac
  * (empty when harmless). One Python process for the whole call: batch documents for speed.
  */
 export function renderOracle(markdowns: readonly string[], options: OracleOptions = {}): Finding[][] {
-  const python = renderPython(markdowns);
-  const js = RENDERERS.filter((name) => !name.startsWith('python-markdown'));
+  const renderers = activeRenderers(options.renderers);
+  const python = renderers.some((name) => name.startsWith('python-markdown')) ? renderPython(markdowns) : [];
+  const js = renderers.filter((name) => !name.startsWith('python-markdown'));
   return markdowns.map((markdown, index) => {
     const findings: Finding[] = [];
     const control = CONTROL.exec(markdown);
@@ -312,7 +317,10 @@ export function renderOracle(markdowns: readonly string[], options: OracleOption
       });
     const outputs: Array<[RendererName, Rendered]> = js.map((name) => [name, renderJs(name, markdown)]);
     const pair = python[index];
-    if (pair) outputs.push(['python-markdown', pair[0]], ['python-markdown+ext', pair[1]]);
+    if (pair) {
+      if (renderers.includes('python-markdown')) outputs.push(['python-markdown', pair[0]]);
+      if (renderers.includes('python-markdown+ext')) outputs.push(['python-markdown+ext', pair[1]]);
+    }
     for (const [renderer, rendered] of outputs) {
       if ('error' in rendered) findings.push({ renderer, kind: 'error', detail: `renderer failed: ${rendered.error}` });
       else findings.push(...htmlFindings(renderer, rendered.html, options));
