@@ -1,14 +1,19 @@
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validateTopicHtml } from '../../src/topic/validate.js';
-import { listTopics, PAYLOADS, PLANTED_BLOBS, renderProblems, topicWithEveryAttribute } from '../helpers/hostile.js';
+import { MODEL_ANSWERS, MODEL_CURATE_REPLIES, renderCorpus } from '../attack/lib/render-corpus.js';
+import { listTopics, PAYLOADS, PLANTED_BLOBS, renderFailures, topicWithEveryAttribute } from '../helpers/hostile.js';
+import { startLlmServer } from '../helpers/llm-server.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { plantTree } from '../helpers/plant.js';
-import { brv, brvJson, cleanup, CLI, ENV, makeRepo, tempDir } from '../helpers/repo.js';
+import { brv, brvJson, cleanup, ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
 
-/** Every hostile blob, each findable by "zebra", keyed by its topic path. */
+// Issue 31: what agents and people actually read — every output path that carries rendered
+// markdown — through the renderer oracle (test/helpers/render-oracle.ts). The in-process corpus and
+// fuzz are test/attack/render-oracle.test.ts.
+
+/** Every hostile blob, each findable by "zebra", keyed by its file path. */
 function hostileTree(): Record<string, string> {
   const zebra = '<bv-reason>zebra</bv-reason>';
   const files: Record<string, string> = {};
@@ -19,55 +24,176 @@ function hostileTree(): Record<string, string> {
     .filter((_, i) => i % 9 === 0)
     .forEach((html, i) => (files[`hostile/lists_${i}.html`] = html.replace('</bv-topic>', `${zebra}</bv-topic>`)));
   PLANTED_BLOBS.forEach((html, i) => (files[`hostile/planted_${i}.html`] = html.replace('</bv-topic>', `${zebra}</bv-topic>`)));
+  // A sample of issue 31's corpus (every breakout in a link and an image among them), as validated
+  // topics are stored (the canonical form) or, when refused, as a push would plant them.
+  const corpus = renderCorpus({ stride: 128 }).filter((vector) => vector.id.endsWith('/raw'));
+  corpus.forEach((vector, i) => {
+    const result = validateTopicHtml(vector.html);
+    files[`corpus/v_${i}.html`] = result.ok ? result.topic.canonicalHtml : vector.html;
+  });
   return files;
 }
 
-function check(t: import('ava').ExecutionContext, where: string, markdown: string): void {
-  const problems = renderProblems(markdown);
-  t.deepEqual(problems, [], `${where}:\n${markdown}`);
+/** The two sides of a unified diff (or of several, one after the other) as markdown: removed and context lines, added and context lines. */
+function diffSides(diff: string): [before: string, after: string] {
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@')) continue;
+    if (line.startsWith('+')) after.push(line.slice(1));
+    else if (line.startsWith('-')) before.push(line.slice(1));
+    else if (line.startsWith(' ')) {
+      before.push(line.slice(1));
+      after.push(line.slice(1));
+    }
+  }
+  return [before.join('\n'), after.join('\n')];
 }
 
-function textOf(result: any): string {
-  return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
+/** A diff as an agent may read it: whole, and each side as markdown. */
+function diffCases(where: string, diff: string): Array<[string, string]> {
+  const [before, after] = diffSides(diff);
+  return [
+    [`${where} (as printed)`, diff],
+    [`${where} (old side)`, before],
+    [`${where} (new side)`, after],
+  ];
 }
 
-test('hostile blobs planted on the brv ref render harmless through read, query and MCP', async (t) => {
+function check(t: import('ava').ExecutionContext, cases: Array<[string, string]>): void {
+  const failures = renderFailures(cases.map(([where, markdown]) => [`${where}:\n${markdown.slice(0, 3000)}`, markdown] as const));
+  t.deepEqual(failures.slice(0, 10), [], `${failures.length} problems in ${cases.length} outputs`);
+}
+
+test('hostile blobs planted on the brv ref render inert through read, query, MCP, vc diff and vc show', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
+  await plantTree(repo, { 'ok/base.html': '<bv-topic path="ok/base" title="Base"><bv-reason>zebra base</bv-reason></bv-topic>' });
   const files = hostileTree();
-  await plantTree(repo, files);
+  await plantTree(repo, files, { message: 'hostile' });
   const paths = Object.keys(files).map((file) => file.replace(/\.html$/, ''));
-  t.true(paths.length >= 40);
+  t.true(paths.length >= 120, `${paths.length} topics`);
+  t.log(`${paths.length} hostile topics planted`);
+  const cases: Array<[string, string]> = [];
 
   // brv read: a sample through the CLI (one process each), every topic through MCP below.
-  for (const topic of paths.filter((_, i) => i % 8 === 0)) {
+  for (const topic of paths.filter((_, i) => i % 25 === 0)) {
     const read = await brvJson(repo, ['read', topic]);
     t.true(read.json?.success, read.stdout + read.stderr);
-    check(t, `brv read ${topic}`, read.json?.data.content ?? '');
+    cases.push([`brv read ${topic} --format json`, read.json?.data.content ?? '']);
+  }
+  for (const topic of ['corpus/v_0', 'hostile/attributes_0']) {
+    const read = await brv(repo, ['read', topic]);
+    t.is(read.exitCode, 0, read.stderr);
+    cases.push([`brv read ${topic}`, read.stdout]);
   }
 
   const query = await brvJson(repo, ['query', 'zebra', '--limit', '50']);
   t.true(query.json?.success, query.stdout + query.stderr);
-  const docs = query.json?.data.matchedDocs as Array<{ path: string; title: string; topicPath: string; rendered_md: string }>;
+  const docs = query.json?.data.matchedDocs as Array<{ path: string; rendered_md: string }>;
   t.true(docs.length >= 40, `${docs.length} matched`);
-  for (const doc of docs) check(t, `brv query: ${doc.path}`, doc.rendered_md);
+  for (const doc of docs) cases.push([`brv query rendered_md: ${doc.path}`, doc.rendered_md]);
+  const queryText = await brv(repo, ['query', 'zebra', '--limit', '50']);
+  t.is(queryText.exitCode, 0, queryText.stderr);
+  cases.push(['brv query (text)', queryText.stdout]);
 
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
+  const client = await connectMcp(t, repo);
   for (const topic of paths) {
     const result = await client.callTool({ name: 'brv-read', arguments: { path: topic } });
     t.falsy(result.isError, textOf(result));
-    check(t, `MCP brv-read ${topic}`, textOf(result));
+    cases.push([`MCP brv-read ${topic}`, textOf(result)]);
   }
-  // brv-query's rendered_md is what `brv query` returned above; the page around it is checked below.
-  const found = await client.callTool({ name: 'brv-query', arguments: { query: 'zebra', limit: 50 } });
-  t.falsy(found.isError, textOf(found));
-  t.regex(textOf(found), /hostile\/planted_0/);
-  check(t, 'MCP brv-query page', textOf(found));
-  const searched = await client.callTool({ name: 'brv-search', arguments: { query: 'zebra', limit: 50 } });
-  check(t, 'MCP brv-search page', textOf(searched));
+  for (const word of ['zebra', 'alert', 'script', 'javascript', 'runbook', 'img']) {
+    for (const name of ['brv-query', 'brv-search']) {
+      const found = await client.callTool({ name, arguments: { query: word, limit: 50 } });
+      t.falsy(found.isError, textOf(found));
+      cases.push([`MCP ${name} ${word}`, textOf(found)]);
+    }
+  }
+
+  // The hostile commit's diff and the topics as they were then.
+  const diff = await brv(repo, ['vc', 'diff']);
+  t.is(diff.exitCode, 0, diff.stderr);
+  t.regex(diff.stdout, /corpus\/v_0/);
+  cases.push(...diffCases('brv vc diff', diff.stdout));
+  const diffJson = await brvJson(repo, ['vc', 'diff']);
+  const changes = diffJson.json?.data.changes as Array<{ path: string; diff: string }>;
+  t.true(changes.length >= paths.length, `${changes.length} changes`);
+  cases.push(...diffCases('brv vc diff --format json', changes.map((change) => change.diff).join('\n')));
+  const show = await brv(repo, ['vc', 'show']);
+  t.is(show.exitCode, 0, show.stderr);
+  cases.push(...diffCases('brv vc show', show.stdout));
+  const showJson = await brvJson(repo, ['vc', 'show']);
+  const shown = showJson.json?.data.changes as Array<{ path: string; diff: string }>;
+  cases.push(...diffCases('brv vc show --format json', shown.map((change) => change.diff).join('\n')));
+  for (const topic of ['corpus/v_1', 'hostile/planted_0']) {
+    const then = await brv(repo, ['vc', 'show', `main:${topic}`]);
+    t.is(then.exitCode, 0, then.stderr);
+    cases.push([`brv vc show main:${topic}`, then.stdout]);
+    const thenJson = await brvJson(repo, ['vc', 'show', `main:${topic}`]);
+    cases.push([`brv vc show main:${topic} --format json`, JSON.stringify(thenJson.json?.data)]);
+  }
+  check(t, cases);
+});
+
+test('a hostile model: self-driven curate stores its topic inert (or refuses it), and its answers render inert', async (t) => {
+  const [repo, server] = await Promise.all([makeRepo(), startLlmServer()]);
+  t.teardown(() => Promise.all([server.close(), cleanup(repo)]));
+  await git(repo, 'config', 'brv.llm.retries', '0');
+  const env = {
+    BRV_LLM_PROVIDER: 'openai-compatible',
+    BRV_LLM_BASE_URL: server.url,
+    BRV_LLM_MODEL: 'test-model',
+    BRV_LLM_API_KEY: 'sk-test',
+  };
+  const cases: Array<[string, string]> = [];
+  const stored: string[] = [];
+  for (const [i, reply] of MODEL_CURATE_REPLIES.entries()) {
+    const topicPath = (JSON.parse(reply) as { html: string }).html.match(/path="([^"]+)"/)![1]!;
+    // A refusal is a correction request: the same hostile reply again, until the retry cap.
+    server.fallback = { text: reply };
+    const run = await brvJson(repo, ['curate', `note the runbook ${i}`], { env });
+    if (run.json?.success) stored.push(topicPath);
+    else
+      t.regex(
+        run.stdout + run.stderr,
+        /retry-cap-exceeded|unsafe-html|invalid/,
+        `curate neither stored nor refused: ${run.stdout}${run.stderr}`,
+      );
+  }
+  t.log(`self-driven curate stored ${stored.length} of ${MODEL_CURATE_REPLIES.length} hostile replies`);
+  for (const topicPath of stored) {
+    const read = await brvJson(repo, ['read', topicPath]);
+    cases.push([`brv read ${topicPath} (curated by the model)`, read.json?.data.content ?? '']);
+    const show = await brv(repo, ['vc', 'show']);
+    cases.push(...diffCases(`brv vc show (curated ${topicPath})`, show.stdout));
+  }
+  if (stored.length === 0)
+    await plantTree(repo, {
+      'ops/runbook.html': '<bv-topic path="ops/runbook" title="Runbook"><bv-reason>the runbook zebra</bv-reason></bv-topic>',
+    });
+  const query = await brvJson(repo, ['query', 'zebra runbook']);
+  for (const doc of query.json?.data.matchedDocs ?? []) cases.push([`brv query rendered_md: ${doc.path}`, doc.rendered_md]);
+
+  // Answers: the model's text is untrusted too.
+  const cited = stored[0] ?? 'ops/runbook';
+  const answers = MODEL_ANSWERS.map((answer) => answer.replace('[ops/runbook]', `[${cited}]`));
+  server.fallback = { status: 500 };
+  server.reply({ text: answers[0]! }, { text: answers[1]! });
+  const text = await brv(repo, ['query', 'how do I use the runbook zebra', '--answer'], { env });
+  t.is(text.exitCode, 0, text.stderr);
+  cases.push(['brv query --answer', text.stdout]);
+  const json = await brvJson(repo, ['query', 'how do I use the runbook zebra', '--answer'], { env });
+  t.true(json.json?.success, json.stdout);
+  cases.push(['brv query --answer --format json: answer.text', json.json?.data.answer.text ?? '']);
+  const client = await connectMcp(t, repo, { ...ENV, ...env });
+  for (const answer of answers) {
+    server.reply({ text: answer });
+    const result = await client.callTool({ name: 'brv-query', arguments: { query: 'how do I use the runbook zebra', answer: true } });
+    t.falsy(result.isError, textOf(result));
+    cases.push([`MCP brv-query answer ${JSON.stringify(answer)}`, textOf(result)]);
+  }
+  check(t, cases);
 });
 
 test('the pages around rendered markdown (MCP brv-query, brv query and brv search text) escape titles and paths too', async (t) => {
@@ -76,26 +202,25 @@ test('the pages around rendered markdown (MCP brv-query, brv query and brv searc
   await plantTree(repo, {
     'hostile/title.html': topicWithEveryAttribute('hostile/title', '<img src=x onerror=alert(1)>', '<bv-reason>zebra</bv-reason>'),
   });
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
+  const client = await connectMcp(t, repo);
+  const cases: Array<[string, string]> = [];
   const found = await client.callTool({ name: 'brv-query', arguments: { query: 'zebra' } });
   t.regex(textOf(found), /hostile\/title/);
-  check(t, 'MCP brv-query', textOf(found));
+  cases.push(['MCP brv-query', textOf(found)]);
   // A question that matches nothing is echoed back: escaped too.
   const question = 'qqqzzz <svg onload=qqq> [q](vbscript:zzz)';
   for (const name of ['brv-query', 'brv-search']) {
     const none = await client.callTool({ name, arguments: { query: question } });
     t.regex(textOf(none), /No topics matched/);
-    check(t, `MCP ${name}, no match`, textOf(none));
+    cases.push([`MCP ${name}, no match`, textOf(none)]);
   }
   for (const command of ['query', 'search']) {
     const run = await brv(repo, [command, 'zebra']);
     t.is(run.exitCode, 0, run.stderr);
     t.regex(run.stdout, /hostile\/title/);
-    check(t, `brv ${command} text`, run.stdout);
+    cases.push([`brv ${command} text`, run.stdout]);
   }
+  check(t, cases);
 });
 
 test('control characters written as references are refused at curate; what is stored re-validates as read back', async (t) => {
