@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validateTopicHtml } from '../../src/topic/validate.js';
 import { MODEL_ANSWERS, MODEL_CURATE_REPLIES, renderCorpus } from '../attack/lib/render-corpus.js';
+import { diffCases, outputCases } from '../attack/lib/render-outputs.js';
 import { listTopics, PAYLOADS, PLANTED_BLOBS, renderFailures, topicWithEveryAttribute } from '../helpers/hostile.js';
 import { startLlmServer } from '../helpers/llm-server.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
@@ -34,32 +35,6 @@ function hostileTree(): Record<string, string> {
   return files;
 }
 
-/** The two sides of a unified diff (or of several, one after the other) as markdown: removed and context lines, added and context lines. */
-function diffSides(diff: string): [before: string, after: string] {
-  const before: string[] = [];
-  const after: string[] = [];
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@')) continue;
-    if (line.startsWith('+')) after.push(line.slice(1));
-    else if (line.startsWith('-')) before.push(line.slice(1));
-    else if (line.startsWith(' ')) {
-      before.push(line.slice(1));
-      after.push(line.slice(1));
-    }
-  }
-  return [before.join('\n'), after.join('\n')];
-}
-
-/** A diff as an agent may read it: whole, and each side as markdown. */
-function diffCases(where: string, diff: string): Array<[string, string]> {
-  const [before, after] = diffSides(diff);
-  return [
-    [`${where} (as printed)`, diff],
-    [`${where} (old side)`, before],
-    [`${where} (new side)`, after],
-  ];
-}
-
 function check(t: import('ava').ExecutionContext, cases: Array<[string, string]>): void {
   const failures = renderFailures(cases.map(([where, markdown]) => [`${where}:\n${markdown.slice(0, 3000)}`, markdown] as const));
   t.deepEqual(failures.slice(0, 10), [], `${failures.length} problems in ${cases.length} outputs`);
@@ -74,65 +49,13 @@ test('hostile blobs planted on the brv ref render inert through read, query, MCP
   const paths = Object.keys(files).map((file) => file.replace(/\.html$/, ''));
   t.true(paths.length >= 120, `${paths.length} topics`);
   t.log(`${paths.length} hostile topics planted`);
-  const cases: Array<[string, string]> = [];
-
-  // brv read: a sample through the CLI (one process each), every topic through MCP below.
-  for (const topic of paths.filter((_, i) => i % 25 === 0)) {
-    const read = await brvJson(repo, ['read', topic]);
-    t.true(read.json?.success, read.stdout + read.stderr);
-    cases.push([`brv read ${topic} --format json`, read.json?.data.content ?? '']);
-  }
-  for (const topic of ['corpus/v_0', 'hostile/attributes_0']) {
-    const read = await brv(repo, ['read', topic]);
-    t.is(read.exitCode, 0, read.stderr);
-    cases.push([`brv read ${topic}`, read.stdout]);
-  }
-
-  const query = await brvJson(repo, ['query', 'zebra', '--limit', '50']);
-  t.true(query.json?.success, query.stdout + query.stderr);
-  const docs = query.json?.data.matchedDocs as Array<{ path: string; rendered_md: string }>;
-  t.true(docs.length >= 40, `${docs.length} matched`);
-  for (const doc of docs) cases.push([`brv query rendered_md: ${doc.path}`, doc.rendered_md]);
-  const queryText = await brv(repo, ['query', 'zebra', '--limit', '50']);
-  t.is(queryText.exitCode, 0, queryText.stderr);
-  cases.push(['brv query (text)', queryText.stdout]);
-
-  const client = await connectMcp(t, repo);
-  for (const topic of paths) {
-    const result = await client.callTool({ name: 'brv-read', arguments: { path: topic } });
-    t.falsy(result.isError, textOf(result));
-    cases.push([`MCP brv-read ${topic}`, textOf(result)]);
-  }
-  for (const word of ['zebra', 'alert', 'script', 'javascript', 'runbook', 'img']) {
-    for (const name of ['brv-query', 'brv-search']) {
-      const found = await client.callTool({ name, arguments: { query: word, limit: 50 } });
-      t.falsy(found.isError, textOf(found));
-      cases.push([`MCP ${name} ${word}`, textOf(found)]);
-    }
-  }
-
-  // The hostile commit's diff and the topics as they were then.
-  const diff = await brv(repo, ['vc', 'diff']);
-  t.is(diff.exitCode, 0, diff.stderr);
-  t.regex(diff.stdout, /corpus\/v_0/);
-  cases.push(...diffCases('brv vc diff', diff.stdout));
-  const diffJson = await brvJson(repo, ['vc', 'diff']);
-  const changes = diffJson.json?.data.changes as Array<{ path: string; diff: string }>;
-  t.true(changes.length >= paths.length, `${changes.length} changes`);
-  cases.push(...diffCases('brv vc diff --format json', changes.map((change) => change.diff).join('\n')));
-  const show = await brv(repo, ['vc', 'show']);
-  t.is(show.exitCode, 0, show.stderr);
-  cases.push(...diffCases('brv vc show', show.stdout));
-  const showJson = await brvJson(repo, ['vc', 'show']);
-  const shown = showJson.json?.data.changes as Array<{ path: string; diff: string }>;
-  cases.push(...diffCases('brv vc show --format json', shown.map((change) => change.diff).join('\n')));
-  for (const topic of ['corpus/v_1', 'hostile/planted_0']) {
-    const then = await brv(repo, ['vc', 'show', `main:${topic}`]);
-    t.is(then.exitCode, 0, then.stderr);
-    cases.push([`brv vc show main:${topic}`, then.stdout]);
-    const thenJson = await brvJson(repo, ['vc', 'show', `main:${topic}`]);
-    cases.push([`brv vc show main:${topic} --format json`, JSON.stringify(thenJson.json?.data)]);
-  }
+  const { cases, problems, changes } = await outputCases(repo, paths, {
+    cliSample: 6,
+    words: ['zebra', 'alert', 'script', 'javascript', 'runbook', 'img'],
+    showPaths: ['corpus/v_1', 'hostile/planted_0'],
+  });
+  t.deepEqual(problems, []);
+  t.true(changes >= paths.length, `vc diff listed ${changes} changes`);
   check(t, cases);
 });
 
