@@ -149,14 +149,14 @@ export const FORBIDDEN_TAGS: ReadonlySet<string> = DANGEROUS_ELEMENTS;
  * micromark, marked, showdown and Python-Markdown, each HTML output parsed by a real HTML parser) has
  * rendered it, one line each ("renderer: what"). Empty when harmless. `images: false` also refuses any
  * <img> (the input had none). Each call starts one Python process: check many documents with
- * `renderProblemsEach`.
+ * `renderFailures`.
  */
 export function renderProblems(markdown: string, options: OracleOptions = {}): string[] {
   return renderProblemsEach([markdown], options)[0]!;
 }
 
 /** renderProblems for many documents at once (one Python process for all), in order. */
-export function renderProblemsEach(markdowns: readonly string[], options: OracleOptions = {}): string[][] {
+function renderProblemsEach(markdowns: readonly string[], options: OracleOptions = {}): string[][] {
   return renderOracle(markdowns, options).map((findings) => findings.map(formatFinding));
 }
 

@@ -163,7 +163,7 @@ const htmlParser = unified().use(rehypeParse, { fragment: true });
 let pythonState: { available: boolean; note?: string } | undefined;
 
 /** Whether Python-Markdown can run here; the note says why not (printed once). Throws under CI when it cannot. */
-export function pythonMarkdownAvailable(): boolean {
+function pythonMarkdownAvailable(): boolean {
   if (!pythonState) {
     const probe = spawnSync(PYTHON, ['-c', 'import markdown'], { encoding: 'utf8' });
     if (probe.status === 0) pythonState = { available: true };
@@ -261,7 +261,7 @@ function isTaskCheckbox(renderer: string, element: Element): boolean {
 }
 
 /** Everything live in one renderer's HTML (parsed with a real HTML parser). */
-export function htmlFindings(renderer: RendererName, html: string, options: OracleOptions = {}): Finding[] {
+function htmlFindings(renderer: RendererName, html: string, options: OracleOptions = {}): Finding[] {
   const findings: Finding[] = [];
   const add = (kind: Finding['kind'], detail: string) => findings.push({ renderer, kind, detail });
   if (CONTROL.test(html)) add('control', 'control character in the HTML');
