@@ -126,8 +126,8 @@ try {
   for (const [i, reply] of MODEL_CURATE_REPLIES.entries()) {
     const topicPath = /path="([^"]+)"/.exec((JSON.parse(reply) as { html: string }).html)![1]!;
     server.fallback = { text: reply };
-    const run = await brvJson(modelRepo, ['curate', `note the runbook ${i}`], { env });
-    if (!run.json?.success) continue;
+    const run = await brvJson(modelRepo, ['curate', `note the runbook ${i}`, '--auto'], { env });
+    if (!run.json?.success || run.json.data.status !== 'done') continue;
     stored.push(topicPath);
     const read = await brvJson(modelRepo, ['read', topicPath]);
     cases.push([`brv read ${topicPath} (curated by the model)`, read.json?.data.content ?? '']);

@@ -75,8 +75,8 @@ test('a hostile model: self-driven curate stores its topic inert (or refuses it)
     const topicPath = (JSON.parse(reply) as { html: string }).html.match(/path="([^"]+)"/)![1]!;
     // A refusal is a correction request: the same hostile reply again, until the retry cap.
     server.fallback = { text: reply };
-    const run = await brvJson(repo, ['curate', `note the runbook ${i}`], { env });
-    if (run.json?.success) stored.push(topicPath);
+    const run = await brvJson(repo, ['curate', `note the runbook ${i}`, '--auto'], { env });
+    if (run.json?.success && run.json.data.status === 'done') stored.push(topicPath);
     else
       t.regex(
         run.stdout + run.stderr,
@@ -105,15 +105,19 @@ test('a hostile model: self-driven curate stores its topic inert (or refuses it)
   server.reply({ text: answers[0]! }, { text: answers[1]! });
   const text = await brv(repo, ['query', 'how do I use the runbook zebra', '--answer'], { env });
   t.is(text.exitCode, 0, text.stderr);
+  // The model was asked and its text is what is shown (else this checks nothing).
+  t.regex(text.stdout, /31337/);
   cases.push(['brv query --answer', text.stdout]);
   const json = await brvJson(repo, ['query', 'how do I use the runbook zebra', '--answer'], { env });
   t.true(json.json?.success, json.stdout);
+  t.regex(json.json?.data.answer.text ?? '', /alert/);
   cases.push(['brv query --answer --format json: answer.text', json.json?.data.answer.text ?? '']);
   const client = await connectMcp(t, repo, { ...ENV, ...env });
   for (const answer of answers) {
     server.reply({ text: answer });
     const result = await client.callTool({ name: 'brv-query', arguments: { query: 'how do I use the runbook zebra', answer: true } });
     t.falsy(result.isError, textOf(result));
+    t.regex(textOf(result), /alert|31337/);
     cases.push([`MCP brv-query answer ${JSON.stringify(answer)}`, textOf(result)]);
   }
   check(t, cases);
