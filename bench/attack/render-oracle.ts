@@ -45,7 +45,7 @@ const corpus = [...renderCorpus({ encodings }), ...plantedCorpus()];
 log(`corpus: ${corpus.length} vectors (encodings ${encodings})…`);
 const corpusRun = renderCampaign(corpus, oracle);
 log(
-  `corpus: ${corpusRun.accepted} accepted, ${corpusRun.refused} refused, fast path ${corpusRun.fastAnswered}; ${corpusRun.liveVectors} of ${corpusRun.vectors} render live; per renderer ${JSON.stringify(corpusRun.liveByRenderer)} (${corpusRun.ms.paths} + ${corpusRun.ms.oracle} ms)`,
+  `corpus: ${corpusRun.accepted} accepted, ${corpusRun.refused} refused, fast path ${corpusRun.fastAnswered}; ${corpusRun.liveVectors} of ${corpusRun.vectors} render live; per renderer ${JSON.stringify(corpusRun.liveByRenderer)}, of which a dangerous element, handler or URL ${JSON.stringify(corpusRun.dangerousByRenderer)} (${corpusRun.ms.paths} + ${corpusRun.ms.oracle} ms)`,
 );
 
 // 2. The fuzz, in process.
@@ -57,7 +57,7 @@ for (let seed = firstSeed; seed < firstSeed + seeds; seed++)
 log(`fuzz: ${fuzz.length} topics (seeds ${firstSeed}..${firstSeed + seeds - 1})…`);
 const fuzzRun = renderCampaign(fuzz, oracle);
 log(
-  `fuzz: ${fuzzRun.accepted} accepted, fast path ${fuzzRun.fastAnswered}; ${fuzzRun.liveVectors} of ${fuzzRun.vectors} render live; per renderer ${JSON.stringify(fuzzRun.liveByRenderer)}`,
+  `fuzz: ${fuzzRun.accepted} accepted, fast path ${fuzzRun.fastAnswered}; ${fuzzRun.liveVectors} of ${fuzzRun.vectors} render live; per renderer ${JSON.stringify(fuzzRun.liveByRenderer)}, dangerous ${JSON.stringify(fuzzRun.dangerousByRenderer)}`,
 );
 
 // 3. Output paths with the real CLI: corpus topics planted (canonical when validated, raw when refused).

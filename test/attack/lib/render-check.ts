@@ -31,6 +31,8 @@ export interface RenderCampaign {
   findings: PathFinding[];
   /** Per renderer: how many vectors render anything live (in any path). */
   liveByRenderer: Record<string, number>;
+  /** Per renderer: how many vectors render a dangerous element, an event handler or a dangerous URL (raw HTML and control characters aside). */
+  dangerousByRenderer: Record<string, number>;
   /** How many vectors render anything live in at least one renderer. */
   liveVectors: number;
   renderers: string[];
@@ -103,6 +105,13 @@ export function renderCampaign(
     set.add(finding.vector);
   }
   for (const [renderer, set] of live) liveByRenderer[renderer] = set.size;
+  const dangerous = new Map<string, Set<string>>();
+  for (const finding of findings.filter((f) => f.kind === 'element' || f.kind === 'handler' || f.kind === 'url')) {
+    let set = dangerous.get(finding.renderer);
+    if (!set) dangerous.set(finding.renderer, (set = new Set()));
+    set.add(finding.vector);
+  }
+  const dangerousByRenderer: Record<string, number> = Object.fromEntries(renderers.map((r) => [r, dangerous.get(r)?.size ?? 0]));
   return {
     vectors: vectors.length,
     accepted,
@@ -112,6 +121,7 @@ export function renderCampaign(
     plantedFastAnswered,
     findings,
     liveByRenderer,
+    dangerousByRenderer,
     liveVectors: new Set(findings.map((f) => f.vector)).size,
     renderers,
     ms: { paths: Math.round(pathsMs), oracle: Math.round(performance.now() - started - pathsMs) },
