@@ -118,7 +118,8 @@ export async function outputCases(
     if (then.exitCode !== 0) problems.push(`brv vc show main:${topic} failed: ${then.stderr}`);
     cases.push([`brv vc show main:${topic}`, then.stdout]);
     const thenJson = await brvJson(repo, ['vc', 'show', `main:${topic}`]);
-    cases.push([`brv vc show main:${topic} --format json`, JSON.stringify(thenJson.json?.data ?? null)]);
+    if (!thenJson.json?.success) problems.push(`brv vc show main:${topic} --format json failed: ${thenJson.stdout}`);
+    cases.push([`brv vc show main:${topic} --format json: content`, thenJson.json?.data.content ?? '']);
   }
   return { cases, problems, changes: changes.length };
 }
