@@ -1,25 +1,156 @@
 import type { Element, ElementContent } from 'hast';
-import type { Nodes as MdastNodes, Parents as MdastParents, PhrasingContent, Root as MdastRoot, RootContent as MdastContent } from 'mdast';
+import type {
+  Code,
+  Image,
+  Link,
+  ListItem,
+  Nodes as MdastNodes,
+  Parents as MdastParents,
+  PhrasingContent,
+  Root as MdastRoot,
+  RootContent as MdastContent,
+  Text,
+} from 'mdast';
 import { toMdast } from 'hast-util-to-mdast';
 import { gfmToMarkdown } from 'mdast-util-gfm';
-import { toMarkdown, type Options } from 'mdast-util-to-markdown';
+import { defaultHandlers, toMarkdown, type Info, type Options, type SafeConfig, type State } from 'mdast-util-to-markdown';
 import { attributesOf, flatText, isBlankText } from './hast.js';
-import { markdownInline } from './inline.js';
+import { markdownDestination, markdownInline, startsCharacterReference } from './inline.js';
 import {
   BULLETED,
   compose,
   fenced,
   fenceLanguage,
+  indentedCode,
   inlineCode,
   joinBlocks,
   LABELS,
   labelFor,
   MARKDOWN_SIGNIFICANT,
+  needsIndentedCode,
   topicHeaderBlocks,
 } from './render-parts.js';
 import { collapseWhitespace } from './whitespace.js';
 
-const MARKDOWN: Options = { bullet: '-', emphasis: '_', fences: true, listItemIndent: 'one', rule: '-', extensions: [gfmToMarkdown()] };
+/**
+ * Text as the serializer escapes it, except that a `<` that could open a tag is written `&lt;` and
+ * an `&` that would start a character reference `&amp;` (a backslash before them is an escape in
+ * CommonMark only: showdown and Python-Markdown print the backslash and then read the tag). The
+ * serializer finds those positions (its own rules for `<` and `&`) and writes them as numeric
+ * references, which are then spelled the readable way; an `&` it escaped that starts no reference
+ * (`R&D`) is written as it is. Applies only to what `safe` made of this one string: a code span or
+ * code block, which keeps its characters, never passes here.
+ */
+function entitySafe(state: State, value: string | null | undefined, config: SafeConfig): string {
+  const written = state.safe(value, { ...config, encode: [...(config.encode ?? []), '<', '&'] });
+  return written.replace(/&#x(3C|26);/g, (reference: string, code: string, at: number) => {
+    if (code === '3C') return '&lt;';
+    return startsCharacterReference(`&${written.slice(at + reference.length, at + reference.length + 35)}`, 0) ? '&amp;' : '&';
+  });
+}
+
+function text(node: Text, parent: MdastParents | undefined, state: State, info: Info): string {
+  const siblings: MdastNodes[] = parent ? parent.children : [];
+  const index = state.indexStack[state.indexStack.length - 1] ?? -1;
+  return entitySafe(state, node.value, { ...info, beforeNode: siblings[index - 1], afterNode: siblings[index + 1] });
+}
+
+/**
+ * Links and images as `[label](destination)`: secureNode has already made the destination
+ * (markdownDestination) need no escape and dropped the title, so both are written as they are. An
+ * http(s) link whose text is its URL stays an autolink (`<https://…>`), as the serializer writes it.
+ */
+function isAutolink(node: Link): boolean {
+  const only = node.children.length === 1 ? node.children[0] : undefined;
+  return only?.type === 'text' && only.value === node.url && /^https?:\/\/./i.test(node.url);
+}
+
+function link(node: Link, _parent: MdastParents | undefined, state: State, info: Info): string {
+  const tracker = state.createTracker(info);
+  if (isAutolink(node)) return tracker.move(`<${node.url}>`);
+  const exit = state.enter('link');
+  const labelExit = state.enter('label');
+  let value = tracker.move('[');
+  const label = state.containerPhrasing(node, { before: value, after: '](', ...tracker.current() });
+  value += tracker.move(label);
+  labelExit();
+  // At the start of a line a label with a `]:` the serializer cannot escape (in code) would make
+  // `[…]: …` a definition; an empty title prevents that (as mdast-util-to-markdown does).
+  const last = info.before.charAt(info.before.length - 1);
+  let close = ')';
+  if (last === '\n' || last === '\r') {
+    let at = 0;
+    while (at < label.length && label.charCodeAt(at) !== 93 /* ] */) at += label.charCodeAt(at) === 92 /* \ */ ? 2 : 1;
+    if (label.charCodeAt(at + 1) === 58 /* : */) close = ' "")';
+  }
+  value += tracker.move(`](${node.url}${close}`);
+  exit();
+  return value;
+}
+
+link.peek = (node: Link) => (isAutolink(node) ? '<' : '[');
+
+function image(node: Image, _parent: MdastParents | undefined, state: State, info: Info): string {
+  const tracker = state.createTracker(info);
+  const exit = state.enter('image');
+  const labelExit = state.enter('label');
+  let value = tracker.move('![');
+  value += tracker.move(entitySafe(state, node.alt, { before: value, after: ']', ...tracker.current() }));
+  labelExit();
+  value += tracker.move(`](${node.url})`);
+  exit();
+  return value;
+}
+image.peek = () => '!';
+
+/** A code block: fenced, or indented when a renderer without fences would read markup in it (needsIndentedCode). */
+function code(node: Code, parent: MdastParents | undefined, state: State, info: Info): string {
+  const lines = node.value
+    .replace(/^(?:[ \t]*\r?\n)+/, '')
+    .trimEnd()
+    .split(/\r?\n/);
+  if (lines.join('').trim() === '' || !needsIndentedCode(node.value)) return defaultHandlers.code(node, parent, state, info);
+  const exit = state.enter('codeIndented');
+  const value = indentedCode(lines);
+  exit();
+  return value;
+}
+
+/** Whether some code below `node` is written as an indented code block. Iterative. */
+function holdsIndentedCode(node: ListItem): boolean {
+  const stack: MdastNodes[] = [...node.children];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'code' && next.value.trim() !== '' && needsIndentedCode(next.value)) return true;
+    if ('children' in next) for (const child of next.children) stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * A list item holding an indented code block is written with its content four columns in (`-   `,
+ * `1.  `): the Markdown.pl family counts a list item's content from four spaces, so only then is
+ * the code still code there (else `<script>` in it would be a raw HTML block); CommonMark reads the same.
+ */
+function listItem(node: ListItem, parent: MdastParents | undefined, state: State, info: Info): string {
+  if (!holdsIndentedCode(node)) return defaultHandlers.listItem(node, parent, state, info);
+  const indent = state.options.listItemIndent;
+  state.options.listItemIndent = 'tab';
+  try {
+    return defaultHandlers.listItem(node, parent, state, info);
+  } finally {
+    state.options.listItemIndent = indent;
+  }
+}
+
+const MARKDOWN: Options = {
+  bullet: '-',
+  emphasis: '_',
+  fences: true,
+  listItemIndent: 'one',
+  rule: '-',
+  extensions: [gfmToMarkdown()],
+  handlers: { text, link, image, code, listItem },
+};
 
 /** All text below `element`, concatenated. Iterative: safe on any depth. */
 function rawText(element: Element): string {
@@ -102,12 +233,20 @@ function secureMdast(root: MdastRoot): void {
 }
 
 function secureNode(node: MdastNodes): MdastNodes[] {
-  if (node.type === 'html') return [];
-  if ((node.type === 'link' || node.type === 'definition') && (node.url.trim() === '' || !isSafeUrl(node.url))) {
-    return node.type === 'link' ? node.children : [];
+  // Raw HTML, and definitions (to-mdast makes none; a reference to one would link text elsewhere).
+  if (node.type === 'html' || node.type === 'definition') return [];
+  if (node.type === 'link') {
+    if (node.url.trim() === '' || !isSafeUrl(node.url)) return node.children;
+    // Titles are dropped: a tooltip agents never see, which each renderer delimits its own way.
+    return [{ ...node, url: markdownDestination(node.url), title: null }];
   }
-  // An image without a (safe) source is its alt text.
-  if (node.type === 'image' && (node.url.trim() === '' || !isSafeUrl(node.url))) return node.alt ? [{ type: 'text', value: node.alt }] : [];
+  if (node.type === 'image') {
+    // An image without a (safe) source is its alt text.
+    if (node.url.trim() === '' || !isSafeUrl(node.url)) return node.alt ? [{ type: 'text', value: node.alt }] : [];
+    return [{ ...node, url: markdownDestination(node.url), title: null }];
+  }
+  // A fence's info string: a word, as for diagrams (a class like `language-x" onmouseover=…` is not one).
+  if (node.type === 'code') return [{ ...node, lang: fenceLanguage(node.lang ?? '') || null, meta: null }];
   return [node];
 }
 
@@ -161,7 +300,9 @@ function contentMarkdown(children: ElementContent[]): { lead: string; body: stri
   // to-mdast leaves inline content unwrapped (inline-only content reads as one paragraph).
   secureMdast(mdast);
   const [first, ...rest] = mdast.children;
-  const serialize = (nodes: MdastContent[]) => (nodes.length > 0 ? toMarkdown({ type: 'root', children: nodes }, MARKDOWN).trim() : '');
+  // Not trimmed at the start: an indented code block starts with spaces.
+  const serialize = (nodes: MdastContent[]) =>
+    nodes.length > 0 ? toMarkdown({ type: 'root', children: nodes }, MARKDOWN).replace(/^\n+/, '').trimEnd() : '';
   return first?.type === 'paragraph' ? { lead: serialize([first]), body: serialize(rest) } : { lead: '', body: serialize(mdast.children) };
 }
 
