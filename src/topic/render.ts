@@ -12,7 +12,9 @@ import type {
   Text,
 } from 'mdast';
 import { toMdast } from 'hast-util-to-mdast';
-import { gfmToMarkdown } from 'mdast-util-gfm';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown, gfmToMarkdown } from 'mdast-util-gfm';
+import { gfmTable } from 'micromark-extension-gfm-table';
 import { defaultHandlers, toMarkdown, type Info, type Options, type SafeConfig, type State } from 'mdast-util-to-markdown';
 import { attributesOf, flatText, isBlankText } from './hast.js';
 import { markdownDestination, markdownInline, startsCharacterReference } from './inline.js';
@@ -109,18 +111,29 @@ function code(node: Code, parent: MdastParents | undefined, state: State, info: 
     .replace(/^(?:[ \t]*\r?\n)+/, '')
     .trimEnd()
     .split(/\r?\n/);
-  if (lines.join('').trim() === '' || !needsIndentedCode(node.value)) return defaultHandlers.code(node, parent, state, info);
+  if (!isIndented(node)) return defaultHandlers.code(node, parent, state, info);
   const exit = state.enter('codeIndented');
   const value = indentedCode(lines);
   exit();
-  return value;
+  // After a list (or another such block) indented lines would continue it: an empty comment ends
+  // the list, as mdast-util-to-markdown does for its own indented code.
+  const index = state.indexStack[state.indexStack.length - 1] ?? 0;
+  const previous = parent?.children[index - 1];
+  return previous?.type === 'list' || (previous?.type === 'code' && isIndented(previous)) ? `${LIST_END}\n\n${value}` : value;
+}
+
+/** An empty HTML comment: what ends a list before indented code (every renderer drops it). */
+const LIST_END = '<!---->';
+
+function isIndented(node: Code): boolean {
+  return node.value.trim() !== '' && needsIndentedCode(node.value);
 }
 
 /** Whether some code below `node` is written as an indented code block. Iterative. */
 function holdsIndentedCode(node: ListItem): boolean {
   const stack: MdastNodes[] = [...node.children];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (next.type === 'code' && next.value.trim() !== '' && needsIndentedCode(next.value)) return true;
+    if (next.type === 'code' && isIndented(next)) return true;
     if ('children' in next) for (const child of next.children) stack.push(child);
   }
   return false;
@@ -328,10 +341,45 @@ export function renderTopicMarkdown(topic: Element): string {
   for (const child of topic.children) {
     if (child.type !== 'element') continue;
     try {
-      blocks.push(renderChild(child));
+      const block = renderChild(child);
+      // A block that starts with indented code would continue a list before it.
+      blocks.push(block.startsWith('    ') ? `${LIST_END}\n\n${block}` : block);
     } catch {
       blocks.push(`- ${markdownInline(flatText(child), 'line-start')}`);
     }
   }
   return joinBlocks(blocks);
+}
+
+/**
+ * Markdown written elsewhere (a model's answer) made as inert as a rendered topic: parsed
+ * (CommonMark and GFM tables), raw HTML kept as the text it was written as (`Array<T>` stays
+ * readable, and its `<` is written `&lt;`), references to definitions made plain text (no
+ * definition is kept), then secured and written like a topic's content (safe URLs, encoded
+ * destinations, entities where the Markdown.pl family needs them). Never throws.
+ */
+export function inertMarkdown(markdown: string): string {
+  try {
+    const tree = fromMarkdown(markdown, { extensions: [gfmTable()], mdastExtensions: [gfmFromMarkdown()] });
+    const stack: MdastParents[] = [tree];
+    for (let parent = stack.pop(); parent !== undefined; parent = stack.pop()) {
+      const children: MdastNodes[] = [];
+      for (const child of parent.children as MdastNodes[]) {
+        if (child.type === 'html') children.push({ type: 'text', value: child.value });
+        else if (child.type === 'linkReference') children.push(...child.children);
+        else if (child.type === 'imageReference') children.push({ type: 'text', value: child.alt ?? '' });
+        else children.push(child);
+      }
+      (parent as { children: MdastNodes[] }).children = children;
+      for (const child of children) if ('children' in child) stack.push(child);
+    }
+    secureMdast(tree);
+    // U+2028/2029 as spaces, as joinBlocks writes them (showdown takes them for line breaks).
+    return toMarkdown(tree, MARKDOWN)
+      .replace(/^\n+/, '')
+      .trimEnd()
+      .replace(/[\u2028\u2029]/g, ' ');
+  } catch {
+    return markdownInline(markdown);
+  }
 }

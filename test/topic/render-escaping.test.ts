@@ -1,5 +1,6 @@
 import test from 'ava';
 import { markdownDestination, markdownInline } from '../../src/topic/inline.js';
+import { inertMarkdown } from '../../src/topic/render.js';
 import { renderStoredTopic } from '../../src/topic/stored.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
 import { fastBlobDocument } from '../../src/query/fast-extract.js';
@@ -102,4 +103,27 @@ test('code that a renderer without fences would read as markup is an indented bl
     const valid = validateTopicHtml(html);
     if (valid.ok) t.is(fastBlobDocument(valid.topic.canonicalHtml), undefined, html);
   }
+});
+
+test("indented code after a list ends the list first (else CommonMark reads it as the item's raw HTML)", (t) => {
+  const code = '&lt;script>alert(1)&lt;/script>';
+  const markdowns = [
+    `<bv-topic path="a/b" title="T"><bv-structure><ul><li>a</li></ul><pre>${code}</pre></bv-structure></bv-topic>`,
+    `<bv-topic path="a/b" title="T"><bv-rule>r</bv-rule><pre>${code}</pre></bv-topic>`,
+  ].map(renderStoredTopic);
+  t.deepEqual(findings(markdowns), []);
+  t.true(markdowns[0]!.includes('- a\n\n<!---->\n\n    <script>'), markdowns[0]);
+});
+
+test("a model's markdown (answers) is made as inert as a rendered topic, and stays readable", (t) => {
+  const answers = [
+    'See <script>alert(1)</script> and [x](javascript:alert(1)) and ![i](data:text/html,x) [ops/runbook].',
+    '<div>\n<img src=x onerror=alert(1)>\n</div>\n\n- <svg onload=alert(1)>\n\n```\n<script>alert(1)</script>\n```',
+    '[a]: javascript:alert(1)\n\n[a] and [b] (javascript:alert(1)) and a\u2028<script>x</script>',
+    '[r](<script>document.title=31337</script>) and <https://ok.example/a>',
+  ];
+  const inert = answers.map(inertMarkdown);
+  t.deepEqual(findings(inert), []);
+  t.true(inert[0]!.startsWith('See &lt;script>alert(1)&lt;/script> and x and i'), inert[0]);
+  t.is(inertMarkdown('Use `Array<T>` and **R&D**; a < b.'), 'Use `Array<T>` and **R&D**; a < b.');
 });
