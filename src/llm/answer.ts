@@ -6,6 +6,7 @@
  * Nothing here loads the `ai` SDK (the client is passed in by the service).
  */
 import { questionWords } from '../query/question.js';
+import { inertMarkdown } from '../topic/render.js';
 
 /** What the model replies when the topics do not hold the answer. */
 export const NOT_IN_KNOWLEDGE = 'NOT_IN_KNOWLEDGE';
@@ -158,5 +159,9 @@ export function checkAnswer(reply: string, shown: readonly string[]): CheckedAns
     .trim();
   if (citations.length === 0) return none(rejected);
   text = text.split(NOT_IN_KNOWLEDGE).join('(not in the knowledge)');
+  // The model's markdown is shown to agents and viewers: as inert as a rendered topic (issue 31).
+  // Brackets (a citation, "[sic]") stay plain where nothing after them could make a link: no
+  // definition is left for a reference to name.
+  text = inertMarkdown(text).replace(/\\\[([^\]\\\n]{1,500})\](?![([:]| \()/g, '[$1]');
   return { text, citations, rejectedCitations: rejected, notInKnowledge: false };
 }

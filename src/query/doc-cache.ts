@@ -26,9 +26,9 @@ import { pathFieldText, type FieldName, type SegmentInput } from './fields.js';
  * (and are deleted by the next sweep), and since this version also names the index folder, every
  * index is rebuilt. Analysis (tokenizing, stemming) and the segment format are not part of an entry:
  * a change there bumps `INDEX_VERSION` only, and the rebuild that follows parses no HTML.
- * Bumped too when the cache's layout changes (4: packs).
+ * Bumped too when the cache's layout changes (4: packs). 5: issue 31's inert rendering.
  */
-export const DOC_CACHE_VERSION = 4;
+export const DOC_CACHE_VERSION = 5;
 
 /**
  * Everything the index builder needs from one topic blob, independent of where the blob sits in

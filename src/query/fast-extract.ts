@@ -14,7 +14,7 @@
 import type { Element, ElementContent, Properties, Text } from 'hast';
 import { find, html as htmlSchema } from 'property-information';
 import { attributesOf } from '../topic/hast.js';
-import { markdownInline } from '../topic/inline.js';
+import { markdownInline, startsCharacterReference } from '../topic/inline.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import {
   BLOCK_TAGS,
@@ -37,6 +37,7 @@ import {
   labelFor,
   longestRun,
   MARKDOWN_SIGNIFICANT,
+  needsIndentedCode,
   topicHeaderBlocks,
 } from '../topic/render-parts.js';
 import type { CachedBlob } from './doc-cache.js';
@@ -379,8 +380,9 @@ function isWordCharacter(code: number): boolean {
  * Text as hast-util-to-mdast (whitespace runs collapsed to one space) and mdast-util-to-markdown
  * with GFM (escaping, in a paragraph) write it, ends untrimmed; undefined when not modeled (a
  * no-break or other non-HTML space). Escaped with a backslash as the serializer does: `* ~ [` and
- * `` ` `` always; `_` unless inside a word; `\` before punctuation and at the end; `&` before `#`
- * or a letter (a character reference); `<` before `! / ?` or a letter (a tag); `@` inside an
+ * `` ` `` always; `_` unless inside a word; `\` before punctuation and at the end; as render.ts's
+ * entitySafe: `&` as `&amp;` where it starts a character reference, `<` as `&lt;` before `! / ?` or
+ * a letter (a tag); `@` inside an
  * email-like word, `.` after `w` and `:` in `p:/`, `s:/` (GFM autolink literals); `(` right after
  * `]` (a link's destination). The serializer skips a conditional escape next to a character it
  * escapes anyway; here the only such neighbour is an underscore, left out of those conditions.
@@ -450,14 +452,23 @@ function textMarkdown(value: string, before = LINE_FEED, after = LINE_FEED): str
         escape = true;
         break;
       case 0x26 /* & */: {
+        // Before `#` or a letter the serializer escapes it; render.ts writes `&amp;` there when it
+        // starts a character reference (no character of one is ever escaped), else `&` as it is.
         const next = value.charCodeAt(at + 1);
-        escape = next === 0x23 || isAsciiLetter(next);
-        break;
+        if ((next === 0x23 || isAsciiLetter(next)) && startsCharacterReference(value, at)) {
+          out += `${value.slice(start, at)}&amp;`;
+          start = at + 1;
+        }
+        continue;
       }
       case 0x3c /* < */: {
+        // Where it could open a tag: `&lt;` (render.ts's entitySafe).
         const next = value.charCodeAt(at + 1);
-        escape = next === 0x21 || next === 0x2f || next === 0x3f || isAsciiLetter(next);
-        break;
+        if (next === 0x21 || next === 0x2f || next === 0x3f || isAsciiLetter(next)) {
+          out += `${value.slice(start, at)}&lt;`;
+          start = at + 1;
+        }
+        continue;
       }
       // GFM autolink literals (an email's `@`, `www.`, `http:/`, `https:/`). An underscore next to
       // one of these is always escaped itself (punctuation is beside it), and the serializer then
@@ -689,7 +700,8 @@ function codeBlockMarkdown(pre: Element): string | undefined {
   } else {
     return undefined;
   }
-  if (!PLAIN_LANGUAGE.test(language)) return undefined;
+  // Written as an indented block by render.ts (needsIndentedCode): not modeled.
+  if (!PLAIN_LANGUAGE.test(language) || needsIndentedCode(text)) return undefined;
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end--;
   const body = text.slice(0, end);

@@ -62,6 +62,21 @@ export function inlineCode(raw: string): string {
   return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
+/**
+ * Whether code would be live markup where a renderer does not know fences: Python-Markdown without
+ * its fenced_code extension reads a fence as paragraph text, so a line starting with a tag there is
+ * a raw HTML block, and a blank line splits the "code" into paragraphs where any tag, link or
+ * definition is live. Such code is written as an indented code block, which every renderer knows.
+ */
+export function needsIndentedCode(code: string): boolean {
+  return /<[A-Za-z!/?]|\][ \t\r\n]*[(:[]/.test(code);
+}
+
+/** Lines as an indented code block (blank lines stay empty). */
+export function indentedCode(lines: readonly string[]): string {
+  return lines.map((line) => (line.trim() === '' ? '' : `    ${line}`)).join('\n');
+}
+
 export function fenced(text: string, language: string): string {
   const lines = text
     .replace(/^\s*\n/, '')
@@ -69,12 +84,14 @@ export function fenced(text: string, language: string): string {
     .split('\n');
   let indent = Infinity;
   for (const line of lines) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)?.[0].length ?? 0);
-  const body = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n');
+  const trimmed = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0));
+  const body = trimmed.join('\n');
+  if (body.trim() !== '' && needsIndentedCode(body)) return indentedCode(trimmed);
   const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
   return `${fence}${language}\n${body}\n${fence}`;
 }
 
-/** The label of a bv-* element (`**Rule** [must] (r1):`), from its tag and attributes (HTML names). */
+/** The label of a bv-* element (`**Rule** [must] \(r1):`), from its tag and attributes (HTML names). */
 export function labelFor(tag: string, attributes: ReadonlyMap<string, string>): string {
   const name = LABELS.get(tag) ?? tag;
   const severity = markdownInline(attributes.get('severity') ?? '');
@@ -82,14 +99,29 @@ export function labelFor(tag: string, attributes: ReadonlyMap<string, string>): 
   const details = (DETAILS.get(tag) ?? [])
     .filter((key) => attributes.has(key))
     .map((key) => `${key}=${markdownInline(attributes.get(key) ?? '')}`);
-  const parts = [severity ? `[${severity}]` : '', id ? `(${id})` : '', details.length > 0 ? `(${details.join(', ')})` : ''].filter(Boolean);
+  // `[must] (r1)` is a link in showdown (it allows a space before the destination), and so is any
+  // `[` inside the severity with `] (` after it: the parenthesis after a severity is written `\(`.
+  const open = severity ? '\\(' : '(';
+  const parts = [
+    severity ? `[${severity}]` : '',
+    id ? `${open}${id})` : '',
+    details.length > 0 ? `${id ? '(' : open}${details.join(', ')})` : '',
+  ].filter(Boolean);
   const label = parts.length > 0 ? `**${name}** ${parts.join(' ')}:` : `**${name}:**`;
   return BULLETED.has(tag) ? `- ${label}` : label;
 }
 
+/**
+ * A label with its content. A bulleted one is a list item (`- ` and two spaces before each further
+ * line), or, when its body has a line indented four spaces (an indented code block, or code that
+ * looks like one), `-   ` and four: the Markdown.pl family counts a list item's content from four
+ * spaces, so only then is such code still code there, and CommonMark reads the same item.
+ */
 export function compose(label: string, lead: string, body: string, bulleted: boolean): string {
   const text = [lead ? `${label} ${lead}` : label, body].filter(Boolean).join('\n\n');
-  return bulleted ? text.replace(/\n(?=.)/g, '\n  ') : text;
+  if (!bulleted) return text;
+  if (!/(?:^|\n) {4}/.test(body)) return text.replace(/\n(?=.)/g, '\n  ');
+  return text.replace(/^- /, '-   ').replace(/\n(?=.)/g, '\n    ');
 }
 
 /** The blocks every rendering starts with: title, summary, tags/keywords/related. */
@@ -114,7 +146,11 @@ export function topicHeaderBlocks(attributes: ReadonlyMap<string, string>): stri
   ];
 }
 
-/** The blocks joined into the final markdown; whatever they held, no control character leaves as it was. */
+/**
+ * The blocks joined into the final markdown; whatever they held, no control character leaves as it
+ * was, and a line or paragraph separator (U+2028, U+2029) is a space: JavaScript renderers' regular
+ * expressions (showdown's) take it for a line break, so a tag after one in code would start a line there.
+ */
 export function joinBlocks(blocks: readonly string[]): string {
-  return (blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n').replace(CONTROL, '\uFFFD');
+  return (blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n').replace(CONTROL, '\uFFFD').replace(/[\u2028\u2029]/g, ' ');
 }

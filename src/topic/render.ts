@@ -1,25 +1,169 @@
 import type { Element, ElementContent } from 'hast';
-import type { Nodes as MdastNodes, Parents as MdastParents, PhrasingContent, Root as MdastRoot, RootContent as MdastContent } from 'mdast';
+import type {
+  Code,
+  Image,
+  Link,
+  ListItem,
+  Nodes as MdastNodes,
+  Parents as MdastParents,
+  PhrasingContent,
+  Root as MdastRoot,
+  RootContent as MdastContent,
+  Text,
+} from 'mdast';
 import { toMdast } from 'hast-util-to-mdast';
-import { gfmToMarkdown } from 'mdast-util-gfm';
-import { toMarkdown, type Options } from 'mdast-util-to-markdown';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown, gfmToMarkdown } from 'mdast-util-gfm';
+import { gfmTable } from 'micromark-extension-gfm-table';
+import { defaultHandlers, toMarkdown, type Info, type Options, type SafeConfig, type State } from 'mdast-util-to-markdown';
 import { attributesOf, flatText, isBlankText } from './hast.js';
-import { markdownInline } from './inline.js';
+import { markdownDestination, markdownInline, startsCharacterReference } from './inline.js';
 import {
   BULLETED,
   compose,
   fenced,
   fenceLanguage,
+  indentedCode,
   inlineCode,
   joinBlocks,
   LABELS,
   labelFor,
   MARKDOWN_SIGNIFICANT,
+  needsIndentedCode,
   topicHeaderBlocks,
 } from './render-parts.js';
 import { collapseWhitespace } from './whitespace.js';
 
-const MARKDOWN: Options = { bullet: '-', emphasis: '_', fences: true, listItemIndent: 'one', rule: '-', extensions: [gfmToMarkdown()] };
+/**
+ * Text as the serializer escapes it, except that a `<` that could open a tag is written `&lt;` and
+ * an `&` that would start a character reference `&amp;` (a backslash before them is an escape in
+ * CommonMark only: showdown and Python-Markdown print the backslash and then read the tag). The
+ * serializer finds those positions (its own rules for `<` and `&`) and writes them as numeric
+ * references, which are then spelled the readable way; an `&` it escaped that starts no reference
+ * (`R&D`) is written as it is. Applies only to what `safe` made of this one string: a code span or
+ * code block, which keeps its characters, never passes here.
+ */
+function entitySafe(state: State, value: string | null | undefined, config: SafeConfig): string {
+  const written = state.safe(value, { ...config, encode: [...(config.encode ?? []), '<', '&'] });
+  return written.replace(/&#x(3C|26);/g, (reference: string, code: string, at: number) => {
+    if (code === '3C') return '&lt;';
+    return startsCharacterReference(`&${written.slice(at + reference.length, at + reference.length + 35)}`, 0) ? '&amp;' : '&';
+  });
+}
+
+function text(node: Text, parent: MdastParents | undefined, state: State, info: Info): string {
+  const siblings: MdastNodes[] = parent ? parent.children : [];
+  const index = state.indexStack[state.indexStack.length - 1] ?? -1;
+  return entitySafe(state, node.value, { ...info, beforeNode: siblings[index - 1], afterNode: siblings[index + 1] });
+}
+
+/**
+ * Links and images as `[label](destination)`: secureNode has already made the destination
+ * (markdownDestination) need no escape and dropped the title, so both are written as they are. An
+ * http(s) link whose text is its URL stays an autolink (`<https://…>`), as the serializer writes it.
+ */
+function isAutolink(node: Link): boolean {
+  const only = node.children.length === 1 ? node.children[0] : undefined;
+  return only?.type === 'text' && only.value === node.url && /^https?:\/\/./i.test(node.url);
+}
+
+function link(node: Link, _parent: MdastParents | undefined, state: State, info: Info): string {
+  const tracker = state.createTracker(info);
+  if (isAutolink(node)) return tracker.move(`<${node.url}>`);
+  const exit = state.enter('link');
+  const labelExit = state.enter('label');
+  let value = tracker.move('[');
+  const label = state.containerPhrasing(node, { before: value, after: '](', ...tracker.current() });
+  value += tracker.move(label);
+  labelExit();
+  // At the start of a line a label with a `]:` the serializer cannot escape (in code) would make
+  // `[…]: …` a definition; an empty title prevents that (as mdast-util-to-markdown does).
+  const last = info.before.charAt(info.before.length - 1);
+  let close = ')';
+  if (last === '\n' || last === '\r') {
+    let at = 0;
+    while (at < label.length && label.charCodeAt(at) !== 93 /* ] */) at += label.charCodeAt(at) === 92 /* \ */ ? 2 : 1;
+    if (label.charCodeAt(at + 1) === 58 /* : */) close = ' "")';
+  }
+  value += tracker.move(`](${node.url}${close}`);
+  exit();
+  return value;
+}
+
+link.peek = (node: Link) => (isAutolink(node) ? '<' : '[');
+
+function image(node: Image, _parent: MdastParents | undefined, state: State, info: Info): string {
+  const tracker = state.createTracker(info);
+  const exit = state.enter('image');
+  const labelExit = state.enter('label');
+  let value = tracker.move('![');
+  value += tracker.move(entitySafe(state, node.alt, { before: value, after: ']', ...tracker.current() }));
+  labelExit();
+  value += tracker.move(`](${node.url})`);
+  exit();
+  return value;
+}
+image.peek = () => '!';
+
+/** A code block: fenced, or indented when a renderer without fences would read markup in it (needsIndentedCode). */
+function code(node: Code, parent: MdastParents | undefined, state: State, info: Info): string {
+  const lines = node.value
+    .replace(/^(?:[ \t]*\r?\n)+/, '')
+    .trimEnd()
+    .split(/\r?\n/);
+  if (!isIndented(node)) return defaultHandlers.code(node, parent, state, info);
+  const exit = state.enter('codeIndented');
+  const value = indentedCode(lines);
+  exit();
+  // After a list (or another such block) indented lines would continue it: an empty comment ends
+  // the list, as mdast-util-to-markdown does for its own indented code.
+  const index = state.indexStack[state.indexStack.length - 1] ?? 0;
+  const previous = parent?.children[index - 1];
+  return previous?.type === 'list' || (previous?.type === 'code' && isIndented(previous)) ? `${LIST_END}\n\n${value}` : value;
+}
+
+/** An empty HTML comment: what ends a list before indented code (every renderer drops it). */
+const LIST_END = '<!---->';
+
+function isIndented(node: Code): boolean {
+  return node.value.trim() !== '' && needsIndentedCode(node.value);
+}
+
+/** Whether some code below `node` is written as an indented code block. Iterative. */
+function holdsIndentedCode(node: ListItem): boolean {
+  const stack: MdastNodes[] = [...node.children];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'code' && isIndented(next)) return true;
+    if ('children' in next) for (const child of next.children) stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * A list item holding an indented code block is written with its content four columns in (`-   `,
+ * `1.  `): the Markdown.pl family counts a list item's content from four spaces, so only then is
+ * the code still code there (else `<script>` in it would be a raw HTML block); CommonMark reads the same.
+ */
+function listItem(node: ListItem, parent: MdastParents | undefined, state: State, info: Info): string {
+  if (!holdsIndentedCode(node)) return defaultHandlers.listItem(node, parent, state, info);
+  const indent = state.options.listItemIndent;
+  state.options.listItemIndent = 'tab';
+  try {
+    return defaultHandlers.listItem(node, parent, state, info);
+  } finally {
+    state.options.listItemIndent = indent;
+  }
+}
+
+const MARKDOWN: Options = {
+  bullet: '-',
+  emphasis: '_',
+  fences: true,
+  listItemIndent: 'one',
+  rule: '-',
+  extensions: [gfmToMarkdown()],
+  handlers: { text, link, image, code, listItem },
+};
 
 /** All text below `element`, concatenated. Iterative: safe on any depth. */
 function rawText(element: Element): string {
@@ -102,12 +246,20 @@ function secureMdast(root: MdastRoot): void {
 }
 
 function secureNode(node: MdastNodes): MdastNodes[] {
-  if (node.type === 'html') return [];
-  if ((node.type === 'link' || node.type === 'definition') && (node.url.trim() === '' || !isSafeUrl(node.url))) {
-    return node.type === 'link' ? node.children : [];
+  // Raw HTML, and definitions (to-mdast makes none; a reference to one would link text elsewhere).
+  if (node.type === 'html' || node.type === 'definition') return [];
+  if (node.type === 'link') {
+    if (node.url.trim() === '' || !isSafeUrl(node.url)) return node.children;
+    // Titles are dropped: a tooltip agents never see, which each renderer delimits its own way.
+    return [{ ...node, url: markdownDestination(node.url), title: null }];
   }
-  // An image without a (safe) source is its alt text.
-  if (node.type === 'image' && (node.url.trim() === '' || !isSafeUrl(node.url))) return node.alt ? [{ type: 'text', value: node.alt }] : [];
+  if (node.type === 'image') {
+    // An image without a (safe) source is its alt text.
+    if (node.url.trim() === '' || !isSafeUrl(node.url)) return node.alt ? [{ type: 'text', value: node.alt }] : [];
+    return [{ ...node, url: markdownDestination(node.url), title: null }];
+  }
+  // A fence's info string: a word, as for diagrams (a class like `language-x" onmouseover=…` is not one).
+  if (node.type === 'code') return [{ ...node, lang: fenceLanguage(node.lang ?? '') || null, meta: null }];
   return [node];
 }
 
@@ -161,7 +313,9 @@ function contentMarkdown(children: ElementContent[]): { lead: string; body: stri
   // to-mdast leaves inline content unwrapped (inline-only content reads as one paragraph).
   secureMdast(mdast);
   const [first, ...rest] = mdast.children;
-  const serialize = (nodes: MdastContent[]) => (nodes.length > 0 ? toMarkdown({ type: 'root', children: nodes }, MARKDOWN).trim() : '');
+  // Not trimmed at the start: an indented code block starts with spaces.
+  const serialize = (nodes: MdastContent[]) =>
+    nodes.length > 0 ? toMarkdown({ type: 'root', children: nodes }, MARKDOWN).replace(/^\n+/, '').trimEnd() : '';
   return first?.type === 'paragraph' ? { lead: serialize([first]), body: serialize(rest) } : { lead: '', body: serialize(mdast.children) };
 }
 
@@ -187,10 +341,45 @@ export function renderTopicMarkdown(topic: Element): string {
   for (const child of topic.children) {
     if (child.type !== 'element') continue;
     try {
-      blocks.push(renderChild(child));
+      const block = renderChild(child);
+      // A block that starts with indented code would continue a list before it.
+      blocks.push(block.startsWith('    ') ? `${LIST_END}\n\n${block}` : block);
     } catch {
       blocks.push(`- ${markdownInline(flatText(child), 'line-start')}`);
     }
   }
   return joinBlocks(blocks);
+}
+
+/**
+ * Markdown written elsewhere (a model's answer) made as inert as a rendered topic: parsed
+ * (CommonMark and GFM tables), raw HTML kept as the text it was written as (`Array<T>` stays
+ * readable, and its `<` is written `&lt;`), references to definitions made plain text (no
+ * definition is kept), then secured and written like a topic's content (safe URLs, encoded
+ * destinations, entities where the Markdown.pl family needs them). Never throws.
+ */
+export function inertMarkdown(markdown: string): string {
+  try {
+    const tree = fromMarkdown(markdown, { extensions: [gfmTable()], mdastExtensions: [gfmFromMarkdown()] });
+    const stack: MdastParents[] = [tree];
+    for (let parent = stack.pop(); parent !== undefined; parent = stack.pop()) {
+      const children: MdastNodes[] = [];
+      for (const child of parent.children as MdastNodes[]) {
+        if (child.type === 'html') children.push({ type: 'text', value: child.value });
+        else if (child.type === 'linkReference') children.push(...child.children);
+        else if (child.type === 'imageReference') children.push({ type: 'text', value: child.alt ?? '' });
+        else children.push(child);
+      }
+      (parent as { children: MdastNodes[] }).children = children;
+      for (const child of children) if ('children' in child) stack.push(child);
+    }
+    secureMdast(tree);
+    // U+2028/2029 as spaces, as joinBlocks writes them (showdown takes them for line breaks).
+    return toMarkdown(tree, MARKDOWN)
+      .replace(/^\n+/, '')
+      .trimEnd()
+      .replace(/[\u2028\u2029]/g, ' ');
+  } catch {
+    return markdownInline(markdown);
+  }
 }

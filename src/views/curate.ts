@@ -2,6 +2,7 @@ import type { HistoryEntry } from '../service/history.js';
 import type { CurateAutoProgress, CurateAutoResult, CurateHtmlResult, CurateResult as CurateEnvelope } from '../service/knowledge.js';
 import { branchRef } from '../store/refs.js';
 import { errorMarkdown } from './errors.js';
+import { markdownInline } from '../topic/inline.js';
 import { renderVocabulary } from '../topic/registry.js';
 import { shortOid } from './format.js';
 
@@ -85,9 +86,11 @@ export function curateHistoryText(branch: string, entries: HistoryEntry[]): stri
   const lines: string[] = [];
   for (const entry of entries) {
     const tags = [entry.meta.type, entry.meta.impact && `impact ${entry.meta.impact}`].filter(Boolean).join(', ');
-    lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${entry.subject}${tags ? `  [${tags}]` : ''}`);
-    if (entry.meta.reason) lines.push(`            reason: ${entry.meta.reason}`);
-    for (const change of entry.changes) if (!change.path.startsWith('.brv/')) lines.push(`            ${change.status} ${change.path}`);
+    // An agent's or a model's words (subject, reason), escaped as in vc log.
+    lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${markdownInline(entry.subject)}${tags ? `  [${markdownInline(tags)}]` : ''}`);
+    if (entry.meta.reason) lines.push(`            reason: ${markdownInline(entry.meta.reason)}`);
+    for (const change of entry.changes)
+      if (!change.path.startsWith('.brv/')) lines.push(`            ${change.status} ${markdownInline(change.path)}`);
   }
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 /** Small pieces every view shares. Views are pure: results in, strings out, nothing printed. */
+import { markdownInline } from '../topic/inline.js';
 
 /** The first 10 hex digits of an object id, `-` when there is none. */
 export function shortOid(oid: string | undefined): string {
@@ -8,7 +9,7 @@ export function shortOid(oid: string | undefined): string {
 /** Results from a knowledge source (`brv source add`) are marked with its alias. */
 export function originLabel(item: object): string {
   const source = (item as { source?: string }).source;
-  return source ? `[${source}] ` : '';
+  return source ? `[${markdownInline(source)}] ` : '';
 }
 
 /** `n thing` or `n things`. */

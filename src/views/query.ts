@@ -5,14 +5,20 @@ import { originLabel } from './format.js';
 type QueryView = QueryResult;
 type SearchView = SearchResult;
 
-/** A rendered topic without its first line `# title` (a heading that names the topic replaces it). */
+/**
+ * A rendered topic without its first line `# title` (a heading that names the topic replaces it).
+ * Not trimmed at the start: an indented code block starts with spaces.
+ */
 function withoutTitle(markdown: string): string {
-  return markdown.replace(/^# .*\n+/, '').trim();
+  return markdown
+    .replace(/^# .*\n+/, '')
+    .replace(/^\n+/, '')
+    .trimEnd();
 }
 
 /** A topic found only through the question words' neighbours or feedback terms matched none of its words. */
 function matchedWords(terms: readonly string[]): string {
-  return terms.length > 0 ? terms.join(', ') : 'related words only';
+  return terms.length > 0 ? terms.map((term) => markdownInline(term)).join(', ') : 'related words only';
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   SyncProgress,
   SyncSummary,
 } from '../service/sharing.js';
+import { markdownInline } from '../topic/inline.js';
 import { plural, shortOid } from './format.js';
 
 type DiffView = DiffResult;
@@ -22,16 +23,24 @@ type SyncView = SyncSummary;
 type CloneView = CloneResult;
 type RemotesView = Remote[];
 
+/** A commit author as markdown: `Name <email>` keeps its address (an email autolink, inert in every renderer), the rest is escaped. */
+function authorText(author: string): string {
+  const open = author.lastIndexOf(' <');
+  const email = open < 0 ? '' : author.slice(open + 2);
+  return /^[\w.+-]{1,64}@[A-Za-z\d.-]{1,255}>$/.test(email) ? `${markdownInline(author.slice(0, open))} <${email}` : markdownInline(author);
+}
+
 /** `brv vc log`: each commit with its author, subject, trailers and changed topics. */
 export function logText(branch: string, entries: HistoryEntry[]): string {
   if (entries.length === 0) return `No commits on brv branch ${branch}.`;
   const lines: string[] = [];
   for (const entry of entries) {
     const tags = [entry.meta.op, entry.meta.type, entry.meta.impact && `impact ${entry.meta.impact}`].filter(Boolean).join(', ');
-    lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${entry.author}`);
-    lines.push(`    ${entry.subject}${tags ? `  [${tags}]` : ''}`);
-    for (const path of entry.meta.conflicts ?? []) lines.push(`    conflict kept for review: ${path}`);
-    for (const change of entry.changes) if (!change.path.startsWith('.brv/')) lines.push(`    ${change.status} ${change.path}`);
+    lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${authorText(entry.author)}`);
+    lines.push(`    ${markdownInline(entry.subject)}${tags ? `  [${markdownInline(tags)}]` : ''}`);
+    for (const path of entry.meta.conflicts ?? []) lines.push(`    conflict kept for review: ${markdownInline(path)}`);
+    for (const change of entry.changes)
+      if (!change.path.startsWith('.brv/')) lines.push(`    ${change.status} ${markdownInline(change.path)}`);
   }
   return lines.join('\n');
 }
@@ -39,7 +48,7 @@ export function logText(branch: string, entries: HistoryEntry[]): string {
 function changeLines(changes: DiffView['changes']): string[] {
   const lines: string[] = [];
   for (const change of changes) {
-    lines.push(`${change.status.padEnd(8)} ${change.path}`);
+    lines.push(`${change.status.padEnd(8)} ${markdownInline(change.path)}`);
     if (change.diff) lines.push(change.diff.trimEnd(), '');
     else if (change.problem) lines.push(`    not shown (${change.problem.kind}): ${change.problem.message}`, '');
   }
@@ -56,8 +65,17 @@ export function diffText(result: DiffView): string {
 export function showText(result: ShowView): string {
   if (result.kind === 'topic') return result.topic.content;
   const { commit } = result;
-  const lines = [`commit ${commit.commit}`, `Author: ${commit.author}`, `Date:   ${commit.time}`, '', `    ${commit.subject}`, ''];
-  for (const [key, value] of Object.entries(commit.meta)) lines.push(`    ${key}: ${Array.isArray(value) ? value.join(', ') : value}`);
+  // Subject and trailers are an agent's or a model's words (a commit message may carry a payload).
+  const lines = [
+    `commit ${commit.commit}`,
+    `Author: ${authorText(commit.author)}`,
+    `Date:   ${commit.time}`,
+    '',
+    `    ${markdownInline(commit.subject)}`,
+    '',
+  ];
+  for (const [key, value] of Object.entries(commit.meta))
+    lines.push(`    ${markdownInline(key)}: ${markdownInline(Array.isArray(value) ? value.join(', ') : String(value))}`);
   if (Object.keys(commit.meta).length > 0) lines.push('');
   lines.push(...changeLines(commit.changes));
   return lines.join('\n');

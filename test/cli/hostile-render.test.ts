@@ -1,14 +1,20 @@
 import test from 'ava';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validateTopicHtml } from '../../src/topic/validate.js';
-import { listTopics, PAYLOADS, PLANTED_BLOBS, renderProblems, topicWithEveryAttribute } from '../helpers/hostile.js';
+import { MODEL_ANSWERS, MODEL_CURATE_REPLIES, renderCorpus } from '../attack/lib/render-corpus.js';
+import { diffCases, outputCases } from '../attack/lib/render-outputs.js';
+import { listTopics, PAYLOADS, PLANTED_BLOBS, renderFailures, topicWithEveryAttribute } from '../helpers/hostile.js';
+import { startLlmServer } from '../helpers/llm-server.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { plantTree } from '../helpers/plant.js';
-import { brv, brvJson, cleanup, CLI, ENV, makeRepo, tempDir } from '../helpers/repo.js';
+import { brv, brvJson, cleanup, ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
 
-/** Every hostile blob, each findable by "zebra", keyed by its topic path. */
+// Issue 31: what agents and people actually read — every output path that carries rendered
+// markdown — through the renderer oracle (test/helpers/render-oracle.ts). The in-process corpus and
+// fuzz are test/attack/render-oracle.test.ts.
+
+/** Every hostile blob, each findable by "zebra", keyed by its file path. */
 function hostileTree(): Record<string, string> {
   const zebra = '<bv-reason>zebra</bv-reason>';
   const files: Record<string, string> = {};
@@ -19,55 +25,102 @@ function hostileTree(): Record<string, string> {
     .filter((_, i) => i % 9 === 0)
     .forEach((html, i) => (files[`hostile/lists_${i}.html`] = html.replace('</bv-topic>', `${zebra}</bv-topic>`)));
   PLANTED_BLOBS.forEach((html, i) => (files[`hostile/planted_${i}.html`] = html.replace('</bv-topic>', `${zebra}</bv-topic>`)));
+  // A sample of issue 31's corpus (every breakout in a link and an image among them), as validated
+  // topics are stored (the canonical form) or, when refused, as a push would plant them.
+  const corpus = renderCorpus({ stride: 128 }).filter((vector) => vector.id.endsWith('/raw'));
+  corpus.forEach((vector, i) => {
+    const result = validateTopicHtml(vector.html);
+    files[`corpus/v_${i}.html`] = result.ok ? result.topic.canonicalHtml : vector.html;
+  });
   return files;
 }
 
-function check(t: import('ava').ExecutionContext, where: string, markdown: string): void {
-  const problems = renderProblems(markdown);
-  t.deepEqual(problems, [], `${where}:\n${markdown}`);
+function check(t: import('ava').ExecutionContext, cases: Array<[string, string]>): void {
+  const failures = renderFailures(cases.map(([where, markdown]) => [`${where}:\n${markdown.slice(0, 3000)}`, markdown] as const));
+  t.deepEqual(failures.slice(0, 10), [], `${failures.length} problems in ${cases.length} outputs`);
 }
 
-function textOf(result: any): string {
-  return (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
-}
-
-test('hostile blobs planted on the brv ref render harmless through read, query and MCP', async (t) => {
+test('hostile blobs planted on the brv ref render inert through read, query, MCP, vc diff and vc show', async (t) => {
   const repo = await makeRepo();
   t.teardown(() => cleanup(repo));
+  await plantTree(repo, { 'ok/base.html': '<bv-topic path="ok/base" title="Base"><bv-reason>zebra base</bv-reason></bv-topic>' });
   const files = hostileTree();
-  await plantTree(repo, files);
+  await plantTree(repo, files, { message: 'hostile' });
   const paths = Object.keys(files).map((file) => file.replace(/\.html$/, ''));
-  t.true(paths.length >= 40);
+  t.true(paths.length >= 120, `${paths.length} topics`);
+  t.log(`${paths.length} hostile topics planted`);
+  const { cases, problems, changes } = await outputCases(repo, paths, {
+    cliSample: 6,
+    words: ['zebra', 'alert', 'script', 'javascript', 'runbook', 'img'],
+    showPaths: ['corpus/v_1', 'hostile/planted_0'],
+  });
+  t.deepEqual(problems, []);
+  t.true(changes >= paths.length, `vc diff listed ${changes} changes`);
+  check(t, cases);
+});
 
-  // brv read: a sample through the CLI (one process each), every topic through MCP below.
-  for (const topic of paths.filter((_, i) => i % 8 === 0)) {
-    const read = await brvJson(repo, ['read', topic]);
-    t.true(read.json?.success, read.stdout + read.stderr);
-    check(t, `brv read ${topic}`, read.json?.data.content ?? '');
+test('a hostile model: self-driven curate stores its topic inert (or refuses it), and its answers render inert', async (t) => {
+  const [repo, server] = await Promise.all([makeRepo(), startLlmServer()]);
+  t.teardown(() => Promise.all([server.close(), cleanup(repo)]));
+  await git(repo, 'config', 'brv.llm.retries', '0');
+  const env = {
+    BRV_LLM_PROVIDER: 'openai-compatible',
+    BRV_LLM_BASE_URL: server.url,
+    BRV_LLM_MODEL: 'test-model',
+    BRV_LLM_API_KEY: 'sk-test',
+  };
+  const cases: Array<[string, string]> = [];
+  const stored: string[] = [];
+  for (const [i, reply] of MODEL_CURATE_REPLIES.entries()) {
+    const topicPath = (JSON.parse(reply) as { html: string }).html.match(/path="([^"]+)"/)![1]!;
+    // A refusal is a correction request: the same hostile reply again, until the retry cap.
+    server.fallback = { text: reply };
+    const run = await brvJson(repo, ['curate', `note the runbook ${i}`, '--auto'], { env });
+    if (run.json?.success && run.json.data.status === 'done') stored.push(topicPath);
+    else
+      t.regex(
+        run.stdout + run.stderr,
+        /retry-cap-exceeded|unsafe-html|invalid/,
+        `curate neither stored nor refused: ${run.stdout}${run.stderr}`,
+      );
   }
+  t.log(`self-driven curate stored ${stored.length} of ${MODEL_CURATE_REPLIES.length} hostile replies`);
+  for (const topicPath of stored) {
+    const read = await brvJson(repo, ['read', topicPath]);
+    cases.push([`brv read ${topicPath} (curated by the model)`, read.json?.data.content ?? '']);
+    const show = await brv(repo, ['vc', 'show']);
+    cases.push(...diffCases(`brv vc show (curated ${topicPath})`, show.stdout));
+  }
+  if (stored.length === 0)
+    await plantTree(repo, {
+      'ops/runbook.html': '<bv-topic path="ops/runbook" title="Runbook"><bv-reason>the runbook zebra</bv-reason></bv-topic>',
+    });
+  const query = await brvJson(repo, ['query', 'zebra runbook']);
+  for (const doc of query.json?.data.matchedDocs ?? []) cases.push([`brv query rendered_md: ${doc.path}`, doc.rendered_md]);
 
-  const query = await brvJson(repo, ['query', 'zebra', '--limit', '50']);
-  t.true(query.json?.success, query.stdout + query.stderr);
-  const docs = query.json?.data.matchedDocs as Array<{ path: string; title: string; topicPath: string; rendered_md: string }>;
-  t.true(docs.length >= 40, `${docs.length} matched`);
-  for (const doc of docs) check(t, `brv query: ${doc.path}`, doc.rendered_md);
-
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
-  for (const topic of paths) {
-    const result = await client.callTool({ name: 'brv-read', arguments: { path: topic } });
+  // Answers: the model's text is untrusted too.
+  const cited = stored[0] ?? 'ops/runbook';
+  const answers = MODEL_ANSWERS.map((answer) => answer.replace('[ops/runbook]', `[${cited}]`));
+  server.fallback = { status: 500 };
+  server.reply({ text: answers[0]! }, { text: answers[1]! });
+  const text = await brv(repo, ['query', 'how do I use the runbook zebra', '--answer'], { env });
+  t.is(text.exitCode, 0, text.stderr);
+  // The model was asked and its text is what is shown (else this checks nothing).
+  t.regex(text.stdout, /31337/);
+  cases.push(['brv query --answer', text.stdout]);
+  const json = await brvJson(repo, ['query', 'how do I use the runbook zebra', '--answer'], { env });
+  t.true(json.json?.success, json.stdout);
+  t.regex(json.json?.data.answer.text ?? '', /alert/);
+  cases.push(['brv query --answer --format json: answer.text', json.json?.data.answer.text ?? '']);
+  const client = await connectMcp(t, repo, { ...ENV, ...env });
+  for (const answer of answers) {
+    server.reply({ text: answer });
+    const result = await client.callTool({ name: 'brv-query', arguments: { query: 'how do I use the runbook zebra', answer: true } });
     t.falsy(result.isError, textOf(result));
-    check(t, `MCP brv-read ${topic}`, textOf(result));
+    t.regex(textOf(result), /alert|31337/);
+    cases.push([`MCP brv-query answer ${JSON.stringify(answer)}`, textOf(result)]);
   }
-  // brv-query's rendered_md is what `brv query` returned above; the page around it is checked below.
-  const found = await client.callTool({ name: 'brv-query', arguments: { query: 'zebra', limit: 50 } });
-  t.falsy(found.isError, textOf(found));
-  t.regex(textOf(found), /hostile\/planted_0/);
-  check(t, 'MCP brv-query page', textOf(found));
-  const searched = await client.callTool({ name: 'brv-search', arguments: { query: 'zebra', limit: 50 } });
-  check(t, 'MCP brv-search page', textOf(searched));
+  check(t, cases);
 });
 
 test('the pages around rendered markdown (MCP brv-query, brv query and brv search text) escape titles and paths too', async (t) => {
@@ -76,26 +129,25 @@ test('the pages around rendered markdown (MCP brv-query, brv query and brv searc
   await plantTree(repo, {
     'hostile/title.html': topicWithEveryAttribute('hostile/title', '<img src=x onerror=alert(1)>', '<bv-reason>zebra</bv-reason>'),
   });
-  const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'mcp'], cwd: repo, env: ENV, stderr: 'pipe' });
-  const client = new Client({ name: 'brv-test', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
+  const client = await connectMcp(t, repo);
+  const cases: Array<[string, string]> = [];
   const found = await client.callTool({ name: 'brv-query', arguments: { query: 'zebra' } });
   t.regex(textOf(found), /hostile\/title/);
-  check(t, 'MCP brv-query', textOf(found));
+  cases.push(['MCP brv-query', textOf(found)]);
   // A question that matches nothing is echoed back: escaped too.
   const question = 'qqqzzz <svg onload=qqq> [q](vbscript:zzz)';
   for (const name of ['brv-query', 'brv-search']) {
     const none = await client.callTool({ name, arguments: { query: question } });
     t.regex(textOf(none), /No topics matched/);
-    check(t, `MCP ${name}, no match`, textOf(none));
+    cases.push([`MCP ${name}, no match`, textOf(none)]);
   }
   for (const command of ['query', 'search']) {
     const run = await brv(repo, [command, 'zebra']);
     t.is(run.exitCode, 0, run.stderr);
     t.regex(run.stdout, /hostile\/title/);
-    check(t, `brv ${command} text`, run.stdout);
+    cases.push([`brv ${command} text`, run.stdout]);
   }
+  check(t, cases);
 });
 
 test('control characters written as references are refused at curate; what is stored re-validates as read back', async (t) => {

@@ -1,4 +1,4 @@
-import { micromark } from 'micromark';
+import { DANGEROUS_ELEMENTS, formatFinding, renderOracle, type OracleOptions } from './render-oracle.js';
 
 /**
  * Hostile strings an attacker can put in any attribute value (or text) of a topic. Written into
@@ -142,68 +142,32 @@ export const PLANTED_BLOBS: readonly string[] = [
 ];
 
 /** Tags that must never be stored or rendered, whatever else the validator allows (shared by the render checks and the fuzz campaign). */
-export const FORBIDDEN_TAGS: ReadonlySet<string> = new Set([
-  'applet',
-  'base',
-  'button',
-  'embed',
-  'form',
-  'frame',
-  'frameset',
-  'iframe',
-  'input',
-  'link',
-  'math',
-  'meta',
-  'noscript',
-  'object',
-  'option',
-  'portal',
-  'script',
-  'select',
-  'style',
-  'svg',
-  'template',
-  'textarea',
-]);
+export const FORBIDDEN_TAGS: ReadonlySet<string> = DANGEROUS_ELEMENTS;
 
-function decodeEntities(value: string): string {
-  return value
-    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
-    .replace(/&#(\d+);?/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, '&');
+/**
+ * Problems with rendered markdown once the renderer oracle (test/helpers/render-oracle.ts: markdown-it,
+ * micromark, marked, showdown and Python-Markdown, each HTML output parsed by a real HTML parser) has
+ * rendered it, one line each ("renderer: what"). Empty when harmless. `images: false` also refuses any
+ * <img> (the input had none). Each call starts one Python process: check many documents with
+ * `renderFailures`.
+ */
+export function renderProblems(markdown: string, options: OracleOptions = {}): string[] {
+  return renderProblemsEach([markdown], options)[0]!;
+}
+
+/** renderProblems for many documents at once (one Python process for all), in order. */
+function renderProblemsEach(markdowns: readonly string[], options: OracleOptions = {}): string[][] {
+  return renderOracle(markdowns, options).map((findings) => findings.map(formatFinding));
 }
 
 /**
- * Problems with rendered markdown once a CommonMark renderer that passes raw HTML and any protocol
- * (micromark with allowDangerousHtml and allowDangerousProtocol) turns it into HTML. Empty when harmless.
- * `images: false` also refuses any <img> (the input had none).
+ * renderProblemsEach over labelled documents: one line per problem, "problem" then the label on the
+ * next line (what was rendered, from what). Empty when every document is harmless.
  */
-export function renderProblems(markdown: string, options: { images?: boolean } = {}): string[] {
-  const problems: string[] = [];
-  // eslint-disable-next-line no-control-regex
-  const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.exec(markdown);
-  if (control) problems.push(`control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0')} in the markdown`);
-  const html = micromark(markdown, { allowDangerousHtml: true, allowDangerousProtocol: true });
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(html)) problems.push('control character in the HTML');
-  // micromark writes "<" in text as "&lt;": every "<" left in its output starts real markup.
-  for (const match of html.matchAll(/<\/?([A-Za-z][\w:-]*)([^>]*)>?/g)) {
-    const tag = match[1]!.toLowerCase();
-    const attributes = match[2] ?? '';
-    if (FORBIDDEN_TAGS.has(tag)) problems.push(`<${tag}> in the HTML: ${match[0]}`);
-    if (tag === 'img' && options.images === false) problems.push(`<img> from the payload: ${match[0]}`);
-    for (const [, name = '', raw = ''] of attributes.matchAll(/([^\s=/]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?/g)) {
-      const attribute = name.toLowerCase();
-      if (/^on/.test(attribute)) problems.push(`event handler ${attribute}: ${match[0]}`);
-      if (!['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'srcset', 'poster'].includes(attribute)) continue;
-      const value = decodeEntities(raw.replace(/^["']|["']$/g, ''))
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\s\u0000-\u001f]/g, '')
-        .toLowerCase();
-      if (/^(javascript|vbscript|data):/.test(value)) problems.push(`dangerous URL: ${match[0]}`);
-    }
-  }
-  return problems;
+export function renderFailures(cases: ReadonlyArray<readonly [label: string, markdown: string]>, options: OracleOptions = {}): string[] {
+  const problems = renderProblemsEach(
+    cases.map(([, markdown]) => markdown),
+    options,
+  );
+  return cases.flatMap(([label], index) => problems[index]!.map((problem) => `${problem}\n${label}`));
 }

@@ -328,6 +328,9 @@ const TEXT_ALPHABET = [
   '```', '\n\n', 'a', 'b', 'w', 'W', 'p', 's', 'x', '1', '2', ' ', '  ', '\n', '\t', '*', '~', '[', ']', '(', ')', '`', '!', '#', '+', '-', '=',
   '>', ':', '/', '.', ',', '@', '|', '?', '&amp;', '&lt;', '&gt;', '&quot;', "'", '"', 'é', '😀', '\u00a0', '{', '^', '$', '%',
   '1.', '1)', '&amp;#', '&lt;a', '&lt;/', '&lt;!',
+  // Character references and tags as text (written &amp; and &lt; where some renderer would read them).
+  ';', '&amp;amp;', '&amp;#60;', '&amp;#x3c;', '&amp;#X3C;', '&amp;copy;', '&amp;1a;', '&amp;a', 'R&amp;D', '&amp;#1234567890;',
+  '&lt;?', '&lt;b&gt;', '&lt;1', '&lt; ', '&lt;script&gt;', '&lt;![CDATA[', 'x', 'X',
   '_', '__', '\\', '\\\\', 'é', 'ß', '中', '—', '…', '·', '_a', 'a_', 'w.', 'www.', 'http://', 'https://', 'a@b', '.', 'W', '-',
 ]; // prettier-ignore
 
@@ -385,6 +388,7 @@ const INLINE_ALPHABET = [
   'a', 'b', 'w', ' ', '  ', '\n', '_', '__', '*', '\\', '(', ')', '.', '@', ':', '/', '`', '&amp;', 'é', '—', 'x_y',
   '<b>b</b>', '<i>i</i>', '<strong>s</strong>', '<em>_</em>', '<b>(</b>', '<i> </i>', '<strong>a_b</strong>', '<em>x y</em>',
   '<strong>a\\</strong>', '<em>w.x</em>', '<b>@</b>', '<code>c</code>',
+  '&lt;b', '&lt;', '&amp;', '&amp;x;', '&amp;#1;', ';', '<b>&lt;i</b>', '<em>&amp;lt;</em>', '<code>&lt;b</code>',
 ]; // prettier-ignore
 
 test('seeded inline fuzz: strong and emphasis next to text and code are written as the serializer writes them, or bailed on', (t) => {

@@ -10,6 +10,7 @@ import {
   PAYLOADS,
   PLANTED_BLOBS,
   RENDERED_ATTRIBUTES,
+  renderFailures,
   renderProblems,
   text,
   topicWithAttribute,
@@ -25,7 +26,7 @@ function unsanitized(html: string) {
 }
 
 test('every rendered attribute, each with every hostile value, renders harmless', (t) => {
-  const failures: string[] = [];
+  const cases: Array<[string, string]> = [];
   for (const { tag, name } of RENDERED_ATTRIBUTES) {
     for (const payload of PAYLOADS) {
       const html = topicWithAttribute(tag, name, payload);
@@ -34,13 +35,12 @@ test('every rendered attribute, each with every hostile value, renders harmless'
         ['stored', renderStoredTopic(html)],
         ['render', renderTopicMarkdown(unsanitized(html))],
       ] as const) {
-        for (const problem of renderProblems(markdown, { images: false })) {
-          failures.push(`${tag} ${name}=${JSON.stringify(payload)} (${how}): ${problem}\n${markdown}`);
-        }
+        cases.push([`${tag} ${name}=${JSON.stringify(payload)} (${how}):\n${markdown}`, markdown]);
       }
     }
   }
-  t.deepEqual(failures.slice(0, 5), []);
+  const failures = renderFailures(cases, { images: false });
+  t.deepEqual(failures.slice(0, 5), [], `${failures.length} failures`);
 });
 
 test('rendered topics stay harmless side by side (a definition in one would turn text of another into a link)', (t) => {
@@ -60,9 +60,9 @@ test('rendered topics stay harmless side by side (a definition in one would turn
 
 test('a hostile title, summary or fact stays on its own line as escaped text', (t) => {
   const title = renderStoredTopic(topicWithAttribute('bv-topic', 'title', '<img src=x onerror=alert(1)>'));
-  t.true(title.startsWith('# \\<img src=x onerror=alert(1)>\n'), title);
+  t.true(title.startsWith('# &lt;img src=x onerror=alert(1)>\n'), title);
   const summary = renderStoredTopic(topicWithAttribute('bv-topic', 'summary', '[click](javascript:alert(1))\n# injected\n<script>'));
-  t.true(summary.includes('\n> \\[click\\](javascript:alert(1)) # injected \\<script>\n'), summary);
+  t.true(summary.includes('\n> \\[click\\](javascript:alert(1)) # injected &lt;script>\n'), summary);
   const fact = renderStoredTopic(topicWithAttribute('bv-fact', 'value', 'a\n\n- b'));
   t.true(fact.includes('value=a - b)'), fact);
   const type = renderStoredTopic(topicWithAttribute('bv-diagram', 'type', 'x\n<script>`'));
@@ -70,37 +70,30 @@ test('a hostile title, summary or fact stays on its own line as escaped text', (
 });
 
 test('text directly inside <ul>, <ol>, <dl> and other hostile text renders harmless', (t) => {
-  const failures: string[] = [];
-  for (const html of listTopics()) {
-    for (const markdown of [renderStoredTopic(html), renderTopicMarkdown(unsanitized(html))]) {
-      for (const problem of renderProblems(markdown, { images: false })) failures.push(`${problem}\n${html}\n${markdown}`);
-    }
-  }
-  t.deepEqual(failures.slice(0, 5), []);
+  const failures = renderFailures(
+    listTopics().flatMap((html) =>
+      [renderStoredTopic(html), renderTopicMarkdown(unsanitized(html))].map((markdown) => [`${html}\n${markdown}`, markdown] as const),
+    ),
+    { images: false },
+  );
+  t.deepEqual(failures.slice(0, 5), [], `${failures.length} failures`);
   const markdown = renderStoredTopic(
     '<bv-topic path="a/b" title="T"><bv-structure><ul>note &lt;img src=x onerror=alert(1)&gt;<li>a</li></ul></bv-structure></bv-topic>',
   );
-  t.true(markdown.includes('- note \\<img src=x onerror=alert(1)>'), markdown);
+  t.true(markdown.includes('- note &lt;img src=x onerror=alert(1)>'), markdown);
 });
 
 test('planted blobs are sanitized before rendering: no script, handler, unsafe URL or control character', (t) => {
-  const failures: string[] = [];
-  for (const html of PLANTED_BLOBS) {
-    const read = readStoredTopic(html);
-    t.true(read.ok, html);
-    for (const problem of renderProblems(renderStoredTopic(html))) failures.push(`${problem}\n${html}\n${renderStoredTopic(html)}`);
-  }
-  t.deepEqual(failures.slice(0, 5), []);
+  for (const html of PLANTED_BLOBS) t.true(readStoredTopic(html).ok, html);
+  const failures = renderFailures(PLANTED_BLOBS.map((html) => [`${html}\n${renderStoredTopic(html)}`, renderStoredTopic(html)] as const));
+  t.deepEqual(failures.slice(0, 5), [], `${failures.length} failures`);
   t.is(renderStoredTopic(PLANTED_BLOBS[0]!), '# A\n\n**Reason:** click\n');
   const kept = renderStoredTopic(PLANTED_BLOBS.find((b) => b.includes('ok.example'))!);
   t.true(kept.includes('[fine](https://ok.example/)') && kept.includes('![ok](https://ok.example/i.png)'), kept);
 });
 
 test('render keeps only safe link and image schemes even on trees nobody sanitized', (t) => {
-  const failures: string[] = [];
-  for (const html of PLANTED_BLOBS) {
-    for (const problem of renderProblems(renderTopicMarkdown(unsanitized(html)))) failures.push(`${problem}\n${html}`);
-  }
+  const failures = renderFailures(PLANTED_BLOBS.map((html) => [html, renderTopicMarkdown(unsanitized(html))] as const));
   // Scripts, styles and comments are the sanitizer's job; render alone must still keep links and handlers safe.
   t.deepEqual(
     failures.filter((f) => /dangerous URL|event handler|control/.test(f)),
@@ -173,7 +166,7 @@ test('markdownInline: ordinary values read as written, markup is escaped', (t) =
   t.is(markdownInline('a\n\n# b\r\n\tc'), 'a # b c');
   t.is(
     markdownInline('<b>*x* `y` [z](j:x) a_ &amp; &#x3c; &b |~\\'),
-    '\\<b>\\*x\\* \\`y\\` [z\\](j:x) a\\_ \\&amp; \\&#x3c; &b \\|\\~\\\\',
+    '&lt;b>\\*x\\* \\`y\\` [z\\](j:x) a\\_ &amp;amp; &amp;#x3c; &b \\|\\~\\\\',
   );
   t.is(markdownInline('- a', 'line-start'), '\\- a');
   t.is(markdownInline('1. a', 'line-start'), '1\\. a');
