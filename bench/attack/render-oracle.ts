@@ -131,7 +131,7 @@ try {
     stored.push(topicPath);
     const read = await brvJson(modelRepo, ['read', topicPath]);
     cases.push([`brv read ${topicPath} (curated by the model)`, read.json?.data.content ?? '']);
-    cases.push(...diffCases(`brv vc show (curated ${topicPath})`, (await brv(modelRepo, ['vc', 'show'])).stdout));
+    cases.push(...diffCases(`brv vc show (curated ${topicPath})`, (await brv(modelRepo, ['vc', 'show'])).stdout, 'text'));
   }
   if (stored.length === 0)
     await plantTree(modelRepo, {

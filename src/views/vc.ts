@@ -45,12 +45,25 @@ export function logText(branch: string, entries: HistoryEntry[]): string {
   return lines.join('\n');
 }
 
+/**
+ * Each diff indented four columns after a blank line, as git log indents messages: a unified diff's
+ * `+`/`-` prefixes would otherwise turn the rendered markdown's code blocks into list items and
+ * paragraphs, live HTML in any Markdown viewer; an indented block is code in every renderer.
+ */
 function changeLines(changes: DiffView['changes']): string[] {
   const lines: string[] = [];
   for (const change of changes) {
     lines.push(`${change.status.padEnd(8)} ${markdownInline(change.path)}`);
-    if (change.diff) lines.push(change.diff.trimEnd(), '');
-    else if (change.problem) lines.push(`    not shown (${change.problem.kind}): ${change.problem.message}`, '');
+    if (change.diff)
+      lines.push(
+        '',
+        ...change.diff
+          .trimEnd()
+          .split('\n')
+          .map((line) => `    ${line}`),
+        '',
+      );
+    else if (change.problem) lines.push(`    not shown (${change.problem.kind}): ${markdownInline(change.problem.message)}`, '');
   }
   return lines;
 }

@@ -89,7 +89,7 @@ test('a hostile model: self-driven curate stores its topic inert (or refuses it)
     const read = await brvJson(repo, ['read', topicPath]);
     cases.push([`brv read ${topicPath} (curated by the model)`, read.json?.data.content ?? '']);
     const show = await brv(repo, ['vc', 'show']);
-    cases.push(...diffCases(`brv vc show (curated ${topicPath})`, show.stdout));
+    cases.push(...diffCases(`brv vc show (curated ${topicPath})`, show.stdout, 'text'));
   }
   if (stored.length === 0)
     await plantTree(repo, {

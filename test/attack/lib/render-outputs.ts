@@ -11,10 +11,12 @@ import { brv, brvJson, CLI, ENV } from '../../helpers/repo.js';
 export type OutputCase = [where: string, markdown: string];
 
 /** The two sides of a unified diff (or of several, one after the other) as markdown: removed and context lines, added and context lines. */
-function diffSides(diff: string): [before: string, after: string] {
+function diffSides(diff: string, indent: string): [before: string, after: string] {
   const before: string[] = [];
   const after: string[] = [];
-  for (const line of diff.split('\n')) {
+  for (const printed of diff.split('\n')) {
+    if (!printed.startsWith(indent)) continue;
+    const line = printed.slice(indent.length);
     if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('@@')) continue;
     if (line.startsWith('+')) after.push(line.slice(1));
     else if (line.startsWith('-')) before.push(line.slice(1));
@@ -26,14 +28,18 @@ function diffSides(diff: string): [before: string, after: string] {
   return [before.join('\n'), after.join('\n')];
 }
 
-/** A diff as an agent may read it: whole, and each side as markdown. */
-export function diffCases(where: string, diff: string): OutputCase[] {
-  const [before, after] = diffSides(diff);
-  return [
-    [`${where} (as printed)`, diff],
+/**
+ * A diff as an agent may read it: each side as markdown, and the terminal text whole (its diffs are
+ * indented four columns). A JSON `diff` field is a plain unified diff, data like `git diff`'s output:
+ * its sides are checked, not the diff read as markdown.
+ */
+export function diffCases(where: string, diff: string, form: 'text' | 'json'): OutputCase[] {
+  const [before, after] = diffSides(diff, form === 'text' ? '    ' : '');
+  const sides: OutputCase[] = [
     [`${where} (old side)`, before],
     [`${where} (new side)`, after],
   ];
+  return form === 'text' ? [[`${where} (as printed)`, diff], ...sides] : sides;
 }
 
 function textOf(result: unknown): string {
@@ -103,16 +109,16 @@ export async function outputCases(
 
   const diff = await brv(repo, ['vc', 'diff']);
   if (diff.exitCode !== 0) problems.push(`brv vc diff failed: ${diff.stderr}`);
-  cases.push(...diffCases('brv vc diff', diff.stdout));
+  cases.push(...diffCases('brv vc diff', diff.stdout, 'text'));
   const diffJson = await brvJson(repo, ['vc', 'diff']);
   const changes = (diffJson.json?.data.changes ?? []) as Array<{ path: string; diff: string }>;
-  cases.push(...diffCases('brv vc diff --format json', changes.map((change) => change.diff).join('\n')));
+  cases.push(...diffCases('brv vc diff --format json', changes.map((change) => change.diff).join('\n'), 'json'));
   const show = await brv(repo, ['vc', 'show']);
   if (show.exitCode !== 0) problems.push(`brv vc show failed: ${show.stderr}`);
-  cases.push(...diffCases('brv vc show', show.stdout));
+  cases.push(...diffCases('brv vc show', show.stdout, 'text'));
   const showJson = await brvJson(repo, ['vc', 'show']);
   const shown = (showJson.json?.data.changes ?? []) as Array<{ path: string; diff: string }>;
-  cases.push(...diffCases('brv vc show --format json', shown.map((change) => change.diff).join('\n')));
+  cases.push(...diffCases('brv vc show --format json', shown.map((change) => change.diff).join('\n'), 'json'));
   for (const topic of options.showPaths ?? []) {
     const then = await brv(repo, ['vc', 'show', `main:${topic}`]);
     if (then.exitCode !== 0) problems.push(`brv vc show main:${topic} failed: ${then.stderr}`);
