@@ -91,7 +91,9 @@ export function fenced(text: string, language: string): string {
   return `${fence}${language}\n${body}\n${fence}`;
 }
 
-/** The label of a bv-* element (`**Rule** [must] \(r1):`), from its tag and attributes (HTML names). */
+const PLAIN_WORD = /^[A-Za-z0-9][\w.-]{0,63}$/;
+
+/** The label of a bv-* element (`**Rule** [must] (r1):`), from its tag and attributes (HTML names). */
 export function labelFor(tag: string, attributes: ReadonlyMap<string, string>): string {
   const name = LABELS.get(tag) ?? tag;
   const severity = markdownInline(attributes.get('severity') ?? '');
@@ -99,9 +101,12 @@ export function labelFor(tag: string, attributes: ReadonlyMap<string, string>): 
   const details = (DETAILS.get(tag) ?? [])
     .filter((key) => attributes.has(key))
     .map((key) => `${key}=${markdownInline(attributes.get(key) ?? '')}`);
-  // `[must] (r1)` is a link in showdown (it allows a space before the destination), and so is any
-  // `[` inside the severity with `] (` after it: the parenthesis after a severity is written `\(`.
-  const open = severity ? '\\(' : '(';
+  // `[must] (r1)` is a link in showdown (it allows a space before the destination): harmless when
+  // both are plain words (a relative link), so ByteRover's `[must] (r1)` stays as written; with
+  // anything else in either (a scheme, markup, a nested `[`) the parenthesis is written `\(`, which
+  // no renderer reads as a destination.
+  const after = id || details.join(', ');
+  const open = severity && !(PLAIN_WORD.test(severity) && PLAIN_WORD.test(after)) ? '\\(' : '(';
   const parts = [
     severity ? `[${severity}]` : '',
     id ? `${open}${id})` : '',

@@ -92,9 +92,9 @@ test('DOC_CACHE_VERSION is bumped whenever extraction or rendering output change
   const fingerprint = `${DOC_CACHE_VERSION}:${hash.digest('hex').slice(0, 16)}`;
   t.is(
     fingerprint,
-    // 5: issue 31's rendering (entity-encoded `<` and `&`, encoded link destinations, indented code
-    // where a renderer without fences would read markup).
-    '5:a030528cea75f071',
+    // 6: issue 31's rendering (entity-encoded `<` and `&`, encoded link destinations, indented code
+    // where a renderer without fences would read markup; `[must] \(id)` only when either is not a plain word).
+    '6:b3c996dce6c0ca1f',
     'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/query/doc-cache.ts, then record the new fingerprint here.',
   );
 });

@@ -96,8 +96,8 @@ test('the rendered markdown of a conflicted merge shows both versions and the no
     '**Merge conflict, theirs (feature):**\n\njwt.ts verifies',
     '- **Pattern** (description=[Merge conflict, ours (main)\\]): `^Bearer\\s`',
     '- **Pattern** (description=[Merge conflict, theirs (feature)\\]): `^bearer`',
-    '- **Rule** [must] \\(r-1): **Merge conflict, ours (main):** Return 401!',
-    '- **Rule** [must] \\(r-1-theirs): **Merge conflict, theirs (feature):** Return 403.',
+    '- **Rule** [must] (r-1): **Merge conflict, ours (main):** Return 401!',
+    '- **Rule** [must] (r-1-theirs): **Merge conflict, theirs (feature):** Return 403.',
   ]) {
     t.true(markdown.includes(expected), `${expected}\n---\n${markdown}`);
   }

@@ -24,7 +24,7 @@ for (const { name, html } of htmlFixtures('valid')) {
 test('lists keep their structure', (t) => {
   const markdown = renderTopicMarkdown(topicOf(fixture('valid', 'full-vocabulary.html')).root);
   t.true(markdown.includes('**Changes:**\n\n- Switched signing from HS256 to RS256\n- Refresh tokens rotate on every use'));
-  t.true(markdown.includes('- **Rule** [must] \\(r-jwt-401): Failed validation MUST return `401`'));
+  t.true(markdown.includes('- **Rule** [must] (r-jwt-401): Failed validation MUST return `401`'));
   t.true(markdown.includes('**Diagram:** Refresh flow\n\n```mermaid\nsequenceDiagram\n'));
 });
 
