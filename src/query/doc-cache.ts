@@ -28,7 +28,7 @@ import { pathFieldText, type FieldName, type SegmentInput } from './fields.js';
  * a change there bumps `INDEX_VERSION` only, and the rebuild that follows parses no HTML.
  * Bumped too when the cache's layout changes (4: packs). 5: issue 31's inert rendering.
  */
-export const DOC_CACHE_VERSION = 6;
+export const DOC_CACHE_VERSION = 7;
 
 /**
  * Everything the index builder needs from one topic blob, independent of where the blob sits in

@@ -54,7 +54,10 @@ function entitySafe(state: State, value: string | null | undefined, config: Safe
 function text(node: Text, parent: MdastParents | undefined, state: State, info: Info): string {
   const siblings: MdastNodes[] = parent ? parent.children : [];
   const index = state.indexStack[state.indexStack.length - 1] ?? -1;
-  return entitySafe(state, node.value, { ...info, beforeNode: siblings[index - 1], afterNode: siblings[index + 1] });
+  const written = entitySafe(state, node.value, { ...info, beforeNode: siblings[index - 1], afterNode: siblings[index + 1] });
+  // In a link's text, marked reads the label again after removing its escapes, so `!\[x\](data:…)`
+  // there becomes an image: a `(` right after a `]` is escaped even when the `]` is.
+  return state.stack.includes('label') ? written.replaceAll('](', ']\\(') : written;
 }
 
 /**

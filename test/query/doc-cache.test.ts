@@ -94,7 +94,7 @@ test('DOC_CACHE_VERSION is bumped whenever extraction or rendering output change
     fingerprint,
     // 6: issue 31's rendering (entity-encoded `<` and `&`, encoded link destinations, indented code
     // where a renderer without fences would read markup; `[must] \(id)` only when either is not a plain word).
-    '6:b3c996dce6c0ca1f',
+    '7:c5bc92b726e1be12',
     'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/query/doc-cache.ts, then record the new fingerprint here.',
   );
 });
