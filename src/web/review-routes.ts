@@ -1,6 +1,7 @@
 import { isBrvError } from '../errors.js';
 import type { DecisionRequest, ReviewConflicts } from '../service/review.js';
 import { renderStoredTopic } from '../topic/stored.js';
+import { rejectConflictText } from '../views/review.js';
 import { HttpError, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
 import { topicDisplayHtml } from './topic-html.js';
 
@@ -8,6 +9,19 @@ import { topicDisplayHtml } from './topic-html.js';
 const ACTOR = { agent: 'webui' } as const;
 /** Decisions one batch request may carry. */
 const MAX_BATCH = 100;
+
+/**
+ * A reject that conflicted with later edits is recorded but not done: answered as the CLI answers it
+ * (`reject-conflict`, exit 1 there, 409 here), naming the merge review that finishes it, never as a
+ * plain "rejected".
+ */
+function unlessConflicted<R extends Parameters<typeof rejectConflictText>[0]>(result: R): R {
+  if (result.conflicts.length === 0) return result;
+  throw new HttpError(409, 'reject-conflict', rejectConflictText(result), {
+    conflicts: result.conflicts,
+    ...(result.review ? { review: result.review.id } : {}),
+  });
+}
 
 /** `{ id, topics?, keepBoth? }` of approve (keepBoth: approve only) and reject. */
 function decisionBody(body: unknown, approve: boolean, where = ''): DecisionRequest {
@@ -120,7 +134,7 @@ export function reviewRoutes(): Record<string, Record<string, Handler>> {
     },
     '/api/reviews/reject': {
       POST: async ({ brv, req }) => {
-        return (await brv()).review.reject(decisionBody(await readJsonBody(req), false));
+        return unlessConflicted(await (await brv()).review.reject(decisionBody(await readJsonBody(req), false)));
       },
     },
     '/api/reviews/conflicts': {
@@ -137,7 +151,7 @@ export function reviewRoutes(): Record<string, Record<string, Handler>> {
         const results = [];
         for (const { decision, request } of decisions) {
           try {
-            const result = decision === 'approve' ? await b.review.approve(request) : await b.review.reject(request);
+            const result = decision === 'approve' ? await b.review.approve(request) : unlessConflicted(await b.review.reject(request));
             results.push({ id: request.id, decision, ok: true as const, result });
           } catch (error) {
             results.push({ id: request.id, decision, ok: false as const, error: failure(error) });

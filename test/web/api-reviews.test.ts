@@ -1,7 +1,8 @@
 import test from 'ava';
 import { conflictedMerge, highImpactReview, plantHostileConflictSide } from '../helpers/merge-review.js';
 import { plantTree } from '../helpers/plant.js';
-import { cleanup, refTip, showTopic } from '../helpers/repo.js';
+import { put, rule } from '../helpers/knowledge.js';
+import { cleanup, makeRepo, refTip, showTopic } from '../helpers/repo.js';
 import { request, session, startFor } from './http.js';
 import type { WebServer } from '../../src/web/server.js';
 
@@ -302,6 +303,33 @@ test('a conflicted topic planted with a script and a handler in one side: its co
     t.notRegex(written, /script|onerror|Theirs|Merge conflict/);
     t.regex(written, /Ours one\.[\s\S]*Ours two\./);
     t.like((await post('/api/reviews/approve', { id })).json, { decision: 'approved' });
+  } finally {
+    await server.close();
+    await cleanup(repo);
+  }
+});
+
+test('a reject that conflicts with a later edit answers 409 reject-conflict naming the merge review, alone and in a batch', async (t) => {
+  const repo = await makeRepo();
+  await put(repo, 'ops/deploy', rule('Base deploy.'));
+  await put(repo, 'ops/other', rule('Base other.'));
+  const first = await highImpactReview(repo, 'ops/deploy', 'Risky deploy.');
+  const second = await highImpactReview(repo, 'ops/other', 'Risky other.');
+  await put(repo, 'ops/deploy', rule('Later deploy.'));
+  await put(repo, 'ops/other', rule('Later other.'));
+  const server = await startFor(repo);
+  const { post } = client(server);
+  try {
+    const alone = await post('/api/reviews/reject', { id: first });
+    t.is(alone.status, 409, alone.body);
+    t.is(alone.json.error.kind, 'reject-conflict');
+    t.regex(alone.json.error.message, /could not be undone cleanly: ops\/deploy\. .*merge review \w+/);
+    t.deepEqual(alone.json.error.conflicts, ['ops/deploy']);
+    t.regex(alone.json.error.review, /^[0-9a-f]+$/);
+
+    const batch = await post('/api/reviews/batch', { decisions: [{ id: second, decision: 'reject' }] });
+    t.is(batch.status, 200, batch.body);
+    t.like(batch.json.results[0], { id: second, decision: 'reject', ok: false, error: { kind: 'reject-conflict' } });
   } finally {
     await server.close();
     await cleanup(repo);
