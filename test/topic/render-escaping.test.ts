@@ -74,7 +74,9 @@ test('text is inert in the Markdown.pl family too: `<` and `&` as entities where
 test("markdown written as a link's text stays text: marked reads a label again after unescaping it", (t) => {
   const payloads = ['![x](data:text/html,x)', '[x](javascript:alert(1))', '![x](javascript:alert(1)) and [y](vbscript:x)'];
   const markdowns = payloads.map((payload) =>
-    renderStoredTopic(`<bv-topic path="a/b" title="T"><bv-reason><a href="https://ok.example/">${text(payload)}</a></bv-reason></bv-topic>`),
+    renderStoredTopic(
+      `<bv-topic path="a/b" title="T"><bv-reason><a href="https://ok.example/">${text(payload)}</a></bv-reason></bv-topic>`,
+    ),
   );
   t.deepEqual(findings(markdowns, true).slice(0, 5), []);
   t.true(markdowns[0]!.includes('[!\\[x\\]\\(data:text/html,x)](https://ok.example/)'), markdowns[0]);
