@@ -18,6 +18,9 @@ let sshd: SshServer;
 test.before(async () => {
   if (withSshd) sshd = await startSshd();
 });
+test.afterEach.always((t) => {
+  if (!t.passed && sshd) t.log(`sshd said:\n${sshd.log()}`);
+});
 test.after.always(async () => {
   await sshd?.close();
 });

@@ -98,8 +98,6 @@ export interface SshServer {
   user: string;
   /** `ssh://<user>@127.0.0.1:<port><absolute path>` for a repository on this machine. */
   url(absolutePath: string): string;
-  /** The server's host key as a known_hosts line. */
-  knownHostsLine: string;
   /**
    * A GIT_SSH_COMMAND for this server: the client key made for it (or `key`), and a known_hosts file
    * that trusts the server unless `knownHosts` names another (an empty file: the host is unknown).
@@ -109,9 +107,8 @@ export interface SshServer {
   sshCommand(options?: { knownHosts?: string; key?: string }): string;
   /** A key sshd does not accept. */
   strangerKey: string;
-  /** A known_hosts file that trusts the server, and an empty one (made once). */
-  trustedHosts: string;
-  emptyHosts: string;
+  /** What sshd said (its -e log, the last 20 000 characters): why it refused a login, for a failing test. */
+  log(): string;
   close(): Promise<void>;
 }
 
@@ -212,21 +209,19 @@ export async function startSshd(): Promise<SshServer> {
   }
   if (!child) throw new Error(`sshd did not start: ${log}`);
   const running = child;
-  // Keep reading its log (so a full pipe never blocks it); it is not needed otherwise.
-  running.stderr!.on('data', () => {});
+  // Keep reading its log (so a full pipe never blocks it), the end of it kept for failing tests.
+  running.stderr!.on('data', (chunk: string) => {
+    log = (log + chunk).slice(-20_000);
+  });
   const knownHostsLine = `[127.0.0.1]:${port} ${(await readFile(`${hostKey}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ')}`;
   const trustedHosts = path.join(dir, 'known_hosts');
-  const emptyHosts = path.join(dir, 'known_hosts_empty');
   await writeFile(trustedHosts, `${knownHostsLine}\n`);
-  await writeFile(emptyHosts, '');
   return {
     port,
     user,
     url: (absolutePath) => `ssh://${user}@127.0.0.1:${port}${absolutePath}`,
-    knownHostsLine,
     strangerKey,
-    trustedHosts,
-    emptyHosts,
+    log: () => log,
     sshCommand: (options = {}) =>
       [
         'ssh',
