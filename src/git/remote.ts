@@ -318,7 +318,7 @@ export async function cloneRepository(url: string, dir: string, cwd: string, pro
 /** The URL of a remote (for the hints of an error), or undefined when it cannot be read. */
 async function remoteUrl(repo: GitRepository, remote: string): Promise<string | undefined> {
   try {
-    return (await repo.configList(`^remote\\.${remote.replace(/[.]/g, '\\.')}\\.url$`))[0]?.value;
+    return await repo.configGet(`remote.${remote}.url`);
   } catch {
     return undefined;
   }
