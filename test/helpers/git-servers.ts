@@ -209,6 +209,9 @@ export async function startSshd(): Promise<SshServer> {
   }
   if (!child) throw new Error(`sshd did not start: ${log}`);
   const running = child;
+  // Also when the test process ends without test.after.always (a crash, a timeout): never left running.
+  const stop = () => running.kill('SIGTERM');
+  process.once('exit', stop);
   // Keep reading its log (so a full pipe never blocks it), the end of it kept for failing tests.
   running.stderr!.on('data', (chunk: string) => {
     log = (log + chunk).slice(-20_000);
@@ -240,6 +243,7 @@ export async function startSshd(): Promise<SshServer> {
       ].join(' '),
     close: () =>
       new Promise<void>((resolve) => {
+        process.removeListener('exit', stop);
         if (running.exitCode !== null || running.signalCode !== null) return resolve();
         running.once('exit', () => resolve());
         running.kill('SIGTERM');
