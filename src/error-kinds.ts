@@ -89,6 +89,9 @@ export const ERROR_KINDS = {
   'unsupported-transport': 'The remote uses a git transport brv does not allow.',
   'remote-unreachable': 'brv could not reach the remote.',
   'auth-failed': 'The remote refused the credentials.',
+  'host-key-unknown':
+    "ssh does not know the remote host's key yet, and brv never asks: trust it once (ssh to it, or ssh-keyscan), then run the command again.",
+  'host-key-changed': "The remote host's ssh key differs from the one known for it (possibly an attack); nothing was fetched or pushed.",
   'non-fast-forward': 'The remote has knowledge on the branch that is not here; pull (or sync) first, then push.',
   'incoming-held':
     'The remote has knowledge on the branch that is held here for review (it removes many topics); approve or reject the review, then push.',

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { childProcess } from './child-process.js';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cleanGitEnvironment } from './env.js';
+import { cleanGitEnvironment, terminalPrompts } from './env.js';
 
 /**
  * The git processes one front end runs, and the environment they run in. The front end creates one
@@ -13,10 +13,13 @@ export class GitProcesses {
   private readonly base: Readonly<Record<string, string>>;
   /** Every git process started through this object that has not exited (or, for batch processes, been closed). */
   private readonly running = new Set<ChildProcess>();
+  /** Whether git children keep the terminal to ask on (GIT_TERMINAL_PROMPT true); if not, each runs in a session of its own. */
+  readonly terminalPrompts: boolean;
 
   /** `env`: the environment git children start from (a front end passes the environment it was started with); hook variables such as GIT_DIR are removed. */
   constructor(env: Readonly<Record<string, string | undefined>>) {
     this.base = cleanGitEnvironment(env);
+    this.terminalPrompts = terminalPrompts(this.base);
   }
 
   /** The cleaned environment for a git child, with `extra` on top. */

@@ -127,7 +127,7 @@ export async function fetchRefspecs(
       onTransfer,
     });
   } catch (error) {
-    throw classifyTransportError(error, remote);
+    throw classifyTransportError(error, remote, await remoteUrl(repo, remote));
   }
 }
 
@@ -163,7 +163,7 @@ export async function pushRefspecs(
     result = await attempt(refspecs.length > 1);
     if (result.exitCode !== 0 && /does not support --atomic/i.test(result.stderr)) result = await attempt(false);
   } catch (error) {
-    throw classifyTransportError(error, remote);
+    throw classifyTransportError(error, remote, await remoteUrl(repo, remote));
   }
   const pushed: PushedRef[] = [];
   for (const line of result.stdout.split('\n')) {
@@ -174,7 +174,11 @@ export async function pushRefspecs(
     pushed.push({ ref: ref!, status: flag === '!' ? 'rejected' : flag === '=' ? 'up-to-date' : 'ok', summary: summary! });
   }
   if (result.exitCode !== 0 && !pushed.some((p) => p.status === 'rejected')) {
-    throw classifyTransportError(new GitCommandError(['push', remote], result.exitCode, result.stderr), remote);
+    throw classifyTransportError(
+      new GitCommandError(['push', remote], result.exitCode, result.stderr),
+      remote,
+      await remoteUrl(repo, remote),
+    );
   }
   // The server refused (a hook, a read-only repository, a full disk): not a race a fetch can fix.
   // A ref lock or an old value lost to a concurrent push is a race: the caller fetches and retries.
@@ -203,7 +207,7 @@ export async function pushRefspecs(
  * (refused connection, unknown host, server errors), a clone into a non-empty directory;
  * anything else is git-failed, still with git's message.
  */
-function classifyTransportError(error: unknown, remote: string): unknown {
+function classifyTransportError(error: unknown, remote: string, url?: string): unknown {
   if (!(error instanceof GitCommandError)) return error;
   const stderr = error.stderr;
   const reason = gitReason(stderr);
@@ -212,6 +216,27 @@ function classifyTransportError(error: unknown, remote: string): unknown {
     return new BrvError(
       'unsupported-transport',
       `The remote ${remote} uses the ${transport[1]} transport, which brv does not allow (only ${ALLOWED_PROTOCOLS.join(', ')}). Point it at an ssh, https, git or file URL: git remote set-url ${remote} <url>.`,
+    );
+  }
+  // Before the patterns below: git adds "Could not read from remote repository" after ssh's words.
+  if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for \S+ has changed/i.test(stderr)) {
+    const host = sshHost(url);
+    return new BrvError(
+      'host-key-changed',
+      `The ssh host key of the remote ${remote} is not the one known for it (ssh says "REMOTE HOST IDENTIFICATION HAS CHANGED"): ` +
+        'someone may be intercepting the connection, or the host was reinstalled. Nothing was fetched or pushed. ' +
+        `Ask whoever runs the host for its key fingerprint; only if it matches, remove the old key (ssh-keygen -R ${host ? knownHostsName(host) : '<host>'}) and trust the new one.`,
+    );
+  }
+  if (/Host key verification failed|No \S+ host key is known for/i.test(stderr)) {
+    const host = sshHost(url);
+    const login = host ? `ssh ${host.port ? `-p ${host.port} ` : ''}${host.user ? `${host.user}@` : ''}${host.host}` : 'ssh <user>@<host>';
+    const scan = host ? `ssh-keyscan ${host.port ? `-p ${host.port} ` : ''}${host.host}` : 'ssh-keyscan <host>';
+    return new BrvError(
+      'host-key-unknown',
+      `ssh does not know the host key of the remote ${remote} yet, and brv does not ask (git says "${reason}"). ` +
+        `If the host is the one you expect, trust it once: connect in a terminal (${login}) and answer yes after checking the fingerprint, ` +
+        `or add its key with ${scan} >> ~/.ssh/known_hosts; then run the command again.`,
     );
   }
   const destination = /destination path '(.*)' already exists and is not an empty directory/.exec(stderr);
@@ -228,7 +253,10 @@ function classifyTransportError(error: unknown, remote: string): unknown {
   ) {
     return new BrvError(
       'auth-failed',
-      `The remote ${remote} refused access: git says "${reason}". Check your credentials for it (a credential helper or an ssh key; try git fetch ${remote} in a terminal).`,
+      `The remote ${remote} refused access: git says "${reason}". Check your credentials for it (a credential helper or an ssh key; try git fetch ${remote} in a terminal).` +
+        (/Permission denied \(/.test(stderr)
+          ? ' brv never lets ssh ask for a passphrase: load the key into your ssh agent (ssh-add), or set GIT_TERMINAL_PROMPT=1 to let git and ssh ask in this terminal.'
+          : ''),
     );
   }
   if (
@@ -283,6 +311,65 @@ export async function cloneRepository(url: string, dir: string, cwd: string, pro
   try {
     await runGit(processes, ['clone', '--quiet', '--', url, dir], { cwd });
   } catch (error) {
-    throw classifyTransportError(error, url);
+    throw classifyTransportError(error, url, url);
   }
+}
+
+/** The URL of a remote (for the hints of an error), or undefined when it cannot be read. */
+async function remoteUrl(repo: GitRepository, remote: string): Promise<string | undefined> {
+  try {
+    return await repo.configGet(`remote.${remote}.url`);
+  } catch {
+    return undefined;
+  }
+}
+
+interface SshHost {
+  user?: string;
+  host: string;
+  port?: string;
+}
+
+/**
+ * The user, host and port of an ssh URL (`ssh://[user@]host[:port]/path`, `git+ssh://…`) or an
+ * scp-like `[user@]host:path`, for the commands an error suggests; undefined for anything else, or
+ * a part that is not plain (it is printed as a command to run).
+ */
+export function sshHost(url: string | undefined): SshHost | undefined {
+  if (!url) return undefined;
+  let user: string | undefined;
+  let host: string;
+  let port: string | undefined;
+  const scheme = /^(ssh|git\+ssh|ssh\+git):\/\/([^/]*)/i.exec(url);
+  if (scheme) {
+    let authority = scheme[2]!;
+    const at = authority.lastIndexOf('@');
+    if (at >= 0) {
+      user = authority.slice(0, at);
+      authority = authority.slice(at + 1);
+    }
+    const bracketed = /^\[([^\]]*)\](?::(\d*))?$/.exec(authority);
+    const plain = /^([^:]*)(?::(\d*))?$/.exec(authority);
+    host = (bracketed ?? plain)?.[1] ?? '';
+    port = (bracketed ?? plain)?.[2] || undefined;
+  } else {
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) return undefined;
+    const colon = url.indexOf(':');
+    const slash = url.indexOf('/');
+    if (colon <= 0 || (slash >= 0 && slash < colon)) return undefined;
+    const authority = url.slice(0, colon);
+    const at = authority.lastIndexOf('@');
+    user = at >= 0 ? authority.slice(0, at) : undefined;
+    host = authority.slice(at + 1);
+  }
+  const word = /^[A-Za-z0-9._][A-Za-z0-9._-]*$/;
+  if (!word.test(host) && !/^[0-9A-Fa-f:.]+$/.test(host)) return undefined;
+  if (user !== undefined && !word.test(user)) user = undefined;
+  if (port === '22') port = undefined;
+  return { user, host, port };
+}
+
+/** How known_hosts (and ssh-keygen -R) name a host: `[host]:port` when the port is not 22. */
+function knownHostsName(host: SshHost): string {
+  return host.port ? `'[${host.host}]:${host.port}'` : host.host;
 }

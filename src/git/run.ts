@@ -99,6 +99,11 @@ export function spawnGit(
       cwd: options.cwd,
       env: processes.environment(options.env),
       stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      // A session of its own: no controlling terminal, so nothing git starts (ssh asking to trust a
+      // host or for a passphrase, a credential helper) can wait on a prompt there; it fails instead.
+      // brv still stops these children itself (GitProcesses.terminate), as a terminal's Ctrl-C no
+      // longer reaches them.
+      detached: !processes.terminalPrompts && process.platform !== 'win32',
     });
   } catch (error) {
     throw spawnFailure(error);

@@ -1,11 +1,10 @@
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { redactCredentials } from '../../src/errors.js';
+import { smartHttp } from '../helpers/git-servers.js';
 import { put, succeeded } from '../helpers/knowledge.js';
-import { brv, brvJson, ENV, git, tempDir } from '../helpers/repo.js';
+import { brv, brvJson, git, tempDir } from '../helpers/repo.js';
 
 const rule = (text: string) => `<bv-rule id="r1">${text}</bv-rule>`;
 
@@ -30,58 +29,6 @@ test('redactCredentials: passwords and http(s) tokens become ***, ssh user names
   redactCredentials(`a://${'@'.repeat(300_000)}`);
   t.true(Date.now() - started < 2000);
 });
-
-/**
- * A real smart-HTTP git server on loopback: `git http-backend` behind Basic authentication
- * (user alice, password `password`); any other credentials get 401.
- */
-async function smartHttp(projectRoot: string, password: string): Promise<{ port: number; close: () => Promise<void> }> {
-  const { createServer } = await import('node:http');
-  const expected = `Basic ${Buffer.from(`alice:${password}`).toString('base64')}`;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.headers.authorization !== expected) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="brv-test"' });
-      res.end('no\n');
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const child = spawn('git', ['http-backend'], {
-      env: {
-        ...ENV,
-        GIT_PROJECT_ROOT: projectRoot,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REMOTE_USER: 'alice',
-        REQUEST_METHOD: req.method ?? 'GET',
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
-      },
-    });
-    req.pipe(child.stdin);
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('close', () => {
-      const output = Buffer.concat(chunks);
-      const split = output.indexOf('\r\n\r\n');
-      const head = output.subarray(0, split).toString('latin1');
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else headers[name] = value;
-      }
-      res.writeHead(status, headers);
-      res.end(output.subarray(split + 4));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 test('a token or password in a remote URL is never printed: auth failures, a refused push, clone, vc remote, status, doctor (text and JSON)', async (t) => {
   const root = await tempDir('brv-creds-');

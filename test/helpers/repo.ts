@@ -32,6 +32,11 @@ function pinnedEnvironment(home: string): Record<string, string> {
     // No background `brv maintenance` after queries: a detached child would outlive the test and its
     // temp folders. Tests of it unset this (test/cli/maintenance.test.ts).
     BRV_NO_AUTO_MAINTENANCE: '1',
+    // No test may wait on a credential prompt: git never asks on the terminal, ssh never through an
+    // askpass program (nor does a display or an agent of the machine's user leak in: only PATH does).
+    // brv sets GIT_TERMINAL_PROMPT=0 itself; tests of that unset it (test/cli/git-servers.test.ts).
+    GIT_TERMINAL_PROMPT: '0',
+    SSH_ASKPASS_REQUIRE: 'never',
     // Passed on so that what brv itself leaves in the temp folder lands where .ci/run looks for it.
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
   };
