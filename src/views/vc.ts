@@ -4,14 +4,17 @@ import type {
   FetchSummary,
   HeldIncoming,
   PullResult,
+  LayoutChange,
   PushResult,
+  RemoteEntry,
+  RemoteLayout,
   RemovedTopics,
-  Remote,
   SyncProgress,
   SyncSummary,
 } from '../service/sharing.js';
 import { markdownInline } from '../topic/inline.js';
 import { plural, shortOid } from './format.js';
+import { BRV_REF_PREFIX } from '../store/refs.js';
 
 type DiffView = DiffResult;
 type ShowView = ShowResult;
@@ -21,7 +24,7 @@ type FetchView = FetchSummary;
 type PushView = PushResult;
 type SyncView = SyncSummary;
 type CloneView = CloneResult;
-type RemotesView = Remote[];
+type RemotesView = RemoteEntry[];
 
 /** A commit author as markdown: `Name <email>` keeps its address (an email autolink, inert in every renderer), the rest is escaped. */
 function authorText(author: string): string {
@@ -204,16 +207,36 @@ export function heldLines(source: string, held: HeldIncoming, removed: RemovedTo
 
 /** `brv vc remote`: name and URL a line. */
 export function remotesText(remotes: RemotesView): string {
-  return remotes.length ? remotes.map((r) => `${r.name}\t${r.url}`).join('\n') : 'No remotes. Add one with brv vc remote add origin <url>.';
+  return remotes.length
+    ? remotes.map((r) => `${r.name}\t${r.url}${r.layout === 'branches' ? '\t(knowledge on branches brv/*)' : ''}`).join('\n')
+    : 'No remotes. Add one with brv vc remote add origin <url>.';
+}
+
+/** Where a remote in a layout keeps knowledge, in words. */
+function layoutWords(layout: RemoteLayout): string {
+  return layout === 'branches' ? 'on ordinary branches (brv/<branch>, brv-review/<id>)' : `under ${BRV_REF_PREFIX} (the default)`;
+}
+
+/** `brv vc remote set-layout`. */
+export function layoutChangedText(result: LayoutChange): string {
+  if (result.previous === result.layout) return `${result.remote} already keeps knowledge ${layoutWords(result.layout)}.`;
+  const lines = [
+    `${result.remote} now keeps knowledge ${layoutWords(result.layout)}; local brv branches are unchanged.`,
+    `brv vc push or brv sync puts it there; nothing on ${result.remote} was changed or deleted.`,
+  ];
+  if (result.tracked.added.length) lines.push(`A plain git fetch from ${result.remote} follows the new layout.`);
+  return lines.join('\n');
 }
 
 /** `brv vc remote add|set-url|remove`. */
 export function remoteChangedText(
   action: 'add' | 'set-url' | 'remove',
-  result: { name: string; url?: string; tracked?: string[] },
+  result: { name: string; url?: string; tracked?: string[]; layout?: RemoteLayout },
 ): string {
   if (action === 'remove') return `Removed remote ${result.name}.`;
-  const changed = `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.`;
+  const changed =
+    `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.` +
+    (result.layout === 'branches' ? ` It keeps knowledge ${layoutWords('branches')}.` : '');
   return action === 'add' ? `${changed}\n${trackedLine(result.name)}` : changed;
 }
 
@@ -271,7 +294,8 @@ export function syncText(result: SyncView): string {
 export function cloneText(result: CloneView): string {
   return (
     `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
-    ` A plain git fetch now brings knowledge too.`
+    ` A plain git fetch now brings knowledge too.` +
+    (result.layout === 'branches' ? ` origin keeps knowledge ${layoutWords('branches')}.` : '')
   );
 }
 
