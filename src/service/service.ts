@@ -137,12 +137,8 @@ export class BrvService {
       const { repo, store } = brv[CONTEXT]();
       if (request.layout) await sync.setRemoteLayout(store, 'origin', request.layout);
       await sync.trackRemote(repo, 'origin');
-      let fetched = await sync.fetchRemote(store, 'origin');
-      // A remote in the branches layout (a host that refuses refs/brv/*): found without asking it again.
-      if (!request.layout && fetched.branches.length === 0 && (await sync.looksLikeBranchesLayout(repo, 'origin'))) {
-        await sync.setRemoteLayout(store, 'origin', 'branches');
-        fetched = await sync.fetchRemote(store, 'origin');
-      }
+      // Without a layout asked for, one in the branches layout (a host that refuses refs/brv/*) is found.
+      const fetched = await sync.fetchRemote(store, 'origin');
       const branches = await sync.createMissingBranches(repo, 'origin');
       return {
         directory: repo.location.workTree ?? repo.location.gitDir,

@@ -39,6 +39,12 @@ export interface FetchResult {
    * remote-tracking refs did not move, and nothing local points at them.
    */
   refused: RefusedTip[];
+  /**
+   * Set when this fetch found the remote in the branches layout and chose it for the remote (its
+   * layout was not set; refs/brv/* held no brv branch there, but ordinary branches brv/* a plain git
+   * fetch brought hold brv commits).
+   */
+  layoutFound?: RemoteLayout;
 }
 
 export interface RefusedTip {
@@ -121,8 +127,23 @@ export async function fetchRemote(
   options: { onTransfer?: (progress: GitTransferProgress) => void } = {},
 ): Promise<FetchResult> {
   const { repo } = store;
+  const chosen = await configuredLayout(repo, remote);
+  const fetched = await fetchLayout(store, remote, chosen ?? DEFAULT_REMOTE_LAYOUT, options);
+  // Not chosen and nothing there: a remote in the branches layout is recognised from what a plain
+  // `git clone`/`git fetch` brought (no extra network round trip unless it is).
+  if (chosen || fetched.branches.length > 0 || !(await looksLikeBranchesLayout(repo, remote))) return fetched;
+  await setRemoteLayout(store, remote, 'branches');
+  return { ...(await fetchLayout(store, remote, 'branches', options)), layoutFound: 'branches' };
+}
+
+async function fetchLayout(
+  store: ContextStore,
+  remote: string,
+  layout: RemoteLayout,
+  options: { onTransfer?: (progress: GitTransferProgress) => void },
+): Promise<FetchResult> {
+  const { repo } = store;
   const seen = await seenReviews(store, remote);
-  const layout = await remoteLayout(repo, remote);
   const side = remoteSide(layout);
   const refused = await fetchStaged(repo, remote, [side.branches, side.reviews], (remoteRef) => trackingRefOf(layout, remote, remoteRef), {
     onTransfer: options.onTransfer,
@@ -488,8 +509,13 @@ function parseLayout(value: string): RemoteLayout | undefined {
  * place would split the team's knowledge.
  */
 export async function remoteLayout(repo: GitRepository, remote: string): Promise<RemoteLayout> {
+  return (await configuredLayout(repo, remote)) ?? DEFAULT_REMOTE_LAYOUT;
+}
+
+/** The layout set for `remote`, undefined when none is (see remoteLayout). */
+async function configuredLayout(repo: GitRepository, remote: string): Promise<RemoteLayout | undefined> {
   const value = await repo.configGet(layoutKey(remote));
-  if (value === undefined) return DEFAULT_REMOTE_LAYOUT;
+  if (value === undefined) return undefined;
   const layout = parseLayout(value);
   if (layout) return layout;
   throw new BrvError(
@@ -527,8 +553,8 @@ export async function setRemoteLayout(store: ContextStore, remote: string, layou
   const { repo } = store;
   await requireRemote(repo, remote);
   const previous = await remoteLayout(repo, remote).catch(() => undefined);
-  if (layout === DEFAULT_REMOTE_LAYOUT) await repo.configUnset(layoutKey(remote));
-  else await repo.configSet(layoutKey(remote), layout);
+  // Written even for the default: a layout someone chose is never replaced by one brv finds (fetchRemote).
+  await repo.configSet(layoutKey(remote), layout);
   if (previous === layout) return { remote, layout, previous, tracked: { added: [], removed: [] } };
   const existing = await repo.configGetAll(`remote.${remote}.fetch`);
   const wasTracked = REMOTE_LAYOUTS.some((l) => fetchRefspecs(remote, l).some((refspec) => existing.includes(refspec)));
@@ -550,7 +576,7 @@ export async function setRemoteLayout(store: ContextStore, remote: string, layou
  * branches brv/<branch> into refs/remotes/<remote>/brv/, and one of them at least is a brv commit
  * this brv reads. No network: asked after a clone whose default-layout fetch found no brv branch.
  */
-export async function looksLikeBranchesLayout(repo: GitRepository, remote: string): Promise<boolean> {
+async function looksLikeBranchesLayout(repo: GitRepository, remote: string): Promise<boolean> {
   const refs = await repo.listRefs(plainBranchesLayoutPrefix(remote));
   if (refs.length === 0) return false;
   const problems = await checkForeignTips(

@@ -245,6 +245,15 @@ function trackedLine(remote: string): string {
   return `A plain git fetch or git pull from ${remote} now brings knowledge too (git push still pushes code only; brv vc push shares knowledge).`;
 }
 
+/** Said when a fetch found the remote in the branches layout and chose it. */
+function layoutFound(remote: string, fetch: { layoutFound?: RemoteLayout }): string[] {
+  return fetch.layoutFound
+    ? [
+        `${remote} keeps knowledge ${layoutWords(fetch.layoutFound)}: brv now uses that layout for it (brv vc remote set-layout ${remote} changes it).`,
+      ]
+    : [];
+}
+
 /** The line fetch, pull and sync add when they set up the remote for a plain git pull. */
 function trackedNow(remote: string, result: { tracked?: string[] }): string[] {
   return result.tracked && result.tracked.length > 0 ? [trackedLine(remote)] : [];
@@ -252,7 +261,7 @@ function trackedNow(remote: string, result: { tracked?: string[] }): string[] {
 
 /** `brv vc fetch` (refused tips are notes, for stderr: see `refusedNotes`). */
 export function fetchText(result: FetchView): string {
-  const lines = [`Fetched ${result.branches.length} brv branch(es) from ${result.remote}.`];
+  const lines = [...layoutFound(result.remote, result), `Fetched ${result.branches.length} brv branch(es) from ${result.remote}.`];
   if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
   if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
   if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
@@ -267,7 +276,11 @@ export function refusedNotes(refused: { ref: string; message: string }[]): strin
 
 /** `brv vc pull`: the merge. */
 export function pullText(result: PullResult): string {
-  return [mergeText(`${result.remote}/${result.branch}`, result.merge), ...trackedNow(result.remote, result)].join('\n');
+  return [
+    ...layoutFound(result.remote, result.fetch),
+    mergeText(`${result.remote}/${result.branch}`, result.merge),
+    ...trackedNow(result.remote, result),
+  ].join('\n');
 }
 
 /** `brv vc push`. */
@@ -281,7 +294,7 @@ export function pushText(result: PushView): string {
 
 /** `brv sync`: the merge, then the push. */
 export function syncText(result: SyncView): string {
-  const lines: string[] = [];
+  const lines: string[] = [...layoutFound(result.remote, result.fetch)];
   if (result.merge) lines.push(mergeText(`${result.remote}/${result.branch}`, result.merge));
   const pushed = result.push.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
   if (result.push.skipped === 'held') lines.push(`Nothing pushed to ${result.remote} until the review is decided; then brv sync again.`);

@@ -109,7 +109,7 @@ test('a host that refuses refs/brv/*: push-refused names the branches layout; wi
   await git(bare, 'fsck', '--strict');
 });
 
-test('vc clone --layout, vc remote add --layout, init --track --layout; a bad layout value is a typed error', async (t) => {
+test('vc clone --layout, vc remote add --layout, init --track --layout, found by the first fetch of a plain clone; a bad layout value is a typed error', async (t) => {
   const { root, bare, a } = await twoClones();
   await branchesOnly(bare);
   succeeded(await brvJson(a, ['init']));
@@ -134,6 +134,14 @@ test('vc clone --layout, vc remote add --layout, init --track --layout; a bad la
   const asRefs = succeeded(await brvJson(root, ['vc', 'clone', '--layout', 'refs', bare, 'd']));
   t.like(asRefs, { layout: 'refs', branches: [] });
   t.deepEqual((await git(path.join(root, 'd'), 'config', '--get-all', 'remote.origin.fetch')).split('\n').slice(1), REFS_REFSPECS);
+
+  // A plain git clone: the first brv vc fetch finds the layout, says so, and brings the knowledge.
+  const plain = path.join(root, 'e');
+  await git(root, 'clone', '-q', bare, plain);
+  const found = succeeded(await brvJson(plain, ['vc', 'fetch']));
+  t.like(found, { layoutFound: 'branches', branches: [{ branch: 'main' }], createdBranches: ['main'] });
+  t.is(await git(plain, 'config', 'remote.origin.brvLayout'), 'branches');
+  t.deepEqual(succeeded(await brvJson(plain, ['ls'])).topics, ['security/auth']);
 
   // Back to refs: the refspecs follow again and the old layout's tracking refs are dropped.
   const back = succeeded(await brvJson(a, ['vc', 'remote', 'set-layout', 'mirror', 'refs']));
