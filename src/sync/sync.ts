@@ -536,7 +536,8 @@ export async function remoteLayouts(repo: GitRepository): Promise<Map<string, Re
 }
 
 export interface LayoutChange {
-  remote: string;
+  /** The remote. */
+  name: string;
   layout: RemoteLayout;
   previous: RemoteLayout | undefined;
   /** brv's fetch refspecs added to and removed from `remote.<name>.fetch` (only when the remote was tracked). */
@@ -555,7 +556,7 @@ export async function setRemoteLayout(store: ContextStore, remote: string, layou
   const previous = await remoteLayout(repo, remote).catch(() => undefined);
   // Written even for the default: a layout someone chose is never replaced by one brv finds (fetchRemote).
   await repo.configSet(layoutKey(remote), layout);
-  if (previous === layout) return { remote, layout, previous, tracked: { added: [], removed: [] } };
+  if (previous === layout) return { name: remote, layout, previous, tracked: { added: [], removed: [] } };
   const existing = await repo.configGetAll(`remote.${remote}.fetch`);
   const wasTracked = REMOTE_LAYOUTS.some((l) => fetchRefspecs(remote, l).some((refspec) => existing.includes(refspec)));
   const tracked = wasTracked ? await retrack(repo, remote, layout) : { added: [], removed: [] };
@@ -568,7 +569,7 @@ export async function setRemoteLayout(store: ContextStore, remote: string, layou
       );
   });
   await writeSeenReviews(store, remote, new Set());
-  return { remote, layout, previous, tracked };
+  return { name: remote, layout, previous, tracked };
 }
 
 /**

@@ -219,12 +219,12 @@ function layoutWords(layout: RemoteLayout): string {
 
 /** `brv vc remote set-layout`. */
 export function layoutChangedText(result: LayoutChange): string {
-  if (result.previous === result.layout) return `${result.remote} already keeps knowledge ${layoutWords(result.layout)}.`;
+  if (result.previous === result.layout) return `${result.name} already keeps knowledge ${layoutWords(result.layout)}.`;
   const lines = [
-    `${result.remote} now keeps knowledge ${layoutWords(result.layout)}; local brv branches are unchanged.`,
-    `brv vc push or brv sync puts it there; nothing on ${result.remote} was changed or deleted.`,
+    `${result.name} now keeps knowledge ${layoutWords(result.layout)}; local brv branches are unchanged.`,
+    `brv vc push or brv sync puts it there; nothing on ${result.name} was changed or deleted.`,
   ];
-  if (result.tracked.added.length) lines.push(`A plain git fetch from ${result.remote} follows the new layout.`);
+  if (result.tracked.added.length) lines.push(`A plain git fetch from ${result.name} follows the new layout.`);
   return lines.join('\n');
 }
 

@@ -46,7 +46,7 @@ test('a host that refuses refs/brv/*: push-refused names the branches layout; wi
 
   // Switch: config per remote, the tracked refspecs follow (the old ones would clash in git fetch).
   const switched = succeeded(await brvJson(a, ['vc', 'remote', 'set-layout', 'origin', 'branches']));
-  t.like(switched, { action: 'set-layout', remote: 'origin', layout: 'branches', previous: 'refs' });
+  t.like(switched, { action: 'set-layout', name: 'origin', layout: 'branches', previous: 'refs' });
   t.is(await git(a, 'config', 'remote.origin.brvLayout'), 'branches');
   const fetchSpecs = (await git(a, 'config', '--get-all', 'remote.origin.fetch')).split('\n');
   t.deepEqual(fetchSpecs, ['+refs/heads/*:refs/remotes/origin/*', ...BRANCHES_REFSPECS]);
@@ -89,6 +89,8 @@ test('a host that refuses refs/brv/*: push-refused names the branches layout; wi
     'the decided review is gone from the remote',
   );
   await put(a, 'api/errors', rule('Return problem+json.'));
+  // A push behind the remote's branch is a non-fast-forward (a race to retry), not a refusal.
+  t.is((await brvJson(a, ['vc', 'push'])).json?.data.error.kind, 'non-fast-forward');
   const synced = succeeded(await brvJson(a, ['sync']));
   t.is(synced.merge.status, 'merged');
   t.deepEqual(synced.fetch.reviews.closed, [high.review.id]);

@@ -28,7 +28,7 @@ interface RemoteOptions extends GlobalOptions {
   layout?: RemoteLayout;
 }
 
-const LAYOUT_HELP = `Where the remote keeps knowledge: refs (${BRV_REF_PREFIX}*, the default) or branches (ordinary branches brv/<branch> and brv-review/<id>, for hosts that accept only branches and tags; see the README)`;
+const LAYOUT_HELP = `refs (${BRV_REF_PREFIX}*, the default) or branches (ordinary branches brv/<branch> and brv-review/<id>, for hosts that accept only branches and tags; see the README)`;
 
 export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
   command: 'remote [action] [name] [url]',
@@ -45,7 +45,7 @@ export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
         type: 'string',
         describe: 'GitHub/GitLab URL, ssh path, file:// URL or a directory (set-layout: refs or branches)',
       })
-      .option('layout', { choices: REMOTE_LAYOUTS, describe: `With add: ${LAYOUT_HELP}` }),
+      .option('layout', { choices: REMOTE_LAYOUTS, describe: `With add: where the remote keeps knowledge, ${LAYOUT_HELP}` }),
   handler: (argv) => {
     const missing =
       argv.action && !argv.name
@@ -192,7 +192,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' })
       .option('layout', {
         choices: REMOTE_LAYOUTS,
-        describe: `${LAYOUT_HELP}. Default: branches when the remote has brv commits on branches brv/* and no ${BRV_REF_PREFIX}*, else refs`,
+        describe: `Where origin keeps knowledge: ${LAYOUT_HELP}. Default: branches when the remote has brv commits on branches brv/* and no ${BRV_REF_PREFIX}*, else refs`,
       }),
   handler: stoppingGit((argv) =>
     reportingErrors('vc clone', argv, async () => {
