@@ -4,7 +4,7 @@ import { checkGitVersion } from '../git/version.js';
 import type { GitRepository } from '../git/repository.js';
 import type { SkippedTopic } from '../query/tree-index.js';
 import type { ContextStore } from '../store/context-store.js';
-import { BRANCH_PREFIX, branchRef } from '../store/layout.js';
+import { branchRef } from '../store/layout.js';
 import { monotonicNow } from '../trace.js';
 
 /**
@@ -218,7 +218,9 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
       if (!status.remote) {
         return warn('sync', 'No git remote: knowledge stays in this clone.', 'brv vc remote add origin <url> && brv vc push -u');
       }
-      const tracked = (await repo.configGetAll(`remote.${status.remote}.fetch`)).some((r) => r.startsWith(`+${BRANCH_PREFIX}`));
+      // brv's fetch refspecs for the remote's layout (refs/brv/* or, on a host that refuses them, branches brv/*).
+      const { isTracked } = await import('../sync/sync.js');
+      const tracked = await isTracked(repo, status.remote);
       const lines = [];
       lines.push(
         status.tracking ? `${status.ahead} to push, ${status.behind} to pull (${status.remote})` : `not yet pushed to ${status.remote}`,

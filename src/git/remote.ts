@@ -151,6 +151,8 @@ export async function pushRefspecs(
   remote: string,
   refspecs: readonly string[],
   onTransfer?: (progress: GitTransferProgress) => void,
+  /** What a push-refused error suggests doing next (default: ask whoever runs the remote, or push elsewhere). */
+  refusedAdvice = 'Ask whoever runs it, or push elsewhere.',
 ): Promise<PushedRef[]> {
   const progress = onTransfer ? ['--progress'] : [];
   const attempt = async (atomic: boolean) =>
@@ -193,7 +195,7 @@ export async function pushRefspecs(
     throw new BrvError(
       'push-refused',
       `The remote ${remote} refused the push of ${refused.map((p) => `${p.ref} ${p.summary.replace(/^\[remote rejected\] /, '')}`).join(', ')}` +
-        `${said === 'no details' ? '' : `; it said "${said}"`}. Ask whoever runs it, or push elsewhere.`,
+        `${said === 'no details' ? '' : `; it said "${said}"`}. ${refusedAdvice}`,
     );
   }
   return pushed;

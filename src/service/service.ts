@@ -5,6 +5,7 @@ import type { DoctorReport } from '../doctor/doctor.js';
 import { BrvError, isBrvError } from '../errors.js';
 import { GitProcesses } from '../git/processes.js';
 import type { RefusedTip } from '../sync/sync.js';
+import type { RemoteLayout } from '../store/refs.js';
 import { Brv, type OpenOptions } from './brv.js';
 import { CONTEXT } from './context.js';
 import { absolute } from './paths.js';
@@ -26,6 +27,11 @@ export interface CloneRequest {
   directory: string;
   /** Absolute: where a relative `url` path or `directory` is resolved, as if git clone ran there. */
   cwd: string;
+  /**
+   * Where origin keeps knowledge (see `RemoteLayout`). Unset: refs, or branches when the remote has
+   * no brv refs but brv commits on branches brv/<branch>.
+   */
+  layout?: RemoteLayout;
 }
 
 export interface CloneResult {
@@ -36,6 +42,8 @@ export interface CloneResult {
   reviews: string[];
   /** Remote tips brv refused (not brv commits, or a format this brv does not read). */
   refused: RefusedTip[];
+  /** Where origin keeps knowledge: as asked, or as found (`branches` when detected). */
+  layout: RemoteLayout;
 }
 
 export interface DoctorRequest {
@@ -127,7 +135,9 @@ export class BrvService {
     const brv = await this.open(path.resolve(request.cwd, request.directory));
     try {
       const { repo, store } = brv[CONTEXT]();
+      if (request.layout) await sync.setRemoteLayout(store, 'origin', request.layout);
       await sync.trackRemote(repo, 'origin');
+      // Without a layout asked for, one in the branches layout (a host that refuses refs/brv/*) is found.
       const fetched = await sync.fetchRemote(store, 'origin');
       const branches = await sync.createMissingBranches(repo, 'origin');
       return {
@@ -135,6 +145,7 @@ export class BrvService {
         branches,
         reviews: fetched.reviews.opened,
         refused: fetched.refused,
+        layout: await sync.remoteLayout(repo, 'origin'),
       };
     } finally {
       brv.close();

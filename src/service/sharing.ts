@@ -3,7 +3,8 @@ import type { Remote } from '../git/remote.js';
 import type { GitTransferProgress } from '../git/transfer-progress.js';
 import type { Source } from '../source/sources.js';
 import { branchRef } from '../store/layout.js';
-import type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
+import type { RemoteLayout } from '../store/refs.js';
+import type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
 import type { IncomingResult } from '../sync/removal.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
@@ -11,7 +12,13 @@ import { absolute } from './paths.js';
 
 export type { Remote } from '../git/remote.js';
 export type { Source } from '../source/sources.js';
-export type { FetchResult, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
+export type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
+export type { RemoteLayout } from '../store/refs.js';
+
+/** A git remote and where it keeps knowledge (`refs`, the default, or `branches`). */
+export interface RemoteEntry extends Remote {
+  layout: RemoteLayout;
+}
 export type { HeldIncoming, IncomingResult, RemovedTopics } from '../sync/removal.js';
 
 export interface RemoteRequest {
@@ -24,7 +31,18 @@ export interface RemoteUrlRequest {
   url: string;
 }
 
+export interface AddRemoteRequest extends RemoteUrlRequest {
+  /** Where the remote keeps knowledge (default refs; branches for hosts that accept only branches and tags). */
+  layout?: RemoteLayout;
+}
+
+export interface SetLayoutRequest {
+  name: string;
+  layout: RemoteLayout;
+}
+
 export interface AddRemoteResult extends RemoteUrlRequest {
+  layout: RemoteLayout;
   /**
    * brv's fetch refspecs added to the new remote, so a plain `git fetch`/`git pull` from it brings
    * knowledge too (into remote-tracking refs only; what `git push` pushes is unchanged).
@@ -42,10 +60,13 @@ export interface TrackedNow {
 
 export interface TrackRequest {
   remote: string;
+  /** Also choose where the remote keeps knowledge (see SetLayoutRequest); unset: as configured. */
+  layout?: RemoteLayout;
 }
 
 export interface TrackResult {
   remote: string;
+  layout: RemoteLayout;
   /** The fetch refspecs added to the remote (none when they were there). */
   added: string[];
 }
@@ -131,17 +152,29 @@ function stepProgress(request: RemoteSelection, remote: string, branch: string) 
 export class Sharing {
   constructor(private readonly ctx: RepositoryContext) {}
 
-  async remotes(): Promise<Remote[]> {
-    const { listRemotes } = await import('../git/remote.js');
-    return listRemotes(this.ctx.repo);
+  async remotes(): Promise<RemoteEntry[]> {
+    const [{ listRemotes }, { remoteLayouts }] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
+    const layouts = await remoteLayouts(this.ctx.repo);
+    return (await listRemotes(this.ctx.repo)).map((r) => ({ ...r, layout: layouts.get(r.name) ?? 'refs' }));
   }
 
   /** Adds a git remote with brv's fetch refspecs, so a plain `git pull` from it brings knowledge too. */
-  async addRemote(request: RemoteUrlRequest): Promise<AddRemoteResult> {
-    const [{ addRemote }, { trackRemote }] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
+  async addRemote(request: AddRemoteRequest): Promise<AddRemoteResult> {
+    const [{ addRemote }, sync] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
     await addRemote(this.ctx.repo, request.name, request.url);
-    const tracked = await trackRemote(this.ctx.repo, request.name);
-    return { name: request.name, url: redactCredentials(request.url), tracked };
+    if (request.layout) await sync.setRemoteLayout(this.ctx.store, request.name, request.layout);
+    const tracked = await sync.trackRemote(this.ctx.repo, request.name);
+    return { name: request.name, url: redactCredentials(request.url), layout: request.layout ?? 'refs', tracked };
+  }
+
+  /**
+   * Chooses where a remote keeps knowledge: `refs` (refs/brv/*, the default) or `branches` (ordinary
+   * branches brv/<branch> and brv-review/<id>, for hosts that accept only branches and tags). Local
+   * branches and remote-tracking refs stay as they are; the next push puts knowledge in the new place.
+   */
+  async setRemoteLayout(request: SetLayoutRequest): Promise<LayoutChange> {
+    const { setRemoteLayout } = await import('../sync/sync.js');
+    return setRemoteLayout(this.ctx.store, request.name, request.layout);
   }
 
   async setRemoteUrl(request: RemoteUrlRequest): Promise<RemoteUrlRequest> {
@@ -158,8 +191,10 @@ export class Sharing {
 
   /** `brv init --track <remote>`: a plain `git fetch` brings knowledge too. */
   async track(request: TrackRequest): Promise<TrackResult> {
-    const { trackRemote } = await import('../sync/sync.js');
-    return { remote: request.remote, added: await trackRemote(this.ctx.repo, request.remote) };
+    const sync = await import('../sync/sync.js');
+    if (request.layout) await sync.setRemoteLayout(this.ctx.store, request.remote, request.layout);
+    const added = await sync.trackRemote(this.ctx.repo, request.remote);
+    return { remote: request.remote, layout: await sync.remoteLayout(this.ctx.repo, request.remote), added };
   }
 
   async fetch(request: RemoteSelection = {}): Promise<FetchSummary> {

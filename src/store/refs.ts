@@ -48,9 +48,63 @@ export function parseRemoteBranchRef(ref: string): { remote: string; branch: str
   return match ? { remote: match[1]!, branch: match[2]! } : undefined;
 }
 
+/**
+ * Where a remote keeps brv's branches and reviews, chosen per remote (`remote.<name>.brvLayout`).
+ * `refs` (the default): under refs/brv/ as here. `branches`, for hosts that accept only branches and
+ * tags: brv branch <b> is the ordinary branch `brv/<b>`, review <id> the branch `brv-review/<id>`
+ * (a namespace of its own, so a brv branch named `review` cannot clash with a review). Only the
+ * remote side differs: the local branches and the remote-tracking refs are the same in every layout.
+ */
+export const REMOTE_LAYOUTS = ['refs', 'branches'] as const;
+export type RemoteLayout = (typeof REMOTE_LAYOUTS)[number];
+export const DEFAULT_REMOTE_LAYOUT: RemoteLayout = 'refs';
+
+/** The prefixes of a remote's brv branches and reviews in a layout. */
+export function remoteSide(layout: RemoteLayout): { branches: string; reviews: string } {
+  return layout === 'branches'
+    ? { branches: 'refs/heads/brv/', reviews: 'refs/heads/brv-review/' }
+    : { branches: BRANCH_PREFIX, reviews: REVIEW_PREFIX };
+}
+
+/**
+ * The local name of a ref as the remote names it in `layout`: brv branch and review refs become
+ * `refs/brv/heads/<b>` and `refs/brv/review/<id>` (a prefix maps to a prefix); anything else is returned as is.
+ */
+export function localNameOf(layout: RemoteLayout, remoteRef: string): string {
+  const side = remoteSide(layout);
+  if (remoteRef.startsWith(side.branches)) return `${BRANCH_PREFIX}${remoteRef.slice(side.branches.length)}`;
+  if (remoteRef.startsWith(side.reviews)) return `${REVIEW_PREFIX}${remoteRef.slice(side.reviews.length)}`;
+  return remoteRef;
+}
+
+/** Where fetch keeps a ref the remote names `remoteRef` in `layout` (a prefix maps to a prefix). */
+export function trackingRefOf(layout: RemoteLayout, remote: string, remoteRef: string): string {
+  const local = localNameOf(layout, remoteRef);
+  return local.startsWith(BRANCH_PREFIX)
+    ? `${remoteBranchPrefix(remote)}${local.slice(BRANCH_PREFIX.length)}`
+    : `${remoteReviewPrefix(remote)}${local.slice(REVIEW_PREFIX.length)}`;
+}
+
+/** The remote's name for a local brv branch or review ref in `layout` (the inverse of localNameOf). */
+export function remoteNameOf(layout: RemoteLayout, localRef: string): string {
+  const side = remoteSide(layout);
+  if (localRef.startsWith(BRANCH_PREFIX)) return `${side.branches}${localRef.slice(BRANCH_PREFIX.length)}`;
+  if (localRef.startsWith(REVIEW_PREFIX)) return `${side.reviews}${localRef.slice(REVIEW_PREFIX.length)}`;
+  return localRef;
+}
+
+/**
+ * Where git's default refspec (`+refs/heads/*:refs/remotes/<remote>/*`, as a plain `git clone` or
+ * `git fetch` has it) puts a remote's brv branches of the branches layout.
+ */
+export function plainBranchesLayoutPrefix(remote: string): string {
+  return `refs/remotes/${remote}/brv/`;
+}
+
 /** Fetch refspecs for one remote: forced only into brv's own remote-tracking namespace. */
-export function fetchRefspecs(remote: string): string[] {
-  return [`+${BRANCH_PREFIX}*:${remoteBranchPrefix(remote)}*`, `+${REVIEW_PREFIX}*:${remoteReviewPrefix(remote)}*`];
+export function fetchRefspecs(remote: string, layout: RemoteLayout = DEFAULT_REMOTE_LAYOUT): string[] {
+  const side = remoteSide(layout);
+  return [`+${side.branches}*:${remoteBranchPrefix(remote)}*`, `+${side.reviews}*:${remoteReviewPrefix(remote)}*`];
 }
 
 /** Read-only knowledge of another repository (`brv source add`). */

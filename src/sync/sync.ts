@@ -8,14 +8,23 @@ import { checkForeignTips, type ContextStore } from '../store/context-store.js';
 import {
   branchRef,
   BRANCH_PREFIX,
+  BRV_REF_PREFIX,
+  DEFAULT_REMOTE_LAYOUT,
   fetchRefspecs,
   INCOMING_PREFIX,
+  localNameOf,
   localStateDir,
+  plainBranchesLayoutPrefix,
   remoteBranchPrefix,
   remoteBranchRef,
+  REMOTE_LAYOUTS,
+  remoteNameOf,
   remoteReviewPrefix,
+  remoteSide,
   remoteTrackingPrefix,
   REVIEW_PREFIX,
+  trackingRefOf,
+  type RemoteLayout,
 } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 import { integrateIncoming, listHolds, type IncomingResult } from './removal.js';
@@ -30,20 +39,31 @@ export interface FetchResult {
    * remote-tracking refs did not move, and nothing local points at them.
    */
   refused: RefusedTip[];
+  /**
+   * Set when this fetch found the remote in the branches layout and chose it for the remote (its
+   * layout was not set; refs/brv/* held no brv branch there, but ordinary branches brv/* a plain git
+   * fetch brought hold brv commits).
+   */
+  layoutFound?: RemoteLayout;
 }
 
 export interface RefusedTip {
-  /** The ref on the remote, e.g. refs/brv/heads/main. */
+  /** The ref on the remote, e.g. refs/brv/heads/main (refs/heads/brv/main in the branches layout). */
   ref: string;
   commit: string;
   kind: ErrorKind;
   message: string;
 }
 
+/** A pushed ref by its brv name; `remoteRef` is the remote's name for it when its layout differs (`branches`). */
+export interface PushedBrvRef extends PushedRef {
+  remoteRef?: string;
+}
+
 export interface PushResult {
   remote: string;
   branch: string;
-  refs: PushedRef[];
+  refs: PushedBrvRef[];
   upstreamSet: boolean;
   /** Set when nothing was pushed because the incoming change is held for review (see removal.ts). */
   skipped?: 'held';
@@ -107,18 +127,27 @@ export async function fetchRemote(
   options: { onTransfer?: (progress: GitTransferProgress) => void } = {},
 ): Promise<FetchResult> {
   const { repo } = store;
+  const chosen = await configuredLayout(repo, remote);
+  const fetched = await fetchLayout(store, remote, chosen ?? DEFAULT_REMOTE_LAYOUT, options);
+  // Not chosen and nothing there: a remote in the branches layout is recognised from what a plain
+  // `git clone`/`git fetch` brought (no extra network round trip unless it is).
+  if (chosen || fetched.branches.length > 0 || !(await looksLikeBranchesLayout(repo, remote))) return fetched;
+  await setRemoteLayout(store, remote, 'branches');
+  return { ...(await fetchLayout(store, remote, 'branches', options)), layoutFound: 'branches' };
+}
+
+async function fetchLayout(
+  store: ContextStore,
+  remote: string,
+  layout: RemoteLayout,
+  options: { onTransfer?: (progress: GitTransferProgress) => void },
+): Promise<FetchResult> {
+  const { repo } = store;
   const seen = await seenReviews(store, remote);
-  const trackingPrefix = remoteTrackingPrefix(remote);
-  const refused = await fetchStaged(
-    repo,
-    remote,
-    [BRANCH_PREFIX, REVIEW_PREFIX],
-    (remoteRef) =>
-      remoteRef.startsWith(BRANCH_PREFIX)
-        ? `${trackingPrefix}heads/${remoteRef.slice(BRANCH_PREFIX.length)}`
-        : `${trackingPrefix}review/${remoteRef.slice(REVIEW_PREFIX.length)}`,
-    { onTransfer: options.onTransfer },
-  );
+  const side = remoteSide(layout);
+  const refused = await fetchStaged(repo, remote, [side.branches, side.reviews], (remoteRef) => trackingRefOf(layout, remote, remoteRef), {
+    onTransfer: options.onTransfer,
+  });
   const reviews = await mirrorReviews(store, remote, seen);
   const prefix = remoteBranchPrefix(remote);
   const branches = (await repo.listRefs(prefix)).map((r) => ({ branch: r.ref.slice(prefix.length), commit: r.oid }));
@@ -331,7 +360,8 @@ export async function integrateRemote(
   agent?: string,
   fetched?: FetchResult,
 ): Promise<IncomingResult | undefined> {
-  const refused = fetched?.refused.find((r) => r.ref === branchRef(branch));
+  const refusedRef = fetched?.refused.length ? remoteNameOf(await remoteLayout(store.repo, remote), branchRef(branch)) : undefined;
+  const refused = fetched?.refused.find((r) => r.ref === refusedRef);
   if (refused) throw new BrvError(refused.kind, refused.message, { remote, branch, commit: refused.commit });
   const theirs = await store.repo.resolve(remoteBranchRef(remote, branch));
   if (!theirs) return undefined;
@@ -364,10 +394,16 @@ export async function pushBranch(
   const holds = new Set((await listHolds(store)).map((h) => h.id));
   const opened = [...local.keys()].filter((id) => !seen.has(id) && !holds.has(id));
   const decided = [...seen].filter((id) => !local.has(id));
-  const refspecs = [`${branchRef(branch)}:${branchRef(branch)}`];
-  for (const id of opened) refspecs.push(`${REVIEW_PREFIX}${id}:${REVIEW_PREFIX}${id}`);
-  for (const id of decided) refspecs.push(`:${REVIEW_PREFIX}${id}`);
-  const refs = await pushRefspecs(repo, remote, refspecs, options.onTransfer);
+  // The remote's names for them in its layout; results name them as brv does (remoteRef: the remote's name).
+  const layout = await remoteLayout(repo, remote);
+  const there = (ref: string) => remoteNameOf(layout, ref);
+  const refspecs = [`${branchRef(branch)}:${there(branchRef(branch))}`];
+  for (const id of opened) refspecs.push(`${REVIEW_PREFIX}${id}:${there(`${REVIEW_PREFIX}${id}`)}`);
+  for (const id of decided) refspecs.push(`:${there(`${REVIEW_PREFIX}${id}`)}`);
+  const pushed = await pushRefspecs(repo, remote, refspecs, options.onTransfer, layout === 'refs' ? refusedAdvice(remote) : undefined);
+  const refs: PushedBrvRef[] = pushed.map((r) =>
+    localNameOf(layout, r.ref) === r.ref ? r : { ...r, ref: localNameOf(layout, r.ref), remoteRef: r.ref },
+  );
   const rejected = refs.find((r) => r.ref === branchRef(branch) && r.status === 'rejected');
   if (!rejected) {
     // Keep our view of the remote current without another fetch.
@@ -446,23 +482,143 @@ export async function syncBranch(
   }
 }
 
-/** Adds brv's fetch refspecs to a remote so a plain `git fetch` also brings knowledge. */
-export async function trackRemote(repo: GitRepository, remote: string): Promise<string[]> {
-  await requireRemote(repo, remote);
-  const existing = await repo.configGetAll(`remote.${remote}.fetch`);
-  const added: string[] = [];
-  for (const refspec of fetchRefspecs(remote)) {
-    if (existing.includes(refspec)) continue;
-    await repo.configSet(`remote.${remote}.fetch`, refspec, { add: true });
-    added.push(refspec);
-  }
-  return added;
+/**
+ * What a push refused by the host's policy should suggest on a remote in the default layout: hosts
+ * that accept only branches and tags refuse every brv ref, and the branches layout is made for them.
+ */
+function refusedAdvice(remote: string): string {
+  return (
+    `If ${remote} accepts only branches and tags (some hosts refuse ${BRV_REF_PREFIX}*), keep knowledge on ordinary branches there: ` +
+    `brv vc remote set-layout ${remote} branches (README: "Hosts that refuse ${BRV_REF_PREFIX}*"). Otherwise ask whoever runs it, or push elsewhere.`
+  );
 }
 
-/** Whether a plain `git fetch <remote>` brings knowledge: the remote's fetch config has brv's refspecs. */
+/** The git config key naming where a remote keeps knowledge; unset means the default layout. */
+function layoutKey(remote: string): string {
+  return `remote.${remote}.brvLayout`;
+}
+
+/** A layout as git config holds it (case and surrounding blanks aside); undefined for anything else. */
+function parseLayout(value: string): RemoteLayout | undefined {
+  return REMOTE_LAYOUTS.find((l) => l === value.trim().toLowerCase());
+}
+
+/**
+ * Where `remote` keeps brv's branches and reviews (`remote.<name>.brvLayout`: refs, the default, or
+ * branches). A value brv does not know is an error, never read as the default: pushing to the wrong
+ * place would split the team's knowledge.
+ */
+export async function remoteLayout(repo: GitRepository, remote: string): Promise<RemoteLayout> {
+  return (await configuredLayout(repo, remote)) ?? DEFAULT_REMOTE_LAYOUT;
+}
+
+/** The layout set for `remote`, undefined when none is (see remoteLayout). */
+async function configuredLayout(repo: GitRepository, remote: string): Promise<RemoteLayout | undefined> {
+  const value = await repo.configGet(layoutKey(remote));
+  if (value === undefined) return undefined;
+  const layout = parseLayout(value);
+  if (layout) return layout;
+  throw new BrvError(
+    'invalid-setting-value',
+    `git config ${layoutKey(remote)} is "${value}", which is not a knowledge layout: refs (the default, under ${BRV_REF_PREFIX}) or branches ` +
+      `(ordinary branches brv/<branch>, for hosts that accept only branches and tags). Set it with brv vc remote set-layout ${remote} <refs|branches>.`,
+  );
+}
+
+/** Every remote whose layout is set (the rest use the default), by remote name; values brv does not know are left out. */
+export async function remoteLayouts(repo: GitRepository): Promise<Map<string, RemoteLayout>> {
+  const layouts = new Map<string, RemoteLayout>();
+  for (const { key, value } of await repo.configList('^remote\\..*\\.brvlayout$')) {
+    const layout = parseLayout(value);
+    if (layout) layouts.set(key.slice('remote.'.length, -'.brvlayout'.length), layout);
+  }
+  return layouts;
+}
+
+export interface LayoutChange {
+  /** The remote. */
+  name: string;
+  layout: RemoteLayout;
+  previous: RemoteLayout | undefined;
+  /** brv's fetch refspecs added to and removed from `remote.<name>.fetch` (only when the remote was tracked). */
+  tracked: { added: string[]; removed: string[] };
+}
+
+/**
+ * Chooses where `remote` keeps knowledge. When it changes, the remote-tracking refs of the old
+ * layout are dropped (they describe refs the remote no longer serves to brv), the record of the
+ * remote's reviews is emptied (so the first push brings the open reviews to the new place and the
+ * first fetch closes none), and a tracked remote's fetch refspecs follow. Nothing on the remote changes.
+ */
+export async function setRemoteLayout(store: ContextStore, remote: string, layout: RemoteLayout): Promise<LayoutChange> {
+  const { repo } = store;
+  await requireRemote(repo, remote);
+  const previous = await remoteLayout(repo, remote).catch(() => undefined);
+  // Written even for the default: a layout someone chose is never replaced by one brv finds (fetchRemote).
+  await repo.configSet(layoutKey(remote), layout);
+  if (previous === layout) return { name: remote, layout, previous, tracked: { added: [], removed: [] } };
+  const existing = await repo.configGetAll(`remote.${remote}.fetch`);
+  const wasTracked = REMOTE_LAYOUTS.some((l) => fetchRefspecs(remote, l).some((refspec) => existing.includes(refspec)));
+  const tracked = wasTracked ? await retrack(repo, remote, layout) : { added: [], removed: [] };
+  await withRefRetries(async () => {
+    const stale = await repo.listRefs(remoteTrackingPrefix(remote));
+    if (stale.length > 0)
+      await repo.updateRefs(
+        stale.map((r) => ({ ref: r.ref, newOid: undefined, oldOid: r.oid })),
+        `brv: ${remote} now keeps knowledge in the ${layout} layout`,
+      );
+  });
+  await writeSeenReviews(store, remote, new Set());
+  return { name: remote, layout, previous, tracked };
+}
+
+/**
+ * Whether a fresh `git clone` shows a remote in the branches layout: git's default refspec brought
+ * branches brv/<branch> into refs/remotes/<remote>/brv/, and one of them at least is a brv commit
+ * this brv reads. No network: asked after a clone whose default-layout fetch found no brv branch.
+ */
+async function looksLikeBranchesLayout(repo: GitRepository, remote: string): Promise<boolean> {
+  const refs = await repo.listRefs(plainBranchesLayoutPrefix(remote));
+  if (refs.length === 0) return false;
+  const problems = await checkForeignTips(
+    repo,
+    refs.map(({ ref, oid }) => ({ label: ref, oid })),
+  );
+  return refs.some(({ oid }) => !problems.has(oid));
+}
+
+/** Adds brv's fetch refspecs (for the remote's layout) to a remote so a plain `git fetch` also brings knowledge. */
+export async function trackRemote(repo: GitRepository, remote: string): Promise<string[]> {
+  await requireRemote(repo, remote);
+  return (await retrack(repo, remote, await remoteLayout(repo, remote))).added;
+}
+
+/**
+ * Puts `layout`'s refspecs on the remote and takes off those of the other layouts: both would map
+ * the remote's refs onto the same remote-tracking refs, and git refuses such a fetch outright.
+ */
+async function retrack(repo: GitRepository, remote: string, layout: RemoteLayout): Promise<{ added: string[]; removed: string[] }> {
+  const key = `remote.${remote}.fetch`;
+  const existing = await repo.configGetAll(key);
+  const wanted = fetchRefspecs(remote, layout);
+  const removed = REMOTE_LAYOUTS.filter((l) => l !== layout)
+    .flatMap((l) => fetchRefspecs(remote, l))
+    .filter((refspec) => existing.includes(refspec) && !wanted.includes(refspec));
+  for (const refspec of removed) await repo.configUnset(key, { valuePattern: `^${refspec.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$` });
+  const added: string[] = [];
+  for (const refspec of wanted) {
+    if (existing.includes(refspec)) continue;
+    await repo.configSet(key, refspec, { add: true });
+    added.push(refspec);
+  }
+  return { added, removed };
+}
+
+/** Whether a plain `git fetch <remote>` brings knowledge: the remote's fetch config has brv's refspecs for its layout. */
 export async function isTracked(repo: GitRepository, remote: string): Promise<boolean> {
   const existing = await repo.configGetAll(`remote.${remote}.fetch`);
-  return fetchRefspecs(remote).every((refspec) => existing.includes(refspec));
+  const layout = await remoteLayout(repo, remote).catch(() => DEFAULT_REMOTE_LAYOUT);
+  return fetchRefspecs(remote, layout).every((refspec) => existing.includes(refspec));
 }
 
 /**

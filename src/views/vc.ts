@@ -4,14 +4,17 @@ import type {
   FetchSummary,
   HeldIncoming,
   PullResult,
+  LayoutChange,
   PushResult,
+  RemoteEntry,
+  RemoteLayout,
   RemovedTopics,
-  Remote,
   SyncProgress,
   SyncSummary,
 } from '../service/sharing.js';
 import { markdownInline } from '../topic/inline.js';
 import { plural, shortOid } from './format.js';
+import { BRV_REF_PREFIX } from '../store/refs.js';
 
 type DiffView = DiffResult;
 type ShowView = ShowResult;
@@ -21,7 +24,7 @@ type FetchView = FetchSummary;
 type PushView = PushResult;
 type SyncView = SyncSummary;
 type CloneView = CloneResult;
-type RemotesView = Remote[];
+type RemotesView = RemoteEntry[];
 
 /** A commit author as markdown: `Name <email>` keeps its address (an email autolink, inert in every renderer), the rest is escaped. */
 function authorText(author: string): string {
@@ -204,22 +207,51 @@ export function heldLines(source: string, held: HeldIncoming, removed: RemovedTo
 
 /** `brv vc remote`: name and URL a line. */
 export function remotesText(remotes: RemotesView): string {
-  return remotes.length ? remotes.map((r) => `${r.name}\t${r.url}`).join('\n') : 'No remotes. Add one with brv vc remote add origin <url>.';
+  return remotes.length
+    ? remotes.map((r) => `${r.name}\t${r.url}${r.layout === 'branches' ? '\t(knowledge on branches brv/*)' : ''}`).join('\n')
+    : 'No remotes. Add one with brv vc remote add origin <url>.';
+}
+
+/** Where a remote in a layout keeps knowledge, in words. */
+function layoutWords(layout: RemoteLayout): string {
+  return layout === 'branches' ? 'on ordinary branches (brv/<branch>, brv-review/<id>)' : `under ${BRV_REF_PREFIX} (the default)`;
+}
+
+/** `brv vc remote set-layout`. */
+export function layoutChangedText(result: LayoutChange): string {
+  if (result.previous === result.layout) return `${result.name} already keeps knowledge ${layoutWords(result.layout)}.`;
+  const lines = [
+    `${result.name} now keeps knowledge ${layoutWords(result.layout)}; local brv branches are unchanged.`,
+    `brv vc push or brv sync puts it there; nothing on ${result.name} was changed or deleted.`,
+  ];
+  if (result.tracked.added.length) lines.push(`A plain git fetch from ${result.name} follows the new layout.`);
+  return lines.join('\n');
 }
 
 /** `brv vc remote add|set-url|remove`. */
 export function remoteChangedText(
   action: 'add' | 'set-url' | 'remove',
-  result: { name: string; url?: string; tracked?: string[] },
+  result: { name: string; url?: string; tracked?: string[]; layout?: RemoteLayout },
 ): string {
   if (action === 'remove') return `Removed remote ${result.name}.`;
-  const changed = `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.`;
+  const changed =
+    `${action === 'add' ? 'Added' : 'Updated'} remote ${result.name} → ${result.url}.` +
+    (result.layout === 'branches' ? ` It keeps knowledge ${layoutWords('branches')}.` : '');
   return action === 'add' ? `${changed}\n${trackedLine(result.name)}` : changed;
 }
 
 /** Said when brv's fetch refspecs are (now) on a remote. */
 function trackedLine(remote: string): string {
   return `A plain git fetch or git pull from ${remote} now brings knowledge too (git push still pushes code only; brv vc push shares knowledge).`;
+}
+
+/** Said when a fetch found the remote in the branches layout and chose it. */
+function layoutFound(remote: string, fetch: { layoutFound?: RemoteLayout }): string[] {
+  return fetch.layoutFound
+    ? [
+        `${remote} keeps knowledge ${layoutWords(fetch.layoutFound)}: brv now uses that layout for it (brv vc remote set-layout ${remote} changes it).`,
+      ]
+    : [];
 }
 
 /** The line fetch, pull and sync add when they set up the remote for a plain git pull. */
@@ -229,7 +261,7 @@ function trackedNow(remote: string, result: { tracked?: string[] }): string[] {
 
 /** `brv vc fetch` (refused tips are notes, for stderr: see `refusedNotes`). */
 export function fetchText(result: FetchView): string {
-  const lines = [`Fetched ${result.branches.length} brv branch(es) from ${result.remote}.`];
+  const lines = [...layoutFound(result.remote, result), `Fetched ${result.branches.length} brv branch(es) from ${result.remote}.`];
   if (result.createdBranches.length) lines.push(`New local brv branches: ${result.createdBranches.join(', ')}`);
   if (result.reviews.opened.length) lines.push(`Reviews opened by teammates: ${result.reviews.opened.join(', ')}`);
   if (result.reviews.closed.length) lines.push(`Reviews decided by teammates: ${result.reviews.closed.join(', ')}`);
@@ -244,7 +276,11 @@ export function refusedNotes(refused: { ref: string; message: string }[]): strin
 
 /** `brv vc pull`: the merge. */
 export function pullText(result: PullResult): string {
-  return [mergeText(`${result.remote}/${result.branch}`, result.merge), ...trackedNow(result.remote, result)].join('\n');
+  return [
+    ...layoutFound(result.remote, result.fetch),
+    mergeText(`${result.remote}/${result.branch}`, result.merge),
+    ...trackedNow(result.remote, result),
+  ].join('\n');
 }
 
 /** `brv vc push`. */
@@ -258,7 +294,7 @@ export function pushText(result: PushView): string {
 
 /** `brv sync`: the merge, then the push. */
 export function syncText(result: SyncView): string {
-  const lines: string[] = [];
+  const lines: string[] = [...layoutFound(result.remote, result.fetch)];
   if (result.merge) lines.push(mergeText(`${result.remote}/${result.branch}`, result.merge));
   const pushed = result.push.refs.find((r) => r.ref.endsWith(`/heads/${result.branch}`));
   if (result.push.skipped === 'held') lines.push(`Nothing pushed to ${result.remote} until the review is decided; then brv sync again.`);
@@ -271,7 +307,8 @@ export function syncText(result: SyncView): string {
 export function cloneText(result: CloneView): string {
   return (
     `Cloned into ${result.directory}; brv branches: ${result.branches.length ? result.branches.join(', ') : 'none yet (run brv init)'}.` +
-    ` A plain git fetch now brings knowledge too.`
+    ` A plain git fetch now brings knowledge too.` +
+    (result.layout === 'branches' ? ` origin keeps knowledge ${layoutWords('branches')}.` : '')
   );
 }
 

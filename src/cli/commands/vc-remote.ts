@@ -9,6 +9,7 @@ import {
   syncTransferText,
   cloneText,
   fetchText,
+  layoutChangedText,
   pullText,
   pushText,
   refusedNotes,
@@ -16,7 +17,7 @@ import {
   remotesText,
   syncText,
 } from '../../views/vc.js';
-import { remoteTrackingPrefix } from '../../store/refs.js';
+import { BRV_REF_PREFIX, REMOTE_LAYOUTS, remoteTrackingPrefix, type RemoteLayout } from '../../store/refs.js';
 import { redactCredentials } from '../../errors.js';
 import type { SyncProgress } from '../../service/sharing.js';
 
@@ -24,27 +25,65 @@ interface RemoteOptions extends GlobalOptions {
   action?: string;
   name?: string;
   url?: string;
+  layout?: RemoteLayout;
 }
+
+const LAYOUT_HELP = `refs (${BRV_REF_PREFIX}*, the default) or branches (ordinary branches brv/<branch> and brv-review/<id>, for hosts that accept only branches and tags; see the README)`;
 
 export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
   command: 'remote [action] [name] [url]',
   describe:
-    "Show or change the repository's git remotes (add | set-url | remove); any URL git accepts. add also makes a plain git fetch/pull from it bring knowledge",
+    "Show or change the repository's git remotes (add | set-url | set-layout | remove); any URL git accepts. add also makes a plain git fetch/pull from it bring knowledge",
   builder: (y) =>
     y
-      .positional('action', { choices: ['add', 'set-url', 'remove'] as const, describe: 'Omit to list the remotes' })
+      .positional('action', {
+        choices: ['add', 'set-url', 'set-layout', 'remove'] as const,
+        describe: 'Omit to list the remotes. set-layout <name> <refs|branches>: where the remote keeps knowledge',
+      })
       .positional('name', { type: 'string', describe: 'Remote name, e.g. origin' })
-      .positional('url', { type: 'string', describe: 'GitHub/GitLab URL, ssh path, file:// URL or a directory' }),
+      .positional('url', {
+        type: 'string',
+        describe: 'GitHub/GitLab URL, ssh path, file:// URL or a directory (set-layout: refs or branches)',
+      })
+      .option('layout', { choices: REMOTE_LAYOUTS, describe: `With add: where the remote keeps knowledge, ${LAYOUT_HELP}` }),
   handler: (argv) => {
     const missing =
-      argv.action && !argv.name ? 'a remote name' : (argv.action === 'add' || argv.action === 'set-url') && !argv.url ? 'a URL' : undefined;
+      argv.action && !argv.name
+        ? 'a remote name'
+        : (argv.action === 'add' || argv.action === 'set-url') && !argv.url
+          ? 'a URL'
+          : argv.action === 'set-layout' && !argv.url
+            ? `a layout (${REMOTE_LAYOUTS.join(' or ')})`
+            : undefined;
     if (missing)
       return printError('vc remote', argv.format, 'usage', `vc remote ${argv.action} needs ${missing} (see --help).`, EXIT_USAGE);
+    if (argv.layout && argv.action !== 'add')
+      return printError(
+        'vc remote',
+        argv.format,
+        'usage',
+        '--layout goes with vc remote add; for an existing remote use vc remote set-layout <name> <refs|branches>.',
+        EXIT_USAGE,
+      );
+    const layout = argv.action === 'set-layout' ? REMOTE_LAYOUTS.find((l) => l === argv.url) : undefined;
+    if (argv.action === 'set-layout' && !layout)
+      return printError(
+        'vc remote',
+        argv.format,
+        'usage',
+        `"${argv.url}" is not a layout: use ${REMOTE_LAYOUTS.join(' or ')} (see --help).`,
+        EXIT_USAGE,
+      );
     return withBrv('vc remote', argv, async (brv) => {
+      if (layout) {
+        const result = await brv.sharing.setRemoteLayout({ name: argv.name!, layout });
+        if (argv.format === 'json') return printJson('vc remote', true, { action: 'set-layout', ...result });
+        return printText(layoutChangedText(result));
+      }
       if (argv.action === 'add' || argv.action === 'set-url') {
         const result =
           argv.action === 'add'
-            ? await brv.sharing.addRemote({ name: argv.name!, url: argv.url! })
+            ? await brv.sharing.addRemote({ name: argv.name!, url: argv.url!, layout: argv.layout })
             : await brv.sharing.setRemoteUrl({ name: argv.name!, url: argv.url! });
         if (argv.format === 'json') return printJson('vc remote', true, { action: argv.action, ...result });
         return printText(remoteChangedText(argv.action, result));
@@ -141,6 +180,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
 interface CloneOptions extends GlobalOptions {
   url: string;
   dir?: string;
+  layout?: RemoteLayout;
 }
 
 export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
@@ -149,7 +189,11 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
   builder: (y) =>
     y
       .positional('url', { type: 'string', demandOption: true, describe: 'Any URL git can clone (ssh, https, file://, a path)' })
-      .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' }),
+      .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' })
+      .option('layout', {
+        choices: REMOTE_LAYOUTS,
+        describe: `Where origin keeps knowledge: ${LAYOUT_HELP}. Default: branches when the remote has brv commits on branches brv/* and no ${BRV_REF_PREFIX}*, else refs`,
+      }),
   handler: stoppingGit((argv) =>
     reportingErrors('vc clone', argv, async () => {
       const dir =
@@ -161,7 +205,9 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
           .pop() ??
         'repository';
       if (argv.format === 'text') note(`Cloning ${redactCredentials(argv.url)} into ${dir}…`);
-      const result = await (await cliService()).clone({ url: argv.url, directory: dir, cwd: path.resolve(argv.C ?? process.cwd()) });
+      const result = await (
+        await cliService()
+      ).clone({ url: argv.url, directory: dir, cwd: path.resolve(argv.C ?? process.cwd()), layout: argv.layout });
       if (argv.format === 'json') return printJson('vc clone', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(cloneText(result));
