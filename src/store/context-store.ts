@@ -230,9 +230,14 @@ export class ContextStore {
     return entries.filter((e) => e.type === 'tree' && !e.name.startsWith('.')).map((e) => e.name);
   }
 
-  /** Every blob of the snapshot's tree with its oid and size (from the object headers: nothing is loaded). */
+  /**
+   * Every blob of the snapshot's tree with its oid and size (from the object headers: nothing is
+   * loaded). In a partial clone, the blobs that are not here are fetched first, in one request (the
+   * caller reads them next; git would fetch each one as its size is asked).
+   */
   async listBlobs(snapshot: Snapshot): Promise<TreeBlob[]> {
     if (!snapshot.commit) return [];
+    await (await import('../git/partial-clone.js')).fetchMissingBlobs(this.repo, [snapshot.commit.tree]);
     return this.repo.listTreeBlobs(snapshot.commit.tree);
   }
 
