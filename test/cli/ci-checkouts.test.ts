@@ -142,6 +142,10 @@ test('partial clone, remote gone: a read that needs missing blobs fails at once 
   t.is(run.exitCode, 1, run.stderr);
   t.is(run.json?.data.error.kind, 'remote-not-found');
   t.regex(run.json?.data.error.message, /partial clone and \d+ knowledge object\(s\) brv needs are not here yet/);
+  // One topic: git's own lazy fetch fails, then brv's batch names the cause.
+  const read = await brvJson(clone, ['read', 'roads/r1'], { timeout: 20_000 });
+  t.is(read.exitCode, 1, read.stderr);
+  t.is(read.json?.data.error.kind, 'remote-not-found');
 });
 
 test('shallow clone (--depth 1): brv vc fetch brings the whole knowledge history; log, diff and query work', async (t) => {
