@@ -5,6 +5,7 @@ import path from 'node:path';
 import { plantBulk } from '../helpers/plant.js';
 import { brv, brvJson, CLI, ENV, git, ROOT, tempDir } from '../helpers/repo.js';
 import { succeeded } from '../helpers/knowledge.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 
 // CI and cloud sandboxes start from a fresh shallow (`--depth 1`, as actions/checkout makes) or
 // partial (`--filter=blob:none`) clone. The remote is served through file:// (so that --depth and
@@ -128,6 +129,18 @@ test('partial clone: vc diff of knowledge that arrived without blobs fetches bot
   t.is(diff.changes.length, 30);
   t.true(diff.changes.every((c: { diff?: string }) => c.diff?.includes('Changed road')));
   t.is((await remote.requests()) - before, 1, 'one request for 60 blobs');
+});
+
+test('partial clone, MCP server: brv-query over knowledge that arrived without blobs asks the remote once', async (t) => {
+  const remote = await knowledgeRemote();
+  const clone = await cloneOf(remote, 'partial', '--filter=blob:none');
+  await git(clone, 'fetch', '-q', 'origin', '+refs/brv/heads/*:refs/brv/remotes/origin/heads/*');
+  await git(clone, 'update-ref', 'refs/brv/heads/main', 'refs/brv/remotes/origin/heads/main');
+  const before = await remote.requests();
+  const client = await connectMcp(t, clone);
+  const found = await client.callTool({ name: 'brv-query', arguments: { query: 'zebras crossing road zero' } });
+  t.regex(textOf(found), /roads\/r0/);
+  t.is((await remote.requests()) - before, 1, '200 topics, one request');
 });
 
 test('partial clone, remote gone: a read that needs missing blobs fails at once with a typed error', async (t) => {
