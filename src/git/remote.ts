@@ -113,7 +113,9 @@ export async function requireRemote(repo: GitRepository, name: string): Promise<
 /**
  * Fetches exactly these refspecs (nothing else: no tags, no default refspecs, and — `--refmap=` —
  * no opportunistic update of the remote-tracking refs the remote's configured refspecs map to) and
- * prunes what they map.
+ * prunes what they map. Whole, whatever filter a partial clone (`git clone --filter=blob:none`)
+ * set on the remote (`--no-filter`): knowledge is small and every read, diff and merge needs its
+ * blobs, which git would otherwise fetch lazily, one process and one request per topic.
  */
 export async function fetchRefspecs(
   repo: GitRepository,
@@ -123,9 +125,41 @@ export async function fetchRefspecs(
 ): Promise<void> {
   const quiet = onTransfer ? '--progress' : '--quiet';
   try {
-    await repo.git(['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--refmap=', quiet, '--', remote, ...refspecs], {
-      onTransfer,
-    });
+    await repo.git(
+      ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-filter', '--refmap=', quiet, '--', remote, ...refspecs],
+      {
+        onTransfer,
+      },
+    );
+  } catch (error) {
+    throw classifyTransportError(error, remote);
+  }
+}
+
+/**
+ * Fetches these objects (oids) from a partial clone's promisor remote in one request, as git itself
+ * does for one missing object (the same command, given all of them at once): a blob asked by name
+ * comes whatever the remote's filter. No ref moves.
+ */
+export async function fetchObjects(repo: GitRepository, remote: string, oids: readonly string[]): Promise<void> {
+  if (oids.length === 0) return;
+  try {
+    await repo.git(
+      [
+        '-c',
+        'fetch.negotiationAlgorithm=noop',
+        'fetch',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--recurse-submodules=no',
+        '--filter=blob:none',
+        '--quiet',
+        '--stdin',
+        '--',
+        remote,
+      ],
+      { input: `${oids.join('\n')}\n` },
+    );
   } catch (error) {
     throw classifyTransportError(error, remote, await remoteUrl(repo, remote));
   }

@@ -303,6 +303,9 @@ export class TreeIndexStore {
         }
       }
     }
+    // A partial clone's blobs come in one fetch here, not one lazy fetch per topic as git reads them.
+    await (await import('../git/partial-clone.js')).fetchMissingBlobs(this.repo, [tree]);
+    mark('index: blobs present');
     const counts: Counts = { parsed: 0, cached: 0, hashed: 0, onProgress };
     let incremental: { manifest: StackManifest; changed: number; inline: boolean; uncached: boolean } | undefined;
     let opened: { stack: SegmentStack; files: string[] } | undefined;
@@ -499,6 +502,7 @@ export class TreeIndexStore {
     const marker = this.uncachedMarker(tree);
     const token = await readLocalFile(marker, 1024).catch(() => undefined);
     if (token === undefined) return 0;
+    await (await import('../git/partial-clone.js')).fetchMissingBlobs(this.repo, [tree]);
     const listed = (await this.repo.listTreeBlobs(tree)).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
     const { blobs } = screenBlobs(listed);
     const counts: Counts = { parsed: 0, cached: 0, hashed: 0 };

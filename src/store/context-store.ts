@@ -1,5 +1,6 @@
 import { BrvError } from '../errors.js';
 import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate, type TreeBlob } from '../git/repository.js';
+import { GitCommandError } from '../git/run.js';
 import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
@@ -173,7 +174,7 @@ export class ContextStore {
     if (!snapshot.commit) return undefined;
     const name = `${snapshot.commit.tree}:${path}`;
     if (options.maxBytes !== undefined) {
-      const size = (await this.repo.blobSizes([name])).get(name);
+      const size = (await this.blobSizesOf(snapshot.commit.tree, path, [name])).get(name);
       if (size === undefined) return undefined;
       if (size > options.maxBytes)
         throw new BrvError(
@@ -182,6 +183,24 @@ export class ContextStore {
         );
     }
     return this.repo.readBlob(name);
+  }
+
+  /**
+   * blobSizes, for a blob of `tree` at `path`. In a partial clone git fetches a missing blob as its
+   * size is asked; when that fails (the remote cannot be reached), the topic's folder is fetched in
+   * one request instead, which fails with the transport's typed error (or succeeds, and the sizes are
+   * asked again) rather than git-failed.
+   */
+  private async blobSizesOf(tree: string, path: string, names: string[]): Promise<Map<string, number>> {
+    try {
+      return await this.repo.blobSizes(names);
+    } catch (error) {
+      if (!(error instanceof GitCommandError) || !/promisor remote/i.test(error.stderr)) throw error;
+      const slash = path.lastIndexOf('/');
+      const folder = slash < 0 ? tree : `${tree}:${path.slice(0, slash)}`;
+      await (await import('../git/partial-clone.js')).fetchMissingBlobs(this.repo, [folder]);
+      return this.repo.blobSizes(names);
+    }
   }
 
   async pathKind(snapshot: Snapshot, path: string): Promise<'file' | 'folder' | 'none'> {
@@ -230,9 +249,14 @@ export class ContextStore {
     return entries.filter((e) => e.type === 'tree' && !e.name.startsWith('.')).map((e) => e.name);
   }
 
-  /** Every blob of the snapshot's tree with its oid and size (from the object headers: nothing is loaded). */
+  /**
+   * Every blob of the snapshot's tree with its oid and size (from the object headers: nothing is
+   * loaded). In a partial clone, the blobs that are not here are fetched first, in one request (the
+   * caller reads them next; git would fetch each one as its size is asked).
+   */
   async listBlobs(snapshot: Snapshot): Promise<TreeBlob[]> {
     if (!snapshot.commit) return [];
+    await (await import('../git/partial-clone.js')).fetchMissingBlobs(this.repo, [snapshot.commit.tree]);
     return this.repo.listTreeBlobs(snapshot.commit.tree);
   }
 

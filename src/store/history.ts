@@ -9,6 +9,12 @@ export interface HistoryEntry {
   subject: string;
   meta: Partial<CommitMeta>;
   changes: Array<{ status: 'added' | 'modified' | 'deleted'; path: string }>;
+  /**
+   * Set on the last commit a shallow clone has (`git fetch --depth` of the knowledge refs): its
+   * parents are not in this clone, so `parents` is empty and `changes` is empty too (git would list
+   * every topic as added, as if the history began there).
+   */
+  shallow?: true;
 }
 
 const STATUS: Record<string, HistoryEntry['changes'][number]['status']> = { A: 'added', M: 'modified', D: 'deleted' };
@@ -30,7 +36,10 @@ export async function readHistory(
       ...(options.firstParent === false ? [] : ['--first-parent']),
       '-m',
       '--name-status',
-      '--format=%x1e%H%x1f%P%x1f%aI%x1f%an <%ae>%x1f%B%x1f',
+      // %D with every ref excluded leaves one decoration, "grafted": a shallow boundary.
+      '--decorate-refs-exclude=refs/*',
+      '--decorate-refs-exclude=HEAD',
+      '--format=%x1e%H%x1f%P%x1f%aI%x1f%an <%ae>%x1f%D%x1f%B%x1f',
       ...(typeof refs === 'string' ? [refs] : refs),
       '--',
       ...(options.path ? [options.path] : []),
@@ -39,10 +48,11 @@ export async function readHistory(
   );
   const entries: HistoryEntry[] = [];
   for (const record of stdout.split('\x1e').slice(1)) {
-    const [commit, parents, time, author, body, files] = record.split('\x1f');
+    const [commit, parents, time, author, decorations, body, files] = record.split('\x1f');
+    const shallow = (decorations ?? '').split(', ').includes('grafted');
     const { subject, meta } = parseCommitMessage(body ?? '');
     const changes: HistoryEntry['changes'] = [];
-    for (const line of (files ?? '').split('\n')) {
+    for (const line of shallow ? [] : (files ?? '').split('\n')) {
       const tab = line.indexOf('\t');
       if (tab < 0) continue;
       const status = STATUS[line.slice(0, tab).charAt(0)];
@@ -56,6 +66,7 @@ export async function readHistory(
       subject,
       meta,
       changes,
+      ...(shallow ? { shallow: true as const } : {}),
     });
   }
   return entries;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrvError, type ErrorKind } from '../errors.js';
+import { fetchMissingBlobs } from '../git/partial-clone.js';
 import type { GitTransferProgress } from '../git/transfer-progress.js';
 import { fetchRefspecs as fetchGitRefspecs, listRemotes, pushRefspecs, requireRemote, type PushedRef } from '../git/remote.js';
 import { RefMovedError, type GitRepository, type RefUpdate } from '../git/repository.js';
@@ -211,6 +212,14 @@ export async function fetchStaged(
         if (!wanted.has(ref) && !refusedLocal.has(ref)) updates.push({ ref, newOid: undefined, oldOid: oid });
       if (updates.length > 0) await repo.updateRefs(updates, `brv fetch ${remote}`);
     });
+    // Knowledge a plain `git fetch` brought into a partial clone came without blobs (git applies the
+    // clone's filter; brv's own fetch asks for everything): the accepted tips' topics come now, in
+    // one request, rather than one lazy fetch per topic when a merge or a read needs them.
+    await fetchMissingBlobs(
+      repo,
+      [...new Set(wanted.values())].map((oid) => `${oid}^{tree}`),
+      { from: remote },
+    );
     return refused;
   } finally {
     // Ours, and those of brv processes that were killed before they could clean up.

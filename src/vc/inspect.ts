@@ -1,3 +1,5 @@
+import { BrvError } from '../errors.js';
+import { fetchMissingBlobs } from '../git/partial-clone.js';
 import { BlobTooLargeError, type CommitInfo, type TreeChange } from '../git/repository.js';
 import type { ContextStore } from '../store/context-store.js';
 import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
@@ -51,6 +53,16 @@ export async function diffCommits(
   options: { patch?: boolean; paths?: readonly string[] } = {},
 ): Promise<DiffResult> {
   const { repo } = store;
+  if (!from && to.parents.length > 0) {
+    // A shallow clone's oldest commit (or a parent lost otherwise): diffing it against nothing would
+    // report every topic as added by it.
+    throw new BrvError(
+      'not-found',
+      `The parent of brv commit ${to.oid.slice(0, 10)} is not in this clone (a shallow clone's history stops there), so what that commit changed cannot be shown. ` +
+        'Compare two commits that are here (brv vc diff <a>..<b>), or fetch the whole history (git fetch --unshallow).',
+      { commit: to.oid, parent: to.parents[0] },
+    );
+  }
   const fromTree = from?.tree ?? (await repo.emptyTree());
   const raw = (await repo.diffTrees(fromTree, to.tree)).filter((change) => {
     const topicPath = topicPathFromBlobPath(change.path);
@@ -62,6 +74,8 @@ export async function diffCommits(
     change.status === 'A' ? undefined : change.oldOid,
     change.status === 'D' ? undefined : change.newOid,
   ];
+  // A partial clone's missing blobs of both sides come in one request, not one lazy fetch per blob.
+  if (options.patch && raw.length > 0) await fetchMissingBlobs(repo, [fromTree, to.tree]);
   const sizes = options.patch ? await repo.blobSizes(raw.flatMap((change) => sides(change).filter((oid) => oid !== undefined))) : undefined;
   const changes: TopicChange[] = [];
   for (const change of raw) {

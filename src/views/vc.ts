@@ -44,6 +44,7 @@ export function logText(branch: string, entries: HistoryEntry[]): string {
     for (const path of entry.meta.conflicts ?? []) lines.push(`    conflict kept for review: ${markdownInline(path)}`);
     for (const change of entry.changes)
       if (!change.path.startsWith('.brv/')) lines.push(`    ${change.status} ${markdownInline(change.path)}`);
+    if (entry.shallow) lines.push('    (shallow clone: the history before this commit is not in this clone)');
   }
   return lines.join('\n');
 }
