@@ -72,7 +72,12 @@ export interface StatusResult {
    * local refs only; absent without a remote. `behind` > 0 means knowledge was fetched that this
    * branch does not have yet (all of it when `initialized` is false).
    */
-  upstream?: UpstreamState;
+  upstream?: StatusUpstream;
+}
+
+/** UpstreamState, and the review holding what was fetched when a hold does (see `brv review pending`). */
+export interface StatusUpstream extends UpstreamState {
+  held?: string;
 }
 
 export interface SettingsRequest {
@@ -218,7 +223,13 @@ export class Setup {
     const files = await store.listFiles(snapshot);
     const { location } = repo;
     const { upstreamState } = await import('../sync/upstream.js');
-    const upstream = await upstreamState(repo, branch);
+    const upstream: StatusUpstream | undefined = await upstreamState(repo, branch);
+    if (upstream && upstream.behind > 0) {
+      // What was fetched may be waiting on a hold (pull and sync apply nothing of it until decided).
+      const { listHolds } = await import('../sync/removal.js');
+      const hold = (await listHolds(store)).find((h) => h.branch === branch && h.source === `${upstream.remote}/${branch}`);
+      if (hold) upstream.held = hold.id;
+    }
     return {
       repository: location.workTree ?? location.gitDir,
       gitDir: location.gitDir,

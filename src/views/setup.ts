@@ -1,4 +1,4 @@
-import type { AdoptResult, InitResult, StatusResult, UpstreamState } from '../service/setup.js';
+import type { AdoptResult, InitResult, StatusResult, StatusUpstream } from '../service/setup.js';
 import { remoteTrackingPrefix } from '../store/refs.js';
 import { shortOid } from './format.js';
 
@@ -48,9 +48,11 @@ export function adoptNotes(adopted: AdoptResult | undefined): string[] {
 }
 
 /** A status line for knowledge fetched from the remote that the branch does not have; undefined when there is none. */
-export function incomingText(upstream: UpstreamState | undefined, branch: string): string | undefined {
+export function incomingText(upstream: StatusUpstream | undefined, branch: string): string | undefined {
   if (!upstream?.tracking || upstream.behind === 0) return undefined;
   const where = `${upstream.remote}/${branch}`;
+  if (upstream.held)
+    return `${upstream.behind} commit(s) fetched from ${where} are held for review ${upstream.held} (they remove many topics): brv review show ${upstream.held}, then brv review approve or reject ${upstream.held}.`;
   if (!upstream.local)
     return `${where} has knowledge (${upstream.behind} commit(s)) this clone has not taken yet: run brv init to start from it.`;
   if (upstream.ahead > 0)

@@ -116,6 +116,8 @@ export function vcStatusText(status: VcStatusView): string {
         : `Nothing fetched from ${status.remote} yet, so brv cannot tell what it has: brv sync fetches, merges and pushes.`,
     );
   else if (status.ahead === 0 && status.behind === 0) lines.push(`Up to date with ${where}.`);
+  else if (status.held.some((h) => h.source === where))
+    lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${where}), held for review (below).`);
   else if (status.ahead === 0)
     lines.push(`${status.behind} commit(s) to pull from ${where}: brv vc pull takes them (brv sync also pushes).`);
   else lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${where}); brv sync does both.`);

@@ -202,3 +202,19 @@ test('README\'s "A teammate\'s first day" runs as written: plain clone, one comm
   t.regex(run.stdout, /JWT signing/);
   t.regex(run.stdout, /Sign JWTs with RS256/);
 });
+
+test('held for review: brv status and vc status name the review, not a pull that would hold it again', async (t) => {
+  const { a, b } = await teamRemote();
+  succeeded(await brvJson(b, ['init']));
+  succeeded(await brvJson(a, ['rm', 'security/jwt']));
+  succeeded(await brvJson(a, ['vc', 'push']));
+  const pull = succeeded(await brvJson(b, ['vc', 'pull']));
+  t.is(pull.merge.status, 'held');
+  const id = pull.merge.held.id;
+  const status = succeeded(await brvJson(b, ['status']));
+  t.like(status.upstream, { behind: 1, held: id });
+  t.regex((await brv(b, ['status'])).stdout, new RegExp(`Remote: .*held for review ${id}.*brv review approve or reject ${id}`));
+  const vc = (await brv(b, ['vc', 'status'])).stdout;
+  t.regex(vc, /held for review \(below\)/);
+  t.notRegex(vc, /brv vc pull takes them/);
+});
