@@ -73,7 +73,10 @@ export async function adoptRemoteBranch(
 ): Promise<AdoptResult | undefined> {
   const { repo } = store;
   if (await repo.resolve(branchRef(branch))) return undefined;
-  const remote = options.remote ?? (await resolveRemote(repo, branch).catch(() => undefined));
+  // A remote named by the user must exist (remote-not-found); otherwise none is no error.
+  const remote = options.remote
+    ? await resolveRemote(repo, branch, options.remote)
+    : await resolveRemote(repo, branch).catch(() => undefined);
   if (!remote) return undefined;
   let fetched = false;
   let tracked: string[] = [];

@@ -7,6 +7,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { brvRefs, put, rule, succeeded, twoClones } from '../helpers/knowledge.js';
 import { brv, brvJson, CLI, ENV, git, refTip, ROOT, tempDir } from '../helpers/repo.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { openBrv } from '../helpers/service.js';
 import { readRepository, statusText } from '../../src/tui/status.js';
 import { request, session, startFor } from '../web/http.js';
@@ -38,6 +39,9 @@ test('before anything is fetched, status, vc status, doctor and query say the re
   const query = await brvJson(b, ['query', 'how are JWTs signed?']);
   t.like(query.json!.data.remoteKnowledge, { remote: 'origin', fetched: false, command: 'brv init' });
   t.regex((await brv(b, ['query', 'JWT'])).stdout, /nothing fetched from origin, which may have some\. Run brv init/);
+  const mcp = await connectMcp(t, b);
+  const answer = textOf(await mcp.callTool({ name: 'brv-query', arguments: { query: 'how are JWTs signed?' } }));
+  t.regex(answer, /nothing fetched from origin, which may have some\. Run brv init/);
   // Read-only: nothing was fetched, no ref was written.
   t.deepEqual(await brvRefs(b), []);
 });
