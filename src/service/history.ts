@@ -68,6 +68,8 @@ export interface BranchUpstream {
   tracking: string;
   ahead: number;
   behind: number;
+  /** The review holding what was fetched (it removes many topics), when one does. */
+  held?: string;
 }
 
 export type ShowResult = { kind: 'commit'; commit: CommitShown } | { kind: 'topic'; topic: ReadResult };
@@ -225,6 +227,15 @@ export class History {
       const up = await upstreamState(repo, this.ctx.branch);
       if (up?.tracking && !up.local)
         found.push({ branch: this.ctx.branch, remote: up.remote, tracking: up.tracking, ahead: 0, behind: up.behind });
+    }
+    // What was fetched may wait on a hold: then a review decides, not a pull.
+    if (found.some((u) => u.behind > 0)) {
+      const { listHolds } = await import('../sync/removal.js');
+      const holds = await listHolds(store);
+      for (const u of found) {
+        const hold = holds.find((h) => h.branch === u.branch && h.source === `${u.remote}/${u.branch}`);
+        if (hold) u.held = hold.id;
+      }
     }
     return found;
   }

@@ -10,7 +10,7 @@ export interface StatusFacts {
   topics: number;
   pendingReviews: number;
   /** Against the branch's remote copy; absent when it has none. */
-  upstream?: { remote: string; ahead: number; behind: number };
+  upstream?: { remote: string; ahead: number; behind: number; held?: string };
 }
 
 /** What Tab completes, by argument kind (read with the status: one listing serves both). */
@@ -50,7 +50,7 @@ export async function readRepository(brv: Brv): Promise<{ facts: StatusFacts; va
       branch,
       topics: listed.topics.length,
       pendingReviews: reviews.tasks.length,
-      ...(up ? { upstream: { remote: up.remote, ahead: up.ahead, behind: up.behind } } : {}),
+      ...(up ? { upstream: { remote: up.remote, ahead: up.ahead, behind: up.behind, ...(up.held ? { held: up.held } : {}) } } : {}),
     },
     values: {
       topic: listed.topics.map(String),
@@ -98,7 +98,9 @@ export function statusText(facts: StatusFacts | undefined): string {
   // Fetched knowledge the branch lacks (diverged, held, or no local branch yet): say what takes it.
   if (facts.upstream)
     parts.push(
-      `${facts.upstream.remote} ↑${facts.upstream.ahead} ↓${facts.upstream.behind}${facts.upstream.behind > 0 ? ' (/sync takes it)' : ''}`,
+      `${facts.upstream.remote} ↑${facts.upstream.ahead} ↓${facts.upstream.behind}${
+        facts.upstream.behind === 0 ? '' : facts.upstream.held ? ` (held: /review ${facts.upstream.held})` : ' (/sync takes it)'
+      }`,
     );
   return parts.join(' · ');
 }

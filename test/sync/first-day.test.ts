@@ -221,4 +221,10 @@ test('held for review: brv status and vc status name the review, not a pull that
   const vc = (await brv(b, ['vc', 'status'])).stdout;
   t.regex(vc, /held for review \(below\)/);
   t.notRegex(vc, /brv vc pull takes them/);
+  const opened = await openBrv(b);
+  try {
+    t.regex(statusText((await readRepository(opened)).facts), new RegExp(`origin ↑\\d+ ↓1 \\(held: /review ${id}\\)`));
+  } finally {
+    opened.close();
+  }
 });
