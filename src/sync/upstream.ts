@@ -1,7 +1,7 @@
 import { BrvError, type ErrorKind } from '../errors.js';
 import type { GitTransferProgress } from '../git/transfer-progress.js';
 import type { GitRepository } from '../git/repository.js';
-import type { ContextStore } from '../store/context-store.js';
+import { checkForeignTips, type ContextStore } from '../store/context-store.js';
 import { branchRef, remoteBranchPrefix, remoteBranchRef } from '../store/layout.js';
 import { createMissingBranches, fetchRemote, resolveRemote, trackRemote } from './sync.js';
 
@@ -57,6 +57,8 @@ export interface AdoptResult {
   tracked?: string[];
   /** The fetch failed (an unreachable remote, refused credentials …): nothing was adopted, nothing lost. */
   failed?: { kind: ErrorKind; message: string };
+  /** The remote's brv branch is not knowledge this brv reads (not a brv commit, an unknown data format): not adopted. */
+  refused?: { kind: ErrorKind; message: string };
 }
 
 /**
@@ -80,10 +82,14 @@ export async function adoptRemoteBranch(
   if (!remote) return undefined;
   let fetched = false;
   let tracked: string[] = [];
+  let refusedTip: { kind: ErrorKind; message: string } | undefined;
   if (!(await repo.resolve(`${remoteBranchRef(remote, branch)}^{commit}`))) {
     options.onFetch?.(remote);
     try {
-      await fetchRemote(store, remote, { onTransfer: options.onTransfer });
+      const result = await fetchRemote(store, remote, { onTransfer: options.onTransfer });
+      // A refused tip moved no tracking ref: nothing to adopt, and the note says why.
+      const tip = result.refused.find((r) => r.ref === branchRef(branch));
+      if (tip) refusedTip = { kind: tip.kind, message: tip.message };
     } catch (error) {
       if (!(error instanceof BrvError) || error.kind === 'internal-error') throw error;
       return { remote, branch, fetched: false, createdBranches: [], failed: { kind: error.kind, message: error.message } };
@@ -94,5 +100,19 @@ export async function adoptRemoteBranch(
   // Every remote branch without a local copy, as `brv vc fetch` does; a tip brv cannot read gets none.
   const createdBranches = await createMissingBranches(repo, remote);
   const commit = createdBranches.includes(branch) ? await repo.resolve(branchRef(branch)) : undefined;
-  return { remote, branch, fetched, ...(commit ? { commit } : {}), createdBranches, ...(tracked.length > 0 ? { tracked } : {}) };
+  let refused: AdoptResult['refused'] = commit ? undefined : refusedTip;
+  const theirs = commit ? undefined : await repo.resolve(remoteBranchRef(remote, branch));
+  if (theirs) {
+    const problem = (await checkForeignTips(repo, [{ label: `${remoteBranchRef(remote, branch)}`, oid: theirs }])).get(theirs);
+    if (problem) refused = { kind: problem.kind, message: problem.message };
+  }
+  return {
+    remote,
+    branch,
+    fetched,
+    ...(commit ? { commit } : {}),
+    createdBranches,
+    ...(tracked.length > 0 ? { tracked } : {}),
+    ...(refused ? { refused } : {}),
+  };
 }

@@ -39,6 +39,10 @@ export function adoptNotes(adopted: AdoptResult | undefined): string[] {
       `note: could not fetch knowledge from ${adopted.remote} (${adopted.failed.kind}): ${adopted.failed.message} ` +
         `brv sync merges ${adopted.remote}'s knowledge into this branch once it can be reached.`,
     );
+  else if (adopted.refused)
+    lines.push(
+      `note: ${adopted.remote}'s brv branch ${branch} is not knowledge this brv reads (${adopted.refused.kind}): ${adopted.refused.message} It was not adopted.`,
+    );
   else if (!adopted.commit) lines.push(`note: ${adopted.remote} has no brv branch ${branch} yet: this clone starts it.`);
   const others = adopted.createdBranches.filter((b) => b !== branch);
   if (others.length > 0) lines.push(`note: brv branches also taken from ${adopted.remote}: ${others.join(', ')}.`);

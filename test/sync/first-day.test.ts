@@ -228,3 +228,13 @@ test('held for review: brv status and vc status name the review, not a pull that
     opened.close();
   }
 });
+
+test('a remote brv branch that is not brv knowledge is not adopted: init says so and starts its own branch', async (t) => {
+  const { b } = await teamRemote();
+  // A plain fetch wrote a tracking ref to a code commit (a hostile or broken push).
+  await git(b, 'update-ref', 'refs/brv/remotes/origin/heads/main', 'HEAD');
+  const init = await brvJson(b, ['init']);
+  const data = succeeded(init);
+  t.like(data, { created: true, adopted: { fetched: false, refused: { kind: 'not-a-brv-commit' } } });
+  t.regex((await brv(b, ['init'])).stdout, /already initialized/);
+});
