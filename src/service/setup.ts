@@ -377,5 +377,9 @@ function adoptedNotes(adopted: AdoptResult): string[] {
     return [
       `Could not fetch knowledge from ${adopted.remote} (${adopted.failed.kind}): ${adopted.failed.message} Run brv init once it can be reached.`,
     ];
+  if (adopted.refused)
+    return [
+      `${adopted.remote}'s brv branch ${branch} is not knowledge this brv reads (${adopted.refused.kind}): ${adopted.refused.message} It was not adopted.`,
+    ];
   return [];
 }
