@@ -26,8 +26,11 @@ export interface DoctorSubject {
   vcStatus(): Promise<{
     remote: string | undefined;
     tracking: string | undefined;
+    tip?: string | undefined;
     ahead: number;
     behind: number;
+    /** Whether brv has fetched any brv branch from the remote (false in a plain clone). */
+    fetched?: boolean | undefined;
     /** Incoming knowledge held for review because it removes many topics. */
     held?: ReadonlyArray<{ id: string; source: string; subject: string }>;
   }>;
@@ -103,8 +106,18 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
       const status = await brv.status();
       if (!status.initialized) {
         // In a plain git clone, knowledge may be on the remote: init would start an unrelated history.
-        const { remote } = await brv.vcStatus();
-        const fix = remote ? `brv vc fetch ${remote} if ${remote} has knowledge, else brv init` : 'brv init';
+        const { remote, tracking, behind, fetched } = await brv.vcStatus();
+        if (remote && tracking && behind > 0)
+          return fail(
+            'context tree',
+            `brv branch ${brv.branch} does not exist yet; ${remote}/${brv.branch} has ${behind} commit(s) of knowledge fetched and not taken.`,
+            `brv init (starts ${brv.branch} at ${remote}/${brv.branch}, no fetch needed)`,
+          );
+        const fix = !remote
+          ? 'brv init'
+          : fetched
+            ? `brv init (${remote} had no brv branch ${brv.branch} when last fetched)`
+            : `brv init (fetches ${remote}'s knowledge and starts from it; it creates a new branch only if ${remote} has none)`;
         return fail('context tree', `brv branch ${brv.branch} does not exist yet.`, fix);
       }
       return ok(
@@ -216,14 +229,18 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
     ...(await guarded('sync', async () => {
       const status = await brv.vcStatus();
       if (!status.remote) {
-        return warn('sync', 'No git remote: knowledge stays in this clone.', 'brv vc remote add origin <url> && brv vc push -u');
+        return warn('sync', 'No git remote: knowledge stays in this clone.', 'brv vc remote add origin <url> && brv sync');
       }
       // brv's fetch refspecs for the remote's layout (refs/brv/* or, on a host that refuses them, branches brv/*).
       const { isTracked } = await import('../sync/sync.js');
       const tracked = await isTracked(repo, status.remote);
       const lines = [];
       lines.push(
-        status.tracking ? `${status.ahead} to push, ${status.behind} to pull (${status.remote})` : `not yet pushed to ${status.remote}`,
+        status.tracking
+          ? `${status.ahead} to push, ${status.behind} to pull (${status.remote})`
+          : status.fetched === false
+            ? `nothing fetched from ${status.remote} yet (it may have knowledge)`
+            : `not yet pushed to ${status.remote}`,
       );
       if (!tracked) lines.push(`plain git fetch does not bring knowledge`);
       const held = status.held ?? [];
@@ -236,6 +253,9 @@ export async function diagnose(brv: DoctorSubject): Promise<DoctorReport> {
           ),
         );
       }
+      // No local branch yet: the context tree check names brv init; pulling alone: brv vc pull.
+      if (!status.tip && (status.behind > 0 || !status.fetched)) return warn('sync', lines.join('; '), 'brv init');
+      if (status.tracking && status.ahead === 0 && status.behind > 0) return warn('sync', lines.join('; '), 'brv vc pull (or brv sync)');
       if (status.ahead > 0 || status.behind > 0 || !status.tracking) return warn('sync', lines.join('; '), 'brv sync');
       if (!tracked) return warn('sync', lines.join('; '), `brv init --track ${status.remote}`);
       return ok('sync', lines.join('; '));

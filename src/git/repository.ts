@@ -405,6 +405,12 @@ export class GitRepository {
     return { ahead: ahead ?? 0, behind: behind ?? 0 };
   }
 
+  /** How many commits `revision` reaches. */
+  async countCommits(revision: string): Promise<number> {
+    const { stdout } = await this.git(['rev-list', '--count', revision, '--']);
+    return Number(stdout.trim()) || 0;
+  }
+
   /** Resolves a revision to an object id, or undefined when it names nothing. */
   async resolve(revision: string): Promise<string | undefined> {
     // Through the long-lived reader: sync and review resolve many refs, a process each would add up.

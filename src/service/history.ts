@@ -68,6 +68,8 @@ export interface BranchUpstream {
   tracking: string;
   ahead: number;
   behind: number;
+  /** The review holding what was fetched (it removes many topics), when one does. */
+  held?: string;
 }
 
 export type ShowResult = { kind: 'commit'; commit: CommitShown } | { kind: 'topic'; topic: ReadResult };
@@ -82,9 +84,15 @@ export interface VcStatusResult {
   /**
    * Commits on this branch that are not on its remote-tracking ref, and the reverse; both 0 when
    * there is no remote-tracking ref (see `tracking`: "not pushed yet", not a count of the history).
+   * Without a local branch, `behind` counts every commit of the remote-tracking ref.
    */
   ahead: number;
   behind: number;
+  /**
+   * Whether brv has fetched any brv branch from the remote (false in a plain `git clone`: the remote
+   * may have knowledge brv has not seen); undefined without a remote.
+   */
+  fetched: boolean | undefined;
   /** Whether a plain `git fetch`/`git pull` from the remote brings knowledge; undefined without a remote. */
   plainFetch: boolean | undefined;
   openReviews: number;
@@ -213,19 +221,37 @@ export class History {
       const { ahead, behind } = await repo.aheadBehind(commit, trackingTip);
       found.push({ branch, remote, tracking, ahead, behind });
     }
+    // The current branch before it exists here (a plain clone that fetched): all of the remote's is to pull.
+    if (!found.some((u) => u.branch === this.ctx.branch)) {
+      const { upstreamState } = await import('../sync/upstream.js');
+      const up = await upstreamState(repo, this.ctx.branch);
+      if (up?.tracking && !up.local)
+        found.push({ branch: this.ctx.branch, remote: up.remote, tracking: up.tracking, ahead: 0, behind: up.behind });
+    }
+    // What was fetched may wait on a hold: then a review decides, not a pull.
+    if (found.some((u) => u.behind > 0)) {
+      const { listHolds } = await import('../sync/removal.js');
+      const holds = await listHolds(store);
+      for (const u of found) {
+        const hold = holds.find((h) => h.branch === u.branch && h.source === `${u.remote}/${u.branch}`);
+        if (hold) u.held = hold.id;
+      }
+    }
     return found;
   }
 
   /** The branch, its tip, how far it is ahead of and behind its remote, and open reviews. */
   async status(): Promise<VcStatusResult> {
-    const [{ listReviews }, { resolveRemote, isTracked }] = await Promise.all([import('../review/review.js'), import('../sync/sync.js')]);
+    const [{ listReviews }, { isTracked }, { upstreamState }] = await Promise.all([
+      import('../review/review.js'),
+      import('../sync/sync.js'),
+      import('../sync/upstream.js'),
+    ]);
     const { store, repo, branch } = this.ctx;
     const snapshot = await store.snapshot(branch);
-    const remote = await resolveRemote(repo, branch).catch(() => undefined);
-    const tracking = remote ? remoteBranchRef(remote, branch) : undefined;
-    // A plain `git fetch` can point the tracking ref at anything (even a blob): only a commit counts.
-    const trackingTip = tracking ? await repo.resolve(`${tracking}^{commit}`) : undefined;
-    const counts = snapshot.commit && trackingTip ? await repo.aheadBehind(snapshot.commit.oid, trackingTip) : undefined;
+    // From the refs alone: with no local branch yet, every commit of the tracking ref is to pull.
+    const upstream = await upstreamState(repo, branch);
+    const remote = upstream?.remote;
     const reviews = await listReviews(store, branch);
     const { listHolds } = await import('../sync/removal.js');
     const held = (await listHolds(store)).map((h) => ({ id: h.id, source: h.source, subject: h.subject }));
@@ -234,9 +260,10 @@ export class History {
       ref: snapshot.ref,
       tip: snapshot.commit?.oid,
       remote,
-      tracking: trackingTip ? tracking : undefined,
-      ahead: counts?.ahead ?? 0,
-      behind: counts?.behind ?? 0,
+      tracking: upstream?.tracking,
+      ahead: upstream?.ahead ?? 0,
+      behind: upstream?.behind ?? 0,
+      fetched: upstream?.fetched,
       plainFetch: remote ? await isTracked(repo, remote) : undefined,
       openReviews: reviews.tasks.length,
       pendingChanges: reviews.pendingCount,

@@ -38,7 +38,19 @@ export interface QueryRequest extends Omit<QueryOptions, 'hybrid'> {
 export type QueryResult = (LocalQueryResult | FederatedQueryResult) & {
   /** A hybrid query's embedding model usage (tokens, requests, cost): only when the model was called. */
   usage?: LlmUsage;
+  /** Only when nothing matched because this clone has no brv branch yet, and its remote has or may have knowledge. */
+  remoteKnowledge?: RemoteKnowledgeHint;
 };
+
+/** Knowledge this clone does not have yet (a plain `git clone`), from local refs only: no network call. */
+export interface RemoteKnowledgeHint {
+  remote: string;
+  /** True: fetched into the remote-tracking ref (`behind` commits) and not taken; false: nothing fetched yet, the remote may have some. */
+  fetched: boolean;
+  behind: number;
+  /** What brings it into use. */
+  command: string;
+}
 
 export type SearchRequest = QueryRequest;
 
@@ -160,12 +172,27 @@ export class Retrieval {
   constructor(private readonly ctx: RepositoryContext) {}
 
   /** Ranked topics for a question, rendered for agents (ByteRover's `query` JSON shape). */
-  query(request: QueryRequest): Promise<QueryResult> {
-    return this.ranked(
+  async query(request: QueryRequest): Promise<QueryResult> {
+    const result: QueryResult = await this.ranked(
       request,
       (topics, indexes, snapshot, options) => topics.queryTopics(indexes, snapshot, request.question, options),
       federateQuery,
     );
+    if (result.matchedDocs.length > 0 || request.at) return result;
+    const remoteKnowledge = await this.remoteKnowledge();
+    return remoteKnowledge ? { ...result, remoteKnowledge } : result;
+  }
+
+  /** See QueryResult.remoteKnowledge: read only when nothing matched, so an answering query pays nothing. */
+  private async remoteKnowledge(): Promise<RemoteKnowledgeHint | undefined> {
+    const [{ upstreamState }, { branchRef }] = await Promise.all([import('../sync/upstream.js'), import('../store/layout.js')]);
+    const { repo, branch } = this.ctx;
+    if (await repo.resolve(branchRef(branch))) return undefined;
+    const up = await upstreamState(repo, branch);
+    if (!up) return undefined;
+    if (up.tracking && up.behind > 0) return { remote: up.remote, fetched: true, behind: up.behind, command: 'brv init' };
+    if (!up.fetched) return { remote: up.remote, fetched: false, behind: 0, command: 'brv init' };
+    return undefined;
   }
 
   /** Paths, titles, scores and excerpts for a question (knowledge sources included, as for query). */

@@ -4,7 +4,8 @@ import type { ConnectorType } from '../connectors/agents.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import { BrvError, isBrvError } from '../errors.js';
 import { GitProcesses } from '../git/processes.js';
-import type { RefusedTip } from '../sync/sync.js';
+import type { RefusedTip, SyncProgress } from '../sync/sync.js';
+import type { AdoptResult } from '../sync/upstream.js';
 import type { RemoteLayout } from '../store/refs.js';
 import { Brv, type OpenOptions } from './brv.js';
 import { CONTEXT } from './context.js';
@@ -63,6 +64,16 @@ export interface ConnectorRequest extends ConnectorScopeRequest {
   agent: string;
   /** Default: the agent's default type (install), every type (uninstall). */
   type?: ConnectorType;
+}
+
+export interface InstallConnectorRequest extends ConnectorRequest {
+  /** The fetch step and git's transfer progress, when the remote's brv branch is fetched to adopt it. */
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+/** What install did, and (project installs in a clone without a brv branch) the remote's branch adopted. */
+export interface InstallConnectorResult extends InstallResult {
+  adopted?: AdoptResult;
 }
 
 export interface ConnectorStatusRequest extends ConnectorScopeRequest {
@@ -180,9 +191,18 @@ export class BrvService {
   }
 
   /** Connects an agent: its rules file, MCP server entry, skill or prompt hook. */
-  async installConnector(request: ConnectorRequest): Promise<InstallResult> {
+  /**
+   * Installs an agent's connector. In a project whose clone has no brv branch yet, the remote's is
+   * adopted too (fetched unless a fetch already brought it; see Setup.adopt), so the agent's first
+   * brv-query answers from the team's knowledge.
+   */
+  async installConnector(request: InstallConnectorRequest): Promise<InstallConnectorResult> {
     const { installConnector } = await import('../connectors/connectors.js');
-    return this.inScope(request, (scope) => installConnector(scope, request.agent, request.type));
+    return this.inScope(request, async (scope, brv) => {
+      const result = await installConnector(scope, request.agent, request.type);
+      const adopted = brv && !brv.repository.bare ? await brv.setup.adopt({ onProgress: request.onProgress }) : undefined;
+      return adopted ? { ...result, adopted } : result;
+    });
   }
 
   /** Removes exactly what install added for an agent (every type, or one). */
@@ -242,12 +262,12 @@ export class BrvService {
     return openUrl(this.processes, request.url, this.host.platform);
   }
 
-  private async inScope<T>(request: ConnectorScopeRequest, run: (scope: ConnectorScope) => Promise<T>): Promise<T> {
+  private async inScope<T>(request: ConnectorScopeRequest, run: (scope: ConnectorScope, brv?: Brv) => Promise<T>): Promise<T> {
     const { globalScope, projectScope } = await import('../connectors/connectors.js');
     if (request.global) return run(globalScope(this.host.home, this.host.platform));
     const brv = await this.open(request.cwd);
     try {
-      return await run(projectScope(brv.repository, this.host.platform));
+      return await run(projectScope(brv.repository, this.host.platform), brv);
     } finally {
       brv.close();
     }

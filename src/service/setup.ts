@@ -1,5 +1,7 @@
 import { BrvError } from '../errors.js';
 import type { DoctorReport } from '../doctor/doctor.js';
+import type { SyncProgress } from '../sync/sync.js';
+import type { AdoptResult, UpstreamState } from '../sync/upstream.js';
 import type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
 import type { InstallChange, UninstallChange } from '../hooks/install.js';
 import type { PreCommitDecision } from '../hooks/pre-commit.js';
@@ -17,18 +19,34 @@ export type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.j
 export type { UninstallChange } from '../hooks/install.js';
 
 export type { PreCommitDecision } from '../hooks/pre-commit.js';
+export type { AdoptResult, UpstreamState } from '../sync/upstream.js';
 export type { SettingState, SettingScope } from '../settings/settings.js';
 
 export interface HooksInstallReport extends HooksReport<InstallChange> {
   /** The remote whose fetch refspecs now bring knowledge on a plain `git pull`, and the refspecs added (none: they were there). */
   tracking?: { remote: string; added: string[] };
+  /** Set when the clone had no brv branch yet and the remote's was looked for (see InitResult.adopted). */
+  adopted?: AdoptResult;
+}
+
+export interface InitRequest {
+  /** The remote to adopt knowledge from and track (`brv init --track <remote>`); default: the upstream, origin or the only remote. */
+  remote?: string;
+  /** The fetch step and git's transfer progress, when brv fetches the remote's brv branch. */
+  onProgress?: (progress: SyncProgress) => void;
 }
 
 export interface InitResult {
+  /** A new root commit was made (the remote had no knowledge, or there is no remote). */
   created: boolean;
   branch: string;
   ref: string;
   commit: string;
+  /**
+   * Set when the branch did not exist and the remote's brv branch was looked for: `commit` in it when
+   * the branch now starts at the remote's tip (never a second root), `failed` when the fetch failed.
+   */
+  adopted?: AdoptResult;
 }
 
 export interface StatusResult {
@@ -49,6 +67,17 @@ export interface StatusResult {
    * start an unrelated history).
    */
   fetchFrom?: string;
+  /**
+   * The branch against its remote (upstream, origin or the only remote) as of the last fetch, from
+   * local refs only; absent without a remote. `behind` > 0 means knowledge was fetched that this
+   * branch does not have yet (all of it when `initialized` is false).
+   */
+  upstream?: StatusUpstream;
+}
+
+/** UpstreamState, and the review holding what was fetched when a hold does (see `brv review pending`). */
+export interface StatusUpstream extends UpstreamState {
+  held?: string;
 }
 
 export interface SettingsRequest {
@@ -146,9 +175,15 @@ export class Setup {
     private readonly diagnose: () => Promise<DoctorReport>,
   ) {}
 
-  async init(): Promise<InitResult> {
+  /**
+   * Creates the brv branch. In a clone whose remote has knowledge (a plain `git clone`), the branch
+   * starts at the remote's tip instead (see adopt): never a second, unrelated root.
+   */
+  async init(request: InitRequest = {}): Promise<InitResult> {
     const { repo, store, branch } = this.ctx;
     await repo.requireModernGit();
+    const adopted = await this.adopt(request);
+    if (adopted?.commit) return { created: false, branch, ref: branchRef(branch), commit: adopted.commit, adopted };
     const outcome = await store.commit<boolean>(branch, async (snapshot) =>
       snapshot.commit
         ? { stop: false }
@@ -157,7 +192,28 @@ export class Setup {
     const snapshot = outcome.commit ? undefined : await store.snapshot(branch);
     const commit = outcome.commit ?? snapshot?.commit?.oid;
     if (!commit) throw new BrvError('init-failed', 'Could not create the brv branch.');
-    return { created: outcome.result, branch, ref: branchRef(branch), commit };
+    return { created: outcome.result, branch, ref: branchRef(branch), commit, ...(adopted ? { adopted } : {}) };
+  }
+
+  /**
+   * When this clone has no brv branch yet: starts it at the remote's brv branch (the remote-tracking
+   * ref when a fetch brought it, else after fetching the remote). Undefined when the branch exists
+   * or there is no remote; a fetch that fails is reported in the result, not thrown.
+   */
+  async adopt(request: InitRequest = {}): Promise<AdoptResult | undefined> {
+    const { adoptRemoteBranch } = await import('../sync/upstream.js');
+    const { store, branch } = this.ctx;
+    const report = (transfer?: SyncProgress['transfer']) => (remote: string) =>
+      request.onProgress?.({ step: 'fetch', remote, branch, attempt: 1, ...(transfer ? { transfer } : {}) });
+    let fetching = '';
+    return adoptRemoteBranch(store, branch, {
+      remote: request.remote,
+      onFetch: (remote) => {
+        fetching = remote;
+        report()(remote);
+      },
+      onTransfer: request.onProgress && ((transfer) => report(transfer)(fetching)),
+    });
   }
 
   async status(): Promise<StatusResult> {
@@ -166,6 +222,14 @@ export class Setup {
     const snapshot = await store.snapshot(branch);
     const files = await store.listFiles(snapshot);
     const { location } = repo;
+    const { upstreamState } = await import('../sync/upstream.js');
+    const upstream: StatusUpstream | undefined = await upstreamState(repo, branch);
+    if (upstream && upstream.behind > 0) {
+      // What was fetched may be waiting on a hold (pull and sync apply nothing of it until decided).
+      const { listHolds } = await import('../sync/removal.js');
+      const hold = (await listHolds(store)).find((h) => h.branch === branch && h.source === `${upstream.remote}/${branch}`);
+      if (hold) upstream.held = hold.id;
+    }
     return {
       repository: location.workTree ?? location.gitDir,
       gitDir: location.gitDir,
@@ -178,16 +242,10 @@ export class Setup {
       openSessions: await sessions.prune(),
       format: FORMAT_VERSION,
       gitVersion,
-      ...(snapshot.commit ? {} : await this.unfetchedRemote()),
+      // Read-only: it only names the remote that may have knowledge, it fetches nothing.
+      ...(!snapshot.commit && upstream && !upstream.fetched ? { fetchFrom: upstream.remote } : {}),
+      ...(upstream ? { upstream } : {}),
     };
-  }
-
-  /** See StatusResult.fetchFrom: read-only, so it only names the remote, it fetches nothing. */
-  private async unfetchedRemote(): Promise<{ fetchFrom?: string }> {
-    const [{ resolveRemote }, { remoteBranchPrefix }] = await Promise.all([import('../sync/sync.js'), import('../store/layout.js')]);
-    const remote = await resolveRemote(this.ctx.repo, this.ctx.branch).catch(() => undefined);
-    if (!remote || (await this.ctx.repo.listRefs(remoteBranchPrefix(remote))).length > 0) return {};
-    return { fetchFrom: remote };
   }
 
   /** Every problem brv can see in this repository, each with its fix. */
@@ -217,7 +275,7 @@ export class Setup {
    * the remote they integrate from (the branch's upstream, origin, or the only remote) gets brv's
    * fetch refspecs (as `brv init --track`); when there is no such remote, a note says what to run.
    */
-  async installHooks(request: HooksRequest = {}): Promise<HooksInstallReport> {
+  async installHooks(request: HooksRequest & Pick<InitRequest, 'onProgress'> = {}): Promise<HooksInstallReport> {
     const [{ installRepositoryHooks }, sync] = await Promise.all([import('../hooks/repository-hooks.js'), import('../sync/sync.js')]);
     const report: HooksInstallReport = await installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
     if (!report.hooks.some((h) => h.name !== 'pre-commit' && h.action !== 'skipped')) return report;
@@ -240,6 +298,12 @@ export class Setup {
       report.notes.push(
         `A plain git fetch or git pull from ${remote} now brings knowledge too (brv's fetch refspecs added to remote.${remote}.fetch).`,
       );
+    // A plain clone: the hooks merge into a brv branch that starts at the remote's, not a root of its own.
+    const adopted = await this.adopt({ remote, onProgress: request.onProgress });
+    if (adopted) {
+      report.adopted = adopted;
+      report.notes.push(...adoptedNotes(adopted));
+    }
     return report;
   }
 
@@ -300,4 +364,22 @@ export class Setup {
     if (request.value !== undefined) await this.ctx.repo.configSet(request.key, request.value);
     return { key: request.key, value: request.value ?? (await this.ctx.repo.configGet(request.key)) };
   }
+}
+
+/** Notes on what adopting the remote's brv branch did, for commands that report notes (hooks install, connectors install). */
+function adoptedNotes(adopted: AdoptResult): string[] {
+  const { branch } = adopted;
+  if (adopted.commit)
+    return [
+      `Adopted ${adopted.remote}'s knowledge: brv branch ${branch} starts at ${adopted.remote}/${branch}, so brv query answers from it.`,
+    ];
+  if (adopted.failed)
+    return [
+      `Could not fetch knowledge from ${adopted.remote} (${adopted.failed.kind}): ${adopted.failed.message} Run brv init once it can be reached.`,
+    ];
+  if (adopted.refused)
+    return [
+      `${adopted.remote}'s brv branch ${branch} is not knowledge this brv reads (${adopted.refused.kind}): ${adopted.refused.message} It was not adopted.`,
+    ];
+  return [];
 }

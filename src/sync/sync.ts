@@ -109,7 +109,7 @@ export async function resolveRemote(repo: GitRepository, branch: string, explici
     throw new BrvError('no-remote', 'This repository has no git remote. Add one with brv vc remote add origin <url>.');
   throw new BrvError(
     'no-upstream',
-    `Several remotes and no upstream for brv branch ${branch}: name one, or set it with brv vc push -u <remote>.`,
+    `Several remotes and no upstream for brv branch ${branch}: name one (brv sync <remote>), or remember one with git config ${upstreamKey(branch)} <remote>.`,
   );
 }
 

@@ -10,7 +10,7 @@ export interface StatusFacts {
   topics: number;
   pendingReviews: number;
   /** Against the branch's remote copy; absent when it has none. */
-  upstream?: { remote: string; ahead: number; behind: number };
+  upstream?: { remote: string; ahead: number; behind: number; held?: string };
 }
 
 /** What Tab completes, by argument kind (read with the status: one listing serves both). */
@@ -50,7 +50,7 @@ export async function readRepository(brv: Brv): Promise<{ facts: StatusFacts; va
       branch,
       topics: listed.topics.length,
       pendingReviews: reviews.tasks.length,
-      ...(up ? { upstream: { remote: up.remote, ahead: up.ahead, behind: up.behind } } : {}),
+      ...(up ? { upstream: { remote: up.remote, ahead: up.ahead, behind: up.behind, ...(up.held ? { held: up.held } : {}) } } : {}),
     },
     values: {
       topic: listed.topics.map(String),
@@ -86,7 +86,7 @@ export async function workTreeFiles(root: string | undefined, limit = 20_000): P
   return files;
 }
 
-/** One line: `myapp · main · 1,204 topics · 2 reviews · origin ↑1 ↓0`. */
+/** One line: `myapp · main · 1,204 topics · 2 reviews · origin ↑1 ↓0` (`origin ↑0 ↓3 (/sync takes it)` when behind). */
 export function statusText(facts: StatusFacts | undefined): string {
   if (!facts) return 'brv · reading the repository…';
   const parts = [
@@ -95,6 +95,12 @@ export function statusText(facts: StatusFacts | undefined): string {
     `${facts.topics.toLocaleString('en-US')} topic${facts.topics === 1 ? '' : 's'}`,
     facts.pendingReviews === 0 ? 'no reviews' : `${facts.pendingReviews} review${facts.pendingReviews === 1 ? '' : 's'} pending`,
   ];
-  if (facts.upstream) parts.push(`${facts.upstream.remote} ↑${facts.upstream.ahead} ↓${facts.upstream.behind}`);
+  // Fetched knowledge the branch lacks (diverged, held, or no local branch yet): say what takes it.
+  if (facts.upstream)
+    parts.push(
+      `${facts.upstream.remote} ↑${facts.upstream.ahead} ↓${facts.upstream.behind}${
+        facts.upstream.behind === 0 ? '' : facts.upstream.held ? ` (held: /review ${facts.upstream.held})` : ' (/sync takes it)'
+      }`,
+    );
   return parts.join(' · ');
 }

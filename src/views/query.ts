@@ -25,8 +25,18 @@ function matchedWords(terms: readonly string[]): string {
  * `brv query` for a terminal: numbered topics, the header naming title, path, score and matched
  * terms (so the rendered title line is not repeated under it).
  */
+/** Why nothing matched when this clone has no knowledge yet and its remote has (or may have) some. */
+function remoteKnowledgeText(result: QueryView): string | undefined {
+  const hint = result.remoteKnowledge;
+  if (!hint) return undefined;
+  return hint.fetched
+    ? `No knowledge here yet: ${hint.remote} has some (${hint.behind} commit(s) fetched, not taken). Run ${hint.command} to start from it (no fetch needed).`
+    : `No knowledge here yet, and nothing fetched from ${hint.remote}, which may have some. Run ${hint.command}: it fetches the knowledge and starts from it.`;
+}
+
 export function queryText(result: QueryView): string {
-  if (result.matchedDocs.length === 0) return 'No topics match. Try other words, or curate what you learn with brv curate.';
+  if (result.matchedDocs.length === 0)
+    return remoteKnowledgeText(result) ?? 'No topics match. Try other words, or curate what you learn with brv curate.';
   const blocks = result.matchedDocs.map(
     (doc, i) =>
       `## ${i + 1}. ${markdownInline(doc.title, 'heading')} — ${originLabel(doc)}${markdownInline(doc.topicPath)} (score ${doc.score.toFixed(2)}; matched ${matchedWords(doc.matched.terms)})\n\n${withoutTitle(doc.rendered_md)}`,
@@ -39,7 +49,10 @@ export function queryText(result: QueryView): string {
  * the rendered body (whose own `# title` line the section heading replaces, as in `queryText`).
  */
 export function queryMarkdown(result: QueryView, question: string): string {
-  if (result.matchedDocs.length === 0) return `No topics matched "${markdownInline(question)}" in this project's context tree.`;
+  if (result.matchedDocs.length === 0) {
+    const hint = remoteKnowledgeText(result);
+    return `No topics matched "${markdownInline(question)}" in this project's context tree.${hint ? ` ${markdownInline(hint)}` : ''}`;
+  }
   const body = result.matchedDocs.map(
     (doc) =>
       `## ${markdownInline(doc.title || doc.topicPath, 'heading')}\n\n_${markdownInline(doc.path)} · score ${doc.score}_\n\n${withoutTitle(doc.rendered_md)}`,

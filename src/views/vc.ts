@@ -101,13 +101,30 @@ export function showText(result: ShowView): string {
 /** `brv vc status`: the branch, where it stands against its remote, open reviews. */
 export function vcStatusText(status: VcStatusView): string {
   const lines = [`On brv branch ${status.branch} (${status.tip ? shortOid(status.tip) : 'no commits yet'})`];
+  const where = `${status.remote}/${status.branch}`;
   if (!status.remote) lines.push('No git remote: knowledge is only here. Add one with brv vc remote add origin <url>.');
   else if (!status.tracking && !status.tip)
-    lines.push(`No knowledge here yet, and none fetched from ${status.remote}: brv vc fetch ${status.remote} brings what it has.`);
+    lines.push(
+      status.fetched
+        ? `No knowledge here yet, and ${status.remote} had no brv branch ${status.branch} when brv last fetched: brv init starts one (brv vc fetch ${status.remote} looks again).`
+        : `No knowledge here yet, and nothing fetched from ${status.remote}, which may have some: brv init fetches it and starts from it.`,
+    );
+  else if (!status.tip)
+    lines.push(
+      `${where} has ${status.behind} commit(s) of knowledge this clone has not taken yet: brv init starts from it (no fetch needed).`,
+    );
   else if (!status.tracking)
-    lines.push(`Not pushed to ${status.remote} yet (brv has not seen ${status.branch} there): brv vc push -u ${status.remote}.`);
-  else if (status.ahead === 0 && status.behind === 0) lines.push(`Up to date with ${status.remote}/${status.branch}.`);
-  else lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${status.remote}/${status.branch}); brv sync does both.`);
+    lines.push(
+      status.fetched
+        ? `Not pushed to ${status.remote} yet (brv has not seen ${status.branch} there): brv vc push -u ${status.remote}.`
+        : `Nothing fetched from ${status.remote} yet, so brv cannot tell what it has: brv sync fetches, merges and pushes.`,
+    );
+  else if (status.ahead === 0 && status.behind === 0) lines.push(`Up to date with ${where}.`);
+  else if (status.held.some((h) => h.source === where))
+    lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${where}), held for review (below).`);
+  else if (status.ahead === 0)
+    lines.push(`${status.behind} commit(s) to pull from ${where}: brv vc pull takes them (brv sync also pushes).`);
+  else lines.push(`${status.ahead} commit(s) to push, ${status.behind} to pull (${where}); brv sync does both.`);
   if (status.remote && status.plainFetch === false)
     lines.push(
       `A plain git pull does not bring knowledge from ${status.remote}: brv init --track ${status.remote} sets that up (so does any brv vc fetch, pull or sync).`,

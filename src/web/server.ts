@@ -18,6 +18,7 @@ import { topicDisplayHtml } from './topic-html.js';
 import { sourceParam, treeRoutes } from './tree-routes.js';
 import { renderStoredTopic } from '../topic/stored.js';
 import { monotonicNow } from '../trace.js';
+import { incomingText } from '../views/setup.js';
 
 export interface WebServerOptions {
   service: BrvService;
@@ -158,6 +159,11 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
           topics: status.topics,
           pendingReviews: reviews.tasks.length,
           version: await version,
+          // Knowledge fetched from the remote that the branch lacks, and the command that takes it (else null).
+          upstream: status.upstream
+            ? { remote: status.upstream.remote, ahead: status.upstream.ahead, behind: status.upstream.behind, local: status.upstream.local }
+            : null,
+          incoming: incomingText(status.upstream, status.branch) ?? null,
         };
       },
     },

@@ -90,18 +90,21 @@ test('a plain git clone: read-only commands hint and write nothing; brv vc fetch
   const configBefore = await git(c, 'config', '--list', '--local');
   const status = await brv(c, ['vc', 'status']);
   t.is(status.exitCode, 0);
-  t.regex(status.stdout, /No knowledge here yet, and none fetched from origin: brv vc fetch origin brings what it has\./);
+  t.regex(
+    status.stdout,
+    /No knowledge here yet, and nothing fetched from origin, which may have some: brv init fetches it and starts from it\./,
+  );
   t.regex(status.stdout, /A plain git pull does not bring knowledge from origin/);
   t.notRegex(status.stdout, /commit\(s\) to push/);
   const overview = await brv(c, ['status']);
-  t.regex(overview.stdout, /Tip: +none yet — if origin has knowledge, "brv vc fetch origin" brings it; else run "brv init"/);
+  t.regex(overview.stdout, /Tip: +none yet — origin may have knowledge: "brv init" fetches it and starts from it/);
   t.is(succeeded(await brvJson(c, ['status'])).fetchFrom, 'origin');
   const json = succeeded(await brvJson(c, ['vc', 'status']));
   t.like(json, { remote: 'origin', tracking: undefined, ahead: 0, behind: 0, plainFetch: false });
   const doctor = (await brvJson(c, ['doctor'])).json?.data;
   t.is(
     doctor.checks.find((check: { name: string }) => check.name === 'context tree').fix,
-    'brv vc fetch origin if origin has knowledge, else brv init',
+    "brv init (fetches origin's knowledge and starts from it; it creates a new branch only if origin has none)",
   );
   t.is(await git(c, 'config', '--list', '--local'), configBefore, 'read-only commands change no config');
 
@@ -159,7 +162,10 @@ test('brv vc status counts against the remote branch; a branch never pushed is "
   succeeded(await brvJson(a, ['vc', 'checkout', 'main']));
   succeeded(await brvJson(a, ['vc', 'fetch']));
   t.like(succeeded(await brvJson(a, ['vc', 'status'])), { branch: 'main', ahead: 0, behind: 1 });
-  t.regex((await brv(a, ['vc', 'status'])).stdout, /0 commit\(s\) to push, 1 to pull \(origin\/main\); brv sync does both\./);
+  t.regex(
+    (await brv(a, ['vc', 'status'])).stdout,
+    /1 commit\(s\) to pull from origin\/main: brv vc pull takes them \(brv sync also pushes\)\./,
+  );
 });
 
 test('fetch, pull, push and sync report their steps to onProgress (for a front end to print on stderr)', async (t) => {

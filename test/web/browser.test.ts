@@ -7,7 +7,7 @@ import { openWatchedPage, sharedBrowser, type PageElement } from '../helpers/bro
 import { PLANTED_BLOBS } from '../helpers/hostile.js';
 import { plantTree } from '../helpers/plant.js';
 import { put, rule, sharedClones } from '../helpers/knowledge.js';
-import { brvJson, cleanup, curateTopic, makeRepo, reply, ROOT, showTopic, tempDir } from '../helpers/repo.js';
+import { brvJson, cleanup, curateTopic, git, makeRepo, refTip, reply, ROOT, showTopic, tempDir } from '../helpers/repo.js';
 import { testService } from '../helpers/service.js';
 
 // End to end in a real headless Chromium (Debian's, driven by playwright-core): the dashboard as a
@@ -248,6 +248,27 @@ const PAGES: ReadonlyArray<{ name: string; path: string; ready: string }> = [
   { name: 'branches', path: '/branches', ready: '[data-testid="branch"]' },
   { name: 'setup', path: '/setup', ready: '[data-testid="setting"]' },
 ];
+
+browserTest('the footer says what was fetched and not taken, and names the command (diverged: brv sync)', async (t) => {
+  // Diverged from origin/main by one commit each way, set up from refs alone (no network).
+  const d = await open(async (repo) => {
+    await seed(repo);
+    await git(repo, 'remote', 'add', 'origin', '/nowhere/remote.git');
+    const base = (await refTip(repo))!;
+    await curateTopic(repo, reply('api/errors', 'API errors', '<bv-rule>Errors are JSON.</bv-rule>'));
+    await git(repo, 'update-ref', 'refs/brv/remotes/origin/heads/main', (await refTip(repo))!);
+    await git(repo, 'update-ref', 'refs/brv/heads/main', base);
+    await curateTopic(repo, reply('db/migrations', 'Migrations', '<bv-rule>Never edit an applied migration.</bv-rule>'));
+  });
+  try {
+    const incoming = d.page.locator('[data-testid="status-bar"] [data-testid="status-incoming"]');
+    await incoming.waitFor();
+    t.regex(await incoming.innerText(), /origin ↓1: .*1 to pull .*run brv sync/);
+    t.notRegex(await d.page.locator('[data-testid="status-bar"]').innerText(), /up to date/i);
+  } finally {
+    await close(d);
+  }
+});
 
 browserTest('every page renders for the README screenshots', async (t) => {
   const d = await open(async (repo) => {

@@ -3,6 +3,9 @@ import type { ConnectorRequest, ConnectorType } from '../../service/service.js';
 import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { agentsText, connectorStatusText, installText, uninstallText } from '../../views/connectors.js';
+import { adoptNotes } from '../../views/setup.js';
+import { stoppingGit } from '../stop-git-with-brv.js';
+import { withSyncProgress } from './vc-remote.js';
 
 const TYPES = ['rules', 'mcp', 'skill', 'hook', 'agent'] as const;
 
@@ -63,14 +66,17 @@ const installCommand: CommandModule<GlobalOptions, AgentOptions> = {
           'agent-context.* rules file (deleted when nothing else is in it); uninstall does not bring it back. MCP configurations (JSON, TOML, ' +
           'YAML) are edited in place: other servers, comments and formatting are kept; a malformed, read-only or symlinked file is left ' +
           'untouched with an error. Project files stay inside this repository; files under your home directory are written only with ' +
-          '--global. Installing again is a no-op when nothing changed.',
+          "--global. Installing again is a no-op when nothing changed. In a clone with no brv branch yet (a plain git clone), install also adopts the remote's " +
+          "knowledge, as brv init does, so the agent's first query answers from it.",
       ),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     reportingErrors('connectors install', argv, async () => {
-      const result = await (await cliService()).installConnector(connectorRequest(argv));
+      const service = await cliService();
+      const result = await withSyncProgress(argv, (onProgress) => service.installConnector({ ...connectorRequest(argv), onProgress }));
       if (argv.format === 'json') return printJson('connectors install', true, result);
-      printText(installText(result));
+      printText([installText(result), ...adoptNotes(result.adopted)].join('\n'));
     }),
+  ),
 };
 
 const uninstallCommand: CommandModule<GlobalOptions, AgentOptions> = {

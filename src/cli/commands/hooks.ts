@@ -5,6 +5,8 @@ import { HOOK_NAMES, type HookName } from '../../service/names.js';
 import type { Brv } from '../../service/brv.js';
 import { cliActor, cliService, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { stoppingGit } from '../stop-git-with-brv.js';
+import { withSyncProgress } from './vc-remote.js';
 import { hooksInstallText, hooksStatusText, hooksUninstallText, integratedNote, staleWarning } from '../../views/hooks.js';
 
 interface SelectOptions extends GlobalOptions {
@@ -39,12 +41,13 @@ const installCommand: CommandModule<GlobalOptions, SelectOptions> = {
           'hooks and leaves other hooks (python, node, binaries) untouched, printing the line that chains brv from them. ' +
           'BRV_SKIP_HOOKS=1 turns the hooks off for one command. A brv error never fails the git command.',
       ),
-  handler: (argv) =>
+  handler: stoppingGit((argv) =>
     withBrv('hooks install', argv, async (brv) => {
-      const report = await brv.setup.installHooks({ hooks: argv.hooks });
+      const report = await withSyncProgress(argv, (onProgress) => brv.setup.installHooks({ hooks: argv.hooks, onProgress }));
       if (argv.format === 'json') return printJson('hooks install', true, report);
       printText(hooksInstallText(report));
     }),
+  ),
 };
 
 const uninstallCommand: CommandModule<GlobalOptions, SelectOptions> = {

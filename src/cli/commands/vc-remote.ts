@@ -101,7 +101,7 @@ export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
 };
 
 /** Runs a fetch, pull, push or sync with its steps and git's transfer progress on stderr. */
-async function withSyncProgress<T>(argv: GlobalOptions, run: (onProgress: (step: SyncProgress) => void) => Promise<T>): Promise<T> {
+export async function withSyncProgress<T>(argv: GlobalOptions, run: (onProgress: (step: SyncProgress) => void) => Promise<T>): Promise<T> {
   const progress = stepNotes(syncStepText, argv, syncTransferText);
   try {
     return await run(progress.onStep);

@@ -21,6 +21,10 @@ export interface Status {
   topics: number;
   pendingReviews: number;
   version: string;
+  /** The branch against its remote as of the last fetch (null without a remote). */
+  upstream: { remote: string; ahead: number; behind: number; local: boolean } | null;
+  /** Knowledge fetched that the branch lacks, with the command that takes it; null when there is none. */
+  incoming: string | null;
 }
 
 export interface TopicResult {

@@ -101,6 +101,12 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
             </span>
             <span>{status.data.topics} topics</span>
             <span>{status.data.pendingReviews} pending reviews</span>
+            {status.data.incoming ? (
+              <span class="incoming" data-testid="status-incoming" title={status.data.incoming}>
+                {status.data.upstream ? `${status.data.upstream.remote} ↓${status.data.upstream.behind}: ` : ''}
+                {status.data.incoming}
+              </span>
+            ) : null}
           </>
         ) : null}
         <span class={`live live-${live}`}>{live === 'live' ? '● live' : live === 'connecting' ? '○ connecting' : '○ reconnecting'}</span>
