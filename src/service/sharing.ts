@@ -192,8 +192,9 @@ export class Sharing {
   /** `brv init --track <remote>`: a plain `git fetch` brings knowledge too. */
   async track(request: TrackRequest): Promise<TrackResult> {
     const sync = await import('../sync/sync.js');
-    if (request.layout) await sync.setRemoteLayout(this.ctx.store, request.remote, request.layout);
-    const added = await sync.trackRemote(this.ctx.repo, request.remote);
+    // A layout change re-tracks an already tracked remote: what it added counts as added here too.
+    const changed = request.layout ? await sync.setRemoteLayout(this.ctx.store, request.remote, request.layout) : undefined;
+    const added = [...(changed?.tracked.added ?? []), ...(await sync.trackRemote(this.ctx.repo, request.remote))];
     return { remote: request.remote, layout: await sync.remoteLayout(this.ctx.repo, request.remote), added };
   }
 
