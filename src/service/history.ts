@@ -6,6 +6,7 @@ import { readHistory, type HistoryEntry } from '../store/history.js';
 import { branchRef, remoteBranchRef, setCurrentBranch, validateBranchName } from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
+import { findSetting, gitKey } from '../settings/registry.js';
 import type { Actor } from './host.js';
 import type { Knowledge, ReadResult } from './knowledge.js';
 
@@ -153,13 +154,15 @@ export class History {
       const snapshot = await store.snapshot(this.ctx.branch);
       filePath = (await store.pathKind(snapshot, normalized.path)) === 'folder' ? normalized.path : topicBlobPath(normalized.path);
     }
+    // Signature states only where someone signs or checks (git verifies each signed commit it lists).
+    const signatures = await signatureDisplay(repo);
     if (request.all) {
       const refs = (await store.listBranches()).map((b) => branchRef(b.branch));
-      return refs.length === 0 ? [] : readHistory(repo, refs, request.limit, { path: filePath, firstParent: false });
+      return refs.length === 0 ? [] : readHistory(repo, refs, request.limit, { path: filePath, firstParent: false, signatures });
     }
     const snapshot = await store.snapshot(this.ctx.branch);
     if (!snapshot.commit) return [];
-    return readHistory(repo, snapshot.ref, request.limit, { path: filePath });
+    return readHistory(repo, snapshot.ref, request.limit, { path: filePath, signatures });
   }
 
   /** Topic-level diff. */
@@ -304,4 +307,24 @@ export class History {
       agent: actor.agent,
     });
   }
+}
+
+/**
+ * Whether a log shows signature states: when git config signs commits or names a signing key or
+ * format, has an allowed-signers file, or brv.sync.requireSigned is on (one `git config` run). Then
+ * `git log` checks each signed commit of the page (`%G?`); otherwise it is not asked to, and a log
+ * stays one git process with no gpg or ssh-keygen behind it. Without an allowed-signers file, an
+ * empty one stands in, so an ssh-signed commit shows as signed by an unchecked key, not as unsigned.
+ */
+async function signatureDisplay(repo: RepositoryContext['repo']): Promise<{ allowedSignersFile?: string } | undefined> {
+  const policy = gitKey(findSetting('sync.requireSigned')!).toLowerCase();
+  const config = await repo.configList(
+    `^(commit\\.gpgsign|gpg\\.format|user\\.signingkey|gpg\\.ssh\\.allowedsignersfile|${policy.replace(/\./g, '\\.')})$`,
+  );
+  const last = (key: string) => config.filter((e) => e.key === key).at(-1)?.value;
+  const on = (value: string | undefined) => value !== undefined && /^(true|yes|on|1)$/i.test(value.trim());
+  const allowed = last('gpg.ssh.allowedsignersfile');
+  const wanted = on(last('commit.gpgsign')) || on(last(policy)) || !!last('user.signingkey') || !!last('gpg.format') || !!allowed;
+  if (!wanted) return undefined;
+  return allowed ? {} : { allowedSignersFile: '/dev/null' };
 }
