@@ -101,3 +101,30 @@ test('signed by an allowed key: fast-forwarded; signed by another key under an a
   t.regex(text.stdout, /signed by ada@example\.com \(allowed\)/);
   t.regex(text.stdout, /signed by a key not in the allowed signers file/);
 });
+
+test('a clone with the policy on (user-wide) makes no branch from unsigned knowledge; the pull then says whose commits and why (untrusted-knowledge)', async (t) => {
+  const env = await twoClones();
+  succeeded(await brvJson(env.a, ['init', '--track', 'origin']));
+  await put(env.a, 'security/auth', rule('Use RS256.'));
+  succeeded(await brvJson(env.a, ['vc', 'push', '-u']));
+  const keys = await tempDir('brv-keys-');
+  const allowed = path.join(keys, 'allowed_signers');
+  await writeFile(allowed, `ada@example.com ${(await readFile(`${await sshKey(keys, 'ada')}.pub`, 'utf8')).trim()}\n`);
+  // As a user-wide setting would: every git brv runs sees it.
+  const policy = {
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_0: 'brv.sync.requireSigned',
+    GIT_CONFIG_VALUE_0: 'true',
+    GIT_CONFIG_KEY_1: 'gpg.ssh.allowedSignersFile',
+    GIT_CONFIG_VALUE_1: allowed,
+  };
+  const clone = await brvJson(env.root, ['vc', 'clone', env.url, 'b'], { env: policy });
+  t.is(clone.exitCode, 0, clone.stdout + clone.stderr);
+  t.is(await refTip(env.b), undefined, 'no local branch from unsigned knowledge');
+  t.truthy(await refTip(env.b, 'refs/brv/remotes/origin/heads/main'), 'fetched, to be looked at');
+  const pull = await brvJson(env.b, ['vc', 'pull'], { env: policy });
+  t.is(pull.exitCode, 1, pull.stdout);
+  t.is(pull.json!.data.error.kind, 'untrusted-knowledge', pull.stdout);
+  t.regex(pull.stdout, /Ada Author <ada@example\.com>: unsigned/);
+  t.is(await refTip(env.b), undefined);
+});
