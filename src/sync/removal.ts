@@ -188,7 +188,13 @@ export async function integrateIncoming(
   store: ContextStore,
   branch: string,
   theirs: string,
-  options: { source: string; subject: string; agent?: string },
+  options: {
+    source: string;
+    subject: string;
+    agent?: string;
+    /** An untrusted hold already open for this incoming tip and local tip is the answer (no signature checked again): for reads. */
+    reuseOpenHold?: boolean;
+  },
 ): Promise<IncomingResult> {
   const { removal: policy, requireSigned } = await readPolicies(store.repo);
   // The commits new to the branch, checked once per local tip the merge is tried against.
@@ -201,6 +207,12 @@ export async function integrateIncoming(
   if (requireSigned) {
     await requireTrustConfigured(store.repo);
     const local = await store.repo.resolve(branchRef(branch));
+    // Already held against this very tip (a pull or a read before this one): with reuseOpenHold
+    // (the read-time import), the same verdict without asking git to verify every signature again;
+    // reads come often and holds wait for a person. pull and sync check again (the allowed signers
+    // may have changed since).
+    const open = local && options.reuseOpenHold && (await openUntrustedHold(store, branch, theirs, options.source, local));
+    if (open) return open;
     if (!local) {
       const untrusted = await untrustedFrom(undefined);
       if (untrusted.length > 0) {
@@ -243,6 +255,44 @@ export async function integrateIncoming(
   }
   await closeHolds(store, branch, options.source, async (hold) => store.repo.isAncestor(hold.incoming, result.commit));
   return { ...result, removed };
+}
+
+/** The result of integrating `theirs` again while an untrusted hold of it, measured against `local`, is open. */
+async function openUntrustedHold(
+  store: ContextStore,
+  branch: string,
+  theirs: string,
+  source: string,
+  local: string,
+): Promise<IncomingResult | undefined> {
+  const hold = (await listHolds(store)).find(
+    (h) => h.kind === 'untrusted' && h.branch === branch && h.source === source && h.incoming === theirs && h.base === local,
+  );
+  if (!hold) return undefined;
+  const untrusted = hold.untrusted.map((line): UntrustedCommit => {
+    const parsed = /^(\S+) (.*?>): (.*?)(?: \[key (\S+)\])?$/.exec(line);
+    return parsed
+      ? { commit: parsed[1]!, author: parsed[2]!, why: parsed[3]!, ...(parsed[4] ? { key: parsed[4] } : {}) }
+      : { commit: '', author: '', why: line };
+  });
+  return {
+    status: 'held',
+    commit: local,
+    merged: [],
+    conflicts: [],
+    removed: { deleted: [], emptied: [] },
+    held: {
+      id: hold.id,
+      commit: hold.commit,
+      incoming: theirs,
+      source,
+      rule: UNTRUSTED_RULE,
+      topics: 0,
+      opened: false,
+      kind: 'untrusted',
+      untrusted,
+    },
+  };
 }
 
 /** The rule of an untrusted hold, in words. */

@@ -123,3 +123,43 @@ test('a commit git cannot sign is a typed signing-failed, and no ref moves', asy
   // Throwaway commits (merge sides) are never signed.
   t.regex(await g.commitTree(await g.emptyTree(), [], 'x\n', { sign: false }), /^[0-9a-f]{40}$/);
 });
+
+test('an open untrusted hold answers a read again without re-checking (reuseOpenHold); a pull checks again and takes it once the key is allowed', async (t) => {
+  const repo = await makeRepo();
+  const topic = '<bv-topic path="a/b" title="B"><bv-rule id="r1">Local.</bv-rule></bv-topic>';
+  const local = await plantTree(repo, { 'a/b.html': topic });
+  const planted = await plantTree(repo, { 'a/b.html': topic.replace('Local.', 'Incoming.') }, { ref: 'refs/brv/incoming-test' });
+  const keys = await tempDir('brv-keys-');
+  const carol = await sshKey(keys, 'carol');
+  const tree = await git(repo, 'rev-parse', `${planted}^{tree}`);
+  const incoming = (
+    await execa(
+      'git',
+      ['-c', 'gpg.format=ssh', '-c', `user.signingKey=${carol}`, 'commit-tree', '-S', tree, '-p', local, '-m', 'signed by carol'],
+      { cwd: repo, env: ENV, extendEnv: false },
+    )
+  ).stdout.trim();
+  const allowed = path.join(keys, 'allowed_signers');
+  await writeFile(allowed, '');
+  await git(repo, 'config', 'brv.sync.requireSigned', 'true');
+  await git(repo, 'config', 'gpg.ssh.allowedSignersFile', allowed);
+  const brv = await openBrv(repo);
+  t.teardown(() => brv.close());
+  const { store } = internals(brv);
+  const options = { source: 'origin/main', subject: 'merge: origin/main into main' };
+
+  const first = await integrateIncoming(store, 'main', incoming, options);
+  t.is(first.status, 'held');
+  t.like(first.held, { kind: 'untrusted', opened: true });
+  // Carol's key joins the team's list.
+  await writeFile(allowed, `ada@example.com ${(await readFile(`${carol}.pub`, 'utf8')).trim()}\n`);
+  const read = await integrateIncoming(store, 'main', incoming, { ...options, reuseOpenHold: true });
+  t.is(read.status, 'held', 'a read reuses the verdict');
+  t.like(read.held, { id: first.held!.id, opened: false, kind: 'untrusted' });
+  t.like(read.held!.untrusted![0], { commit: incoming.slice(0, 12), author: 'Ada Author <ada@example.com>' });
+  t.is(await refTip(repo), local);
+  const pulled = await integrateIncoming(store, 'main', incoming, options);
+  t.is(pulled.status, 'fast-forward');
+  t.is(await refTip(repo), incoming);
+  t.is(await git(repo, 'for-each-ref', 'refs/brv/review/'), '', 'the hold closed, settled');
+});
