@@ -289,7 +289,7 @@ async function openUntrustedHold(
       rule: UNTRUSTED_RULE,
       topics: 0,
       opened: false,
-      kind: 'untrusted',
+      kind: hold.kind,
       untrusted,
     },
   };
