@@ -279,6 +279,9 @@ export class History {
       // A branch only on a remote: start tracking it, as git checkout does.
       const remoteTip = (await this.branches({ all: true })).find((b) => b.remote && b.branch.endsWith(`/${name}`));
       if (!remoteTip) throw new BrvError('branch-not-found', `No brv branch named ${name}. Create it with brv vc checkout -b ${name}.`);
+      // Knowledge from elsewhere: with sync.requireSigned, only history the policy accepts.
+      const { refuseUntrusted } = await import('../sync/trust.js');
+      await refuseUntrusted(this.ctx.repo, remoteTip.commit, remoteTip.branch, name);
       await this.ctx.store.createBranch(name, remoteTip.commit);
       created = true;
     }

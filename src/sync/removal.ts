@@ -9,7 +9,7 @@ import { editTree } from '../store/tree-edit.js';
 import { formatCommitMessage, parseCommitMessage } from '../store/trailers.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { mergeIntoBranch, resolveConflicts, type MergeResult } from '../vc/merge.js';
-import { requireTrustConfigured, untrustedCommits, untrustedLine, type UntrustedCommit } from './trust.js';
+import { refuseUntrusted, requireTrustConfigured, untrustedCommits, untrustedLine, type UntrustedCommit } from './trust.js';
 
 // The removal guard (DESIGN §2.6, issue 31): a pull never silently takes knowledge away. Every path
 // that moves a local brv branch to knowledge from elsewhere (brv vc pull, brv sync, the git hooks,
@@ -213,19 +213,7 @@ export async function integrateIncoming(
     // may have changed since).
     const open = local && options.reuseOpenHold && (await openUntrustedHold(store, branch, theirs, options.source, local));
     if (open) return open;
-    if (!local) {
-      const untrusted = await untrustedFrom(undefined);
-      if (untrusted.length > 0) {
-        throw new BrvError(
-          'untrusted-knowledge',
-          `${options.source} has ${untrusted.length} commit(s) not signed by an allowed key (setting sync.requireSigned), and there is no brv branch ${branch} here to keep instead, so nothing was taken: ` +
-            untrusted.slice(0, 3).map(untrustedLine).join('; ') +
-            (untrusted.length > 3 ? `; and ${untrusted.length - 3} more` : '') +
-            '. Ask the authors to sign their commits with an allowed key (or add their keys to gpg.ssh.allowedSignersFile), then pull again.',
-          { source: options.source, branch, commits: untrusted.map((c) => c.commit) },
-        );
-      }
-    }
+    if (!local) await refuseUntrusted(store.repo, theirs, options.source, branch);
   }
   let measured: { count: RemovalCount; tip: Tip; tree: string; rule: string | undefined; untrusted?: UntrustedCommit[] } | undefined;
   const result = await mergeIntoBranch(store, branch, theirs, {

@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import { BrvError } from '../errors.js';
 import { commitSignatures, signatureWords } from '../git/signatures.js';
 import type { GitRepository } from '../git/repository.js';
+import { readSettings } from '../settings/settings.js';
 import { printableLine } from '../store/trailers.js';
 
 // Knowledge only from people the team trusts (issue 32, point 7). With the setting
@@ -91,4 +92,24 @@ function isExactAddress(principal: string): boolean {
 /** One line per held commit, as the hold's commit records it: `<oid> <author>: <why> [key <fp>]`. */
 export function untrustedLine(commit: UntrustedCommit): string {
   return `${commit.commit.slice(0, 12)} ${commit.author}: ${commit.why}${commit.key ? ` [key ${commit.key}]` : ''}`;
+}
+
+/**
+ * With the policy on, refuses to start a brv branch at a fetched tip whose history has a commit the
+ * policy does not accept (there is no local branch to hold it against): `untrusted-knowledge`, naming
+ * them. Nothing to do when the policy is off (one `git config` run).
+ */
+export async function refuseUntrusted(repo: GitRepository, incoming: string, source: string, branch: string): Promise<void> {
+  if (!(await readSettings(repo))['sync.requireSigned']) return;
+  await requireTrustConfigured(repo);
+  const untrusted = await untrustedCommits(repo, incoming, undefined);
+  if (untrusted.length === 0) return;
+  throw new BrvError(
+    'untrusted-knowledge',
+    `${source} has ${untrusted.length} commit(s) not signed by an allowed key (setting sync.requireSigned), and there is no brv branch ${branch} here to keep instead, so nothing was taken: ` +
+      untrusted.slice(0, 3).map(untrustedLine).join('; ') +
+      (untrusted.length > 3 ? `; and ${untrusted.length - 3} more` : '') +
+      '. Ask the authors to sign their commits with an allowed key (or add their keys to gpg.ssh.allowedSignersFile), then pull again.',
+    { source, branch, commits: untrusted.map((c) => c.commit) },
+  );
 }

@@ -126,5 +126,8 @@ test('a clone with the policy on (user-wide) makes no branch from unsigned knowl
   t.is(pull.exitCode, 1, pull.stdout);
   t.is(pull.json!.data.error.kind, 'untrusted-knowledge', pull.stdout);
   t.regex(pull.stdout, /Ada Author <ada@example\.com>: unsigned/);
+  // Checking out the remote branch would start it there too: refused the same way.
+  const checkout = await brvJson(env.b, ['vc', 'checkout', 'main'], { env: policy });
+  t.is(checkout.json?.data?.error?.kind, 'untrusted-knowledge', checkout.stdout + checkout.stderr);
   t.is(await refTip(env.b), undefined);
 });
