@@ -374,7 +374,8 @@ async function holdIncoming(
             incoming: `${source} into ${branch}`,
             reason: parts.join('; '),
           });
-      const commit = await repo.commitTree(measured.tree, [measured.tip.oid, theirs], message);
+      // Bookkeeping of this clone only (never on a branch, never pushed): not signed.
+      const commit = await repo.commitTree(measured.tree, [measured.tip.oid, theirs], message, { sign: false });
       const id = commit.slice(0, 12);
       hold = {
         id,
