@@ -100,6 +100,18 @@ test('signed by an allowed key: fast-forwarded; signed by another key under an a
   const text = await brv(env.b, ['vc', 'log']);
   t.regex(text.stdout, /signed by ada@example\.com \(allowed\)/);
   t.regex(text.stdout, /signed by a key not in the allowed signers file/);
+
+  // B's own unsigned curate is B's; Ada merges it with hers (brv signs the merge as hers), and B
+  // takes Ada's commits: her curate and her merge, both signed.
+  await put(env.b, 'ops/deploy', rule('Blue-green.'));
+  succeeded(await brvJson(env.b, ['vc', 'push']));
+  await put(env.a, 'ops/ci', rule('Run the tests.'));
+  const synced = succeeded(await brvJson(env.a, ['sync']));
+  t.is(synced.merge.status, 'merged', JSON.stringify(synced));
+  await git(env.a, 'verify-commit', 'refs/brv/heads/main');
+  const merged = succeeded(await brvJson(env.b, ['vc', 'pull']));
+  t.is(merged.merge.status, 'fast-forward', JSON.stringify(merged.merge));
+  t.is(await refTip(env.b), await refTip(env.a));
 });
 
 test('a clone with the policy on (user-wide) makes no branch from unsigned knowledge; the pull then says whose commits and why (untrusted-knowledge)', async (t) => {
