@@ -78,7 +78,8 @@ export const ERROR_KINDS = {
   'reject-conflict':
     'A later change edited what a rejected change changed: both versions are kept, marked, in a merge review to resolve (`brv review resolve`).',
   'conflict-needs-edit': 'The conflict cannot be resolved by picking a side (no valid other version); resolve it with `--edit`.',
-  'hold-decided-whole': 'The review holds incoming knowledge that removes topics; it is approved or rejected whole, not file by file.',
+  'hold-decided-whole':
+    'The review holds incoming knowledge (that removes topics, or is not signed by an allowed key); it is approved or rejected whole, not file by file.',
 
   // ---- remotes, sync and knowledge sources ----
   'no-remote': 'There is no git remote of that name, or none at all.',
@@ -95,6 +96,11 @@ export const ERROR_KINDS = {
   'non-fast-forward': 'The remote has knowledge on the branch that is not here; pull (or sync) first, then push.',
   'incoming-held':
     'The remote has knowledge on the branch that is held here for review (it removes many topics); approve or reject the review, then push.',
+  'untrusted-knowledge':
+    'sync.requireSigned is on and the remote branch has commits without a good signature by an allowed key; with no local branch to keep, nothing was taken.',
+  'trust-not-configured':
+    'sync.requireSigned is on but git has no readable gpg.ssh.allowedSignersFile to check signatures against; set it (git config gpg.ssh.allowedSignersFile <file>).',
+  'signing-failed': 'git config asks for signed commits (commit.gpgSign) and git could not sign one; nothing was written.',
   'sync-contention': 'The remote kept moving during sync; brv gave up after several rounds.',
   'remote-not-found': 'There is no git repository at the remote path or URL (missing, not a repository, 404).',
   'push-refused': 'The remote refused the push itself (a server hook, a read-only repository), not because it moved.',

@@ -41,8 +41,8 @@ export async function mergeTreesWithBase(
   theirsTree: string,
 ): Promise<TreeMerge> {
   const [ours, theirs] = await Promise.all([
-    repo.commitTree(oursTree, [base.commit], 'brv: merge side (temporary)\n'),
-    repo.commitTree(theirsTree, [base.commit], 'brv: merge side (temporary)\n'),
+    repo.commitTree(oursTree, [base.commit], 'brv: merge side (temporary)\n', { sign: false }),
+    repo.commitTree(theirsTree, [base.commit], 'brv: merge side (temporary)\n', { sign: false }),
   ]);
   return mergeCommits(repo, ours, theirs);
 }

@@ -77,6 +77,7 @@ export class GitRepository {
   private closed = false;
   private versionCheck: Promise<string> | undefined;
   private emptyTreeOid: Promise<string> | undefined;
+  private signing: Promise<boolean> | undefined;
 
   private constructor(
     location: RepositoryLocation,
@@ -246,8 +247,14 @@ export class GitRepository {
     return this.batchTreeWriter().write(entries);
   }
 
-  async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
-    const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-F', '-'];
+  /**
+   * Writes a commit. It is signed (`-S`, with the user's gpg.format and user.signingKey) when git
+   * config asks for signed commits (`commit.gpgSign`), as `git commit` would: `git commit-tree`
+   * itself ignores that setting. `sign: false` for throwaway commits nobody keeps.
+   */
+  async commitTree(tree: string, parents: readonly string[], message: string, options: { sign?: boolean } = {}): Promise<string> {
+    const sign = options.sign !== false && (await this.signsCommits());
+    const args = ['commit-tree', ...(sign ? ['-S'] : []), tree, ...parents.flatMap((p) => ['-p', p]), '-F', '-'];
     try {
       return (await this.git(args, { input: message })).stdout.trim();
     } catch (error) {
@@ -259,10 +266,22 @@ export class GitRepository {
           GIT_COMMITTER_NAME: 'brv',
           GIT_COMMITTER_EMAIL: 'brv@localhost',
         };
-        return (await this.git(args, { input: message, env: identity })).stdout.trim();
+        try {
+          return (await this.git(args, { input: message, env: identity })).stdout.trim();
+        } catch (retried) {
+          throw sign && retried instanceof GitCommandError ? signingFailed(retried) : retried;
+        }
       }
-      throw error;
+      throw sign && error instanceof GitCommandError ? signingFailed(error) : error;
     }
+  }
+
+  /** Whether git config asks for signed commits (`commit.gpgSign`), read once per repository opened. */
+  signsCommits(): Promise<boolean> {
+    this.signing ??= this.git(['config', '--type=bool', '--get', 'commit.gpgsign'], { okExitCodes: [1, 128] }).then(
+      ({ stdout, exitCode }) => exitCode === 0 && stdout.trim() === 'true',
+    );
+    return this.signing;
   }
 
   /**
@@ -461,6 +480,17 @@ export class GitRepository {
     this.reader = undefined;
     this.treeWriter = undefined;
   }
+}
+
+/** A commit git could not sign: typed, with git's words and what to check; no ref moved. */
+function signingFailed(error: GitCommandError): BrvError {
+  const words = error.stderr.trim().split('\n').slice(-3).join(' ');
+  return new BrvError(
+    'signing-failed',
+    `git could not sign the commit (commit.gpgSign is true): ${words} ` +
+      'Check user.signingKey and gpg.format (for ssh: the key file exists and is readable, or is loaded in ssh-agent), ' +
+      'or turn signing off for this repository with git config commit.gpgSign false. Nothing was written.',
+  );
 }
 
 /** A config key as `section.name` (or `section.sub.name`): never something git could read as an option. */

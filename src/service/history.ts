@@ -6,6 +6,7 @@ import { readHistory, type HistoryEntry } from '../store/history.js';
 import { branchRef, remoteBranchRef, setCurrentBranch, validateBranchName } from '../store/layout.js';
 import { normalizeTopicPath, topicBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
+import { findSetting, gitKey } from '../settings/registry.js';
 import type { Actor } from './host.js';
 import type { Knowledge, ReadResult } from './knowledge.js';
 
@@ -161,13 +162,15 @@ export class History {
       const snapshot = await store.snapshot(this.ctx.branch);
       filePath = (await store.pathKind(snapshot, normalized.path)) === 'folder' ? normalized.path : topicBlobPath(normalized.path);
     }
+    // Signature states only where someone signs or checks (git verifies each signed commit it lists).
+    const signatures = await signatureDisplay(repo);
     if (request.all) {
       const refs = (await store.listBranches()).map((b) => branchRef(b.branch));
-      return refs.length === 0 ? [] : readHistory(repo, refs, request.limit, { path: filePath, firstParent: false });
+      return refs.length === 0 ? [] : readHistory(repo, refs, request.limit, { path: filePath, firstParent: false, signatures });
     }
     const snapshot = await store.snapshot(this.ctx.branch);
     if (!snapshot.commit) return [];
-    return readHistory(repo, snapshot.ref, request.limit, { path: filePath });
+    return readHistory(repo, snapshot.ref, request.limit, { path: filePath, signatures });
   }
 
   /** Topic-level diff. */
@@ -303,6 +306,9 @@ export class History {
       // A branch only on a remote: start tracking it, as git checkout does.
       const remoteTip = (await this.branches({ all: true })).find((b) => b.remote && b.branch.endsWith(`/${name}`));
       if (!remoteTip) throw new BrvError('branch-not-found', `No brv branch named ${name}. Create it with brv vc checkout -b ${name}.`);
+      // Knowledge from elsewhere: with sync.requireSigned, only history the policy accepts.
+      const { refuseUntrusted } = await import('../sync/trust.js');
+      await refuseUntrusted(this.ctx.repo, remoteTip.commit, remoteTip.branch, name);
       await this.ctx.store.createBranch(name, remoteTip.commit);
       created = true;
     }
@@ -331,4 +337,24 @@ export class History {
       agent: actor.agent,
     });
   }
+}
+
+/**
+ * Whether a log shows signature states: when git config signs commits or names a signing key or
+ * format, has an allowed-signers file, or brv.sync.requireSigned is on (one `git config` run). Then
+ * `git log` checks each signed commit of the page (`%G?`); otherwise it is not asked to, and a log
+ * stays one git process with no gpg or ssh-keygen behind it. Without an allowed-signers file, an
+ * empty one stands in, so an ssh-signed commit shows as signed by an unchecked key, not as unsigned.
+ */
+async function signatureDisplay(repo: RepositoryContext['repo']): Promise<{ allowedSignersFile?: string } | undefined> {
+  const policy = gitKey(findSetting('sync.requireSigned')!).toLowerCase();
+  const config = await repo.configList(
+    `^(commit\\.gpgsign|gpg\\.format|user\\.signingkey|gpg\\.ssh\\.allowedsignersfile|${policy.replace(/\./g, '\\.')})$`,
+  );
+  const last = (key: string) => config.filter((e) => e.key === key).at(-1)?.value;
+  const on = (value: string | undefined) => value !== undefined && /^(true|yes|on|1)$/i.test(value.trim());
+  const allowed = last('gpg.ssh.allowedsignersfile');
+  const wanted = on(last('commit.gpgsign')) || on(last(policy)) || !!last('user.signingkey') || !!last('gpg.format') || !!allowed;
+  if (!wanted) return undefined;
+  return allowed ? {} : { allowedSignersFile: '/dev/null' };
 }

@@ -89,6 +89,13 @@ export const SETTINGS: readonly SettingSpec[] = [
     description:
       'Also hold it when it removes more than this percentage of the topics here and more than one topic (removing every topic is always held); 100 turns this rule off',
   },
+  {
+    key: 'sync.requireSigned',
+    type: 'bool',
+    default: false,
+    description:
+      "Take fetched knowledge only when every commit new to this clone has a good signature by a key in git's gpg.ssh.allowedSignersFile; the rest waits as a review naming who made it and why it was held",
+  },
 ];
 
 /** The git config section every setting lives in. */

@@ -58,6 +58,7 @@ export interface EffectiveSettings {
   'sync.holdRemovals': boolean;
   'sync.removalLimit': number;
   'sync.removalShare': number;
+  'sync.requireSigned': boolean;
 }
 
 /**

@@ -35,6 +35,10 @@ export interface CommitMeta {
   gate?: string;
   /** An incoming-hold commit: the remote branch (`origin/main`) whose knowledge it holds. */
   incoming?: string;
+  /** An incoming-hold commit: why it holds (`untrusted`: commits without a good signature by an allowed key; absent: removals). */
+  hold?: string;
+  /** An untrusted hold: one line per commit held (`<oid> <author>: <why>`). */
+  untrusted?: string[];
   /** `brv dream`'s proposals, one per changed topic: `<kind> <file>: <action> — <why>`. */
   proposals?: string[];
 }
@@ -55,8 +59,10 @@ const KEYS: Array<[keyof CommitMeta, string]> = [
   ['gate', 'Brv-Gate'],
   ['incoming', 'Brv-Incoming'],
   ['proposals', 'Brv-Proposal'],
+  ['hold', 'Brv-Hold'],
+  ['untrusted', 'Brv-Untrusted'],
 ];
-const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files', 'proposals']);
+const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files', 'proposals', 'untrusted']);
 
 const MAX_VALUE_LENGTH = 500;
 

@@ -4,18 +4,20 @@ import { RefMovedError, type GitRepository, type RefUpdate } from '../git/reposi
 import type { ReviewDecision } from '../review/review.js';
 import { readSettings } from '../settings/settings.js';
 import type { ContextStore, Tip } from '../store/context-store.js';
-import { REVIEW_PREFIX, reviewRef } from '../store/layout.js';
+import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
 import { editTree } from '../store/tree-edit.js';
 import { formatCommitMessage, parseCommitMessage } from '../store/trailers.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { mergeIntoBranch, resolveConflicts, type MergeResult } from '../vc/merge.js';
+import { refuseUntrusted, requireTrustConfigured, untrustedCommits, untrustedLine, type UntrustedCommit } from './trust.js';
 
 // The removal guard (DESIGN §2.6, issue 31): a pull never silently takes knowledge away. Every path
 // that moves a local brv branch to knowledge from elsewhere (brv vc pull, brv sync, the git hooks,
 // brv vc merge <remote>/<branch>, and the automatic fast-forward of fetched knowledge when it
 // comes) goes through integrateIncoming: an incoming change that deletes or empties more topics than
 // the settings allow is held as a review (`refs/brv/review/<id>`, never pushed) instead of applied,
-// and what any incoming change removes is always reported.
+// and what any incoming change removes is always reported. With brv.sync.requireSigned on, an
+// incoming change with commits not signed by an allowed key is held the same way (trust.ts).
 
 /** Topics an incoming change takes away from the local tip. */
 export interface RemovedTopics {
@@ -52,13 +54,19 @@ export interface HeldIncoming {
   incoming: string;
   /** Where it came from: `origin/main`. */
   source: string;
-  /** The rule that held it, in words ("more than 10 topics"). */
+  /** The rule that held it, in words ("more than 10 topics", "not signed by an allowed key"). */
   rule: string;
   /** Topics on the local tip when it was held. */
   topics: number;
   /** Opened by this call; false when an earlier pull or sync had already held the same change. */
   opened: boolean;
+  /** Why it is held: it removes too many topics, or it has commits the trust policy does not accept. */
+  kind: HoldKind;
+  /** For an `untrusted` hold: each commit held, who made it and why (as far as this call saw them). */
+  untrusted?: UntrustedCommit[];
 }
+
+export type HoldKind = 'removal' | 'untrusted';
 
 /** An incoming change integrated (or held): the merge, and the topics it removes (or would remove). */
 export interface IncomingResult extends MergeResult {
@@ -82,6 +90,9 @@ export interface Hold {
   subject: string;
   /** The rule that held it, as recorded. */
   reason: string;
+  kind: HoldKind;
+  /** An untrusted hold's commits, as recorded: `<oid> <author>: <why> [key <fingerprint>]`. */
+  untrusted: string[];
 }
 
 /** Blobs of at most this size are read to tell an emptied topic; a larger one is never counted as emptied. */
@@ -89,9 +100,12 @@ const EMPTY_READ_LIMIT = 4096;
 /** Fewer letters and digits than this outside markup: the topic says nothing any more. */
 const MIN_TEXT = 4;
 
-async function readRemovalPolicy(repo: GitRepository): Promise<RemovalPolicy> {
+async function readPolicies(repo: GitRepository): Promise<{ removal: RemovalPolicy; requireSigned: boolean }> {
   const settings = await readSettings(repo);
-  return { hold: settings['sync.holdRemovals'], limit: settings['sync.removalLimit'], share: settings['sync.removalShare'] };
+  return {
+    removal: { hold: settings['sync.holdRemovals'], limit: settings['sync.removalLimit'], share: settings['sync.removalShare'] },
+    requireSigned: settings['sync.requireSigned'],
+  };
 }
 
 /**
@@ -162,24 +176,56 @@ function hasText(blob: Buffer | undefined): boolean {
 
 /**
  * Moves `branch` to an incoming commit (a fetched remote tip): fast-forward or merge by
- * compare-and-swap, unless what it would remove from the local tip passes the settings' limits
- * (holdRule): then the branch stays where it is and the change is held as a review (one per
- * incoming tip: holding the same tip again reopens nothing). Earlier holds from the same source
- * that are settled (their tip is now in the branch) or superseded (a newer incoming tip) are closed.
+ * compare-and-swap, unless a policy holds it: the trust policy (setting sync.requireSigned: a commit it
+ * brings has no good signature by an allowed key, see trust.ts), or what it would remove from the
+ * local tip passes the settings' limits (holdRule). Then the branch stays where it is and the change
+ * is held as a review (one per incoming tip: holding the same tip again reopens nothing). With no
+ * local branch there is nothing to hold it against: untrusted knowledge is then refused
+ * (`untrusted-knowledge`). Earlier holds from the same source that are settled (their tip is now in
+ * the branch) or superseded (a newer incoming tip) are closed.
  */
 export async function integrateIncoming(
   store: ContextStore,
   branch: string,
   theirs: string,
-  options: { source: string; subject: string; agent?: string },
+  options: {
+    source: string;
+    subject: string;
+    agent?: string;
+    /** An untrusted hold already open for this incoming tip and local tip is the answer (no signature checked again): for reads. */
+    reuseOpenHold?: boolean;
+  },
 ): Promise<IncomingResult> {
-  const policy = await readRemovalPolicy(store.repo);
-  let measured: { count: RemovalCount; tip: Tip; tree: string; rule: string | undefined } | undefined;
+  const { removal: policy, requireSigned } = await readPolicies(store.repo);
+  // The commits new to the branch, checked once per local tip the merge is tried against.
+  const checked = new Map<string, Promise<UntrustedCommit[]>>();
+  const untrustedFrom = (local: string | undefined): Promise<UntrustedCommit[]> => {
+    const key = local ?? '';
+    if (!checked.has(key)) checked.set(key, untrustedCommits(store.repo, theirs, local));
+    return checked.get(key)!;
+  };
+  if (requireSigned) {
+    await requireTrustConfigured(store.repo);
+    const local = await store.repo.resolve(branchRef(branch));
+    // Already held against this very tip (a pull or a read before this one): with reuseOpenHold
+    // (the read-time import), the same verdict without asking git to verify every signature again;
+    // reads come often and holds wait for a person. pull and sync check again (the allowed signers
+    // may have changed since).
+    const open = local && options.reuseOpenHold && (await openUntrustedHold(store, branch, theirs, options.source, local));
+    if (open) return open;
+    if (!local) await refuseUntrusted(store.repo, theirs, options.source, branch);
+  }
+  let measured: { count: RemovalCount; tip: Tip; tree: string; rule: string | undefined; untrusted?: UntrustedCommit[] } | undefined;
   const result = await mergeIntoBranch(store, branch, theirs, {
     subject: options.subject,
     theirsLabel: options.source,
     agent: options.agent,
     inspect: async (tip, tree) => {
+      const untrusted = requireSigned ? await untrustedFrom(tip.oid) : [];
+      if (untrusted.length > 0) {
+        measured = { count: { deleted: [], emptied: [], topics: 0, blobs: new Map() }, tip, tree, rule: UNTRUSTED_RULE, untrusted };
+        return 'hold';
+      }
       const count = await measureRemoval(store.repo, tip.tree, tree);
       measured = { count, tip, tree, rule: holdRule(count, policy) };
       return measured.rule ? 'hold' : 'go';
@@ -190,12 +236,55 @@ export async function integrateIncoming(
       ? { deleted: measured.count.deleted, emptied: measured.count.emptied }
       : { deleted: [], emptied: [] };
   if (result.status === 'held' && measured?.rule) {
-    const held = await holdIncoming(store, branch, theirs, options.source, { ...measured, rule: measured.rule });
+    const held = measured.untrusted
+      ? await holdIncoming(store, branch, theirs, options.source, { ...measured, rule: measured.rule }, measured.untrusted)
+      : await holdIncoming(store, branch, theirs, options.source, { ...measured, rule: measured.rule });
     return { ...result, removed, held };
   }
   await closeHolds(store, branch, options.source, async (hold) => store.repo.isAncestor(hold.incoming, result.commit));
   return { ...result, removed };
 }
+
+/** The result of integrating `theirs` again while an untrusted hold of it, measured against `local`, is open. */
+async function openUntrustedHold(
+  store: ContextStore,
+  branch: string,
+  theirs: string,
+  source: string,
+  local: string,
+): Promise<IncomingResult | undefined> {
+  const hold = (await listHolds(store)).find(
+    (h) => h.kind === 'untrusted' && h.branch === branch && h.source === source && h.incoming === theirs && h.base === local,
+  );
+  if (!hold) return undefined;
+  const untrusted = hold.untrusted.map((line): UntrustedCommit => {
+    const parsed = /^(\S+) (.*?>): (.*?)(?: \[key (\S+)\])?$/.exec(line);
+    return parsed
+      ? { commit: parsed[1]!, author: parsed[2]!, why: parsed[3]!, ...(parsed[4] ? { key: parsed[4] } : {}) }
+      : { commit: '', author: '', why: line };
+  });
+  return {
+    status: 'held',
+    commit: local,
+    merged: [],
+    conflicts: [],
+    removed: { deleted: [], emptied: [] },
+    held: {
+      id: hold.id,
+      commit: hold.commit,
+      incoming: theirs,
+      source,
+      rule: UNTRUSTED_RULE,
+      topics: 0,
+      opened: false,
+      kind: hold.kind,
+      untrusted,
+    },
+  };
+}
+
+/** The rule of an untrusted hold, in words. */
+const UNTRUSTED_RULE = 'not signed by an allowed key';
 
 /** Every open hold (review refs whose commit is an incoming-hold commit). */
 export async function listHolds(store: ContextStore): Promise<Hold[]> {
@@ -207,6 +296,7 @@ export async function listHolds(store: ContextStore): Promise<Hold[]> {
     // "<source> into <branch>": neither a remote name nor a brv branch name holds a space.
     const into = meta.op === 'incoming-hold' ? /^(\S+) into (\S+)$/.exec(meta.incoming ?? '') : null;
     if (!into) continue;
+    const kind: HoldKind = meta.hold === 'untrusted' ? 'untrusted' : 'removal';
     holds.push({
       id: ref.slice(REVIEW_PREFIX.length),
       ref,
@@ -217,6 +307,8 @@ export async function listHolds(store: ContextStore): Promise<Hold[]> {
       branch: into[2]!,
       subject: subject.replace(/^hold: /, ''),
       reason: meta.reason ?? '',
+      kind,
+      untrusted: meta.untrusted ?? [],
     });
   }
   return holds;
@@ -236,10 +328,12 @@ async function holdIncoming(
   theirs: string,
   source: string,
   measured: { count: RemovalCount; tip: Tip; tree: string; rule: string },
+  untrusted?: UntrustedCommit[],
 ): Promise<HeldIncoming> {
   const { repo } = store;
   const { count } = measured;
   const removed = count.deleted.length + count.emptied.length;
+  const kind: HoldKind = untrusted ? 'untrusted' : 'removal';
   const held = (hold: Hold, opened: boolean): HeldIncoming => ({
     id: hold.id,
     commit: hold.commit,
@@ -248,11 +342,14 @@ async function holdIncoming(
     rule: measured.rule,
     topics: count.topics,
     opened,
+    kind,
+    ...(untrusted ? { untrusted } : {}),
   });
   for (let attempt = 1; ; attempt++) {
     const mine = (await listHolds(store)).filter((h) => h.source === source && h.branch === branch);
-    const same = mine.filter((h) => h.incoming === theirs).sort((a, b) => a.commit.localeCompare(b.commit));
-    const superseded = mine.filter((h) => h.incoming !== theirs);
+    // The same tip held for another reason (a removal hold before the trust policy was turned on) is superseded too.
+    const same = mine.filter((h) => h.incoming === theirs && h.kind === kind).sort((a, b) => a.commit.localeCompare(b.commit));
+    const superseded = mine.filter((h) => h.incoming !== theirs || h.kind !== kind);
     // Two syncs holding the same tip at once each made a hold: every one keeps the lowest.
     const keep = same[0];
     const updates: RefUpdate[] = [...superseded, ...same.slice(1)].map((h) => ({ ref: h.ref, newOid: undefined, oldOid: h.commit }));
@@ -262,15 +359,37 @@ async function holdIncoming(
         count.deleted.length > 0 ? `deletes ${named(count.deleted)}` : '',
         count.emptied.length > 0 ? `empties ${named(count.emptied)}` : '',
       ].filter(Boolean);
-      const message = formatCommitMessage(`hold: ${source} would remove ${removed} of ${count.topics} topics (${measured.rule})`, {
-        op: 'incoming-hold',
-        gate: 'held',
-        incoming: `${source} into ${branch}`,
-        reason: parts.join('; '),
-      });
-      const commit = await repo.commitTree(measured.tree, [measured.tip.oid, theirs], message);
+      const message = untrusted
+        ? formatCommitMessage(`hold: ${source} has ${untrusted.length} commit(s) ${UNTRUSTED_RULE}`, {
+            op: 'incoming-hold',
+            gate: 'held',
+            incoming: `${source} into ${branch}`,
+            hold: 'untrusted',
+            reason: untrustedReason(untrusted),
+            untrusted: untrusted.slice(0, MAX_RECORDED).map(untrustedLine),
+          })
+        : formatCommitMessage(`hold: ${source} would remove ${removed} of ${count.topics} topics (${measured.rule})`, {
+            op: 'incoming-hold',
+            gate: 'held',
+            incoming: `${source} into ${branch}`,
+            reason: parts.join('; '),
+          });
+      // Bookkeeping of this clone only (never on a branch, never pushed): not signed.
+      const commit = await repo.commitTree(measured.tree, [measured.tip.oid, theirs], message, { sign: false });
       const id = commit.slice(0, 12);
-      hold = { id, ref: reviewRef(id), commit, base: measured.tip.oid, incoming: theirs, source, branch, subject: '', reason: '' };
+      hold = {
+        id,
+        ref: reviewRef(id),
+        commit,
+        base: measured.tip.oid,
+        incoming: theirs,
+        source,
+        branch,
+        subject: '',
+        reason: '',
+        kind,
+        untrusted: [],
+      };
       updates.push({ ref: hold.ref, newOid: commit, oldOid: undefined });
     }
     try {
@@ -280,6 +399,19 @@ async function holdIncoming(
       if (!(error instanceof RefMovedError) || attempt >= 5) throw error;
     }
   }
+}
+
+/** Commits of an untrusted hold named one by one in its record; the rest are counted. */
+const MAX_RECORDED = 20;
+
+/** An untrusted hold's reason: whose commits, and why, in one line ("2 by Mallory <m@x>: unsigned; …"). */
+function untrustedReason(untrusted: readonly UntrustedCommit[]): string {
+  const groups = new Map<string, number>();
+  for (const c of untrusted) {
+    const key = `${c.author}${c.signer ? ` (signer ${c.signer})` : ''}: ${c.why}`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  return [...groups].map(([key, n]) => `${n} by ${key}`).join('; ');
 }
 
 /** Closes the holds of `source` into `branch` that `settled` says are done (their review refs deleted, by CAS). */
@@ -310,6 +442,11 @@ export interface HoldDetails extends RemovedTopics {
   incoming: string;
   /** Topics on the local tip it was measured against. */
   topics: number;
+  kind: HoldKind;
+  /** An untrusted hold's commits: `<oid> <author>: <why> [key <fingerprint>]`, as recorded. */
+  untrusted: string[];
+  /** Its reason, as recorded. */
+  reason: string;
 }
 
 export async function holdDetails(store: ContextStore, hold: Hold): Promise<HoldDetails> {
@@ -322,6 +459,9 @@ export async function holdDetails(store: ContextStore, hold: Hold): Promise<Hold
     topics: count?.topics ?? 0,
     deleted: count?.deleted ?? [],
     emptied: count?.emptied ?? [],
+    kind: hold.kind,
+    untrusted: hold.untrusted,
+    reason: hold.reason,
   };
 }
 
@@ -377,6 +517,12 @@ export async function decideHold(
       conflicts: [],
       ...(result.review ? { review: result.review } : {}),
     };
+  }
+  if (hold.kind === 'untrusted') {
+    // Keep local: nothing of the untrusted history enters the branch; only the hold closes. The
+    // remote still has it, so the next pull holds it again (a new review) until it is signed or gone.
+    await repo.updateRefs([closeRef], `brv: hold ${hold.id} rejected`).catch(() => {});
+    return { decision, taskId: hold.id, files: [], totalCount: 0, commit: undefined, remaining: [], conflicts: [] };
   }
   let restored: string[] = [];
   const outcome = await store.commit<string[]>(branch, async (snapshot) => {

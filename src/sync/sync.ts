@@ -28,7 +28,9 @@ import {
   type RemoteLayout,
 } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+import { readSettings } from '../settings/settings.js';
 import { integrateIncoming, listHolds, type IncomingResult } from './removal.js';
+import { requireTrustConfigured, untrustedCommits } from './trust.js';
 
 export interface FetchResult {
   remote: string;
@@ -632,10 +634,14 @@ export async function isTracked(repo: GitRepository, remote: string): Promise<bo
 
 /**
  * After a clone or a first fetch: local brv branches for remote ones that have no local copy yet.
- * A remote tip that is not a brv commit this brv reads gets no local branch.
+ * A remote tip that is not a brv commit this brv reads gets no local branch; with the trust policy
+ * on (sync.requireSigned), neither does one whose history has a commit the policy does not accept
+ * (a pull then says which, see integrateIncoming).
  */
 export async function createMissingBranches(repo: GitRepository, remote: string): Promise<string[]> {
   const prefix = remoteBranchPrefix(remote);
+  const requireSigned = (await readSettings(repo))['sync.requireSigned'];
+  if (requireSigned) await requireTrustConfigured(repo);
   return withRefRetries(async () => {
     const local = new Set((await repo.listRefs(BRANCH_PREFIX)).map((r) => r.ref));
     const candidates = (await repo.listRefs(prefix)).filter(({ ref }) => !local.has(branchRef(ref.slice(prefix.length))));
@@ -647,6 +653,7 @@ export async function createMissingBranches(repo: GitRepository, remote: string)
     const updates = [];
     for (const { ref, oid } of candidates) {
       if (problems.has(oid)) continue;
+      if (requireSigned && (await untrustedCommits(repo, oid, undefined)).length > 0) continue;
       const branch = ref.slice(prefix.length);
       updates.push({ ref: branchRef(branch), newOid: oid, oldOid: undefined });
       created.push(branch);

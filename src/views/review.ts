@@ -24,6 +24,8 @@ export function reviewsText(list: ReviewListView): string {
     lines.push(
       'A held pull (hold: …) is decided whole: approve takes it, reject keeps the topics it would remove (see brv review show <id>).',
     );
+  if (list.tasks.some((task) => task.gated && task.subject.startsWith('hold: ') && task.subject.endsWith(' not signed by an allowed key')))
+    lines.push('A pull held as not signed by an allowed key: approve accepts it this once, reject keeps your branch as it is.');
   return lines.join('\n');
 }
 
@@ -98,6 +100,17 @@ export function reviewConflictsText(result: ReviewShow): string {
 
 /** `brv review show` of a held incoming change: every topic it would remove, and the two decisions. */
 function holdText(id: string, subject: string, hold: NonNullable<ReviewShow['hold']>): string {
+  if (hold.kind === 'untrusted')
+    return [
+      `${id}  ${subject}`,
+      '',
+      `Knowledge from ${hold.source} (${shortOid(hold.incoming)}) held for brv branch ${hold.branch}: it has commits not signed by an allowed key (setting sync.requireSigned), and nothing of it is applied yet.`,
+      '',
+      'Held commits (author: why):',
+      ...hold.untrusted.map((line) => `  ${line}`),
+      '',
+      `Accept it this once with brv review approve ${id}; keep your branch as it is with brv review reject ${id} (the next pull holds it again while ${hold.source} has it).`,
+    ].join('\n');
   const lines = [
     `${id}  ${subject}`,
     '',

@@ -40,6 +40,7 @@ export function logText(branch: string, entries: HistoryEntry[]): string {
   for (const entry of entries) {
     const tags = [entry.meta.op, entry.meta.type, entry.meta.impact && `impact ${entry.meta.impact}`].filter(Boolean).join(', ');
     lines.push(`${shortOid(entry.commit)}  ${entry.time}  ${authorText(entry.author)}`);
+    if (entry.signature) lines.push(`    ${markdownInline(entry.signature.text)}`);
     lines.push(`    ${markdownInline(entry.subject)}${tags ? `  [${markdownInline(tags)}]` : ''}`);
     for (const path of entry.meta.conflicts ?? []) lines.push(`    conflict kept for review: ${markdownInline(path)}`);
     for (const change of entry.changes)
@@ -214,6 +215,20 @@ export function removedLines(removed: RemovedTopics, indent = ''): string[] {
 
 /** A held incoming change: what it would remove, that nothing moved, and how to decide. */
 export function heldLines(source: string, held: HeldIncoming, removed: RemovedTopics | undefined): string[] {
+  if (held.kind === 'untrusted') {
+    const commits = held.untrusted ?? [];
+    return [
+      `${held.opened ? 'Held' : 'Still held'}: ${source} has ${plural(commits.length, 'commit')} not signed by an allowed key (setting sync.requireSigned), so brv did not apply it; ` +
+        `your topics are unchanged. Review ${held.id}.`,
+      ...commits
+        .slice(0, REMOVED_SHOWN)
+        .map(
+          (c) => `  ${shortOid(c.commit)} ${c.author}: ${c.why}${c.signer ? ` (signer ${c.signer})` : ''}${c.key ? ` [key ${c.key}]` : ''}`,
+        ),
+      ...(commits.length > REMOVED_SHOWN ? [`  and ${commits.length - REMOVED_SHOWN} more`] : []),
+      `Look at it with brv review show ${held.id}; accept it this once with brv review approve ${held.id}, or keep your branch as it is with brv review reject ${held.id}.`,
+    ];
+  }
   const count = removed ? removed.deleted.length + removed.emptied.length : 0;
   return [
     `${held.opened ? 'Held' : 'Still held'}: ${source} would remove ${count} of ${held.topics} topics (${held.rule}), so brv did not apply it; ` +

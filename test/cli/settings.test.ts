@@ -58,6 +58,7 @@ test('list shows every setting with its default, type and description', async (t
     { key: 'sync.holdRemovals', value: true, default: true, source: 'default', type: 'bool', description: SETTINGS[6]!.description },
     { key: 'sync.removalLimit', value: 10, default: 10, source: 'default', type: 'int', description: SETTINGS[7]!.description },
     { key: 'sync.removalShare', value: 20, default: 20, source: 'default', type: 'int', description: SETTINGS[8]!.description },
+    { key: 'sync.requireSigned', value: false, default: false, source: 'default', type: 'bool', description: SETTINGS[9]!.description },
   ]);
   // `brv settings` alone lists too; the text form names each key with its value and source.
   const bare = await brvJson(repo, ['settings'], { env });
@@ -154,7 +155,7 @@ test('unknown keys and invalid values exit 1 with a message naming the key; noth
     t.is(text.exitCode, 1, args.join(' '));
     t.regex(
       text.stderr,
-      /Unknown setting "review\.enable"\. Known settings: review\.enabled, review\.gate, hooks\.preCommit, llm\.timeout, llm\.retries, retrieval\.hybrid, sync\.holdRemovals, sync\.removalLimit, sync\.removalShare\./,
+      /Unknown setting "review\.enable"\. Known settings: review\.enabled, review\.gate, hooks\.preCommit, llm\.timeout, llm\.retries, retrieval\.hybrid, sync\.holdRemovals, sync\.removalLimit, sync\.removalShare, sync\.requireSigned\./,
     );
     const json = await brvJson(repo, ['settings', ...args], { env });
     t.is(json.exitCode, 1);

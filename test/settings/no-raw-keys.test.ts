@@ -62,6 +62,7 @@ test('readSettings: defaults, git spellings and key matching, the last value win
     'sync.holdRemovals': true,
     'sync.removalLimit': 10,
     'sync.removalShare': 20,
+    'sync.requireSigned': false,
   };
   t.deepEqual(await read(), { 'review.enabled': true, 'review.gate': false, 'hooks.preCommit': 'warn', ...llm });
 
@@ -88,5 +89,6 @@ test('readSettings: defaults, git spellings and key matching, the last value win
     'sync.holdRemovals': true,
     'sync.removalLimit': 10,
     'sync.removalShare': 20,
+    'sync.requireSigned': false,
   });
 });

@@ -31,7 +31,16 @@ test('history entries as the service returns them (trailers in meta, blob paths 
     subject: 'curate: security/auth',
     topics: ['security/auth', 'notes/x'],
     omitted: 0,
+    signature: '',
+    signatureStatus: '',
   });
+});
+
+test("a history entry's signature state, when the server checked it", (t) => {
+  const [entry] = readChanges({
+    entries: [{ commit: 'b', signature: { status: 'G', text: 'signed by alice@example.com (allowed)', key: 'SHA256:x' } }],
+  });
+  t.like(entry, { signature: 'signed by alice@example.com (allowed)', signatureStatus: 'G' });
 });
 
 test('parents and the count of topics the server left out of an entry', (t) => {

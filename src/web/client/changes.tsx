@@ -34,6 +34,15 @@ export function ChangesPage() {
                 <span class="agent">{entry.agent}</span>
                 {entry.op ? <span class="badge">{entry.op}</span> : null}
                 {entry.impact ? <span class="badge subtle">{entry.impact}</span> : null}
+                {entry.signature ? (
+                  <span
+                    class={entry.signatureStatus === 'G' ? 'badge subtle' : 'badge'}
+                    data-testid="change-signature"
+                    title={entry.signature}
+                  >
+                    {entry.signature}
+                  </span>
+                ) : null}
                 <code class="muted" title={entry.commit}>
                   {shortOid(entry.commit)}
                 </code>

@@ -17,6 +17,10 @@ export interface ChangeView {
   topics: string[];
   /** Topics the commit changed beyond those listed (the server caps the list per entry). */
   omitted: number;
+  /** Its signature state in words ("signed by alice@example.com (allowed)", "unsigned"); empty when the server did not check. */
+  signature: string;
+  /** git's letter for it (G good, U unknown key, B bad, N none…); empty when not checked. */
+  signatureStatus: string;
 }
 
 export interface ReviewOperationView {
@@ -80,6 +84,8 @@ function readChange(raw: unknown): ChangeView {
     subject: text(entry.subject, entry.message).split('\n')[0] ?? '',
     topics: [...new Set(topics)],
     omitted: typeof entry.changesOmitted === 'number' && entry.changesOmitted > 0 ? entry.changesOmitted : 0,
+    signature: text(record(entry.signature).text),
+    signatureStatus: text(record(entry.signature).status),
   };
 }
 
