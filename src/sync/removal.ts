@@ -171,7 +171,13 @@ export async function integrateIncoming(
   store: ContextStore,
   branch: string,
   theirs: string,
-  options: { source: string; subject: string; agent?: string },
+  options: {
+    source: string;
+    subject: string;
+    agent?: string;
+    /** Fast-forward or nothing (status `diverged`): the read-time import never merges (see mergeIntoBranch). */
+    fastForwardOnly?: boolean;
+  },
 ): Promise<IncomingResult> {
   const policy = await readRemovalPolicy(store.repo);
   let measured: { count: RemovalCount; tip: Tip; tree: string; rule: string | undefined } | undefined;
@@ -179,6 +185,7 @@ export async function integrateIncoming(
     subject: options.subject,
     theirsLabel: options.source,
     agent: options.agent,
+    ...(options.fastForwardOnly ? { fastForwardOnly: true } : {}),
     inspect: async (tip, tree) => {
       const count = await measureRemoval(store.repo, tip.tree, tree);
       measured = { count, tip, tree, rule: holdRule(count, policy) };

@@ -1,0 +1,145 @@
+import path from 'node:path';
+import type { ErrorKind } from '../error-kinds.js';
+import { fileStamp, readRefFile } from '../git/ref-files.js';
+import type { ContextStore } from '../store/context-store.js';
+import { branchRef, localStateDir, remoteBranchRef, reviewRef } from '../store/layout.js';
+import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+
+// Fetched knowledge comes into use at the start of each read (DESIGN §2.6, issue 32), as jj imports
+// git refs at the start of each command: any fetch — `git pull` that merges no code, `git fetch`, an
+// editor's background fetch, `brv vc fetch` — only moves `refs/brv/remotes/<remote>/heads/<branch>`.
+// importFetched compares the local brv branch with that ref (no network, ever) and, when the local
+// branch can fast-forward, moves it there through integrateIncoming (so the removal guard, the trust
+// policy and review mirroring apply exactly as for `brv vc pull`), fast-forward only: it never merges.
+//
+// The common case — nothing moved since the last read — starts no process: the last answer is
+// remembered in local state (`<common-dir>/brv/sync/arrival.json`) keyed by the repository config's
+// stamp (which decides the upstream remote) and the two ref values, read from git's ref files.
+
+/** What the read-time import found (and did) for one brv branch. */
+export type KnowledgeArrival =
+  /** Nothing to take: no remote or no remote-tracking ref, equal tips, or the local branch is ahead. */
+  | { state: 'current'; branch: string; remote?: string }
+  /** The local branch took the fetched knowledge (`from` undefined: it started at the remote's tip, adopted). */
+  | { state: 'fast-forwarded'; branch: string; remote: string; from: string | undefined; to: string }
+  /** Local and remote knowledge diverged: reads answer from the local branch until `brv sync` merges them. */
+  | { state: 'diverged'; branch: string; remote: string; ahead: number; behind: number; fix: 'brv sync' }
+  /** The incoming change is held for review (the removal guard, or another policy of integrateIncoming). */
+  | { state: 'held'; branch: string; remote: string; review: string; rule: string; incoming: string }
+  /** The remote-tracking tip is not knowledge this brv takes (not a brv commit, an unknown format …): nothing moved. */
+  | { state: 'refused'; branch: string; remote: string; commit: string; kind: ErrorKind; message: string }
+  /** The import could not run (a typed failure); the read goes on from the local branch. Never remembered. */
+  | { state: 'failed'; branch: string; remote: string; kind: ErrorKind; message: string };
+
+/** The states a reader must be told of, once per read (every other state is silent). */
+export type KnowledgeNotice = Extract<KnowledgeArrival, { state: 'diverged' | 'held' | 'refused' | 'failed' }>;
+
+export function arrivalNotice(arrival: KnowledgeArrival | undefined): KnowledgeNotice | undefined {
+  if (!arrival) return undefined;
+  return arrival.state === 'diverged' || arrival.state === 'held' || arrival.state === 'refused' || arrival.state === 'failed'
+    ? arrival
+    : undefined;
+}
+
+interface Remembered {
+  /** The stamp of `<common-dir>/config` the remote was resolved under. */
+  config: string;
+  /** The upstream remote, or null when the branch has none (no remote, several and no upstream). */
+  remote: string | null;
+  /** The ref values the outcome was found for. */
+  local: string | null;
+  tracking: string | null;
+  outcome: KnowledgeArrival;
+}
+
+interface RememberedFile {
+  version: 1;
+  branches: Record<string, Remembered>;
+}
+
+const MAX_STATE_BYTES = 256 * 1024;
+/** Branches remembered at most (worktrees on different branches each keep theirs). */
+const MAX_BRANCHES = 32;
+
+function stateFile(store: ContextStore): string {
+  return localStateDir(store.repo.location.commonDir, 'sync', 'arrival.json');
+}
+
+async function readRemembered(store: ContextStore): Promise<RememberedFile | undefined> {
+  try {
+    const bytes = await readLocalFile(stateFile(store), MAX_STATE_BYTES);
+    if (!bytes) return undefined;
+    const value = JSON.parse(bytes.toString('utf8')) as Partial<RememberedFile> | null;
+    if (!value || value.version !== 1 || typeof value.branches !== 'object' || value.branches === null) return undefined;
+    return value as RememberedFile;
+  } catch {
+    return undefined; // a cache: anything damaged is found again
+  }
+}
+
+function isRemembered(value: unknown, oid: RegExp): value is Remembered {
+  const r = value as Partial<Remembered> | null;
+  const ref = (v: unknown) => v === null || (typeof v === 'string' && oid.test(v));
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.config === 'string' &&
+    (r.remote === null || typeof r.remote === 'string') &&
+    ref(r.local) &&
+    ref(r.tracking) &&
+    typeof r.outcome === 'object' &&
+    r.outcome !== null &&
+    typeof (r.outcome as { state?: unknown }).state === 'string'
+  );
+}
+
+async function remember(store: ContextStore, branch: string, entry: Remembered, file: RememberedFile | undefined): Promise<void> {
+  const branches = { ...(file?.branches ?? {}) };
+  delete branches[branch];
+  const kept = Object.entries(branches).slice(-(MAX_BRANCHES - 1));
+  const next: RememberedFile = { version: 1, branches: { ...Object.fromEntries(kept), [branch]: entry } };
+  await writeLocalFile(stateFile(store), `${JSON.stringify(next)}\n`, { repair: localStateDir(store.repo.location.commonDir) }).catch(
+    () => {}, // a cache: the next read finds it again
+  );
+}
+
+/**
+ * Brings fetched knowledge into use for `branch` (see above): the answer for this read. Never a
+ * network call, never a merge. A fast-forward goes through integrateIncoming (fast-forward only), so
+ * whatever holds an incoming change for `brv vc pull` holds it here. Typed failures do not fail the
+ * read: they come back as `failed` (or `refused` for a tip brv does not take). `agent` is recorded
+ * on what the import writes (a hold).
+ */
+export async function importFetched(store: ContextStore, branch: string, options: { agent?: string } = {}): Promise<KnowledgeArrival> {
+  const { repo } = store;
+  const { commonDir, objectFormat } = repo.location;
+  const config = fileStamp(path.join(commonDir, 'config'));
+  const file = await readRemembered(store);
+  const oid = objectFormat === 'sha256' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{40}$/;
+  const raw = file?.branches[branch];
+  const entry = isRemembered(raw, oid) && config !== undefined && raw.config === config ? raw : undefined;
+  if (entry) {
+    // The fast path: the upstream is known for this config; the refs come from their files.
+    if (entry.remote === null) return { state: 'current', branch };
+    const local = readRefFile(commonDir, branchRef(branch), objectFormat);
+    const tracking = readRefFile(commonDir, remoteBranchRef(entry.remote, branch), objectFormat);
+    if (local !== undefined && tracking !== undefined) {
+      if (tracking === null || tracking === local) return { state: 'current', branch, remote: entry.remote };
+      if (entry.local === local && entry.tracking === tracking) {
+        const outcome = entry.outcome;
+        // A held change is still held while its review ref is there.
+        if (outcome.state !== 'held' || typeof readRefFile(commonDir, reviewRef(outcome.review), objectFormat) === 'string') return outcome;
+      }
+    }
+  }
+  const { importSlow } = await import('./arrival-import.js');
+  const found = await importSlow(store, branch, entry?.remote, options.agent);
+  if (found.remember && config !== undefined)
+    await remember(
+      store,
+      branch,
+      { config, remote: found.remote, local: found.local, tracking: found.tracking, outcome: found.outcome },
+      file,
+    );
+  return found.outcome;
+}
