@@ -3,7 +3,7 @@ import type { ErrorKind } from '../error-kinds.js';
 import { fileStamp, readRefFile } from '../git/ref-files.js';
 import type { ContextStore } from '../store/context-store.js';
 import { branchRef, localStateDir, remoteBranchRef, reviewRef } from '../store/layout.js';
-import { readLocalFile, writeLocalFile } from '../store/local-file.js';
+import { readLocalFileSync, writeLocalFile } from '../store/local-file.js';
 
 // Fetched knowledge comes into use at the start of each read (DESIGN §2.6, issue 32), as jj imports
 // git refs at the start of each command: any fetch — `git pull` that merges no code, `git fetch`, an
@@ -65,9 +65,10 @@ function stateFile(store: ContextStore): string {
   return localStateDir(store.repo.location.commonDir, 'sync', 'arrival.json');
 }
 
-async function readRemembered(store: ContextStore): Promise<RememberedFile | undefined> {
+function readRemembered(store: ContextStore): RememberedFile | undefined {
   try {
-    const bytes = await readLocalFile(stateFile(store), MAX_STATE_BYTES);
+    // Synchronous: a few hundred bytes, read on every read (the async round trips cost more than the read).
+    const bytes = readLocalFileSync(stateFile(store), MAX_STATE_BYTES);
     if (!bytes) return undefined;
     const value = JSON.parse(bytes.toString('utf8')) as Partial<RememberedFile> | null;
     if (!value || value.version !== 1 || typeof value.branches !== 'object' || value.branches === null) return undefined;
@@ -114,7 +115,7 @@ export async function importFetched(store: ContextStore, branch: string, options
   const { repo } = store;
   const { commonDir, objectFormat } = repo.location;
   const config = fileStamp(path.join(commonDir, 'config'));
-  const file = await readRemembered(store);
+  const file = readRemembered(store);
   const oid = objectFormat === 'sha256' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{40}$/;
   const raw = file?.branches[branch];
   const entry = isRemembered(raw, oid) && config !== undefined && raw.config === config ? raw : undefined;

@@ -62,6 +62,13 @@ test('a knowledge-only push reaches the next read after a plain git pull, git fe
   t.is(await refTip(b), await refTip(a));
   const status = succeeded(await brvJson(b, ['status']));
   t.is(status.topics, 3);
+
+  // A curate after a fetch writes on top of the fetched knowledge, not beside it (nothing for brv sync to merge).
+  await put(a, 'ops/alerts', rule('Page on call for 5xx bursts.'), { title: 'Alerts' });
+  succeeded(await brvJson(a, ['vc', 'push']));
+  await git(b, 'fetch', '-q');
+  await put(b, 'local/note', rule('Only B knows.'), { title: 'Local note' });
+  t.is((await git(b, 'rev-parse', 'refs/brv/heads/main^')).trim(), (await refTip(a))!);
 });
 
 test('with the hooks installed, a git pull that merges no code brings knowledge to the next query too', async (t) => {
