@@ -2,7 +2,7 @@ import { isBrvError } from '../errors.js';
 import { readRefFile } from '../git/ref-files.js';
 import { checkForeignTips, tipRevisions, type ContextStore } from '../store/context-store.js';
 import { branchRef, remoteBranchRef } from '../store/layout.js';
-import type { KnowledgeArrival } from './arrival.js';
+import type { KnowledgeArrival } from './arrival-state.js';
 import { integrateIncoming } from './removal.js';
 import { mirrorReviews, resolveRemote, seenReviews } from './sync.js';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ErrorKind } from '../error-kinds.js';
+import type { KnowledgeArrival } from './arrival-state.js';
 import { fileStamp, readRefFile } from '../git/ref-files.js';
 import type { ContextStore } from '../store/context-store.js';
 import { branchRef, localStateDir, remoteBranchRef, reviewRef } from '../store/layout.js';
@@ -16,30 +16,8 @@ import { readLocalFileSync, writeLocalFile } from '../store/local-file.js';
 // remembered in local state (`<common-dir>/brv/sync/arrival.json`) keyed by the repository config's
 // stamp (which decides the upstream remote) and the two ref values, read from git's ref files.
 
-/** What the read-time import found (and did) for one brv branch. */
-export type KnowledgeArrival =
-  /** Nothing to take: no remote or no remote-tracking ref, equal tips, or the local branch is ahead. */
-  | { state: 'current'; branch: string; remote?: string }
-  /** The local branch took the fetched knowledge (`from` undefined: it started at the remote's tip, adopted). */
-  | { state: 'fast-forwarded'; branch: string; remote: string; from: string | undefined; to: string }
-  /** Local and remote knowledge diverged: reads answer from the local branch until `brv sync` merges them. */
-  | { state: 'diverged'; branch: string; remote: string; ahead: number; behind: number; fix: 'brv sync' }
-  /** The incoming change is held for review (the removal guard, or another policy of integrateIncoming). */
-  | { state: 'held'; branch: string; remote: string; review: string; rule: string; incoming: string }
-  /** The remote-tracking tip is not knowledge this brv takes (not a brv commit, an unknown format …): nothing moved. */
-  | { state: 'refused'; branch: string; remote: string; commit: string; kind: ErrorKind; message: string }
-  /** The import could not run (a typed failure); the read goes on from the local branch. Never remembered. */
-  | { state: 'failed'; branch: string; remote: string; kind: ErrorKind; message: string };
-
-/** The states a reader must be told of, once per read (every other state is silent). */
-export type KnowledgeNotice = Extract<KnowledgeArrival, { state: 'diverged' | 'held' | 'refused' | 'failed' }>;
-
-export function arrivalNotice(arrival: KnowledgeArrival | undefined): KnowledgeNotice | undefined {
-  if (!arrival) return undefined;
-  return arrival.state === 'diverged' || arrival.state === 'held' || arrival.state === 'refused' || arrival.state === 'failed'
-    ? arrival
-    : undefined;
-}
+export type { KnowledgeArrival, KnowledgeNotice } from './arrival-state.js';
+export { arrivalNotice } from './arrival-state.js';
 
 interface Remembered {
   /** The stamp of `<common-dir>/config` the remote was resolved under. */

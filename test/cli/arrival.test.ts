@@ -194,4 +194,15 @@ test('a warm query with a remote-tracking knowledge ref starts no git process; a
   succeeded(await brvJson(a, ['vc', 'push']));
   await git(b, 'fetch', '-q');
   t.deepEqual(paths(succeeded(await brvJson(b, ['query', 'deploy blue-green'], { env }))).slice(0, 1), ['ops/deploy']);
+
+  // The remembered answer is a cache: damaged, it is found again (and a moved ref still arrives).
+  const state = path.join(b, '.git', 'brv', 'sync', 'arrival.json');
+  t.regex(await readFile(state, 'utf8'), /"remote":"origin"/);
+  await put(a, 'ops/rollback', rule('Roll back with the previous image tag.'), { title: 'Rollbacks' });
+  succeeded(await brvJson(a, ['vc', 'push']));
+  await git(b, 'fetch', '-q');
+  await writeFile(state, '{"version":1,"branches":{"main":{"config":"x","remote":null}}}\n');
+  t.deepEqual(paths(succeeded(await brvJson(b, ['query', 'previous image tag rollback']))).slice(0, 1), ['ops/rollback']);
+  await writeFile(state, '\u0000garbage');
+  t.true(succeeded(await brvJson(b, ['ls'])).topics.includes('ops/rollback'));
 });
