@@ -6,6 +6,7 @@ import { ENV, brv, brvJson, git, refTip, tempDir } from '../helpers/repo.js';
 import { put, rule, succeeded, twoClones } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
+import { openEvents, request, session, startFor } from '../web/http.js';
 import { fetchRefspecs } from '../../src/store/refs.js';
 
 // Issue 32, what must be true 1: any fetch brings knowledge into use. A teammate's knowledge-only
@@ -205,4 +206,31 @@ test('a warm query with a remote-tracking knowledge ref starts no git process; a
   t.deepEqual(paths(succeeded(await brvJson(b, ['query', 'previous image tag rollback']))).slice(0, 1), ['ops/rollback']);
   await writeFile(state, '\u0000garbage');
   t.true(succeeded(await brvJson(b, ['ls'])).topics.includes('ops/rollback'));
+});
+
+test('the dashboard: a git fetch by another process is a live event, and the next read of the API answers from the fetched knowledge', async (t) => {
+  const { a, b } = await teammates();
+  await git(b, 'fetch', '-q');
+  succeeded(await brvJson(b, ['ls'])); // B's brv branch starts at origin's
+  const server = await startFor(b);
+  try {
+    const get = (p: string) => request(server.port, { path: p, headers: session(server) });
+    t.is((await get('/api/topic?path=security/auth')).status, 200);
+    const events = await openEvents(server.port, { headers: session(server) });
+    try {
+      await put(a, 'ops/deploy', rule('Deploy blue-green.'), { title: 'Deploys' });
+      succeeded(await brvJson(a, ['vc', 'push']));
+      await git(b, 'fetch', '-q');
+      const [moved] = await events.next(1, 10_000);
+      t.regex(moved!.data, /"kind":"remote"/);
+      const topic = await get('/api/topic?path=ops/deploy');
+      t.is(topic.status, 200);
+      t.regex(topic.json.raw, /blue-green/);
+      t.is(await refTip(b), await refTip(a));
+    } finally {
+      events.close();
+    }
+  } finally {
+    await server.close();
+  }
 });
