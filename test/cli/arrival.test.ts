@@ -8,6 +8,9 @@ import { plantTree } from '../helpers/plant.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
 import { openEvents, request, session, startFor } from '../web/http.js';
 import { fetchRefspecs } from '../../src/store/refs.js';
+import { COMMANDS, runCommand } from '../../src/tui/commands.js';
+import { parseCommandLine } from '../../src/tui/command-line.js';
+import { openBrv, testService } from '../helpers/service.js';
 
 // Issue 32, what must be true 1: any fetch brings knowledge into use. A teammate's knowledge-only
 // push only moves refs/brv/remotes/origin/heads/main in a clone (git pull that merges no code, git
@@ -105,6 +108,15 @@ test('diverged knowledge: every read answers from the local branch and says so o
   t.regex(lines[0]!, /diverged.*brv sync/);
   t.is(await refTip(b), tip, 'no merge on a read');
   t.false(succeeded(await brvJson(b, ['ls'])).topics.includes('ops/deploy'));
+  // The TUI's /query says it under its answer.
+  const opened = await openBrv(b);
+  try {
+    const ctx = { service: testService, brv: async () => opened, actor: {}, cwd: b, progress: () => {} };
+    const outcome = await runCommand(ctx, parseCommandLine('/query zebra rule', COMMANDS));
+    t.regex((outcome as { text: string }).text, /local\/note[\s\S]*diverged.*brv sync/);
+  } finally {
+    opened.close();
+  }
 
   // brv sync merges; the reads after it say nothing.
   succeeded(await brvJson(b, ['sync']));
