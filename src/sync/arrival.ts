@@ -56,7 +56,10 @@ function readRemembered(store: ContextStore): RememberedFile | undefined {
   }
 }
 
-function isRemembered(value: unknown, oid: RegExp): value is Remembered {
+/** What a later read may be answered with (a fast-forward is done, a failure is tried again). */
+const REMEMBERED_STATES = new Set<string>(['current', 'diverged', 'held', 'refused']);
+
+function isRemembered(value: unknown, branch: string, oid: RegExp): value is Remembered {
   const r = value as Partial<Remembered> | null;
   const ref = (v: unknown) => v === null || (typeof v === 'string' && oid.test(v));
   return (
@@ -68,7 +71,8 @@ function isRemembered(value: unknown, oid: RegExp): value is Remembered {
     ref(r.tracking) &&
     typeof r.outcome === 'object' &&
     r.outcome !== null &&
-    typeof (r.outcome as { state?: unknown }).state === 'string'
+    REMEMBERED_STATES.has((r.outcome as { state?: unknown }).state as string) &&
+    (r.outcome as { branch?: unknown }).branch === branch
   );
 }
 
@@ -96,7 +100,7 @@ export async function importFetched(store: ContextStore, branch: string, options
   const file = readRemembered(store);
   const oid = objectFormat === 'sha256' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{40}$/;
   const raw = file?.branches[branch];
-  const entry = isRemembered(raw, oid) && config !== undefined && raw.config === config ? raw : undefined;
+  const entry = isRemembered(raw, branch, oid) && config !== undefined && raw.config === config ? raw : undefined;
   if (entry) {
     // The fast path: the upstream is known for this config; the refs come from their files.
     if (entry.remote === null) return { state: 'current', branch };
@@ -117,7 +121,14 @@ export async function importFetched(store: ContextStore, branch: string, options
     await remember(
       store,
       branch,
-      { config, remote: found.remote, local: found.local, tracking: found.tracking, outcome: found.outcome },
+      {
+        config,
+        remote: found.remote,
+        local: found.local,
+        tracking: found.tracking,
+        // Once fast-forwarded the two refs are equal: the next read has nothing to take.
+        outcome: found.outcome.state === 'fast-forwarded' ? { state: 'current', branch, remote: found.outcome.remote } : found.outcome,
+      },
       file,
     );
   return found.outcome;

@@ -207,6 +207,15 @@ test('a warm query with a remote-tracking knowledge ref starts no git process; a
   succeeded(await brvJson(a, ['vc', 'push']));
   await git(b, 'fetch', '-q');
   t.deepEqual(paths(succeeded(await brvJson(b, ['query', 'deploy blue-green'], { env }))).slice(0, 1), ['ops/deploy']);
+  t.not(await readFile(log, 'utf8'), '', 'the moved ref was asked of git');
+  // After the fast-forward, what the next read needs is remembered: it is warm again (once discovery, which
+  // saw the tip move, has asked git once more), no git process.
+  const remembered = JSON.parse(await readFile(path.join(b, '.git', 'brv', 'sync', 'arrival.json'), 'utf8')).branches.main;
+  t.like(remembered, { remote: 'origin', local: await refTip(b), tracking: await refTip(b), outcome: { state: 'current' } });
+  succeeded(await brvJson(b, ['query', 'deploy blue-green']));
+  await writeFile(log, '');
+  t.deepEqual(paths(succeeded(await brvJson(b, ['query', 'deploy blue-green'], { env }))).slice(0, 1), ['ops/deploy']);
+  t.is(await readFile(log, 'utf8'), '', 'no git process after the fast-forward');
 
   // The remembered answer is a cache: damaged, it is found again (and a moved ref still arrives).
   const state = path.join(b, '.git', 'brv', 'sync', 'arrival.json');
