@@ -46,6 +46,21 @@ export function readRegularFile(file: string, maxBytes: number): string | undefi
  * symbolic or malformed ref, an unreadable file): ask git.
  */
 export function readRefFile(dir: string, ref: string, objectFormat: 'sha1' | 'sha256'): string | null | undefined {
+  return readRefFileWhere(dir, ref, objectFormat)?.oid;
+}
+
+/**
+ * readRefFile, also saying where the value came from: `loose`, or `packed` with the stamp of the
+ * packed-refs file read. `known`: a value read before from packed-refs with that stamp; while there is
+ * still no loose file and packed-refs has the same stamp, it is the answer without reading packed-refs
+ * again (a repository with many refs packed has a large one). undefined: ask git.
+ */
+export function readRefFileWhere(
+  dir: string,
+  ref: string,
+  objectFormat: 'sha1' | 'sha256',
+  known?: { packed: string; oid: string | null },
+): { oid: string | null; packed?: string } | undefined {
   try {
     if (!REF.test(ref) || ref.split('/').some((part) => part === '' || part.startsWith('.'))) return undefined;
     const oid = objectFormat === 'sha256' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{40}$/;
@@ -55,19 +70,21 @@ export function readRefFile(dir: string, ref: string, objectFormat: 'sha1' | 'sh
     if (loose) {
       // A loose ref wins over packed-refs; one that is not a plain object id (a symbolic ref) is git's to read.
       const value = loose.isFile() ? readRegularFile(looseFile, 1024)?.trimEnd() : undefined;
-      return value !== undefined && oid.test(value) ? value : undefined;
+      return value !== undefined && oid.test(value) ? { oid: value } : undefined;
     }
     const packedFile = path.join(dir, 'packed-refs');
-    if (!lstatOrUndefined(packedFile)) return null;
+    const stamp = fileStamp(packedFile) ?? 'none';
+    if (known && known.packed === stamp && (known.oid === null || oid.test(known.oid))) return { oid: known.oid, packed: stamp };
+    if (stamp === 'none') return lstatOrUndefined(packedFile) ? undefined : { oid: null, packed: stamp };
     const packed = readRegularFile(packedFile, MAX_PACKED_REFS_BYTES);
     if (packed === undefined) return undefined;
     for (const line of packed.split('\n')) {
       if (line.endsWith(` ${ref}`)) {
         const value = line.slice(0, line.length - ref.length - 1);
-        return oid.test(value) ? value : undefined;
+        return oid.test(value) ? { oid: value, packed: stamp } : undefined;
       }
     }
-    return null;
+    return { oid: null, packed: stamp };
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { KnowledgeArrival } from './arrival-state.js';
-import { fileStamp, readRefFile } from '../git/ref-files.js';
+import { fileStamp, readRefFile, readRefFileWhere } from '../git/ref-files.js';
 import type { ContextStore } from '../store/context-store.js';
 import { branchRef, localStateDir, remoteBranchRef, reviewRef } from '../store/layout.js';
 import { readLocalFileSync, writeLocalFile } from '../store/local-file.js';
@@ -27,6 +27,9 @@ interface Remembered {
   /** The ref values the outcome was found for. */
   local: string | null;
   tracking: string | null;
+  /** When a value was read from packed-refs: that file's stamp (while it holds, the file is not read again). */
+  localPacked?: string;
+  trackingPacked?: string;
   outcome: KnowledgeArrival;
 }
 
@@ -69,6 +72,8 @@ function isRemembered(value: unknown, branch: string, oid: RegExp): value is Rem
     (r.remote === null || typeof r.remote === 'string') &&
     ref(r.local) &&
     ref(r.tracking) &&
+    (r.localPacked === undefined || typeof r.localPacked === 'string') &&
+    (r.trackingPacked === undefined || typeof r.trackingPacked === 'string') &&
     typeof r.outcome === 'object' &&
     r.outcome !== null &&
     REMEMBERED_STATES.has((r.outcome as { state?: unknown }).state as string) &&
@@ -104,20 +109,52 @@ export async function importFetched(store: ContextStore, branch: string, options
   if (entry) {
     // The fast path: the upstream is known for this config; the refs come from their files.
     if (entry.remote === null) return { state: 'current', branch };
-    const local = readRefFile(commonDir, branchRef(branch), objectFormat);
-    const tracking = readRefFile(commonDir, remoteBranchRef(entry.remote, branch), objectFormat);
-    if (local !== undefined && tracking !== undefined) {
-      if (tracking === null || tracking === local) return { state: 'current', branch, remote: entry.remote };
-      if (entry.local === local && entry.tracking === tracking) {
-        const outcome = entry.outcome;
-        // A held change is still held while its review ref is there.
-        if (outcome.state !== 'held' || typeof readRefFile(commonDir, reviewRef(outcome.review), objectFormat) === 'string') return outcome;
+    const known = (packed: string | undefined, oid: string | null) => (packed === undefined ? undefined : { packed, oid });
+    const localAt = readRefFileWhere(commonDir, branchRef(branch), objectFormat, known(entry.localPacked, entry.local));
+    const trackingRef = remoteBranchRef(entry.remote, branch);
+    const trackingAt = readRefFileWhere(commonDir, trackingRef, objectFormat, known(entry.trackingPacked, entry.tracking));
+    if (localAt && trackingAt) {
+      const [local, tracking] = [localAt.oid, trackingAt.oid];
+      const same = entry.local === local && entry.tracking === tracking;
+      let answer: KnowledgeArrival | undefined;
+      if (tracking === null || tracking === local) answer = { state: 'current', branch, remote: entry.remote };
+      else if (
+        same &&
+        (entry.outcome.state !== 'held' || typeof readRefFile(commonDir, reviewRef(entry.outcome.review), objectFormat) === 'string')
+      )
+        answer = entry.outcome; // (a held change is still held while its review ref is there)
+      if (answer) {
+        // Remembered as read now (a value found in packed-refs with that file's stamp, so it is not read again).
+        if (!same || localAt.packed !== entry.localPacked || trackingAt.packed !== entry.trackingPacked) {
+          const { localPacked: _l, trackingPacked: _t, ...rest } = entry;
+          await remember(
+            store,
+            branch,
+            {
+              ...rest,
+              local,
+              tracking,
+              outcome: answer,
+              ...(localAt.packed === undefined ? {} : { localPacked: localAt.packed }),
+              ...(trackingAt.packed === undefined ? {} : { trackingPacked: trackingAt.packed }),
+            },
+            file,
+          );
+        }
+        return answer;
       }
     }
   }
   const { importSlow } = await import('./arrival-import.js');
   const found = await importSlow(store, branch, entry?.remote, options.agent);
-  if (found.remember && config !== undefined)
+  if (found.remember && config !== undefined) {
+    // Where each value is stored: one read from packed-refs is not read again while that file is unchanged.
+    const packedStamp = (ref: string, oid: string | null) => {
+      const where = readRefFileWhere(commonDir, ref, objectFormat);
+      return where && where.oid === oid ? where.packed : undefined;
+    };
+    const localPacked = found.remote === null ? undefined : packedStamp(branchRef(branch), found.local);
+    const trackingPacked = found.remote === null ? undefined : packedStamp(remoteBranchRef(found.remote, branch), found.tracking);
     await remember(
       store,
       branch,
@@ -126,10 +163,13 @@ export async function importFetched(store: ContextStore, branch: string, options
         remote: found.remote,
         local: found.local,
         tracking: found.tracking,
+        ...(localPacked === undefined ? {} : { localPacked }),
+        ...(trackingPacked === undefined ? {} : { trackingPacked }),
         // Once fast-forwarded the two refs are equal: the next read has nothing to take.
         outcome: found.outcome.state === 'fast-forwarded' ? { state: 'current', branch, remote: found.outcome.remote } : found.outcome,
       },
       file,
     );
+  }
   return found.outcome;
 }

@@ -217,6 +217,15 @@ test('a warm query with a remote-tracking knowledge ref starts no git process; a
   t.deepEqual(paths(succeeded(await brvJson(b, ['query', 'deploy blue-green'], { env }))).slice(0, 1), ['ops/deploy']);
   t.is(await readFile(log, 'utf8'), '', 'no git process after the fast-forward');
 
+  // Refs packed (git gc): still no process, and packed-refs is remembered by its stamp, not read every time.
+  await git(b, 'pack-refs', '--all');
+  succeeded(await brvJson(b, ['query', 'deploy blue-green'], { env }));
+  succeeded(await brvJson(b, ['query', 'deploy blue-green'], { env }));
+  t.is(await readFile(log, 'utf8'), '', 'no git process with packed refs');
+  const packed = JSON.parse(await readFile(path.join(b, '.git', 'brv', 'sync', 'arrival.json'), 'utf8')).branches.main;
+  t.truthy(packed.localPacked);
+  t.is(packed.trackingPacked, packed.localPacked);
+
   // The remembered answer is a cache: damaged, it is found again (and a moved ref still arrives).
   const state = path.join(b, '.git', 'brv', 'sync', 'arrival.json');
   t.regex(await readFile(state, 'utf8'), /"remote":"origin"/);
