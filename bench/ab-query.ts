@@ -1,8 +1,10 @@
 /**
  * bench/ab-query: two builds of brv (e.g. before and after a change) answering the same questions,
  * interleaved run by run on two copies of one synthetic repository, so machine noise falls on both
- * alike. Usage: node --import tsx bench/ab-query.ts <cli A> <cli B> [--sizes 1000,10000 --runs 30]
- * Prints p50/p95 wall time per size for A and B.
+ * alike. Usage: node --import tsx bench/ab-query.ts <cli A> <cli B> [--sizes 1000,10000 --runs 30] [--remote]
+ * Prints p50/p95 wall time per size for A and B. `--remote`: the repository has an `origin` with the
+ * knowledge pushed and fetched back (a remote-tracking knowledge ref, as in every teammate's clone),
+ * so each read's import of fetched knowledge (src/sync/arrival.ts) is measured too.
  */
 import { execa } from 'execa';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +18,7 @@ if (!cliA || !cliB) throw new Error('usage: bench/ab-query.ts <cli A> <cli B> [-
 const sizes = argValue('sizes', '1000,10000').split(',').map(Number);
 const runs = Number(argValue('runs', '30'));
 const op = argValue('op', 'query');
+const withRemote = process.argv.includes('--remote');
 let curated = 0;
 const env = BENCH_ENV;
 
@@ -41,6 +44,14 @@ for (const size of sizes) {
   await execa('git', ['init', '-q', repo]);
   await writeSyntheticTopics(path.join(work, 'topics'), size);
   await execa('node', [cliA, 'import', path.join(work, 'topics'), '--format', 'json'], { cwd: repo, env });
+  if (withRemote) {
+    const bare = path.join(work, 'remote.git');
+    await execa('git', ['init', '-q', '--bare', bare], { env });
+    await execa('git', ['remote', 'add', 'origin', bare], { cwd: repo, env });
+    await execa('git', ['push', '-q', 'origin', 'refs/brv/heads/main:refs/brv/heads/main'], { cwd: repo, env });
+    await execa('git', ['config', '--add', 'remote.origin.fetch', '+refs/brv/heads/*:refs/brv/remotes/origin/heads/*'], { cwd: repo, env });
+    await execa('git', ['fetch', '-q', 'origin'], { cwd: repo, env });
+  }
   const other = path.join(work, 'b');
   await cp(repo, other, { recursive: true });
   const questions = syntheticQuestions(size, runs);

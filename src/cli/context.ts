@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import type { Brv } from '../service/brv.js';
 import type { Actor } from '../service/host.js';
 import type { BrvService } from '../service/service.js';
-import { EXIT_FAILURE, printError, printInternalError, type OutputFormat } from './output.js';
+import { EXIT_FAILURE, note, printError, printInternalError, setEnvelopeMeta, type OutputFormat } from './output.js';
 
 export interface GlobalOptions {
   format: OutputFormat;
@@ -49,9 +49,22 @@ export async function withBrv(
       const opening = brvService.open(argv.C ?? process.cwd(), open);
       preload?.().catch(() => {});
       brv = await opening;
+      const opened = brv;
+      // A read that could not bring fetched knowledge in says so once: in the JSON envelope's meta,
+      // or one line on stderr after the answer.
+      setEnvelopeMeta(() => {
+        const notice = opened.knowledgeNotice();
+        return notice ? { knowledge: notice } : undefined;
+      });
       await run(brv);
+      const notice = brv.knowledgeNotice();
+      if (notice && argv.format !== 'json') {
+        const { knowledgeNoticeText } = await import('../views/arrival.js');
+        note(knowledgeNoticeText(notice));
+      }
     });
   } finally {
+    setEnvelopeMeta(undefined);
     brv?.close();
   }
 }

@@ -30,8 +30,19 @@ function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+let envelopeMeta: (() => Record<string, unknown> | undefined) | undefined;
+
+/**
+ * What the JSON envelope carries beside `data` while a command runs (`meta`: e.g. `meta.knowledge`,
+ * the read's notice about fetched knowledge it could not bring in); undefined clears it.
+ */
+export function setEnvelopeMeta(meta: (() => Record<string, unknown> | undefined) | undefined): void {
+  envelopeMeta = meta;
+}
+
 export function printJson(command: string, success: boolean, data: unknown): void {
-  process.stdout.write(`${jsonLine({ command, success, data, timestamp: new Date().toISOString() })}\n`);
+  const meta = envelopeMeta?.();
+  process.stdout.write(`${jsonLine({ command, success, data, ...(meta ? { meta } : {}), timestamp: new Date().toISOString() })}\n`);
 }
 
 export function printText(text: string): void {

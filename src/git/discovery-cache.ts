@@ -1,19 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileStamp, lstatOrUndefined, readRefFile, readRegularFile } from './ref-files.js';
 import type { RepositoryLocation } from './location.js';
 
 /**
@@ -37,8 +25,6 @@ import type { RepositoryLocation } from './location.js';
 const FILE = 'discovery.json';
 const VERSION = 1;
 const MAX_BYTES = 64 * 1024;
-/** A repository with this many refs packed is better asked through git. */
-const MAX_PACKED_REFS_BYTES = 16 * 1024 * 1024;
 /** Variables git reads to discover a repository or its configuration (the ones that lead elsewhere are removed from git's environment: env.ts). */
 const DISCOVERY_VARIABLES = [
   'GIT_CEILING_DIRECTORIES',
@@ -47,7 +33,6 @@ const DISCOVERY_VARIABLES = [
   'GIT_CONFIG_COUNT',
   'GIT_CONFIG',
 ];
-const REF = /^refs\/[A-Za-z0-9._/-]+$/;
 
 interface Remembered {
   readonly version: number;
@@ -83,56 +68,13 @@ function plainWorkTree(cwd: string): string | undefined {
   }
 }
 
-function lstatOrUndefined(file: string) {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 function configStamp(gitDir: string): string | undefined {
-  const stat = lstatOrUndefined(path.join(gitDir, 'config'));
-  return stat?.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
-}
-
-/** A regular file's text, at most `maxBytes`, not following a symbolic link; undefined when there is none. */
-function readRegularFile(file: string, maxBytes: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > maxBytes) return undefined;
-    const bytes = Buffer.alloc(stat.size);
-    return readSync(fd, bytes, 0, bytes.length, 0) === bytes.length ? bytes.toString('utf8') : undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return fileStamp(path.join(gitDir, 'config'));
 }
 
 /** A ref's object id as git stores it, loose file first, then packed-refs; undefined for anything else. */
 function readRef(gitDir: string, ref: string, objectFormat: 'sha1' | 'sha256'): string | undefined {
-  if (!REF.test(ref) || ref.split('/').some((part) => part === '' || part.startsWith('.'))) return undefined;
-  const oid = objectFormat === 'sha256' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{40}$/;
-  if (lstatOrUndefined(path.join(gitDir, 'reftable'))) return undefined;
-  const looseFile = path.join(gitDir, ref);
-  if (lstatOrUndefined(looseFile)) {
-    // A loose ref wins over packed-refs; one that is not a plain object id (a symbolic ref) is git's to read.
-    const value = readRegularFile(looseFile, 1024)?.trimEnd();
-    return value !== undefined && oid.test(value) ? value : undefined;
-  }
-  const packed = readRegularFile(path.join(gitDir, 'packed-refs'), MAX_PACKED_REFS_BYTES);
-  for (const line of packed?.split('\n') ?? []) {
-    if (line.endsWith(` ${ref}`)) {
-      const value = line.slice(0, line.length - ref.length - 1);
-      return oid.test(value) ? value : undefined;
-    }
-  }
-  return undefined;
+  return readRefFile(gitDir, ref, objectFormat) ?? undefined;
 }
 
 function parseRemembered(text: string): Remembered | undefined {

@@ -281,7 +281,14 @@ async function runCall(
   call: (brv: Brv) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   try {
-    return await call(await pool.resolve(cwd));
+    const brv = await pool.resolve(cwd);
+    const before = brv.knowledgeArrival();
+    const result = await call(brv);
+    // A read of this call that could not bring fetched knowledge in says so once, after its answer.
+    const notice = brv.knowledgeNotice(before);
+    if (!notice || result.isError) return result;
+    const { knowledgeNoticeMarkdown } = await import('../views/arrival.js');
+    return { ...result, content: [...result.content, { type: 'text', text: knowledgeNoticeMarkdown(notice) }] };
   } catch (error) {
     const kind: ErrorKind = isBrvError(error) ? error.kind : 'internal-error';
     const message = isBrvError(error) ? error.message : `Unexpected failure: ${(error as Error)?.message ?? String(error)}`;

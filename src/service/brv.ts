@@ -4,6 +4,7 @@ import type { GitProcesses } from '../git/processes.js';
 import type { DoctorReport } from '../doctor/doctor.js';
 import { tipRevisions } from '../store/context-store.js';
 import { currentBranch, DEFAULT_BRANCH } from '../store/layout.js';
+import { arrivalNotice, type KnowledgeArrival, type KnowledgeNotice } from '../sync/arrival.js';
 import { CONTEXT, RepositoryContext } from './context.js';
 import { History } from './history.js';
 import type { Host } from './host.js';
@@ -13,6 +14,8 @@ import { Review } from './review.js';
 import { Setup } from './setup.js';
 import { Sharing } from './sharing.js';
 import { mark } from '../trace.js';
+
+export type { KnowledgeArrival, KnowledgeNotice } from '../sync/arrival.js';
 
 export interface OpenOptions {
   /**
@@ -95,6 +98,26 @@ export class Brv {
   async refreshBranch(): Promise<string> {
     this.ctx.branch = await currentBranch(this.ctx.repo.location.gitDir);
     return this.ctx.branch;
+  }
+
+  /**
+   * What the last read found of fetched knowledge (every read of the branch tip first brings in what
+   * a fetch moved: src/sync/arrival.ts): undefined before any read.
+   */
+  knowledgeArrival(): KnowledgeArrival | undefined {
+    return this.ctx.arrival;
+  }
+
+  /**
+   * What a front end must tell once with a read's answer (JSON metadata, one stderr line, a line in
+   * an MCP result): local and remote knowledge diverged (fix: brv sync), incoming knowledge held as a
+   * review, a remote tip refused, or an import that failed; undefined when there is nothing to say.
+   * With `since` (knowledgeArrival() before a call), only when a read since then found it.
+   */
+  knowledgeNotice(since?: KnowledgeArrival): KnowledgeNotice | undefined {
+    // A long-lived server tells a call only what a read of that call found (`since`: the arrival before it).
+    if (since !== undefined && this.ctx.arrival === since) return undefined;
+    return arrivalNotice(this.ctx.arrival);
   }
 
   /** The shared state, for other service modules only (front ends cannot import context.ts: .dependency-cruiser.cjs). */

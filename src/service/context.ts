@@ -6,6 +6,7 @@ import type { LlmClient } from '../llm/client.js';
 import type { TreeIndexStore } from '../query/tree-index.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
 import { branchRef, localStateDir, parseSourceRef, SOURCES_PREFIX } from '../store/layout.js';
+import { importFetched, type KnowledgeArrival } from '../sync/arrival.js';
 import type { Host } from './host.js';
 
 /** The key of `Brv`'s accessor for its context: service modules (the repository pool) use it, front ends cannot name it. */
@@ -21,6 +22,9 @@ export class RepositoryContext {
   readonly sessions: SessionStore;
   private indexStore: Promise<TreeIndexStore> | undefined;
   private llmClient: { key: string; client: Promise<LlmClient | undefined> } | undefined;
+  private arriving: Promise<KnowledgeArrival> | undefined;
+  /** What the last read-time import of fetched knowledge found (see `arrive`); undefined before the first read. */
+  arrival: KnowledgeArrival | undefined;
 
   constructor(
     readonly repo: GitRepository,
@@ -34,9 +38,33 @@ export class RepositoryContext {
     this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
   }
 
-  /** The snapshot a read works on: the branch tip, or `at` (see ContextStore.snapshotAt). */
-  snapshotFor(at: string | undefined): Promise<Snapshot> {
-    return at ? this.store.snapshotAt(this.branch, at) : this.store.snapshot(this.branch);
+  /**
+   * Brings fetched knowledge into use before a read of the branch tip (src/sync/arrival.ts: a
+   * fast-forward to the upstream's remote-tracking ref when it can, never a merge, never the
+   * network; no process when nothing moved). Every read of the tip calls it, in every front end and
+   * on every call of a long-lived server (another process's fetch moves the remote-tracking ref).
+   * Concurrent reads share one import. What it found is kept in `arrival` for the front end to tell.
+   */
+  async arrive(): Promise<KnowledgeArrival | undefined> {
+    if (this.headProblem) return undefined;
+    if (!this.arriving) {
+      const run = importFetched(this.store, this.branch);
+      this.arriving = run;
+      void run
+        .finally(() => {
+          if (this.arriving === run) this.arriving = undefined;
+        })
+        .catch(() => {});
+    }
+    this.arrival = await this.arriving;
+    return this.arrival;
+  }
+
+  /** The snapshot a read works on: the branch tip (fetched knowledge brought in first: `arrive`), or `at` (see ContextStore.snapshotAt). */
+  async snapshotFor(at: string | undefined): Promise<Snapshot> {
+    if (at) return this.store.snapshotAt(this.branch, at);
+    await this.arrive();
+    return this.store.snapshot(this.branch);
   }
 
   /**
@@ -57,6 +85,7 @@ export class RepositoryContext {
   }
 
   async tipCommit() {
+    await this.arrive();
     const commit = await this.repo.readRefCommit(branchRef(this.branch));
     if (!commit) throw new BrvError('not-initialized', `brv branch ${this.branch} has no commits yet. Run brv init.`);
     return commit;

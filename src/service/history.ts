@@ -168,7 +168,7 @@ export class History {
       const refs = (await store.listBranches()).map((b) => branchRef(b.branch));
       return refs.length === 0 ? [] : readHistory(repo, refs, request.limit, { path: filePath, firstParent: false, signatures });
     }
-    const snapshot = await store.snapshot(this.ctx.branch);
+    const snapshot = await this.ctx.snapshotFor(undefined);
     if (!snapshot.commit) return [];
     return readHistory(repo, snapshot.ref, request.limit, { path: filePath, signatures });
   }

@@ -214,6 +214,8 @@ export class Knowledge {
   async curate(request: CurateRequest, actor: Actor): Promise<CurateResult> {
     // Loaded on demand: HTML parsing is the heaviest code in brv and most commands never need it.
     const { runCurate } = await import('../curate/protocol.js');
+    // Written on top of what was fetched (as a read would see it), not beside it: fewer divergences for brv sync to merge.
+    await this.ctx.arrive();
     const { store, sessions, branch } = this.ctx;
     return runCurate({ store, sessions, branch, agent: actor.agent }, request);
   }
@@ -281,6 +283,7 @@ export class Knowledge {
     }
     const parsed = parseMeta(request.meta);
     if (!parsed.ok) return { ok: false, errors: [{ kind: 'invalid-response-format', message: parsed.message }] };
+    await this.ctx.arrive();
     return writeTopic(this.ctx.store, request.html, parsed.meta, {
       branch: this.ctx.branch,
       overwrite: request.overwrite ?? false,

@@ -219,7 +219,7 @@ export class Setup {
   async status(): Promise<StatusResult> {
     const { repo, store, sessions, branch } = this.ctx;
     const gitVersion = await repo.requireModernGit();
-    const snapshot = await store.snapshot(branch);
+    const snapshot = await this.ctx.snapshotFor(undefined);
     const files = await store.listFiles(snapshot);
     const { location } = repo;
     const { upstreamState } = await import('../sync/upstream.js');

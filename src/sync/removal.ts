@@ -194,6 +194,8 @@ export async function integrateIncoming(
     agent?: string;
     /** An untrusted hold already open for this incoming tip and local tip is the answer (no signature checked again): for reads. */
     reuseOpenHold?: boolean;
+    /** Fast-forward or nothing (status `diverged`): the read-time import never merges (see mergeIntoBranch). */
+    fastForwardOnly?: boolean;
   },
 ): Promise<IncomingResult> {
   const { removal: policy, requireSigned } = await readPolicies(store.repo);
@@ -220,6 +222,7 @@ export async function integrateIncoming(
     subject: options.subject,
     theirsLabel: options.source,
     agent: options.agent,
+    ...(options.fastForwardOnly ? { fastForwardOnly: true } : {}),
     inspect: async (tip, tree) => {
       const untrusted = requireSigned ? await untrustedFrom(tip.oid) : [];
       if (untrusted.length > 0) {

@@ -10,6 +10,7 @@ import { curateAutoNotes, curateAutoProgressLine, curateText } from '../views/cu
 import { doctorText } from '../views/doctor.js';
 import { usageLine } from '../views/usage.js';
 import { queryText } from '../views/query.js';
+import { knowledgeNoticeText } from '../views/arrival.js';
 import { settingSetText, settingsText } from '../views/settings.js';
 import { sourcesText } from '../views/worktree.js';
 import { listText, removeText } from '../views/topics.js';
@@ -168,6 +169,12 @@ export async function searchOutcome(
   };
 }
 
+/** A read's text, with the line about fetched knowledge it could not bring in (diverged, held, refused) when this read found one. */
+function withNotice(brv: Brv, before: ReturnType<Brv['knowledgeArrival']>, text: string): string {
+  const notice = brv.knowledgeNotice(before);
+  return notice ? `${text}\n\n${knowledgeNoticeText(notice)}` : text;
+}
+
 /** Runs a parsed slash command. Throws what the service throws (the App shows kind and message). */
 export async function runCommand(ctx: CommandContext, command: ParsedCommand): Promise<Outcome> {
   const { args, options } = command;
@@ -175,8 +182,10 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
   switch (command.name) {
     case 'query': {
       if (!text) throw new Error('Ask something: /query <question>.');
-      const result = await (await ctx.brv()).retrieval.query({ question: text, limit: 5 });
-      return { type: 'text', title: `Query: ${text}`, text: queryText(result), markdown: true };
+      const brv = await ctx.brv();
+      const before = brv.knowledgeArrival();
+      const result = await brv.retrieval.query({ question: text, limit: 5 });
+      return { type: 'text', title: `Query: ${text}`, text: withNotice(brv, before, queryText(result)), markdown: true };
     }
     case 'search': {
       if (!text) throw new Error('Search for something: /search <question>.');
@@ -187,8 +196,14 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       if (!args[0]) throw new Error('Name a topic: /read <topic> (Tab completes paths).');
       return { type: 'topic', path: args[0], ...(typeof options['--source'] === 'string' ? { source: options['--source'] } : {}) };
     case 'ls': {
-      const listed = await (await ctx.brv()).knowledge.list(args[0] ? { prefix: args[0] } : {});
-      return { type: 'text', title: `Topics${listed.prefix ? ` under ${listed.prefix}` : ''}`, text: listText(listed) };
+      const brv = await ctx.brv();
+      const before = brv.knowledgeArrival();
+      const listed = await brv.knowledge.list(args[0] ? { prefix: args[0] } : {});
+      return {
+        type: 'text',
+        title: `Topics${listed.prefix ? ` under ${listed.prefix}` : ''}`,
+        text: withNotice(brv, before, listText(listed)),
+      };
     }
     case 'rm': {
       if (!args[0]) throw new Error('Name a topic: /rm <topic>.');

@@ -10,8 +10,11 @@ import { topicPathFromBlobPath } from '../topic/path.js';
 const OVERSIZED = Symbol('oversized');
 
 export interface MergeResult {
-  /** `held`: `inspect` held the change, the branch did not move. */
-  status: 'up-to-date' | 'fast-forward' | 'merged' | 'held';
+  /**
+   * `held`: `inspect` held the change, the branch did not move. `diverged`: only with
+   * `fastForwardOnly`, the histories diverged and nothing was merged (the branch did not move).
+   */
+  status: 'up-to-date' | 'fast-forward' | 'merged' | 'held' | 'diverged';
   /** The branch tip after the merge. */
   commit: string;
   /** Topics git could not merge line by line and brv merged section by section. */
@@ -43,6 +46,12 @@ export async function mergeIntoBranch(
     inspect?: (ours: Tip, tree: string) => Promise<'hold' | 'go'>;
     /** Other refs moved in the same transaction as the branch (not on up-to-date or held). */
     alsoUpdate?: RefUpdate[];
+    /**
+     * Never merge: when the histories diverged (also when they came to diverge in a race while the
+     * compare-and-swap retried) stop with status `diverged`, the branch unmoved. For the read-time
+     * import of fetched knowledge (src/sync/arrival.ts), which must never merge.
+     */
+    fastForwardOnly?: boolean;
   },
 ): Promise<MergeResult> {
   const { repo } = store;
@@ -62,6 +71,7 @@ export async function mergeIntoBranch(
       if (options.inspect && (await options.inspect(tip, (await repo.readCommit(theirs))!.tree)) === 'hold') return held;
       return fastForward;
     }
+    if (options.fastForwardOnly) return { stop: { status: 'diverged' as const, merged: [], conflicts: [] } };
 
     const { result, oversized } = await mergeKeepingOversizedUnread(store, tip, theirs);
     const resolution = await resolveConflicts(store, result.conflicts, { ours: branch, theirs: options.theirsLabel });

@@ -274,6 +274,32 @@ test('sync state: a damaged seen-reviews record is rebuilt silently by sync and 
   await cleanup(env.root);
 });
 
+test('arrival state: a damaged record of the last read-time import never breaks a read, which takes fetched knowledge and writes it again', async (t) => {
+  const env = await twoClones();
+  const ok = async (args: string[]) => {
+    const result = await run(t, env.a, [...args, '--format', 'json']);
+    t.true(result.json?.success, `${args.join(' ')}: ${result.stdout} ${result.stderr}`);
+    return result;
+  };
+  await ok(['init', '--track', 'origin']);
+  await ok(['vc', 'push', '-u']);
+  const file = path.join(env.a, '.git', 'brv', 'sync', 'arrival.json');
+  await ok(['ls']);
+  const damages: Record<string, Damage> = {
+    ...COMMON,
+    truncated: async (f) => writeFile(f, (await readFile(f, 'utf8')).slice(0, 20)),
+    'wrong shape': (f) => writeFile(f, '{"version":1,"branches":{"main":{"config":7,"outcome":"diverged"}}}\n'),
+  };
+  for (const [name, damage] of Object.entries(damages)) {
+    await damage(file);
+    await ok(name.length % 2 ? ['ls'] : ['query', 'anything']);
+    if (!(name === 'mode 000' && AS_ROOT))
+      t.like(JSON.parse(await readFile(file, 'utf8')), { version: 1, branches: { main: { remote: 'origin' } } }, name);
+    await chmod(file, 0o644).catch(() => {});
+  }
+  await cleanup(env.root);
+});
+
 test('connectors manifest: a damaged manifest never breaks status, install or uninstall', async (t) => {
   const repo = await makeRepo();
   const home = await tempDir('brv-home-');
