@@ -214,6 +214,8 @@ export class History {
   async upstreams(): Promise<BranchUpstream[]> {
     const { resolveRemote } = await import('../sync/sync.js');
     const { store, repo } = this.ctx;
+    // Counted after what a fetch brought came into use (a status line read beside a query must agree with it).
+    await this.ctx.arrive();
     const found: BranchUpstream[] = [];
     for (const { branch, commit } of (await store.listBranches()).slice(0, MAX_UPSTREAMS)) {
       const remote = await resolveRemote(repo, branch).catch(() => undefined);
@@ -251,7 +253,8 @@ export class History {
       import('../sync/upstream.js'),
     ]);
     const { store, repo, branch } = this.ctx;
-    const snapshot = await store.snapshot(branch);
+    // A read like any other: what a fetch brought comes into use first, so the counts are after it.
+    const snapshot = await this.ctx.snapshotFor(undefined);
     // From the refs alone: with no local branch yet, every commit of the tracking ref is to pull.
     const upstream = await upstreamState(repo, branch);
     const remote = upstream?.remote;
