@@ -6,6 +6,7 @@ import type { BrvError } from '../../src/errors.js';
 import { validateRemoteUrl } from '../../src/git/remote.js';
 import { put, succeeded, twoClones } from '../helpers/knowledge.js';
 import { brvJson, cleanup, ENV, git, tempDir } from '../helpers/repo.js';
+import { freePort } from '../helpers/git-servers.js';
 
 const rule = (text: string) => `<bv-rule id="r1">${text}</bv-rule>`;
 
@@ -129,16 +130,6 @@ async function answering(status: number): Promise<{ url: string; close: () => Pr
   return { url: `http://127.0.0.1:${port}/team/knowledge.git`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 test("every remote failure git can give here has its own kind and git's own words, never its generic last line", async (t) => {
   const { root, a, bare } = await twoClones();
   await brvJson(a, ['init']);
@@ -160,10 +151,10 @@ test("every remote failure git can give here has its own kind and git's own word
     { what: 'http 403 (permission denied)', url: forbidden!.url, kind: 'auth-failed', says: /403/ },
     { what: 'http 404', url: missing!.url, kind: 'remote-not-found', says: /not found/ },
     { what: 'http 500', url: broken!.url, kind: 'remote-unreachable', says: /500/ },
-    { what: 'a refused connection', url: `http://127.0.0.1:${await closedPort()}/x.git`, kind: 'remote-unreachable', says: /connect/i },
+    { what: 'a refused connection', url: `http://127.0.0.1:${await freePort()}/x.git`, kind: 'remote-unreachable', says: /connect/i },
     {
       what: 'a refused git:// connection',
-      url: `git://127.0.0.1:${await closedPort()}/x.git`,
+      url: `git://127.0.0.1:${await freePort()}/x.git`,
       kind: 'remote-unreachable',
       says: /Connection refused/,
     },
