@@ -132,7 +132,7 @@ export async function fetchRefspecs(
       },
     );
   } catch (error) {
-    throw classifyTransportError(error, remote);
+    throw classifyTransportError(error, remote, await remoteUrl(repo, remote));
   }
 }
 

@@ -141,9 +141,11 @@ test('queries at once start one background maintenance', async (t) => {
   const { dir, brv } = await indexedRepo();
   t.teardown(() => brv.close());
   await curate(brv, 0, 3);
-  // The maintenance process holds its lock 3 s before it starts working, so every query finds it running.
-  const env = { ...AUTO, NODE_OPTIONS: `--require ${CHILD}`, BRV_TEST_MAINTENANCE_HOLD_MS: '3000' };
+  // The maintenance process holds its lock until every query has answered, so each finds it running.
+  const release = path.join(dir, '.git', 'release-maintenance');
+  const env = { ...AUTO, NODE_OPTIONS: `--require ${CHILD}`, BRV_TEST_MAINTENANCE_HOLD_UNTIL: release };
   const answers = await Promise.all([query(dir, env), query(dir, env), query(dir, env)]);
+  await writeFile(release, '');
   for (const answer of answers) t.is(answer.index.compaction, 'due');
   const started = answers.flatMap((a) => (a.started === undefined ? [] : [a.started]));
   t.is(started.length, 1, 'one maintenance started');

@@ -256,9 +256,11 @@ browserTest('the footer says what was fetched and not taken, and names the comma
     await git(repo, 'remote', 'add', 'origin', '/nowhere/remote.git');
     const base = (await refTip(repo))!;
     await curateTopic(repo, reply('api/errors', 'API errors', '<bv-rule>Errors are JSON.</bv-rule>'));
-    await git(repo, 'update-ref', 'refs/brv/remotes/origin/heads/main', (await refTip(repo))!);
+    const theirs = (await refTip(repo))!;
     await git(repo, 'update-ref', 'refs/brv/heads/main', base);
     await curateTopic(repo, reply('db/migrations', 'Migrations', '<bv-rule>Never edit an applied migration.</bv-rule>'));
+    // Fetched last: a curate reads first, and takes a fetch it can fast-forward to.
+    await git(repo, 'update-ref', 'refs/brv/remotes/origin/heads/main', theirs);
   });
   try {
     const incoming = d.page.locator('[data-testid="status-bar"] [data-testid="status-incoming"]');
