@@ -1,4 +1,5 @@
 import { isBrvError } from '../errors.js';
+import { fetchMissingBlobs } from '../git/partial-clone.js';
 import { readRefFile } from '../git/ref-files.js';
 import { checkForeignTips, tipRevisions, type ContextStore } from '../store/context-store.js';
 import { branchRef, remoteBranchRef } from '../store/layout.js';
@@ -52,6 +53,12 @@ export async function importSlow(
   if (tracking === null || tracking === local) return found({ state: 'current', branch, remote });
   const source = `${remote}/${branch}`;
   try {
+    // In a partial clone a plain `git fetch` brought the tip without blobs: its whole tree comes in one
+    // request now, rather than a lazy fetch for the format check below and a batch for the read after.
+    // (A tip that is not a commit fails here as git's error and is refused by the check.)
+    await fetchMissingBlobs(repo, [`${tracking}^{tree}`], { from: remote }).catch((error: unknown) => {
+      if (isBrvError(error)) throw error;
+    });
     // A tip a plain `git fetch` (or `git update-ref`) put there met no check: refused before any git reads it as history.
     const problem = (await checkForeignTips(repo, [{ label: `${remoteBranchRef(remote, branch)} (${source})`, oid: tracking }])).get(
       tracking,

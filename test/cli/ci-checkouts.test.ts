@@ -111,6 +111,18 @@ test('partial clone: knowledge a plain git fetch brought without blobs is comple
   );
 });
 
+test('partial clone, no brv command yet: a plain git fetch of the knowledge, then the first query imports it with one request', async (t) => {
+  const remote = await knowledgeRemote();
+  const clone = await cloneOf(remote, 'partial', '--filter=blob:none');
+  await git(clone, 'fetch', '-q', 'origin', '+refs/brv/heads/*:refs/brv/remotes/origin/heads/*');
+  t.true((await missingObjects(clone, 'refs/brv/remotes/origin/heads/main')) >= TOPICS, 'the plain fetch left the blobs out');
+  const before = await remote.requests();
+  const query = succeeded(await brvJson(clone, ['query', 'zebras crossing road zero']));
+  t.is(query.matchedDocs[0].topicPath, 'roads/r0');
+  t.is((await remote.requests()) - before, 1, 'the format check and 200 topics, one request');
+  t.is(await missingObjects(clone, 'refs/brv/heads/main^{tree}'), 0, 'every topic of the tip (history stays lazy)');
+});
+
 test('partial clone: vc diff of knowledge that arrived without blobs fetches both sides in one request', async (t) => {
   const remote = await knowledgeRemote();
   await plantBulk(
