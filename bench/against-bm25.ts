@@ -18,7 +18,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { comparePaired, inGroup, type PairedComparison } from './lib/paired.js';
-import { argValue } from './lib/report.js';
+import { argValue, writeReport } from './lib/report.js';
 
 interface Group {
   readonly key: string;
@@ -131,6 +131,8 @@ let compared = 0;
 const significant = { below: 0, above: 0, tested: 0 };
 /** Question-equivalents of each recall figure below: the gap × the questions of its row (exact for an all-or-nothing recall). */
 const gaps: number[] = [];
+/** Every figure below the stand-in, for the results file. */
+const belowFigures: string[] = [];
 for (const pair of PAIRS) {
   for (const split of splits) {
     const file = (name: string) => path.join(folder, `${name.replace('{split}', split)}.json`);
@@ -160,6 +162,9 @@ for (const pair of PAIRS) {
         let mark = '';
         if (worse) {
           below++;
+          belowFigures.push(
+            `${pair.corpus}, ${split}, ${group.label ?? group.key}, ${metric}: ${display(metric, a, brv.units)} / ${display(metric, b, standIn.units)}`,
+          );
           mark = ' ▼';
           if (metric !== 'mrr') {
             const questions = ((b - a) / (brv.units?.recall === 'percent' ? 100 : 1)) * group.n;
@@ -185,4 +190,16 @@ if (significant.tested > 0) {
     `Paired sign test over each row's questions (ties dropped; ${significant.tested} of the figures that differ had per-question metrics): ` +
       `${significant.below} of those below and ${significant.above} of those above the stand-in differ with p < 0.05.`,
   );
+}
+// The whole comparison of the default ranking is a result of its own (docs/performance.md reads it).
+if (configuration === undefined && corpora === '' && path.resolve(folder) === path.resolve('bench/results') && compared > 0) {
+  await writeReport('against-bm25', {
+    splits,
+    compared,
+    below,
+    above,
+    equal: compared - below - above,
+    significant,
+    belowFigures,
+  });
 }
