@@ -2,8 +2,9 @@
  * bench/against-bm25: issue 12's "never below plain BM25, on any category of any corpus" as a table.
  * Reads the results the retrieval benches wrote (bench/results/), brv's default ranking next to the
  * Lunr BM25 stand-in over the same topics, per corpus, split and category, and marks every figure
- * where brv is below. Run the benches first (the commands are in bench/README.md, "Issue 12: the
- * decisions"); a pair whose files are missing is reported as such.
+ * where brv is below. Run the benches first (`npm run bench:ranking` runs them, then this; bench/README.md);
+ * a pair whose files are missing is reported as such. Comparing the default ranking over every corpus
+ * in bench/results, it also writes bench/results/against-bm25.json (docs/performance.md reads it).
  *
  *   node --import tsx bench/against-bm25.ts [--results bench/results] [--splits validate,tune]
  *     [--configuration LABEL] [--corpora locomo-turn,locomo-session-haystack50,coding]
