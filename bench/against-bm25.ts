@@ -2,8 +2,9 @@
  * bench/against-bm25: issue 12's "never below plain BM25, on any category of any corpus" as a table.
  * Reads the results the retrieval benches wrote (bench/results/), brv's default ranking next to the
  * Lunr BM25 stand-in over the same topics, per corpus, split and category, and marks every figure
- * where brv is below. Run the benches first (the commands are in bench/README.md, "Issue 12: the
- * decisions"); a pair whose files are missing is reported as such.
+ * where brv is below. Run the benches first (`npm run bench:ranking` runs them, then this; bench/README.md);
+ * a pair whose files are missing is reported as such. Comparing the default ranking over every corpus
+ * in bench/results, it also writes bench/results/against-bm25.json (docs/performance.md reads it).
  *
  *   node --import tsx bench/against-bm25.ts [--results bench/results] [--splits validate,tune]
  *     [--configuration LABEL] [--corpora locomo-turn,locomo-session-haystack50,coding]
@@ -18,7 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { comparePaired, inGroup, type PairedComparison } from './lib/paired.js';
-import { argValue } from './lib/report.js';
+import { argValue, writeReport } from './lib/report.js';
 
 interface Group {
   readonly key: string;
@@ -131,6 +132,8 @@ let compared = 0;
 const significant = { below: 0, above: 0, tested: 0 };
 /** Question-equivalents of each recall figure below: the gap × the questions of its row (exact for an all-or-nothing recall). */
 const gaps: number[] = [];
+/** Every figure below the stand-in, for the results file. */
+const belowFigures: string[] = [];
 for (const pair of PAIRS) {
   for (const split of splits) {
     const file = (name: string) => path.join(folder, `${name.replace('{split}', split)}.json`);
@@ -160,6 +163,9 @@ for (const pair of PAIRS) {
         let mark = '';
         if (worse) {
           below++;
+          belowFigures.push(
+            `${pair.corpus}, ${split}, ${group.label ?? group.key}, ${metric}: ${display(metric, a, brv.units)} / ${display(metric, b, standIn.units)}`,
+          );
           mark = ' ▼';
           if (metric !== 'mrr') {
             const questions = ((b - a) / (brv.units?.recall === 'percent' ? 100 : 1)) * group.n;
@@ -185,4 +191,16 @@ if (significant.tested > 0) {
     `Paired sign test over each row's questions (ties dropped; ${significant.tested} of the figures that differ had per-question metrics): ` +
       `${significant.below} of those below and ${significant.above} of those above the stand-in differ with p < 0.05.`,
   );
+}
+// The whole comparison of the default ranking is a result of its own (docs/performance.md reads it).
+if (configuration === undefined && corpora === '' && path.resolve(folder) === path.resolve('bench/results') && compared > 0) {
+  await writeReport('against-bm25', {
+    splits,
+    compared,
+    below,
+    above,
+    equal: compared - below - above,
+    significant,
+    belowFigures,
+  });
 }

@@ -9,7 +9,7 @@
  *   [--without-extra-ca-certs]
  * When NODE_EXTRA_CA_CERTS is set (as in some sandboxes and corporate set-ups), every Node process
  * parses that certificate bundle before it runs any code: ~35 ms of `node -e 0` on the machine of
- * bench/README.md. `--without-extra-ca-certs` runs brv and the floor without it, as most users run.
+ * docs/archive/bench-notebook-2026.md. `--without-extra-ca-certs` runs brv and the floor without it, as most users run.
  */
 import { execa } from 'execa';
 import { mkdtemp, rm } from 'node:fs/promises';

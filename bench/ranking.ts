@@ -8,8 +8,7 @@
  *   node --import tsx bench/ranking.ts [--locomo ../shared/bench-data/locomo/locomo10.json]
  *     [--splits tune,validate] [--ablate | --try=LIST]
  *
- * --ablate / --try=LIST go to brv's runs (each feature off / the listed rankings, bench/README.md,
- * "Ablation"); `bench/against-bm25.ts --configuration LABEL` then compares any of them.
+ * --ablate / --try=LIST go to brv's runs (each feature off / the listed rankings, docs/decisions/0007-ranking-features.md); `bench/against-bm25.ts --configuration LABEL` then compares any of them.
  */
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Builds the CLI. Measured on Node 20 (see bench/README.md): loading ~400 small ESM files from
+// Builds the CLI. Measured on Node 20 (see docs/decisions/0002-startup-launcher-code-cache.md): loading ~400 small ESM files from
 // node_modules cost ~0.5 s per command, so esbuild bundles them, with code splitting so that each
 // command loads only the code it runs (no HTML parser for a query, no yargs for the agent commands).
 // Node 20 keeps no compiled code between processes for ES modules (22's module.enableCompileCache

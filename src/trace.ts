@@ -1,7 +1,7 @@
 /**
  * Where a command spends its time, for BRV_TRACE: named marks, kept only once a front end has turned
  * tracing on, and a monotonic clock for durations. Neither loads Node's perf_hooks (the `performance`
- * global), which costs a command ~1.5 ms here when nothing reads the marks (bench/README.md, "Warm
+ * global), which costs a command ~1.5 ms here when nothing reads the marks (docs/archive/bench-notebook-2026.md, "Warm
  * path, round 4").
  */
 let tracing = false;

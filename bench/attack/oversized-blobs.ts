@@ -11,7 +11,7 @@
  * `--cli` runs another build (a base commit's) for a before/after figure. Needs /usr/bin/time (GNU).
  * Writes bench/results/attack-oversized-blobs.json; exits 1 when a command fails untyped or brv's own
  * peak RSS reaches the blob's size. The figure with children shows git's share (merge-tree would
- * merge an oversized path in memory if brv gave it one: see bench/README.md).
+ * merge an oversized path in memory if brv gave it one: see docs/archive/bench-notebook-2026.md, "Oversized topics").
  */
 import { execa } from 'execa';
 import { createWriteStream } from 'node:fs';

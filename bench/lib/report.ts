@@ -28,7 +28,17 @@ export function percentiles(values: readonly number[]): { p50: number; p95: numb
   return { p50: round(at(50)), p95: round(at(95)), min: round(sorted[0]!), max: round(sorted[sorted.length - 1]!), n: sorted.length };
 }
 
-/** Writes bench/results/<name>.json with the machine it ran on. */
+/** The command line that ran this bench, as a reader would type it from the repository's root. */
+function benchCommand(root: string): string {
+  const script = process.argv[1] ? path.relative(root, process.argv[1]) : 'bench';
+  const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
+  return ['node', '--import', 'tsx', script, ...process.argv.slice(2)].map(quote).join(' ');
+}
+
+/**
+ * Writes bench/results/<name>.json with the machine it ran on, the commit measured and the command, so
+ * docs/performance.md (`npm run docs:performance`) can say what produced each figure.
+ */
 export async function writeReport(name: string, data: object): Promise<string> {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   const out = path.join(root, 'bench/results');
@@ -41,7 +51,9 @@ export async function writeReport(name: string, data: object): Promise<string> {
     cpu: os.cpus()[0]?.model,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
   };
-  await writeFile(file, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...data }, null, 2)}\n`);
+  const commit = (await execa('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, reject: false })).stdout.trim() || undefined;
+  const report = { benchmark: name, date: new Date().toISOString(), commit, command: benchCommand(root), machine, ...data };
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`wrote ${path.relative(root, file)}`);
   return file;
 }

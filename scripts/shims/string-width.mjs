@@ -1,5 +1,5 @@
 // Build-time stand-in for `string-width`, which yargs' help layout imports. The real package loads
-// emoji and East-Asian-width tables that cost ~60 ms at every brv start (measured, bench/README.md)
+// emoji and East-Asian-width tables that cost ~60 ms at every brv start (measured: docs/decisions/0002-startup-launcher-code-cache.md)
 // and matter only for laying out --help columns; brv's help text is its own plain prose.
 import { stripVTControlCharacters } from 'node:util';
 

@@ -9,7 +9,7 @@ import { GLOBAL_OPTIONS, inRange, type OptionSpec, type OptionTable } from './op
 import { RETRIEVAL_OPTIONS } from './retrieval-options.js';
 
 // Loading yargs and building its parser for every command costs ~30–40 ms per process (measured,
-// bench/README.md), most of an agent command's time above a bare Node start. The commands agents run
+// docs/decisions/0002-startup-launcher-code-cache.md), most of an agent command's time above a bare Node start. The commands agents run
 // in a loop are parsed here with node:util's parseArgs from the same option tables, and only when the
 // command line is plain: anything else (help, version, unknown options, options repeated with another value, arrays,
 // values yargs would read differently, values out of range) returns undefined and goes to yargs, which behaves as always.

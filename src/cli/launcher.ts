@@ -2,7 +2,7 @@
 // (dist/app/*.js: esbuild's code-split bundle of main.ts, as CommonJS script bodies) itself, so that
 // each is compiled through a V8 code cache: Node 20 keeps no compiled code between processes (22's
 // module.enableCompileCache does), and parsing and compiling the chunks a command needs was the
-// largest part of its start-up after Node's own (bench/README.md). The bytecode V8 made while a
+// largest part of its start-up after Node's own (docs/decisions/0002-startup-launcher-code-cache.md). The bytecode V8 made while a
 // command ran is saved at exit and handed back to V8 the next time that command runs.
 //
 // The cache is an optimisation, never an error. One file per command ("pack": every chunk that
@@ -183,7 +183,7 @@ const modules = new Map<string, { exports: unknown }>();
 // Node's crypto module takes ~3 ms to load here, and a warm query (most commands) hashes nothing:
 // chunks get a stand-in that loads it on first use. esbuild's CommonJS output reads a named import
 // off the module object at each use (`(0, import_node_crypto.createHash)(…)`), so only a call
-// touches the stand-in (bench/README.md, "Warm path, round 4").
+// touches the stand-in (docs/archive/bench-notebook-2026.md, "Warm path, round 4").
 const DEFERRED = new Set(['node:crypto']);
 const standIns = new Map<string, object>();
 
@@ -233,7 +233,7 @@ function load(file: string): unknown {
   const dir = path.dirname(file);
   // A chunk's imports are its siblings ("./chunk-X.js"): joined by hand, since path.join on each of
   // the few hundred requires of a start-up made V8 optimise path.normalize in the background, a
-  // compile the process then waited for at exit (bench/README.md, "Warm path, round 3").
+  // compile the process then waited for at exit (docs/archive/bench-notebook-2026.md, "Warm path, round 3").
   const chunkRequire = (id: string) =>
     id.startsWith('./') && !id.includes('/', 2) && !id.includes('\\')
       ? load(`${dir}${path.sep}${id.slice(2)}`)

@@ -16,7 +16,7 @@ mark('cli: modules loaded');
 
 // When a command is done (nothing left in the event loop: output written, children reaped), exit
 // at once: left to end by itself, Node frees every page of the heap first, 30–40 ms of the first
-// query of a fetched tree (bench/README.md, "Cold path, round 4"). The 'exit' handlers still run.
+// query of a fetched tree (docs/archive/bench-notebook-2026.md, "Cold path, round 4"). The 'exit' handlers still run.
 process.once('beforeExit', () => process.exit());
 
 const args = process.argv.slice(2);

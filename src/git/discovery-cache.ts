@@ -8,7 +8,7 @@ import type { RepositoryLocation } from './location.js';
  * What `git rev-parse` answered for a repository, remembered in it (`<git-dir>/brv/discovery.json`),
  * so that a command run again there starts no git process to find its repository and the brv tip:
  * that process was the only one of a warm `brv query` (~4 ms of spawning on a fast machine, 13–21 on
- * a slow one: bench/README.md, "Warm path").
+ * a slow one: docs/archive/bench-notebook-2026.md, "Warm path").
  *
  * Only the plain case is served from it: a non-bare repository whose `.git` is a directory in the
  * work tree's top (not a linked worktree, not a submodule), owned by this user, found from the

@@ -63,7 +63,7 @@ const OBJECT_HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d{1
  * the data and a newline, or `<name> missing|ambiguous\n` (undefined). An object's data is copied out
  * once, straight from the chunks, when all of it has arrived: joining the chunks on every arrival was
  * quadratic in the object's size (a 200 MB blob took minutes), and joining them once per answer
- * copied every byte twice (bench/README.md, "Cold path, round 5").
+ * copied every byte twice (docs/archive/bench-notebook-2026.md, "Cold path, round 5").
  */
 export class CatFileBatchParser {
   /** The pipe's chunks, unread bytes only. */

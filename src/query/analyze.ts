@@ -71,7 +71,7 @@ export function analyze(text: string): string[] {
 
 /**
  * `analyze` for ASCII text (nearly all of it), as WORD would split it, without a regex: a match
- * object per word was a third of an index build's analysis (bench/README.md, "Cold path").
+ * object per word was a third of an index build's analysis (docs/archive/bench-notebook-2026.md, "Cold path").
  */
 function analyzeAscii(text: string): string[] {
   const terms: string[] = [];
@@ -103,7 +103,7 @@ function forEachAsciiWord(text: string, visit: (start: number, end: number) => v
 /**
  * Where each word of `text` starts and ends, as WORD splits it (no length limit). ASCII text (every
  * question typed in English) is split without WORD: compiling its Unicode classes is ~2 ms of a
- * query process on a slow machine (bench/README.md, "Warm path, round 3").
+ * query process on a slow machine (docs/archive/bench-notebook-2026.md, "Warm path, round 3").
  */
 export function forEachWord(text: string, visit: (start: number, end: number) => void): void {
   if (ASCII_ONLY.test(text)) {
@@ -118,7 +118,7 @@ export function forEachWord(text: string, visit: (start: number, end: number) =>
  * The terms of an index build, numbered in first-seen order. `add` appends the ids of a text's terms
  * (exactly `analyze(text)`, as ids) to a list. A word seen before in the build costs one map lookup
  * by its lowercased form, instead of a lookup of its stem and another of the stem's id: the index
- * build of a fetched tree analyses every word of every topic (bench/README.md, "Cold path, round 3").
+ * build of a fetched tree analyses every word of every topic (docs/archive/bench-notebook-2026.md, "Cold path, round 3").
  */
 export class TermIds {
   /** The term of each id. */
@@ -180,7 +180,7 @@ function asciiWordEnd(text: string, start: number): number {
  * `analyze(text).filter((t) => wanted.has(t))`, cheaper for a few wanted terms over long text (passage
  * evidence over long topics, on every query): lunr's stemmer only rewrites suffixes, and keeps a
  * word's first two letters whenever the stem has two (checked on all words of up to four letters,
- * 2.4 million suffixed ones and 58,000 real ones: bench/README.md, "Cold path"), so only words
+ * 2.4 million suffixed ones and 58,000 real ones: docs/archive/bench-notebook-2026.md, "Cold path"), so only words
  * starting like a wanted term are found, by one regex, and stemmed. Non-ASCII text takes `analyze`.
  */
 export function wantedTerms(text: string, wanted: ReadonlySet<string>): string[] {

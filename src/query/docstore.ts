@@ -15,7 +15,7 @@ const MAGIC = Buffer.from('BRVMD002');
 /**
  * CRC-32 (IEEE): zlib's, native. The CLI's launcher loads `node:zlib` for its code cache anyway; an
  * index build checksums every rendered topic (megabytes on a fetched tree), where the JavaScript
- * slicing-by-8 it replaces cost ~23 ms of a cold 50-topic first query (bench/README.md).
+ * slicing-by-8 it replaces cost ~23 ms of a cold 50-topic first query (docs/archive/bench-notebook-2026.md, "Cold path, round 2").
  */
 export function crc32(bytes: Uint8Array): number {
   return zlibCrc32(bytes);

@@ -3,7 +3,7 @@
  * item scores Σ weight / (k + rank) over the lists it is in (ranks from 1). Rank-based, so the
  * lists' scores (BM25F, cosine) need no calibration against each other. Deterministic: ties go to
  * the better lexical rank, then the better dense rank, then the key. Pure; hybrid retrieval's
- * parameters (`DEFAULT_FUSION`) were chosen on the tune halves (bench/README.md, "Hybrid retrieval").
+ * parameters (`DEFAULT_FUSION`) were chosen on the tune halves (docs/archive/bench-notebook-2026.md, "Hybrid retrieval").
  */
 export interface FusionOptions {
   /** RRF's constant: larger flattens the difference between the first ranks. */
@@ -13,7 +13,7 @@ export interface FusionOptions {
 }
 
 /**
- * Chosen on the tune halves (bench/README.md, "Hybrid retrieval"): with the embedding model measured
+ * Chosen on the tune halves (docs/archive/bench-notebook-2026.md, "Hybrid retrieval"): with the embedding model measured
  * (USE-lite, whose dense ranking alone reaches 44.5 recall@10 on LoCoMo turns against the lexical
  * 70.7), RRF's usual k 60 and equal weights cost MRR everywhere (turns .532 → .425, coding .845 →
  * .725); a small k and a light dense weight keep the lexical order at the top and let the dense

@@ -43,7 +43,7 @@ export function bestPassage(markdown: string, questionTerms: ReadonlySet<string>
 /**
  * bestPassage for ASCII markdown in one pass over it (the question's words found by one regex, each
  * counted for the line it is in) instead of a split and a search per line: ~2,000 lines in the 50 long
- * topics a query re-ranks (bench/README.md, "Cold path, round 3"). Undefined for other text.
+ * topics a query re-ranks (docs/archive/bench-notebook-2026.md, "Cold path, round 3"). Undefined for other text.
  */
 function bestLine(markdown: string, questionTerms: ReadonlySet<string>, timed: boolean): BestPassage | undefined {
   const size = questionTerms.size;

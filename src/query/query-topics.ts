@@ -75,7 +75,7 @@ export type RankingFeature = (typeof RANKING_FEATURES)[number];
 /**
  * Ranking features measured and left off by default (each on with `true`), switchable so that
  * --ablate and --try report them next to the default. None now: timeWords was one until neighbours
- * came (bench/README.md, "Issue 12: ranking, round 7").
+ * came (docs/archive/bench-notebook-2026.md, "Issue 12: ranking, round 7").
  */
 export const OPTIONAL_RANKING_FEATURES = [] as const;
 export type OptionalRankingFeature = (typeof OPTIONAL_RANKING_FEATURES)[number];
@@ -276,11 +276,11 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
   return hits.map((hit, i) => ({ hit, markdown: locations[i]!.segment >= 0 ? texts[next++]! : '' }));
 }
 
-/** Candidates re-ranked by passage evidence; LoCoMo sessions: MRR 0.817 → 0.834 at weight 1 (bench/README.md). */
+/** Candidates re-ranked by passage evidence; LoCoMo sessions: MRR 0.817 → 0.834 at weight 1 (docs/decisions/0007-ranking-features.md). */
 const PASSAGE_POOL = 20;
 const PASSAGE_WEIGHT = 1;
 /**
- * timeWords: weight chosen on the tune halves among 0.2, 0.3 and 0.5 (bench/README.md, "Issue 12: ranking,
+ * timeWords: weight chosen on the tune halves among 0.2, 0.3 and 0.5 (docs/archive/bench-notebook-2026.md, "Issue 12: ranking,
  * round 3"), where it cost a question of haystack temporal recall and stayed off; with neighbours on it raises
  * temporal MRR on every LoCoMo corpus on both halves, costs no category more than a question, and leaves
  * coding unchanged (round 7).
@@ -291,7 +291,7 @@ const TIME_WEIGHT = 0.5;
  * questionDates: a question that names a day ("What did Maria do on May 3, 2023?") raises the
  * topics dated (bv-timestamp, `<time>`) on that day ×2, falling to ×1 at 7 days away. Chosen on the
  * tune halves among weights 0.5 / 1 and windows 1 / 3 / 7 days, held on validate (no figure of any
- * category lower on either half; bench/README.md, "Issue 12: ranking, round 3"). A month ("in May
+ * category lower on either half; docs/archive/bench-notebook-2026.md, "Issue 12: ranking, round 3"). A month ("in May
  * 2023") as a span of days was tried and dropped (haystack temporal srec@5 −0.6 on tune).
  */
 const DATE_WEIGHT = 1;

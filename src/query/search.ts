@@ -59,7 +59,7 @@ export interface SearchOptions {
  * topic about a cat, "instruments" for one about a violin) bridged before feedback learns from the hits.
  * A topic matched only through them counts like one matched through feedback terms. Chosen on the tune
  * halves among weights 0.05–0.5, 3 or 5 per word, cosine ≥ 0.6 or 0.7, and held on the validate halves
- * on all four corpora (bench/README.md, "Issue 12: ranking, round 6" and "round 7").
+ * on all four corpora (docs/archive/bench-notebook-2026.md, "Issue 12: ranking, round 6" and "round 7").
  */
 export interface NeighbourOptions {
   /** Weight of a neighbour relative to a query word's 1, times its cosine (default 0.1). */
@@ -74,7 +74,7 @@ const DEFAULT_NEIGHBOURS: Readonly<NeighbourOptions> = { weight: 0.1, perWord: 3
 /**
  * A neighbour in more than a tenth of the topics (and more than 50) is skipped: it tells little about any
  * of them and has the longest postings to score, which a fresh process does unoptimised (+10 ms a query
- * at 10,000 topics without the cap, +2.5 with it; quality unchanged on both halves, bench/README.md,
+ * at 10,000 topics without the cap, +2.5 with it; quality unchanged on both halves, docs/archive/bench-notebook-2026.md,
  * "Issue 12: ranking, round 7"). A tree of 50 topics or fewer keeps every neighbour.
  */
 const NEIGHBOUR_MAX_DF_RATIO = 0.1;
@@ -105,7 +105,7 @@ export interface FeedbackOptions {
    * No expansion when the hits it would learn from are longer than this on average, in field-weighted
    * words (default 150). A one-fact note is about one thing, so its words describe what it answers; a
    * longer topic (a chat session, a rule with its reasons, a runbook) is about several, and the words it
-   * is made of most are its own subject's, not the question's. Measured (bench/README.md, "Issue 12:
+   * is made of most are its own subject's, not the question's. Measured (docs/archive/bench-notebook-2026.md, "Issue 12:
    * the decisions"): LoCoMo turns (hits ~80 weighted words) gain 2–4 points of recall from feedback;
    * coding-corpus notes (~120–300) lose MRR with it, LoCoMo sessions (~770) lose MRR and recall. 150
    * was chosen on the tune halves and held on the validate halves.
@@ -136,7 +136,7 @@ const DEFAULT_COORDINATION = 0.5;
  * word, and several generic words spread over a long body ("new", "data", "before") outscore the one
  * word that names the topic. Scoring the path once more on its own, as per-field BM25 (Lunr) does for
  * every field, gives the name its weight back. Weight chosen on the tune halves among 0.5 / 0.75 / 1 /
- * 1.5 / 2 (and title, title + path, title-field idf variants; bench/README.md, "Issue 12: ranking,
+ * 1.5 / 2 (and title, title + path, title-field idf variants; docs/archive/bench-notebook-2026.md, "Issue 12: ranking,
  * round 4"): coding MRR .845 → .853, figures below plain BM25 10 → 6; held on validate.
  */
 const DEFAULT_PATH_MATCH = 1;
@@ -328,7 +328,7 @@ function accumulate(run: Run, groups: readonly TermGroup[], firstBit: number): v
 /**
  * One term's saturated contributions added to a segment's row (or, for a prefix group, kept per
  * document in `scratch` when higher). Its own small function: V8 optimises this loop while a query
- * runs, and the compile of a small function is over before the answer (bench/README.md, "Warm path,
+ * runs, and the compile of a small function is over before the answer (docs/archive/bench-notebook-2026.md, "Warm path,
  * round 3").
  */
 function addScores(
@@ -562,7 +562,7 @@ function scanPostings(
     d4 = d[4]!;
   // The posting format (segment.ts) decoded inline, state in locals: this loop runs in V8's
   // interpreter for most of a fresh process's first query, where a method call per posting and per
-  // field frequency cost more than the decoding (bench/README.md, "Warm path, round 3").
+  // field frequency cost more than the decoding (docs/archive/bench-notebook-2026.md, "Warm path, round 3").
   const bytes = segment.bytes;
   let pos = segment.postingsOffset(rank);
   let byte = bytes[pos++]!;

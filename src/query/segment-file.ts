@@ -17,7 +17,7 @@ const descriptors = new FinalizationRegistry<number>((fd) => {
  * A segment file whose bytes are read as they are first needed. A query touches a small part of a
  * large segment (the dictionary's binary search, its terms' postings, the field lengths, the records
  * of its hits), and reading all of it cost ~3 ms a MB here, most of it the page faults of fresh
- * memory (bench/README.md, "Warm path, round 4"). `bytes` is the file's size, zero-filled by the
+ * memory (docs/archive/bench-notebook-2026.md, "Warm path, round 4"). `bytes` is the file's size, zero-filled by the
  * allocator (pages the kernel maps only when written); `need` reads the blocks of a range that are not
  * in yet. The descriptor stays open until the whole file is in or the object is collected, so a file
  * pruned meanwhile still reads: segment files are immutable and named by their contents.

@@ -145,7 +145,7 @@ const FULL_BUILD_CHUNK = 2000;
  * A full build that parsed fewer bytes of topics than this does not start maintenance to cache
  * them: the background process (a Node start, then every blob read and extracted again) costs more
  * than the rebuild it would spare, which re-extracts ~4 MiB in ~180 ms on the slowest machine
- * measured (bench/README.md, "Cold path, round 6"). The blobs stay marked, so maintenance started
+ * measured (docs/archive/bench-notebook-2026.md, "Cold path, round 6"). The blobs stay marked, so maintenance started
  * for another reason (or `brv maintenance`) still caches them.
  */
 const FILL_CACHE_FROM_BYTES = 4 * 1024 * 1024;

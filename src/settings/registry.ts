@@ -59,7 +59,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   {
     key: 'retrieval.hybrid',
     type: 'bool',
-    // Off until an embedding model earns it: with the one measured here (bench/README.md, "Hybrid
+    // Off until an embedding model earns it: with the one measured here (docs/archive/bench-notebook-2026.md, "Hybrid
     // retrieval") hybrid fell below lexical on some categories of both corpora's validate halves.
     default: false,
     description:

@@ -107,7 +107,7 @@ const MAX_CHANGES_PER_ENTRY = 100;
  * `READ_CACHE_MS` (what no ref event announces, like another worktree's branch switch, shows within
  * that); a change made through this server clears them. Concurrent identical reads share one
  * computation. Measured: 200 requests/s against 10,000 topics queued for seconds without it
- * (bench/README.md, "Web dashboard").
+ * (docs/archive/bench-notebook-2026.md, "Web dashboard").
  */
 class ReadCache {
   private readonly answers = new Map<string, { event: number; at: number; body: Promise<string> }>();

@@ -5,7 +5,7 @@ import { brv, curateTopic, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 // A warm query starts no process (the discovery cache answers for git), so it must not pay for
 // loading Node's process machinery either: node:child_process brings dgram (and net, when stdout is
-// not a pipe) with it, 1–3 ms of every command on a slow machine (bench/README.md, "Warm path, round 2").
+// not a pipe) with it, 1–3 ms of every command on a slow machine (docs/archive/bench-notebook-2026.md, "Warm path, round 2").
 
 /** A preload that prints, at exit, the Node built-ins the process loaded after it started. */
 async function builtinLogger(): Promise<string> {

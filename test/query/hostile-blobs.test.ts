@@ -24,7 +24,7 @@ const GOOD = {
 };
 /** 2,000 nested spans in 14 KB: every recursive walk of it overflows the stack. */
 const DEEP = `<bv-topic path="x/deep" title="Deep tokens">${'<span>'.repeat(2000)}tokens${'</span>'.repeat(2000)}</bv-topic>`;
-/** A few MB over the limit (a 200 MB one is the same path: see bench/README.md). */
+/** A few MB over the limit (a 200 MB one is the same path: see docs/archive/bench-notebook-2026.md, "Hostile blobs and damaged index files"). */
 const HUGE_BYTES = 3 * 1024 * 1024;
 const huge = () => Buffer.from(`<bv-topic path="x/huge" title="Huge tokens"><p>${'tokens '.repeat(HUGE_BYTES / 7)}</p></bv-topic>`);
 
