@@ -8,7 +8,7 @@
 // A file without an entry in FILES follows its folder (FOLDERS), so files added after this script
 // was written move too. Running it again finds nothing to move and changes nothing.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const DRY = process.argv.includes('--dry-run');
@@ -272,7 +272,31 @@ edit(
   'if (file.startsWith(allowed)) continue;',
   "if (file.startsWith(allowed) || file === path.join(root, 'base', 'ref-names.ts')) continue;",
 );
+edit(
+  'scripts/check-ref-names.mjs',
+  'only src/store/ spells "${NAME}"',
+  'only src/store/ and src/base/ref-names.ts spell "${NAME}"',
+);
+edit('scripts/check-ref-names.mjs', 'outside store/`', 'outside store/ and base/ref-names.ts`');
 edit('test/layers.test.ts', "path.join(dir, 'src/sync')", "path.join(dir, 'src/vc')");
+// one violation of each new rule, so none of them can silently stop finding anything
+edit(
+  'test/layers.test.ts',
+  'const LAYERED = {\n',
+  `const LAYERED = {
+  'src/index/segment.ts': "import { search } from '../search/search.js';\\nexport const segment = search;\\n",
+  'src/search/rank.ts': "import { run } from '../vc/merge.js';\\nexport const rank = run;\\n",
+  'src/proc/editor.ts': "import type { A } from '../store/a.js';\\nexport type Editor = A;\\n",
+`,
+);
+edit(
+  'test/layers.test.ts',
+  '        // a cycle is reported once',
+  `        'error index-imports-upward: src/index/segment.ts → src/search/search.ts',
+        'error search-imports-upward: src/search/rank.ts → src/vc/merge.ts',
+        'error proc-imports-upward: src/proc/editor.ts → src/store/a.ts',
+        // a cycle is reported once`,
+);
 
 const DEPCRUISE = `// The layers of src/ (scripts/relayout-diagram.md, CONTRIBUTING.md "Architecture"), checked by
 // \`npm run lint:layers\` in \`npm test\`. Each layer imports only itself and the layers below it; type-only and
@@ -493,6 +517,10 @@ for (const [file, text] of changed) writeFileSync(file, text);
 for (const [from, to] of moves) {
   mkdirSync(path.posix.dirname(to), { recursive: true });
   git('mv', from, to);
+}
+// folders the moves emptied (git does not keep empty folders; the work tree does)
+for (const dir of new Set([...moves.keys()].map((f) => path.posix.dirname(f)))) {
+  for (let d = dir; d !== 'src' && existsSync(d) && readdirSync(d).length === 0; d = path.posix.dirname(d)) rmdirSync(d);
 }
 const touched = [...changed.keys()].map(newName).filter((f) => git('ls-files', '--', f).trim() !== '');
 if (touched.length) git('add', '--', ...touched);
