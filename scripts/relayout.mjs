@@ -8,6 +8,7 @@
 // A file without an entry in FILES follows its folder (FOLDERS), so files added after this script
 // was written move too. Running it again finds nothing to move and changes nothing.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -78,7 +79,13 @@ const TEXT_FILES = [
   '.dependency-cruiser.cjs',
 ];
 /** Paths that name a user's files in fixtures (src/errors.ts of a test repository), not brv's. */
-const TEXT_SKIP = [/^scripts\/relayout/, /^test\/golden\//, /^test\/hooks\/cited\.test\.ts$/, /^test\/dream\//, /^test\/curate\/attachments\.test\.ts$/];
+const TEXT_SKIP = [
+  /^scripts\/relayout/,
+  /^test\/golden\//,
+  /^test\/hooks\/cited\.test\.ts$/,
+  /^test\/dream\//,
+  /^test\/curate\/attachments\.test\.ts$/,
+];
 const CODE = /\.(ts|tsx|mts|cts|mjs|cjs|js)$/;
 const TEXT = /\.(ts|tsx|mts|cts|mjs|cjs|js|json|md)$/;
 
@@ -114,9 +121,24 @@ if (moves.size === 0) {
 
 /** query/'s files that are the index (FOLDERS sends them there); a query/ file in neither list is new. */
 const INDEX_FILES = [
-  'analyze', 'checksum', 'doc-cache', 'docstore', 'document', 'embedding-cache', 'embedding-text', 'extract',
-  'fast-extract', 'fields', 'maintenance-lock', 'posting-reader', 'segment-file', 'segment-stamps', 'segment',
-  'stack', 'tree-index', 'varint',
+  'analyze',
+  'checksum',
+  'doc-cache',
+  'docstore',
+  'document',
+  'embedding-cache',
+  'embedding-text',
+  'extract',
+  'fast-extract',
+  'fields',
+  'maintenance-lock',
+  'posting-reader',
+  'segment-file',
+  'segment-stamps',
+  'segment',
+  'stack',
+  'tree-index',
+  'varint',
 ].map((name) => `src/query/${name}.ts`);
 const unmapped = [...moves.keys()].filter((f) => f.startsWith('src/query/') && !FILES[f.slice(4)] && !INDEX_FILES.includes(f));
 const finals = new Set(srcFiles.map(target));
@@ -142,8 +164,8 @@ function* walk(dir) {
     else yield file;
   }
 }
-const textFiles = [...TEXT_ROOTS.flatMap((root) => [...walk(root)]), ...TEXT_FILES.filter((f) => existsSync(f))].filter(
-  (f) => TEXT.test(f),
+const textFiles = [...TEXT_ROOTS.flatMap((root) => [...walk(root)]), ...TEXT_FILES.filter((f) => existsSync(f))].filter((f) =>
+  TEXT.test(f),
 );
 
 /** The file a relative specifier names (old tree), as a repository path, or undefined. */
@@ -272,11 +294,7 @@ edit(
   'if (file.startsWith(allowed)) continue;',
   "if (file.startsWith(allowed) || file === path.join(root, 'base', 'ref-names.ts')) continue;",
 );
-edit(
-  'scripts/check-ref-names.mjs',
-  'only src/store/ spells "${NAME}"',
-  'only src/store/ and src/base/ref-names.ts spell "${NAME}"',
-);
+edit('scripts/check-ref-names.mjs', 'only src/store/ spells "${NAME}"', 'only src/store/ and src/base/ref-names.ts spell "${NAME}"');
 edit('scripts/check-ref-names.mjs', 'outside store/`', 'outside store/ and base/ref-names.ts`');
 edit('test/layers.test.ts', "path.join(dir, 'src/sync')", "path.join(dir, 'src/vc')");
 // one violation of each new rule, so none of them can silently stop finding anything
@@ -491,13 +509,54 @@ module.exports = {
   ],
 `;
 
+/** SHA-256 of the rules (everything above \`options\`) when this script was written (main at 0ff22c2). */
+const RULES_WRITTEN_FOR = 'a87353f1c93017420956bacfc91e1753463bdd82c1db721b542bb07b74c87e1b';
 {
   // keep the options block as it is today (other changes to it survive); replace the layers above it
   const file = '.dependency-cruiser.cjs';
-  const text = changed.get(file) ?? readFileSync(file, 'utf8');
-  const at = text.indexOf('  options: {');
+  const before = readFileSync(file, 'utf8');
+  const at = before.indexOf('  options: {');
   if (at < 0) warnings.push(`${file}: no options block found; layer rules not rewritten`);
-  else changed.set(file, DEPCRUISE + text.slice(at));
+  else {
+    const rules = before.slice(0, at);
+    if (createHash('sha256').update(rules).digest('hex') !== RULES_WRITTEN_FOR) {
+      const saved = '.dependency-cruiser.before-relayout.cjs';
+      writeFileSync(saved, before);
+      warnings.push(
+        `${file}: its rules changed since this script was written; the new rules replace them: ` +
+          `compare with ${saved} (not staged) and carry any new rule or folder over by hand`,
+      );
+    }
+    changed.set(file, DEPCRUISE + (changed.get(file) ?? before).slice(at));
+  }
+}
+
+// every folder and top-level file of the new src/ must be in a layer of the new rules
+const LAYER_FOLDERS = new Set([
+  'topic',
+  'base',
+  'git',
+  'proc',
+  'settings',
+  'store',
+  'index',
+  'search',
+  'curate',
+  'byterover',
+  'vc',
+  'setup',
+  'models',
+  'service',
+  'views',
+  'cli',
+  'mcp',
+  'web',
+  'tui',
+]);
+for (const file of new Set(srcFiles.map(target))) {
+  const top = file.split('/')[1];
+  if (!file.slice(4).includes('/')) warnings.push(`${file}: a file at the top of src/ is in no layer; give it an entry in FILES`);
+  else if (!LAYER_FOLDERS.has(top)) warnings.push(`${file}: src/${top}/ is in no layer; add it to FOLDERS or to the rules`);
 }
 
 // ---- do it --------------------------------------------------------------------------------------
