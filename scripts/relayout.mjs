@@ -571,6 +571,22 @@ if (unmapped.length) {
 }
 if (DRY) process.exit(0);
 
+// files prettier (the project's formatter) accepts now stay so after the rewrite: shorter or longer
+// specifiers can change how an import wraps
+const PRETTIER = 'node_modules/.bin/prettier';
+const formatted = [...changed.keys()].filter((f) => CODE.test(f));
+let tidy = [];
+if (existsSync(PRETTIER) && formatted.length) {
+  let dirty = '';
+  try {
+    dirty = execFileSync(PRETTIER, ['--list-different', ...formatted], { encoding: 'utf8' });
+  } catch (error) {
+    dirty = String(error.stdout ?? ''); // exit code 1: some files differ
+  }
+  const before = new Set(dirty.split('\n').filter(Boolean));
+  tidy = formatted.filter((f) => !before.has(f));
+}
+
 // write the rewritten texts at their old paths, then move: git mv keeps them staged as renames
 for (const [file, text] of changed) writeFileSync(file, text);
 for (const [from, to] of moves) {
@@ -581,6 +597,7 @@ for (const [from, to] of moves) {
 for (const dir of new Set([...moves.keys()].map((f) => path.posix.dirname(f)))) {
   for (let d = dir; d !== 'src' && existsSync(d) && readdirSync(d).length === 0; d = path.posix.dirname(d)) rmdirSync(d);
 }
+if (tidy.length) execFileSync(PRETTIER, ['--write', '--log-level', 'warn', ...tidy.map(newName)], { stdio: 'inherit' });
 const touched = [...changed.keys()].map(newName).filter((f) => git('ls-files', '--', f).trim() !== '');
 if (touched.length) git('add', '--', ...touched);
 log('relayout: done; check with npm run typecheck && npm run lint:layers && npm run lint:unused && npm run build');
