@@ -2,7 +2,7 @@
 // node_modules cost ~0.5 s per command, so esbuild bundles them, with code splitting so that each
 // command loads only the code it runs (no HTML parser for a query, no yargs for the agent commands).
 // Node 20 keeps no compiled code between processes for ES modules (22's module.enableCompileCache
-// does), so the split chunks are then rewritten as CommonJS script bodies into dist/app/, and the
+// does, but measured slower than this: docs/decisions/0100-node-floor.md), so the split chunks are then rewritten as CommonJS script bodies into dist/app/, and the
 // executable, dist/cli/main.js (src/cli/launcher.ts), loads them itself through a V8 code cache.
 // dist/package.json makes dist/ CommonJS, whose entry also starts ~15 ms sooner than an ES module's.
 import { createHash } from 'node:crypto';

@@ -1,9 +1,10 @@
 // The `brv` executable (built to dist/cli/main.js, a CommonJS script). It loads the CLI's chunks
 // (dist/app/*.js: esbuild's code-split bundle of main.ts, as CommonJS script bodies) itself, so that
-// each is compiled through a V8 code cache: Node 20 keeps no compiled code between processes (22's
-// module.enableCompileCache does), and parsing and compiling the chunks a command needs was the
-// largest part of its start-up after Node's own (docs/decisions/0002-startup-launcher-code-cache.md). The bytecode V8 made while a
-// command ran is saved at exit and handed back to V8 the next time that command runs.
+// each is compiled through a V8 code cache: Node 20 keeps no compiled code between processes, and
+// parsing and compiling the chunks a command needs was the largest part of its start-up after Node's
+// own (docs/decisions/0002-startup-launcher-code-cache.md). Node 22's module.enableCompileCache on the plain ES-module build is still
+// ~50 ms slower per command than this (docs/decisions/0100-node-floor.md, bench/node-floor.ts). The
+// bytecode V8 made while a command ran is saved at exit and handed back the next time it runs.
 //
 // The cache is an optimisation, never an error. One file per command ("pack": every chunk that
 // command loaded) lives next to the chunks (dist/app/.code-cache) or, where that cannot be written,
