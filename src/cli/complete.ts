@@ -3,19 +3,7 @@
 // table; values from the service (src/service/completion.ts): local git reads only, never the network.
 import path from 'node:path';
 import { completionValues, type ValueKind } from '../service/completion.js';
-import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, type CommandDecl, type OptionDecl } from '../views/command-table.js';
-
-/** Paths offered one folder at a time: `sec` → `security/`, `security/` → its topics and folders. */
-function pathCandidates(paths: readonly string[], typed: string, foldersOnly: boolean): string[] {
-  const found = new Set<string>();
-  for (const p of paths) {
-    if (!p.startsWith(typed)) continue;
-    const slash = p.indexOf('/', typed.length);
-    if (slash >= 0) found.add(p.slice(0, slash + 1));
-    else if (!foldersOnly) found.add(p);
-  }
-  return [...found].sort();
-}
+import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, pathCandidates, type CommandDecl, type OptionDecl } from '../views/command-table.js';
 
 /** The candidates of a kind of value for the word being typed: topic paths one folder at a time. */
 async function valuesOf(kind: ValueKind, cwd: string, env: Readonly<Record<string, string | undefined>>, typed: string): Promise<string[]> {

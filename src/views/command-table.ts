@@ -285,3 +285,15 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     ],
   },
 ];
+
+/** Topic paths offered one folder at a time: `sec` → `security/`, `security/` → its topics and folders. */
+export function pathCandidates(paths: readonly string[], typed: string, foldersOnly = false): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    if (!path.startsWith(typed)) continue;
+    const slash = path.indexOf('/', typed.length);
+    if (slash >= 0) found.add(path.slice(0, slash + 1));
+    else if (!foldersOnly) found.add(path);
+  }
+  return [...found].sort();
+}
