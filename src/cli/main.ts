@@ -33,6 +33,12 @@ async function main(): Promise<void> {
     const { runParser } = await import('./parser.js');
     return runParser(['--help'], scriptName);
   }
+  // Shell completion (`brv completion`'s scripts call it on every Tab): no yargs, no service.
+  if (args[0] === '__complete') {
+    const { complete } = await import('./complete.js');
+    for (const candidate of await complete(args.slice(1), process.cwd(), process.env)) process.stdout.write(`${candidate}\n`);
+    return;
+  }
   // The commands agents run in a loop skip yargs when their command line is plain (fast-args.ts).
   const fast = fastParse(args, scriptName);
   if (fast) return fast.handler(fast.argv);

@@ -1,5 +1,7 @@
 // What the prompt's slash commands accept, and how a line is split into them. Pure: completion.ts
 // and commands.ts build on it.
+import type { ValueKind } from '../service/completion.js';
+import { COMMAND_TABLE, type CommandDecl } from '../views/command-table.js';
 
 /** What an argument names, for Tab completion. */
 export type ArgKind = 'topic' | 'folder' | 'branch' | 'remote' | 'review' | 'setting' | 'source' | 'agent' | 'text' | 'file';
@@ -21,6 +23,45 @@ export interface CommandSpec extends CommandShape {
   usage: string;
   /** Sub-commands by name (`/vc log`), each with its own arguments. */
   subcommands?: Readonly<Record<string, CommandShape & { summary: string }>>;
+}
+
+/** The TUI's name for each kind of value the command table names. */
+const ARG_KINDS: Record<ValueKind, ArgKind> = {
+  'topic-path': 'topic',
+  folder: 'folder',
+  branch: 'branch',
+  remote: 'remote',
+  'review-id': 'review',
+  agent: 'agent',
+  'setting-key': 'setting',
+  kind: 'text',
+  source: 'source',
+};
+
+/**
+ * A slash command's arguments and options from the CLI command at `path` in the command table
+ * (src/views/command-table.ts): its positionals in order, and the `options` named (the TUI takes
+ * fewer than the CLI), each a flag or the kind of its value.
+ */
+export function fromTable(path: readonly string[], options: readonly string[] = []): Pick<CommandShape, 'args' | 'options'> {
+  let decl: CommandDecl | undefined;
+  let level: readonly CommandDecl[] = COMMAND_TABLE;
+  for (const name of path) {
+    decl = level.find((c) => c.name === name);
+    if (!decl) throw new Error(`No command ${path.join(' ')} in the command table.`);
+    level = decl.subcommands ?? [];
+  }
+  const kind = (d: { values?: ValueKind }): ArgKind => (d.values ? ARG_KINDS[d.values] : 'text');
+  const shape: { args: ArgKind[]; options?: Record<string, ArgKind | 'flag'> } = { args: (decl!.positionals ?? []).map(kind) };
+  if (options.length > 0)
+    shape.options = Object.fromEntries(
+      options.map((name) => {
+        const option = decl!.options?.[name];
+        if (!option) throw new Error(`No option --${name} of ${path.join(' ')} in the command table.`);
+        return [`--${name}`, option.type === 'boolean' ? 'flag' : kind(option)];
+      }),
+    );
+  return shape;
 }
 
 export interface ParsedCommand {

@@ -25,7 +25,7 @@ import {
   syncTransferText,
   vcStatusText,
 } from '../views/vc.js';
-import type { CommandSpec, ParsedCommand } from './command-line.js';
+import { fromTable, type CommandSpec, type ParsedCommand } from './command-line.js';
 
 /** One search hit, as the results list shows it. */
 export interface ResultItem {
@@ -62,23 +62,28 @@ export interface CommandContext {
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: 'query', summary: 'Ask a question: the matching topics, rendered', usage: '/query <question>', args: ['text'], repeat: true },
+  {
+    name: 'query',
+    summary: 'Ask a question: the matching topics, rendered',
+    usage: '/query <question>',
+    ...fromTable(['query']),
+    repeat: true,
+  },
   {
     name: 'search',
     summary: 'Ranked topics for a question, as a list to open',
     usage: '/search <question> [--scope <folder>] [--limit N]',
-    args: ['text'],
+    ...fromTable(['search'], ['scope', 'limit']),
     repeat: true,
-    options: { '--scope': 'folder', '--limit': 'text' },
   },
   {
     name: 'read',
     summary: 'Open a topic (of a knowledge source with --source)',
     usage: '/read <topic> [--source <alias>]',
-    args: ['topic'],
+    ...fromTable(['read']),
     options: { '--source': 'source' },
   },
-  { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', args: ['folder'] },
+  { name: 'ls', summary: 'List topics (under a folder)', usage: '/ls [folder]', ...fromTable(['ls']) },
   {
     name: 'curate',
     summary:
@@ -92,14 +97,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'edit',
     summary: 'Edit a topic in $VISUAL/$EDITOR: checked on save, committed only if nobody changed it meanwhile',
     usage: '/edit <topic>',
-    args: ['topic'],
+    ...fromTable(['edit']),
   },
   {
     name: 'rm',
     summary: 'Remove a topic (a folder with --recursive); one commit, reviewable',
     usage: '/rm <topic> [--recursive] [--reason <why>]',
-    args: ['topic'],
-    options: { '--recursive': 'flag', '--reason': 'text' },
+    ...fromTable(['rm'], ['recursive', 'reason']),
   },
   {
     name: 'review',
@@ -112,15 +116,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'Version control of the knowledge: log, diff, status, branch, checkout, merge',
     usage: '/vc log|diff|status|branch|checkout|merge …',
     subcommands: {
-      log: { summary: 'The brv history', args: ['topic'], options: { '--limit': 'text', '--all': 'flag' } },
-      diff: { summary: 'What changed (the last commit, or since a revision)', args: ['text'] },
-      status: { summary: 'The branch against its remote', args: [] },
+      log: { summary: 'The brv history', ...fromTable(['vc', 'log'], ['limit', 'all']) },
+      diff: { summary: 'What changed (the last commit, or since a revision)', ...fromTable(['vc', 'diff']) },
+      status: { summary: 'The branch against its remote', ...fromTable(['vc', 'status']) },
       branch: { summary: 'The brv branches', args: [], options: { '--all': 'flag' } },
       checkout: { summary: 'Switch brv branch (--create makes it)', args: ['branch'], options: { '--create': 'flag' } },
-      merge: { summary: 'Merge a brv branch (or remote/branch) into this one', args: ['branch'] },
+      merge: { summary: 'Merge a brv branch (or remote/branch) into this one', ...fromTable(['vc', 'merge']) },
     },
   },
-  { name: 'sync', summary: 'Fetch, merge and push the brv branch', usage: '/sync [remote]', args: ['remote'] },
+  { name: 'sync', summary: 'Fetch, merge and push the brv branch', usage: '/sync [remote]', ...fromTable(['sync']) },
   { name: 'sources', summary: 'Knowledge sources this repository reads', usage: '/sources', args: [] },
   { name: 'connectors', summary: 'Which agents are connected to brv here', usage: '/connectors', args: [] },
   {
@@ -129,7 +133,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: '/settings [<key> <value>]',
     args: ['setting', 'text'],
   },
-  { name: 'doctor', summary: 'Check the setup; each problem with its fix', usage: '/doctor', args: [] },
+  { name: 'doctor', summary: 'Check the setup; each problem with its fix', usage: '/doctor', ...fromTable(['doctor']) },
   { name: 'help', summary: 'Commands and keys', usage: '/help', args: [] },
   { name: 'exit', summary: 'Leave (Ctrl-C twice, or Ctrl-D, too)', usage: '/exit', args: [] },
 ];

@@ -3,6 +3,9 @@
 // the App's caches.
 import { splitWords, type ArgKind, type CommandShape, type CommandSpec } from './command-line.js';
 import type { Line } from './line-editor.js';
+import { pathCandidates } from '../views/command-table.js';
+
+export { pathCandidates };
 
 export interface Completion {
   line: Line;
@@ -22,18 +25,6 @@ function commonPrefix(words: readonly string[]): string {
     prefix = prefix.slice(0, i);
   }
   return prefix;
-}
-
-/** Topic paths offered one folder at a time: `sec` → `security/`, `security/` → its topics and folders. */
-export function pathCandidates(paths: readonly string[], typed: string, foldersOnly = false): string[] {
-  const found = new Set<string>();
-  for (const path of paths) {
-    if (!path.startsWith(typed)) continue;
-    const slash = path.indexOf('/', typed.length);
-    if (slash >= 0) found.add(path.slice(0, slash + 1));
-    else if (!foldersOnly) found.add(path);
-  }
-  return [...found].sort();
 }
 
 function shapeFor(spec: CommandSpec, words: readonly string[]): { shape: CommandShape; used: number } | undefined {

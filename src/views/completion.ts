@@ -2,22 +2,24 @@
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
 
-// Each script asks brv itself what can follow the words typed so far (`brv --get-yargs-completions
-// <words…>`, answered from the same command tree as --help), so completion never goes stale.
-// SHELL is set for that call because the answer's format depends on the shell asking.
+// Each script asks brv itself what can follow the words typed so far (`brv __complete <words…>`,
+// answered from the command table, src/views/command-table.ts, with values from the repository:
+// topic paths, branches, remotes, review ids, agents, setting keys), so completion never goes stale.
 
 const BASH = `###-begin-brv-completions-###
 # brv completion for bash. Install: brv completion bash > ~/.local/share/bash-completion/completions/brv
 # (or add 'source <(brv completion bash)' to ~/.bashrc). Also completes 'git brv …' with git's completion.
 _brv_complete_words() {
   local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$(SHELL=bash brv --get-yargs-completions "$@" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  COMPREPLY=($(compgen -W "$(brv __complete "$@" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  # A folder (security/) is completed further, not ended with a space.
+  if [[ \${#COMPREPLY[@]} -eq 1 && \${COMPREPLY[0]} == */ ]]; then compopt -o nospace 2>/dev/null || true; fi
 }
 _brv_completions() {
-  _brv_complete_words brv "\${COMP_WORDS[@]:1:COMP_CWORD}"
+  _brv_complete_words "\${COMP_WORDS[@]:1:COMP_CWORD}"
 }
 _git_brv() {
-  _brv_complete_words brv "\${COMP_WORDS[@]:2:COMP_CWORD-1}"
+  _brv_complete_words "\${COMP_WORDS[@]:2:COMP_CWORD-1}"
 }
 complete -o bashdefault -o default -F _brv_completions brv
 ###-end-brv-completions-###
@@ -30,7 +32,7 @@ const ZSH = `#compdef brv
 _brv() {
   local -a reply
   local IFS=$'\\n'
-  reply=($(SHELL=zsh brv --get-yargs-completions brv "\${(@)words[2,CURRENT]}" 2>/dev/null))
+  reply=($(brv __complete "\${(@)words[2,CURRENT]}" 2>/dev/null))
   if (( \${#reply} )); then _describe 'values' reply; else _default; fi
 }
 if [[ "\${zsh_eval_context[-1]}" == "loadautofunc" ]]; then
@@ -44,8 +46,10 @@ fi
 const FISH = `###-begin-brv-completions-###
 # brv completion for fish. Install: brv completion fish > ~/.config/fish/completions/brv.fish
 function __brv_complete
-    set -l words (commandline -opc) (commandline -ct)
-    env SHELL=fish brv --get-yargs-completions brv $words[2..-1] 2>/dev/null
+    set -l words (commandline -opc)
+    set -l current (commandline -ct)
+    test (count $current) -eq 0; and set current ''
+    brv __complete $words[2..-1] $current 2>/dev/null
 end
 complete -c brv -f -a '(__brv_complete)'
 ###-end-brv-completions-###

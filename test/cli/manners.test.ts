@@ -124,7 +124,7 @@ test('brv completion bash: a real bash completes commands, sub-commands, options
   for (const shell of ['zsh', 'fish']) {
     const run = await brv(bin, ['completion', shell]);
     t.is(run.exitCode, 0);
-    t.regex(run.stdout, /--get-yargs-completions/);
+    t.regex(run.stdout, /brv __complete/);
   }
   t.is((await brv(bin, ['completion', 'tcsh'])).exitCode, 2);
 });

@@ -57,3 +57,26 @@ test('@file mentions after /curate complete work-tree files folder by folder; el
   t.deepEqual(tab('/query see @d').choices, []);
   t.is(tab('/query see @d').line.text, '/query see @d');
 });
+
+test('the slash commands that mirror CLI commands take their arguments and options from the command table', (t) => {
+  const shape = (name: string, sub?: string) => {
+    const spec = COMMANDS.find((c) => c.name === name)!;
+    const chosen = sub ? spec.subcommands![sub]! : spec;
+    return { args: chosen.args, options: chosen.options };
+  };
+  // What the TUI declared by hand before the table; now derived (src/tui/command-line.ts fromTable).
+  t.deepEqual(shape('query'), { args: ['text'], options: undefined });
+  t.deepEqual(shape('search'), { args: ['text'], options: { '--scope': 'folder', '--limit': 'text' } });
+  t.deepEqual(shape('read'), { args: ['topic'], options: { '--source': 'source' } });
+  t.deepEqual(shape('ls'), { args: ['folder'], options: undefined });
+  t.deepEqual(shape('edit'), { args: ['topic'], options: undefined });
+  t.deepEqual(shape('rm'), { args: ['topic'], options: { '--recursive': 'flag', '--reason': 'text' } });
+  t.deepEqual(shape('vc', 'log'), { args: ['topic'], options: { '--limit': 'text', '--all': 'flag' } });
+  t.deepEqual(shape('vc', 'diff'), { args: ['text'], options: undefined });
+  t.deepEqual(shape('vc', 'merge'), { args: ['branch'], options: undefined });
+  t.deepEqual(shape('sync'), { args: ['remote'], options: undefined });
+  // Derived values complete: a branch for /vc merge, a remote for /sync, folders for /search --scope.
+  t.deepEqual(tab('/vc merge fea').line.text, '/vc merge feature/x ');
+  t.deepEqual(tab('/sync up').line.text, '/sync upstream ');
+  t.deepEqual(tab('/search x --scope se').line.text, '/search x --scope security/');
+});
