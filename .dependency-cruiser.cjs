@@ -9,7 +9,7 @@
  */
 const LEAVES = '^src/(topic/|errors\\.ts$|error-kinds\\.ts$|package-root\\.ts$|trace\\.ts$|store/refs\\.ts$)';
 const GIT = '^src/git/';
-/** The typed brv.* settings: read through git only, so the store's review policy can use them. */
+/** The typed brv.* settings: read through git only (the service reads the store's review policy through them). */
 const SETTINGS = '^src/settings/';
 const STORE = '^src/store/';
 const FEATURES = '^src/(curate|query|vc|review|sync|source|hooks|connectors|doctor|templates|llm|dream)/';
@@ -79,9 +79,9 @@ module.exports = {
     {
       name: 'store-imports-upward',
       severity: 'error',
-      comment: 'src/store/ imports only store/, settings/, git/ and the leaves.',
+      comment: 'src/store/ imports only store/, git/ and the leaves (its review policy is given by the service, not read from settings/).',
       from: { path: STORE },
-      to: onlyTo(STORE, SETTINGS, GIT),
+      to: onlyTo(STORE, GIT),
     },
     {
       name: 'feature-imports-upward',
@@ -101,9 +101,10 @@ module.exports = {
     {
       name: 'views-imports-upward',
       severity: 'error',
-      comment: 'src/views/ imports the service (its result types) and what is below it; never a front end.',
+      comment:
+        'src/views/ imports the service (its result types) and what is below it, except settings/ (what a view needs of the settings comes from the service); never a front end.',
       from: { path: VIEWS },
-      to: onlyTo(VIEWS, SERVICE, FEATURES, STORE, SETTINGS, GIT),
+      to: onlyTo(VIEWS, SERVICE, FEATURES, STORE, GIT),
     },
     {
       name: 'front-ends-use-the-service',

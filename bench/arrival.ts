@@ -80,7 +80,7 @@ try {
 
   const repository = await GitRepository.open(repo, new GitProcesses(env as Record<string, string>));
   try {
-    const store = new ContextStore(repository);
+    const store = new ContextStore(repository, async () => ({ enabled: true, gate: false }));
     const state = await importFetched(store, 'main');
     const n = 2000;
     const start = process.hrtime.bigint();

@@ -4,6 +4,7 @@ import { SessionStore } from '../curate/sessions.js';
 import type { ActiveConnection } from '../llm/active.js';
 import type { LlmClient } from '../llm/client.js';
 import type { TreeIndexStore } from '../query/tree-index.js';
+import { readSettings } from '../settings/settings.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
 import { branchRef, localStateDir, parseSourceRef, SOURCES_PREFIX } from '../store/layout.js';
 import { importFetched, type KnowledgeArrival } from '../sync/arrival.js';
@@ -34,7 +35,10 @@ export class RepositoryContext {
     /** Why brv/HEAD could not be read (opened with `repairHead`): `branch` is then only a placeholder. */
     readonly headProblem?: BrvError,
   ) {
-    this.store = new ContextStore(repo);
+    // The store's review policy comes from the settings, read only when a commit could open a review.
+    this.store = new ContextStore(repo, () =>
+      readSettings(repo).then((settings) => ({ enabled: settings['review.enabled'], gate: settings['review.gate'] })),
+    );
     this.sessions = new SessionStore(localStateDir(repo.location.commonDir, 'sessions'));
   }
 

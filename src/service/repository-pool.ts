@@ -3,18 +3,54 @@ import { BrvError } from '../errors.js';
 import { discoverRepository } from '../git/discover.js';
 import type { GitProcesses } from '../git/processes.js';
 import { RefWatcher, type RefMove, type RefWatchOptions } from '../git/ref-watch.js';
-import { BRV_REF_PREFIX } from '../store/layout.js';
+import { BRV_REF_PREFIX, parseBrvRef, type BrvRefName } from '../store/layout.js';
 import type { Brv } from './brv.js';
 import { CONTEXT } from './context.js';
 
-/** A brv ref that moved, whoever moved it. `from` undefined: created; `to` undefined: deleted. */
-export interface RefChangeEvent {
+/**
+ * A brv ref that moved, whoever moved it, typed by what it names (front ends never look at ref names):
+ * `kind` 'branch' (a brv branch: `branch`), 'review' (`review`, its id, and `action`), 'remote' (a
+ * remote's copy, `remote` and its `branch` or `review`), 'source' (a knowledge source `source`, its
+ * `branch`) or 'other' (fetch's staging refs). `from` undefined: created; `to` undefined: deleted.
+ */
+export type RefChangeEvent = RefMoveOf<BrvRefName>;
+
+/** The move itself, whatever the ref names. */
+interface RefMoveBase {
   /** The repository's common git dir (shared by its worktrees, like the refs); `Subscription.repository`. */
   repository: string;
-  /** The full ref name, `refs/brv/…`. */
+  /** The full ref name, `refs/brv/…`, for logs and wire formats: what it names is in the other fields. */
   ref: string;
+  /** The old tip; undefined: the ref was created. */
   from: string | undefined;
+  /** The new tip; undefined: the ref was deleted. */
   to: string | undefined;
+}
+
+/** A review's ref created (a change waits for review), moved, or deleted (the review was decided). */
+export type ReviewAction = 'opened' | 'updated' | 'closed';
+
+type RefMoveOf<N> = N extends { kind: 'review' } ? RefMoveBase & N & { action: ReviewAction } : N extends unknown ? RefMoveBase & N : never;
+
+/** The typed event of one ref move. */
+export function refChange(repository: string, move: { ref: string; from: string | undefined; to: string | undefined }): RefChangeEvent {
+  const name = parseBrvRef(move.ref);
+  const base = { repository, ref: move.ref, from: move.from, to: move.to };
+  if (name.kind === 'review') return { ...base, ...name, action: reviewAction(move.from, move.to) };
+  return { ...base, ...name };
+}
+
+/**
+ * Two moves of one ref as one event (a front end that coalesces a burst): the first's `from`, the
+ * last's `to`, and for a review what that amounts to.
+ */
+export function coalesceChanges(first: RefChangeEvent, last: RefChangeEvent): RefChangeEvent {
+  return refChange(first.repository, { ref: first.ref, from: first.from, to: last.to });
+}
+
+function reviewAction(from: string | undefined, to: string | undefined): ReviewAction {
+  if (to === undefined) return 'closed';
+  return from === undefined ? 'opened' : 'updated';
 }
 
 export type RefChangeListener = (event: RefChangeEvent) => void;
@@ -114,9 +150,10 @@ export class RepositoryPool {
       const handlers = {
         onMoves: (moves: RefMove[]) => {
           for (const move of moves) {
+            const event = refChange(repository, move);
             for (const { listener, onError } of [...listeners]) {
               try {
-                listener({ repository, ...move });
+                listener(event);
               } catch (error) {
                 onError?.(error); // one listener's failure is its own: the others still hear of the move
               }

@@ -4,7 +4,6 @@ import { GitCommandError } from '../git/run.js';
 import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
-import { readSettings } from '../settings/settings.js';
 import { mark } from '../trace.js';
 import { caseFoldKey } from '../topic/path.js';
 
@@ -65,8 +64,9 @@ export interface CommitOutcome<T> {
 
 /**
  * Which commits need a human look (DESIGN §2.5): high impact, deletions and merges with topic
- * conflicts. Settings (src/settings): `review.enabled false` opens none; `review.gate true` holds
- * high-impact changes on their review ref until approved.
+ * conflicts. `enabled` false opens none; `gate` true holds high-impact changes on their review ref
+ * until approved. The service reads them from the settings (`review.enabled`, `review.gate`) and
+ * gives the store a reader: the store does not know where a policy comes from.
  */
 export interface ReviewPolicy {
   enabled: boolean;
@@ -82,14 +82,14 @@ const MAX_FORMAT_BYTES = 64;
 export class ContextStore {
   private reviewPolicy: Promise<ReviewPolicy> | undefined;
 
-  constructor(readonly repo: GitRepository) {}
+  constructor(
+    readonly repo: GitRepository,
+    /** Reads the review policy: called once per store, and only when a commit could open a review. */
+    private readonly readPolicy: () => Promise<ReviewPolicy>,
+  ) {}
 
-  /** Read from git config once per process, and only when a commit could open a review. */
-  policy(): Promise<ReviewPolicy> {
-    this.reviewPolicy ??= readSettings(this.repo).then((settings) => ({
-      enabled: settings['review.enabled'],
-      gate: settings['review.gate'],
-    }));
+  private policy(): Promise<ReviewPolicy> {
+    this.reviewPolicy ??= this.readPolicy();
     return this.reviewPolicy;
   }
 

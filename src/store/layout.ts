@@ -13,6 +13,7 @@ export {
   fetchRefspecs,
   localNameOf,
   INCOMING_PREFIX,
+  parseBrvRef,
   parseRemoteBranchRef,
   parseSourceRef,
   plainBranchesLayoutPrefix,
@@ -29,6 +30,7 @@ export {
   SOURCES_PREFIX,
   sourceRef,
   trackingRefOf,
+  type BrvRefName,
   type RemoteLayout,
 } from './refs.js';
 

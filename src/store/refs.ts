@@ -117,3 +117,29 @@ export function parseSourceRef(ref: string): { alias: string; branch: string } |
   const match = /^refs\/brv\/sources\/([^/]+)\/(.+)$/.exec(ref);
   return match ? { alias: match[1]!, branch: match[2]! } : undefined;
 }
+
+/**
+ * What a ref under refs/brv/ names, from its name alone (a long-lived server's change events are typed
+ * by it, so front ends never look at ref names): a brv branch, a review, a remote's copy of a branch or
+ * review, a knowledge source's branch, or anything else (fetch's staging refs).
+ */
+export type BrvRefName =
+  | { kind: 'branch'; branch: string }
+  | { kind: 'review'; review: string }
+  | { kind: 'remote'; remote: string; branch: string; review?: undefined }
+  | { kind: 'remote'; remote: string; review: string; branch?: undefined }
+  | { kind: 'source'; source: string; branch: string }
+  | { kind: 'other' };
+
+export function parseBrvRef(ref: string): BrvRefName {
+  if (ref.startsWith(BRANCH_PREFIX)) return { kind: 'branch', branch: ref.slice(BRANCH_PREFIX.length) };
+  if (ref.startsWith(REVIEW_PREFIX)) return { kind: 'review', review: ref.slice(REVIEW_PREFIX.length) };
+  const tracked = /^refs\/brv\/remotes\/([^/]+)\/(heads|review)\/(.+)$/.exec(ref);
+  if (tracked)
+    return tracked[2] === 'heads'
+      ? { kind: 'remote', remote: tracked[1]!, branch: tracked[3]! }
+      : { kind: 'remote', remote: tracked[1]!, review: tracked[3]! };
+  const source = parseSourceRef(ref);
+  if (source) return { kind: 'source', source: source.alias, branch: source.branch };
+  return { kind: 'other' };
+}

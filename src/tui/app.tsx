@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isBrvError } from '../errors.js';
 import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
-import { BRANCH_PREFIX, REVIEW_PREFIX } from '../store/refs.js';
+import type { RefChangeEvent } from '../service/repository-pool.js';
 import { CommandLineError, parseCommandLine, type ArgKind } from './command-line.js';
 import { COMMANDS, runCommand, searchOutcome, type CommandContext, type Outcome, type ResultItem } from './commands.js';
 import { complete } from './completion.js';
@@ -30,12 +30,8 @@ import { printable } from '../topic/printable.js';
 import { mark } from '../trace.js';
 import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
-/** A ref that moved, as the repository's watch reports it. */
-export interface RefChange {
-  ref: string;
-  from: string | undefined;
-  to: string | undefined;
-}
+/** A ref that moved, as the repository's watch reports it (typed: a branch, a review, a remote's copy …). */
+export type RefChange = RefChangeEvent;
 
 export interface AppProps {
   context: Omit<CommandContext, 'progress' | 'signal'>;
@@ -410,17 +406,16 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       const moved = changes.splice(0);
       try {
         const brv = await context.brv();
-        const branchRef = `${BRANCH_PREFIX}${brv.branch}`;
-        const onBranch = moved.find((c) => c.ref === branchRef && c.to);
+        const onBranch = moved.find((c) => c.kind === 'branch' && c.branch === brv.branch && c.to);
         let note: string | undefined;
         if (onBranch) {
           const [entry] = await brv.history.log({ limit: 1 });
           if (entry) note = `${entry.meta.agent ?? entry.author.replace(/\s*<[^>]*>$/, '')}: ${entry.subject}`;
-        } else if (moved.some((c) => c.ref.startsWith(REVIEW_PREFIX))) {
-          note = moved.some((c) => c.ref.startsWith(REVIEW_PREFIX) && c.to && !c.from)
+        } else if (moved.some((c) => c.kind === 'review')) {
+          note = moved.some((c) => c.kind === 'review' && c.action === 'opened')
             ? 'A change is waiting for review (/review).'
             : 'A review was decided.';
-        } else if (moved.some((c) => c.ref.startsWith(BRANCH_PREFIX))) note = 'Another brv branch moved.';
+        } else if (moved.some((c) => c.kind === 'branch')) note = 'Another brv branch moved.';
         if (note) {
           setMessage(undefined); // the newest line wins
           setNotification(note);

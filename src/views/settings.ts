@@ -1,5 +1,5 @@
-import { describeType, findSetting } from '../settings/registry.js';
-import type { SettingState } from '../settings/settings.js';
+import { settingAccepts } from '../service/setting-types.js';
+import type { SettingState } from '../service/setup.js';
 
 function where(global: boolean | undefined): string {
   return global ? 'your global git config' : "this repository's git config";
@@ -19,9 +19,9 @@ export function settingText(state: SettingState): string {
 export function settingsText(settings: SettingState[]): string {
   const lines: string[] = [];
   for (const state of settings) {
-    const spec = findSetting(state.key);
+    const accepts = settingAccepts(state);
     lines.push(settingText(state));
-    lines.push(`    ${state.description}${spec ? `; ${describeType(spec)}` : ''}.`);
+    lines.push(`    ${state.description}${accepts ? `; ${accepts}` : ''}.`);
   }
   lines.push('', 'Change one with brv settings set <key> <value> [--global]; undo with brv settings reset <key> [--global].');
   return lines.join('\n');

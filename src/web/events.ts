@@ -1,21 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BRANCH_PREFIX, REMOTES_PREFIX, REVIEW_PREFIX } from '../store/refs.js';
+import { coalesceChanges, type RefChangeEvent } from '../service/repository-pool.js';
 
-/** Which refs moved: a brv branch, a review, a remote's copy, anything else under refs/brv/. */
-type ChangeKind = 'branch' | 'review' | 'remote' | 'other';
-
-/** One move of a `refs/brv/*` ref, as `/api/events` sends it (`event: change`). */
-export interface ChangeEvent {
+/**
+ * One move of a `refs/brv/*` ref, as `/api/events` sends it (`event: change`): the repository pool's
+ * typed event (`kind` and what the ref names: `branch`, `review` and `action`, `remote`, `source`),
+ * numbered, with nulls for absent tips and without the repository.
+ */
+export type ChangeEvent = {
   /** Increasing from 1 per server start. */
   id: number;
-  ref: string;
   /** null: the ref was created. */
   from: string | null;
   /** null: the ref was deleted. */
   to: string | null;
-  kind: ChangeKind;
   time: string;
-}
+} & Omit<DistributedOmit<RefChangeEvent, 'repository'>, 'from' | 'to'>;
+
+type DistributedOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface EventHubOptions {
   /** How many recent events are kept for replay (default 1,000). */
@@ -35,13 +36,6 @@ const DEFAULT_EVENT_BUFFER = 1000;
 const DEFAULT_MAX_CLIENT_BUFFER_BYTES = 1024 * 1024;
 const RETRY_MS = 1000;
 const DEFAULT_COALESCE_MS = 100;
-
-function kindOf(ref: string): ChangeKind {
-  if (ref.startsWith(BRANCH_PREFIX)) return 'branch';
-  if (ref.startsWith(REVIEW_PREFIX)) return 'review';
-  if (ref.startsWith(REMOTES_PREFIX)) return 'remote';
-  return 'other';
-}
 
 function frame(event: ChangeEvent): string {
   return `id: ${event.id}\nevent: change\ndata: ${JSON.stringify(event)}\n\n`;
@@ -76,7 +70,7 @@ export class EventHub {
   private readonly ping: NodeJS.Timeout;
   private readonly coalesceMs: number;
   /** Moves held until the next flush, by ref (insertion order: the order they first moved in). */
-  private readonly pending = new Map<string, { from: string | null; to: string | null }>();
+  private readonly pending = new Map<string, RefChangeEvent>();
   private flushTimer: NodeJS.Timeout | undefined;
   private lastSent = -Infinity;
 
@@ -104,11 +98,10 @@ export class EventHub {
    * Takes a ref move: sent at once after a quiet spell, else held with the other moves of this burst
    * and sent (one event per ref) when the coalescing window ends.
    */
-  publish(move: { ref: string; from: string | undefined; to: string | undefined }): void {
+  publish(change: RefChangeEvent): void {
     if (this.closed) return;
-    const held = this.pending.get(move.ref);
-    if (held) held.to = move.to ?? null;
-    else this.pending.set(move.ref, { from: move.from ?? null, to: move.to ?? null });
+    const held = this.pending.get(change.ref);
+    this.pending.set(change.ref, held ? coalesceChanges(held, change) : change);
     if (this.flushTimer !== undefined) return;
     const wait = this.lastSent + this.coalesceMs - Date.now();
     if (wait <= 0) return this.flush();
@@ -124,14 +117,15 @@ export class EventHub {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     this.lastSent = Date.now();
-    const moves = [...this.pending];
+    const changes = [...this.pending.values()];
     this.pending.clear();
-    for (const [ref, { from, to }] of moves) this.emit(ref, from, to);
+    for (const change of changes) this.emit(change);
   }
 
   /** Numbers one change, keeps it for replay and sends it to every client. */
-  private emit(ref: string, from: string | null, to: string | null): void {
-    const event: ChangeEvent = { id: ++this.lastId, ref, from, to, kind: kindOf(ref), time: new Date().toISOString() };
+  private emit(change: RefChangeEvent): void {
+    const { repository: _repository, ref, from, to, ...named } = change;
+    const event: ChangeEvent = { id: ++this.lastId, ref, from: from ?? null, to: to ?? null, ...named, time: new Date().toISOString() };
     const text = frame(event);
     this.buffer.push({ id: event.id, frame: text });
     if (this.buffer.length > this.size) this.buffer.splice(0, this.buffer.length - this.size);

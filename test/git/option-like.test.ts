@@ -19,7 +19,7 @@ test('option-like remote names, URLs, branches, revisions and config keys never 
   const marker = path.join(scratch, 'pwned');
   const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
-  const store = new ContextStore(g);
+  const store = new ContextStore(g, async () => ({ enabled: true, gate: false }));
   await git(repo, 'remote', 'add', 'origin', scratch);
   const option = `--upload-pack=touch ${marker}`;
   const kindOf = async (promise: Promise<unknown>) => ((await t.throwsAsync(promise)) as BrvError).kind;

@@ -423,7 +423,7 @@ test('a full build of more topics than one chunk merges parts whose docstores we
   const repo = await makeRepo();
   const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
-  const store = new ContextStore(g);
+  const store = new ContextStore(g, async () => ({ enabled: true, gate: false }));
   const topics = Array.from(
     { length: 2300 },
     (_, i) => `<bv-topic path="d${i % 30}/t${i}" title="Topic ${i}"><bv-rule>Rule ${i}: zebra${i} stripes.</bv-rule></bv-topic>`,

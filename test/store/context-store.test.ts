@@ -11,7 +11,7 @@ async function openStore(t: any) {
   const repo = await makeRepo();
   const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
-  return { dir: repo, repo: g, store: new ContextStore(g) };
+  return { dir: repo, repo: g, store: new ContextStore(g, async () => ({ enabled: true, gate: false })) };
 }
 
 function add(path: string, blob: string) {
@@ -64,7 +64,7 @@ test('a ref that moves under a writer is re-read and the plan re-run (compare-an
     attempts++;
     if (attempts === 1) {
       // Another process lands a commit between our read and our ref update.
-      const other = new ContextStore(repo);
+      const other = new ContextStore(repo, async () => ({ enabled: true, gate: false }));
       await other.commit('main', async () => ({
         write: { edits: [add('x/c.html', c)], subject: 'c', meta: { op: 'curate' } },
         result: null,

@@ -22,7 +22,7 @@ test('fast-forward only: diverged histories stop with status diverged and the br
   const theirs = await plantTree(repo, { 'k/one.html': topic('k/one', 'One.'), 'k/two.html': topic('k/two', 'Two.') }, { ref: TRACKING });
   const g = await GitRepository.open(repo, testProcesses());
   t.teardown(() => g.close());
-  const store = new ContextStore(g);
+  const store = new ContextStore(g, async () => ({ enabled: true, gate: false }));
 
   // Behind: the import fast-forwards.
   t.like(await importFetched(store, 'main'), { state: 'fast-forwarded', remote: 'origin', from: base, to: theirs });

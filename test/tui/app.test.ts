@@ -109,7 +109,7 @@ test.serial('live: a change made elsewhere is announced and the open topic is re
   ]);
   await curateTopic(repo, reply('ops/oncall', 'On call', '<bv-rule severity="must">Page the on-call engineer.</bv-rule>'));
   // What the repository's ref watch delivers (run.ts subscribes it): here, by hand.
-  ui.change({ ref: 'refs/brv/heads/main', from: undefined, to: 'x' });
+  ui.change({ repository: '', ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', from: undefined, to: 'x' });
   const after = await ui.see(/canary releases/);
   t.regex(after, /● .*curate: ops\/oncall/);
   await ui.see(/4 topics/);
@@ -227,7 +227,7 @@ test.serial('a hostile commit (escapes, a bell, a bidi override in its subject a
     { 'ops/deploy.html': '<bv-topic path="ops/deploy" title="Deploys"><bv-rule id="r1">Planted.</bv-rule></bv-topic>' },
     { message: 'evil \u001b]0;pwned\u0007 \u001b[2J subject\n\nBrv-Agent: bad\u001b[31magent\u202e\n' },
   );
-  ui.change({ ref: 'refs/brv/heads/main', from: undefined, to: 'x' });
+  ui.change({ repository: '', ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', from: undefined, to: 'x' });
   const noted = await ui.see(/● bad\uFFFD\[31magent\uFFFD: evil/);
   await ui.type('/vc log');
   await ui.type(ENTER);

@@ -67,7 +67,7 @@ test('random edits on two branches merge with no edit lost and every topic valid
         const repo = await GitRepository.open(dir, testProcesses());
         try {
           await repo.requireModernGit();
-          const store = new ContextStore(repo);
+          const store = new ContextStore(repo, async () => ({ enabled: true, gate: false }));
           const base: Model = new Map(
             TOPICS.map((p) => [
               p,

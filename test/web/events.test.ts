@@ -2,6 +2,7 @@ import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
+import { refChange } from '../../src/service/repository-pool.js';
 import { EventHub } from '../../src/web/events.js';
 import { put } from '../helpers/knowledge.js';
 import { brvJson, cleanup, git, makeRepo, refTip } from '../helpers/repo.js';
@@ -30,7 +31,8 @@ test('an external brv curate (a CLI process) arrives as a change event within se
     t.is(event!.event, 'change');
     t.is(event!.id, '1');
     const data = JSON.parse(event!.data);
-    t.like(data, { id: 1, ref: 'refs/brv/heads/main', kind: 'branch', to: await refTip(repo) });
+    t.like(data, { id: 1, ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', to: await refTip(repo) });
+    t.false('repository' in data, 'the server\'s own path is not sent');
     t.regex(data.time, /^\d{4}-\d\d-\d\dT/);
     stream.close();
   } finally {
@@ -115,9 +117,10 @@ test('a client that does not read is disconnected once its unsent bytes pass the
   try {
     t.true(await waitFor(() => hub.clientCount === 2, 2000));
     const ref = `refs/brv/test/${'x'.repeat(900)}`;
+    const change = refChange('', { ref, from: undefined, to: 'a'.repeat(40) });
     let published = 0;
     while (hub.clientCount === 2 && published < 200_000) {
-      hub.publish({ ref, from: undefined, to: 'a'.repeat(40) });
+      hub.publish(change);
       published++;
       if (published % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
@@ -170,14 +173,14 @@ test('a burst of 500 ref moves in a second makes a bounded number of events, wit
     // 400 moves of the brv branch, 50 review refs created, 50 created and deleted again: about one a 2 ms.
     for (let i = 1; i <= 500; i++) {
       if (i <= 400) {
-        hub.publish({ ref: 'refs/brv/heads/main', from: oid(i - 1), to: oid(i) });
+        hub.publish(refChange('', { ref: 'refs/brv/heads/main', from: oid(i - 1), to: oid(i) }));
         final.set('refs/brv/heads/main', oid(i));
       } else if (i <= 450) {
-        hub.publish({ ref: `refs/brv/review/r${i}`, from: undefined, to: oid(i) });
+        hub.publish(refChange('', { ref: `refs/brv/review/r${i}`, from: undefined, to: oid(i) }));
         final.set(`refs/brv/review/r${i}`, oid(i));
       } else {
-        hub.publish({ ref: `refs/brv/review/gone${i}`, from: undefined, to: oid(i) });
-        hub.publish({ ref: `refs/brv/review/gone${i}`, from: oid(i), to: undefined });
+        hub.publish(refChange('', { ref: `refs/brv/review/gone${i}`, from: undefined, to: oid(i) }));
+        hub.publish(refChange('', { ref: `refs/brv/review/gone${i}`, from: oid(i), to: undefined }));
         final.set(`refs/brv/review/gone${i}`, null);
       }
       if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -2,7 +2,11 @@
 // (sending Last-Event-ID); when it gives up (the stream answered with an error), the app opens a new one with
 // `?after=<last id seen>` so the server replays what was missed. Pure: no DOM, tested in test/web/client-live.test.ts.
 
-/** The data of one `change` event (a refs/brv/* ref moved). */
+/**
+ * The data of one `change` event (a refs/brv/* ref moved), typed by the server: `kind` 'branch' (`branch`),
+ * 'review' (`review`, `action` opened/updated/closed), 'remote' (`remote` and its `branch` or `review`),
+ * 'source' (`source`, `branch`) or 'other'. The client never reads ref names; `ref` is for display only.
+ */
 export interface ChangeEvent {
   id: number;
   ref: string;
@@ -10,6 +14,11 @@ export interface ChangeEvent {
   to: string | null;
   kind: string;
   time: string;
+  branch?: string;
+  review?: string;
+  action?: string;
+  remote?: string;
+  source?: string;
 }
 
 const FIRST_DELAY_MS = 1000;
@@ -72,7 +81,7 @@ export function parseChangeEvent(data: string, lastEventId = ''): ChangeEvent | 
   const record = value as Record<string, unknown>;
   const id = typeof record.id === 'number' ? record.id : Number(lastEventId);
   const text = (key: string): string | null => (typeof record[key] === 'string' ? (record[key] as string) : null);
-  return {
+  const event: ChangeEvent = {
     id: Number.isFinite(id) ? id : 0,
     ref: text('ref') ?? '',
     from: text('from'),
@@ -80,15 +89,22 @@ export function parseChangeEvent(data: string, lastEventId = ''): ChangeEvent | 
     kind: text('kind') ?? 'other',
     time: text('time') ?? '',
   };
+  for (const key of ['branch', 'review', 'action', 'remote', 'source'] as const) {
+    const value = text(key);
+    if (value !== null) event[key] = value;
+  }
+  return event;
 }
 
 /** The short notice shown when a change arrives. */
 export function describeChange(event: ChangeEvent): string {
-  const name = event.ref.replace(/^refs\/[^/]+\//, '');
-  if (event.kind === 'review') return event.to === null ? `Review decided (${name})` : `Review updated (${name})`;
-  if (event.kind === 'remote') return `Fetched ${name}`;
-  if (event.kind === 'branch') return `Knowledge changed on ${name.replace(/^heads\//, '')}`;
-  return `Updated ${name || 'knowledge'}`;
+  if (event.kind === 'review' && event.review !== undefined)
+    return `Review ${event.action === 'closed' ? 'decided' : event.action === 'opened' ? 'opened' : 'updated'} (${event.review})`;
+  if (event.kind === 'remote' && event.remote !== undefined)
+    return event.review !== undefined ? `Fetched review ${event.review} from ${event.remote}` : `Fetched ${event.remote}/${event.branch ?? ''}`;
+  if (event.kind === 'branch' && event.branch !== undefined) return `Knowledge changed on ${event.branch}`;
+  if (event.kind === 'source' && event.source !== undefined) return `Source ${event.source} updated`;
+  return `Updated ${event.ref || 'knowledge'}`;
 }
 
 /** The first refresh after a quiet spell waits this long (more changes usually follow within it). */

@@ -329,7 +329,7 @@ export async function storeAndCheck(repoDir: string, topics: readonly string[]):
   const repo = await GitRepository.open(repoDir, testProcesses());
   const problems: string[] = [];
   try {
-    const store = new ContextStore(repo);
+    const store = new ContextStore(repo, async () => ({ enabled: true, gate: false }));
     for (const html of topics) {
       const written = await writeTopic(store, html, undefined, { branch: 'main', overwrite: true });
       if (!written.ok) {
