@@ -103,6 +103,27 @@ export interface HistoryResponse {
   entries: HistoryEntry[];
 }
 
+/** GET /api/tree?folder=…[&offset=…&limit=…&around=…&source=…]: one page of a folder's children. */
+export interface TreeResponse {
+  commit: string | null;
+  folder: string;
+  /** Topics below the folder, at any depth. */
+  count: number;
+  /** Children listed: sub-folders first (sorted by name), then topics (sorted by name); `offset` indexes that list. */
+  total: number;
+  folderTotal: number;
+  offset: number;
+  folders: Array<{ path: string; name: string; count: number }>;
+  topics: Array<{ path: string; name: string; title: string }>;
+  /** A knowledge source's tree: its alias. */
+  source?: string;
+}
+
+/** GET /api/sources: the knowledge sources added with `brv source add`. */
+export interface SourcesResponse {
+  sources: Array<{ alias: string; location: string; branch: string; commit: string | null; topics: number }>;
+}
+
 /** Every typed endpoint: path → method → the answer's JSON. */
 export interface ApiRoutes {
   '/api/status': { GET: StatusResponse };
@@ -110,4 +131,6 @@ export interface ApiRoutes {
   '/api/topic/history': { GET: HistoryResponse };
   '/api/search': { GET: SearchResponse };
   '/api/changes': { GET: HistoryResponse };
+  '/api/tree': { GET: TreeResponse };
+  '/api/sources': { GET: SourcesResponse };
 }

@@ -5,10 +5,11 @@
 import test from 'ava';
 import type { ApiRoutes, StatusResponse, TopicResponse } from '../../src/web/api-types.js';
 import type { apiRoutes } from '../../src/web/server.js';
+import type { treeRoutes } from '../../src/web/tree-routes.js';
 import { cleanup } from '../helpers/repo.js';
 import { knowledgeRepo, request, session, startFor } from './http.js';
 
-type Server = ReturnType<typeof apiRoutes>;
+type Server = ReturnType<typeof apiRoutes> & ReturnType<typeof treeRoutes>;
 type Answer<P extends keyof Server, M extends keyof Server[P]> = Server[P][M] extends (...args: never[]) => Promise<infer R> ? R : never;
 
 /** Each member of S (a union is taken member by member) is assignable to T and has no field T lacks. */
@@ -33,6 +34,8 @@ const answersFit: {
   '/api/topic/history': { GET: true },
   '/api/search': { GET: true },
   '/api/changes': { GET: true },
+  '/api/tree': { GET: true },
+  '/api/sources': { GET: true },
 };
 
 // The fields of two answers, listed once for the run-time check (a missing or extra key fails the type check).
