@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BrvError } from '../errors.js';
 import type { ErrorKind } from '../error-kinds.js';
 import type { Brv } from '../service/brv.js';
+import type { ApiRoutes } from './api-types.js';
 
 /** One API request as a handler sees it; `brv` opens (or reuses) the served repository. */
 export interface Call {
@@ -16,6 +17,9 @@ export interface Call {
  * A handler that answered by itself (a stream) returns STREAMED.
  */
 export type Handler = (call: Call) => Promise<unknown>;
+
+/** Handlers of endpoints declared in api-types.ts: each must answer the JSON the client is typed against. */
+export type TypedRoutes<P extends keyof ApiRoutes> = { [K in P]: { [M in keyof ApiRoutes[K]]: (call: Call) => Promise<ApiRoutes[K][M]> } };
 
 export const STREAMED: unique symbol = Symbol('streamed');
 

@@ -11,7 +11,7 @@ import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
-import { errorStatus, HttpError, limitParam, queryString, STREAMED, type Handler } from './request.js';
+import { errorStatus, HttpError, limitParam, queryString, STREAMED, type Handler, type TypedRoutes } from './request.js';
 import { manageRoutes } from './manage-routes.js';
 import { reviewRoutes } from './review-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
@@ -145,8 +145,8 @@ const READ_CACHE_MS = 1000;
 const UNSHARED_READS: ReadonlySet<string> = new Set(['/api/edit', '/api/branches', '/api/setup']);
 const MAX_CACHED_READS = 256;
 
-/** The JSON API (see README, "Web dashboard"): method → path → handler. */
-function apiRoutes(version: Promise<string>): Record<string, Record<string, Handler>> {
+/** The JSON API (see README, "Web dashboard"): method → path → handler; its answers are declared in api-types.ts. */
+export function apiRoutes(version: Promise<string>) {
   return {
     '/api/status': {
       GET: async ({ brv }) => {
@@ -241,7 +241,7 @@ function apiRoutes(version: Promise<string>): Record<string, Record<string, Hand
         ),
       }),
     },
-  };
+  } satisfies TypedRoutes<'/api/status' | '/api/topic' | '/api/topic/history' | '/api/search' | '/api/changes'>;
 }
 
 /** A file under `root` for a URL path, or undefined; throws 400 for a path that tries to leave it. */

@@ -1,7 +1,8 @@
 // The knowledge tree one folder at a time (GET /api/tree), and the knowledge sources beside it (GET /api/sources).
 import type { Brv } from '../service/brv.js';
 import { normalizeTopicPath } from '../topic/path.js';
-import { HttpError, limitParam, queryString, type Handler } from './request.js';
+import type { TreeResponse } from './api-types.js';
+import { HttpError, limitParam, queryString, type TypedRoutes } from './request.js';
 
 /** One folder of a catalog: its direct children (sorted by name) and how many topics it holds at any depth. */
 interface FolderNode {
@@ -63,18 +64,7 @@ function lowerBound<T>(list: readonly T[], name: string, key: (item: T) => strin
   return low;
 }
 
-interface TreeLevel {
-  commit: string | null;
-  folder: string;
-  /** Topics below the folder, at any depth. */
-  count: number;
-  /** Children listed: sub-folders first (sorted by name), then topics (sorted by name); `offset` indexes that list. */
-  total: number;
-  folderTotal: number;
-  offset: number;
-  folders: Array<{ path: string; name: string; count: number }>;
-  topics: Array<{ path: string; name: string; title: string }>;
-}
+type TreeLevel = Omit<TreeResponse, 'source'>;
 
 /**
  * One page of a folder's children. `around` (a path below the folder) picks the page holding the
@@ -197,7 +187,7 @@ function offsetParam(url: URL): number {
 const PAGE = 500;
 const MAX_PAGE = 2000;
 
-export function treeRoutes(indexes = new FolderIndexes()): Record<string, Record<string, Handler>> {
+export function treeRoutes(indexes = new FolderIndexes()) {
   return {
     '/api/tree': {
       GET: async ({ brv, url }) => {
@@ -240,5 +230,5 @@ export function treeRoutes(indexes = new FolderIndexes()): Record<string, Record
         };
       },
     },
-  };
+  } satisfies TypedRoutes<'/api/tree' | '/api/sources'>;
 }

@@ -41,15 +41,19 @@ test('app.js evaluates no strings as code; app.css imports nothing remote; both 
 });
 
 // The client is left out of the Node layer rules (.dependency-cruiser.cjs): it must stay self-contained,
-// importing only its own modules and its bundled libraries, never brv's Node code.
-test('the client imports nothing of brv outside src/web/client', async (t) => {
+// importing only its own modules and its bundled libraries, never brv's Node code; the one exception is the
+// API's shared types (src/web/api-types.ts), imported as types only, and importing nothing itself.
+test('the client imports nothing of brv outside src/web/client but the API types', async (t) => {
   const { readdir } = await import('node:fs/promises');
   const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'web', 'client');
   const files = (await readdir(dir)).filter((f) => /\.tsx?$/.test(f));
   t.true(files.length > 10);
   for (const file of files) {
     const source = await readFile(path.join(dir, file), 'utf8');
-    for (const [, target] of source.matchAll(/\bfrom\s+'([^']+)'/g)) t.false(target!.startsWith('..'), `${file} imports ${target}`);
+    for (const [statement, target] of source.matchAll(/^(?:import|export)[^;]*?\bfrom\s+'([^']+)'/gms))
+      if (target!.startsWith('..'))
+        t.true(target === '../api-types.js' && statement.startsWith('import type '), `${file} imports ${target}`);
     for (const [, target] of source.matchAll(/\bimport\(\s*'([^']+)'/g)) t.false(target!.startsWith('..'), `${file} imports ${target}`);
   }
+  t.notRegex(await readFile(path.join(dir, '..', 'api-types.ts'), 'utf8'), /^\s*(import|export .* from)\b/m);
 });

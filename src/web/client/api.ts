@@ -14,40 +14,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface Status {
-  repository: string;
-  branch: string;
-  head: string | null;
-  topics: number;
-  pendingReviews: number;
-  version: string;
-  /** The branch against its remote as of the last fetch (null without a remote). */
-  upstream: { remote: string; ahead: number; behind: number; local: boolean } | null;
-  /** Knowledge fetched that the branch lacks, with the command that takes it; null when there is none. */
-  incoming: string | null;
-}
-
-export interface TopicResult {
-  path: string;
-  title: string;
-  html: string;
-  raw: string;
-  markdown: string;
-  commit: string;
-  /** A knowledge source's topic: its alias. */
-  source?: string;
-}
-
-export interface SearchHit {
-  path: string;
-  title: string;
-  score: number;
-  excerpt: string;
-  terms: string[];
-  /** From a knowledge source: its alias (the topic opens read-only). */
-  source?: string;
-}
-
 async function request<T>(path: string, init: RequestInit): Promise<T> {
   let response: Response;
   try {

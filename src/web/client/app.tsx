@@ -1,7 +1,7 @@
 // The shell of the dashboard: routing (History API), the nav, the status bar, live updates and shortcuts.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Status } from './api.js';
+import type { StatusResponse as Status } from '../api-types.js';
 import { BranchesPage } from './branches-page.js';
 import { ChangesPage } from './changes.js';
 import { KeySequence } from './keys.js';

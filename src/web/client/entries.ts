@@ -1,4 +1,5 @@
-import { list, record } from './json.js';
+import type { EntrySignature, HistoryEntry, HistoryResponse } from '../api-types.js';
+import { list, record, wire } from './json.js';
 // The API's history entries and pending reviews, read defensively into what the pages show (the server passes
 // the service's results through as they are). Pure: no DOM, tested in test/web/client-entries.test.ts.
 
@@ -65,12 +66,14 @@ function topicPathOf(filePath: string): string | null {
 
 /** One entry of GET /api/changes or /api/topic/history. */
 function readChange(raw: unknown): ChangeView {
-  const entry = record(raw);
-  const meta = record(entry.meta);
+  // The flat fields are an older entry shape, still read.
+  const entry = wire<HistoryEntry, 'oid' | 'date' | 'topics' | 'agent' | 'op' | 'impact' | 'reason' | 'summary' | 'message'>(raw);
+  const meta = wire<HistoryEntry['meta']>(entry.meta);
+  const signature = wire<EntrySignature>(entry.signature);
   const topics = Array.isArray(entry.topics)
     ? entry.topics.filter((topic): topic is string => typeof topic === 'string')
     : list(entry.changes)
-        .map((change) => topicPathOf(text(record(change).path)))
+        .map((change) => topicPathOf(text(wire<HistoryEntry['changes'][number]>(change).path)))
         .filter((topic): topic is string => topic !== null);
   return {
     commit: text(entry.commit, entry.oid),
@@ -84,14 +87,14 @@ function readChange(raw: unknown): ChangeView {
     subject: text(entry.subject, entry.message).split('\n')[0] ?? '',
     topics: [...new Set(topics)],
     omitted: typeof entry.changesOmitted === 'number' && entry.changesOmitted > 0 ? entry.changesOmitted : 0,
-    signature: text(record(entry.signature).text),
-    signatureStatus: text(record(entry.signature).status),
+    signature: text(signature.text),
+    signatureStatus: text(signature.status),
   };
 }
 
 /** `{ entries: [...] }` (or a bare array). */
 export function readChanges(raw: unknown): ChangeView[] {
-  return (Array.isArray(raw) ? raw : list(record(raw).entries)).map(readChange);
+  return (Array.isArray(raw) ? raw : list(wire<HistoryResponse>(raw).entries)).map(readChange);
 }
 
 /** GET /api/reviews: the service's pending-review list (`tasks`, or `reviews`), each with its operations. */

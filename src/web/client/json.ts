@@ -6,6 +6,16 @@ export type Json = Record<string, unknown>;
 export const record = (value: unknown): Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
 
+/**
+ * An API object (src/web/api-types.ts) as it arrives: the fields its type declares, each still `unknown` until
+ * read defensively; `Legacy` names fields of older shapes that are also read. A field the shared type no longer
+ * has fails the client's type check.
+ */
+export type Wire<T, Legacy extends string = never> = { readonly [K in keyof T | Legacy]?: unknown };
+
+/** `value` as the API type T's fields (see Wire), or {} for anything but an object. */
+export const wire = <T, Legacy extends string = never>(value: unknown): Wire<T, Legacy> => record(value) as Wire<T, Legacy>;
+
 /** An array, or [] for anything else. */
 export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 

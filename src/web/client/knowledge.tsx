@@ -1,7 +1,7 @@
 // The Knowledge page: the folder tree (virtualised, loaded a level at a time: tree-view.tsx) and the open topic
 // (Rendered / Raw / History); a knowledge source's topic read-only (Rendered / Raw).
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import type { TopicResult } from './api.js';
+import type { TopicResponse as TopicResult } from '../api-types.js';
 import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange } from './diff.js';
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readChanges, type ChangeView } from './entries.js';

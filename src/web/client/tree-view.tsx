@@ -2,8 +2,9 @@
 // their level from GET /api/tree on first expand and their pages as they scroll into view. Local knowledge,
 // then each knowledge source as a read-only top-level node. The logic is in tree.ts.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { SourcesResponse } from '../api-types.js';
 import { getJson, isAbort, toApiError, type ApiError } from './api.js';
-import { list, record, str } from './json.js';
+import { list, str, wire } from './json.js';
 import { topicHref } from './routes.js';
 import {
   ancestors,
@@ -43,9 +44,9 @@ function treeUrl(root: Root, folder: string, page: { offset?: number; around?: s
 }
 
 function readSources(value: unknown): TreeState['sources'] {
-  return list(record(value).sources)
+  return list(wire<SourcesResponse>(value).sources)
     .map((s) => {
-      const r = record(s);
+      const r = wire<SourcesResponse['sources'][number]>(s);
       return { alias: str(r.alias), topics: typeof r.topics === 'number' ? r.topics : 0 };
     })
     .filter((s) => s.alias !== '');

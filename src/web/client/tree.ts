@@ -2,7 +2,8 @@
 // GET /api/tree; what is shown is the flattened list of visible rows (the children of expanded folders),
 // of which only the rows in view are rendered. Local knowledge first, then each knowledge source as a
 // top-level node. Pure: no DOM, tested in test/web/client-tree.test.ts.
-import { list, record, str } from './json.js';
+import type { TreeResponse } from '../api-types.js';
+import { list, str, wire } from './json.js';
 
 /** Children asked for per request. */
 export const PAGE_SIZE = 200;
@@ -83,14 +84,14 @@ export interface LevelPage {
 }
 
 export function readLevelPage(value: unknown): LevelPage {
-  const body = record(value);
+  const body = wire<TreeResponse>(value);
   const num = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0);
   const folders: Child[] = list(body.folders).map((f) => {
-    const r = record(f);
+    const r = wire<TreeResponse['folders'][number]>(f);
     return { type: 'folder', path: str(r.path), name: str(r.name, r.path), count: num(r.count) };
   });
   const topics: Child[] = list(body.topics).map((x) => {
-    const r = record(x);
+    const r = wire<TreeResponse['topics'][number]>(x);
     const name = str(r.name, r.path);
     return { type: 'topic', path: str(r.path), name, title: str(typeof r.title === 'string' ? r.title.trim() : '', name) };
   });
