@@ -141,7 +141,7 @@ function result(args: string[], stdout: string, stderr: string, exitCode: number
 }
 
 /** Runs the built CLI as a real process, the way agents call it. */
-export async function brvProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
+async function brvProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
   const env: Record<string, string> = { ...ENV, ...options.env };
   for (const key of options.unset ?? []) delete env[key];
   const run = await execa('node', [CLI, ...args], {
@@ -160,7 +160,7 @@ export async function brvProcess(cwd: string, args: string[], options: BrvOption
 let inProcessQueue: Promise<unknown> = Promise.resolve();
 
 /** Runs the CLI's source in this process (runCli) with its own stdout, stderr, stdin, env and folder. */
-export async function brvInProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
+async function brvInProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
   const env: Record<string, string> = { ...ENV, ...options.env };
   for (const key of options.unset ?? []) delete env[key];
   const { runCli } = await import('../../src/cli/run.js');
