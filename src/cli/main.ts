@@ -60,7 +60,10 @@ runCli(
       return process.stdin;
     },
     env: process.env,
-    cwd: process.cwd(),
+    // Read when a command asks: a folder removed under brv makes that command fail (internal-error).
+    get cwd() {
+      return process.cwd();
+    },
     home: homedir(),
     platform: process.platform,
     process: { execPath: process.execPath, script: process.argv[1] },
