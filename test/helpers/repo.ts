@@ -109,8 +109,7 @@ type BrvOptions = { env?: Record<string, string>; unset?: string[]; input?: stri
 /**
  * Runs a brv command line: in this process (runCli, src/cli/run.ts) by default, as a real process
  * (brvProcess) when the run needs one: BRV_TRACE's timings, background maintenance (which starts
- * brv itself), --help/--version (yargs prints them itself), and the commands that own the process
- * (mcp, webui, tui, `brv` alone). CONTRIBUTING.md, "Tests".
+ * brv itself), NODE_OPTIONS, a timeout, and the commands that own the process (mcp, webui, tui). CONTRIBUTING.md, "Tests".
  */
 export async function brv(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
   return needsProcess(args, options) ? brvProcess(cwd, args, options) : brvInProcess(cwd, args, options);
@@ -123,8 +122,8 @@ function needsProcess(args: string[], options: BrvOptions): boolean {
   if (options.env?.BRV_TRACE || options.unset?.includes('BRV_NO_AUTO_MAINTENANCE')) return true;
   if (options.env && 'BRV_NO_AUTO_MAINTENANCE' in options.env && !['', '1'].includes(options.env.BRV_NO_AUTO_MAINTENANCE!)) return true;
   if (options.timeout !== undefined) return true;
+  if (options.env?.NODE_OPTIONS) return true;
   const words = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
-  if (words.length === 0 || words.some((a) => ['--help', '-h', '--version'].includes(a))) return true;
   return words.some((a) => PROCESS_COMMANDS.has(a));
 }
 
