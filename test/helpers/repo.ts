@@ -104,7 +104,14 @@ export interface BrvRun {
   json: { command: string; success: boolean; data: any; timestamp: string } | undefined;
 }
 
-type BrvOptions = { env?: Record<string, string>; unset?: string[]; input?: string; timeout?: number };
+type BrvOptions = {
+  env?: Record<string, string>;
+  unset?: string[];
+  input?: string;
+  timeout?: number;
+  /** A real process (the built binary): for what only processes do, e.g. run at the same time. */
+  process?: boolean;
+};
 
 /**
  * Runs a brv command line: in this process (runCli, src/cli/run.ts) by default, as a real process
@@ -118,7 +125,7 @@ export async function brv(cwd: string, args: string[], options: BrvOptions = {})
 const PROCESS_COMMANDS = new Set(['mcp', 'webui', 'tui']);
 
 function needsProcess(args: string[], options: BrvOptions): boolean {
-  if (process.env.BRV_TEST_PROCESS === '1') return true;
+  if (options.process || process.env.BRV_TEST_PROCESS === '1') return true;
   if (options.env?.BRV_TRACE || options.unset?.includes('BRV_NO_AUTO_MAINTENANCE')) return true;
   if (options.env && 'BRV_NO_AUTO_MAINTENANCE' in options.env && !['', '1'].includes(options.env.BRV_NO_AUTO_MAINTENANCE!)) return true;
   if (options.timeout !== undefined) return true;
