@@ -17,6 +17,8 @@ export async function runCli(args: string[], io: CliIo, scriptName = 'brv'): Pro
       reportFailure(args, error);
     }
   });
+  // A run in a longer-lived process (tests) ends like a process does: no git child of it outlives it.
+  if (!io.process) run.service?.terminateGitProcesses();
   return run.exitCode ?? 0;
 }
 
