@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Brv } from '../service/brv.js';
 import type { IndexCompaction } from '../service/retrieval.js';
 import { mark } from '../trace.js';
+import { cliIo } from './io.js';
 
 /**
  * After a query or search has printed its answer: when it left the search index due for compaction,
@@ -11,15 +12,17 @@ import { mark } from '../trace.js';
  */
 export async function maintainInBackground(brv: Brv, compaction: IndexCompaction, cwd: string | undefined): Promise<void> {
   if (compaction !== 'due') return;
-  const off = process.env.BRV_NO_AUTO_MAINTENANCE;
+  const io = cliIo();
+  const off = io.env.BRV_NO_AUTO_MAINTENANCE;
   if (off !== undefined && off !== '' && off !== '0') return;
-  const script = process.argv[1];
-  if (!script) return;
+  // Only a real process starts itself again (node + its script); an in-process run (tests) does not.
+  const script = io.process?.script;
+  if (!io.process || !script) return;
   try {
     const started = await brv.retrieval.startIndexMaintenance({
-      command: process.execPath,
+      command: io.process.execPath,
       args: [script],
-      cwd: path.resolve(cwd ?? process.cwd()),
+      cwd: path.resolve(io.cwd, cwd ?? '.'),
     });
     // BRV_TRACE=1 shows it (and tests count it).
     mark(`cli: background maintenance ${started.status}${started.pid === undefined ? '' : ` (pid ${started.pid})`}`);

@@ -1,8 +1,8 @@
-import { homedir } from 'node:os';
 import type { Brv } from '../service/brv.js';
 import type { Actor } from '../service/host.js';
 import type { BrvService } from '../service/service.js';
 import { EXIT_FAILURE, note, printError, printInternalError, setEnvelopeMeta, type OutputFormat } from './output.js';
+import { cliIo, cliRun } from './io.js';
 
 export interface GlobalOptions {
   format: OutputFormat;
@@ -11,22 +11,22 @@ export interface GlobalOptions {
 
 /** Who is acting in this CLI process: the agent that runs brv names itself in BRV_AGENT (Brv-Agent trailer). */
 export function cliActor(): Actor {
-  return { agent: process.env.BRV_AGENT };
+  return { agent: cliIo().env.BRV_AGENT };
 }
 
-let service: BrvService | undefined;
-
-/** This process's service (one per CLI process: it owns every git process brv starts). */
+/** This run's service (one per CLI run: it owns every git process brv starts; git sees the run's env). */
 export async function cliService(): Promise<BrvService> {
-  if (service) return service;
+  const run = cliRun();
+  if (run.service) return run.service;
   const { BrvService } = await import('../service/service.js');
-  service ??= new BrvService({ env: process.env, home: homedir(), platform: process.platform });
-  return service;
+  const { env, home, platform } = run.io;
+  run.service ??= new BrvService({ env, home, platform });
+  return run.service;
 }
 
-/** The service if a command created one (for signal and exit handlers, which must be synchronous). */
-export function existingCliService(): BrvService | undefined {
-  return service;
+/** The working directory of this run, or -C's folder. */
+export function cliCwd(C?: string): string {
+  return C ?? cliIo().cwd;
 }
 
 /**
@@ -46,7 +46,7 @@ export async function withBrv(
   let brv: Brv | undefined;
   try {
     await reportingErrors(command, argv, async () => {
-      const opening = brvService.open(argv.C ?? process.cwd(), open);
+      const opening = brvService.open(cliCwd(argv.C), open);
       preload?.().catch(() => {});
       brv = await opening;
       const opened = brv;

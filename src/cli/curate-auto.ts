@@ -5,6 +5,7 @@ import { isBrvError } from '../errors.js';
 import { cliActor, type GlobalOptions } from './context.js';
 import { EXIT_FAILURE, note, printError, printJson, printText } from './output.js';
 import { stepNotes } from './progress.js';
+import { cliIo, setExitCode } from './io.js';
 
 /** Exit code of a run cancelled with Ctrl-C, as a shell reports SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -32,7 +33,7 @@ export async function curateAuto(brv: Brv, argv: CurateArgs, files: string[]): P
         },
       ],
     };
-    process.exitCode = EXIT_FAILURE;
+    setExitCode(EXIT_FAILURE);
     if (argv.format === 'json') return printJson('curate', false, envelope);
     return printText(`Curate failed:\n  - invalid-flag-combination: ${envelope.errors[0]!.message}`);
   }
@@ -54,7 +55,7 @@ export async function curateAuto(brv: Brv, argv: CurateArgs, files: string[]): P
     const result = await brv.knowledge.curateAuto(
       {
         intent: argv.intent ?? '',
-        files: files.map((file) => path.resolve(file)),
+        files: files.map((file) => path.resolve(cliIo().cwd, file)),
         overwrite: argv.overwrite,
         signal: controller.signal,
         onProgress: (event) => {
@@ -64,7 +65,7 @@ export async function curateAuto(brv: Brv, argv: CurateArgs, files: string[]): P
       cliActor(),
     );
     progress.finish();
-    if (!result.ok) process.exitCode = EXIT_FAILURE;
+    if (!result.ok) setExitCode(EXIT_FAILURE);
     if (argv.format === 'json') return printJson('curate', result.ok, result);
     printText(views.curateText(result));
     for (const line of views.curateAutoNotes(result)) note(line);

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-import { fastParse } from './fast-args.js';
-import { isBrvError } from '../errors.js';
-import { EXIT_FAILURE, commandWord, printError, printInternalError, requestedFormat } from './output.js';
+import { homedir } from 'node:os';
+import { processCliRun } from './io.js';
+import { EXIT_FAILURE, commandWord } from './output.js';
+import { reportFailure, runCli } from './run.js';
 import { mark, startTracing } from '../trace.js';
+
+// The only module of the CLI that touches the process: it hands runCli the real stdout, env, cwd…
+// (src/cli/io.ts), sets the exit code and handles what escapes every command.
 
 // BRV_TRACE=1 prints where a command spent its time (marks set across the library, src/trace.ts).
 if (process.env.BRV_TRACE) {
@@ -23,54 +27,48 @@ const args = process.argv.slice(2);
 // Invoked as `git brv …`, git puts us on PATH as git-brv; the program is the same.
 const scriptName = process.argv[1]?.endsWith('git-brv') ? 'git brv' : 'brv';
 
-async function main(): Promise<void> {
-  // `brv` alone: the terminal REPL for a person at a terminal, the help for anything else (exit 0).
-  if (args.length === 0) {
-    if (process.stdin.isTTY && process.stdout.isTTY) {
-      const { startTui } = await import('./commands/tui.js');
-      return startTui({ format: 'text' });
-    }
-    const { runParser } = await import('./parser.js');
-    return runParser(['--help'], scriptName);
-  }
-  // Shell completion (`brv completion`'s scripts call it on every Tab): no yargs, no service.
-  if (args[0] === '__complete') {
-    const { complete } = await import('./complete.js');
-    for (const candidate of await complete(args.slice(1), process.cwd(), process.env)) process.stdout.write(`${candidate}\n`);
-    return;
-  }
-  // The commands agents run in a loop skip yargs when their command line is plain (fast-args.ts).
-  const fast = fastParse(args, scriptName);
-  if (fast) return fast.handler(fast.argv);
-  const { runParser } = await import('./parser.js');
-  mark('cli: parser loaded');
-  return runParser(args, scriptName);
-}
-
 // A reader that went away (`brv ls | head -1`) is not an error: stop writing, keep the exit code.
 // (The MCP server handles its stdout itself: a client going away ends its session cleanly.)
 if (commandWord(args) !== 'mcp')
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    process.exit(error.code === 'EPIPE' ? (process.exitCode ?? 0) : EXIT_FAILURE);
+    process.exit(error.code === 'EPIPE' ? (processCliRun()?.exitCode ?? process.exitCode ?? 0) : EXIT_FAILURE);
   });
 
-/**
- * Whatever escapes a command (a bug, an event emitter's error, an unhandled rejection) is reported as
- * one line, `internal-error` (or a BrvError's own kind) in the JSON envelope under --format json,
- * exit code 1; the stack only with BRV_DEBUG or BRV_TRACE. `brv mcp` speaks JSON-RPC on stdout, so its failures go to stderr.
- */
+/** What escapes a command outside its promise (an event emitter's error) is reported once, exit code 1. */
 let crashed = false;
 function reportUncaught(error: unknown): void {
   if (crashed) return;
   crashed = true;
-  const command = commandWord(args);
-  const format = command === 'mcp' ? 'text' : requestedFormat(args);
-  // A typed failure a command did not report itself keeps its kind.
-  if (isBrvError(error)) printError(command, format, error.kind, error.message, EXIT_FAILURE);
-  else printInternalError(command, format, error);
+  if (processCliRun()) reportFailure(args, error);
+  else process.stderr.write(`brv: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(EXIT_FAILURE);
 }
 process.on('uncaughtException', reportUncaught);
 
 // No top-level await: the build emits a script (see scripts/build.mjs).
-main().catch(reportUncaught);
+runCli(
+  args,
+  {
+    // Getters: a stream is created at its first use (a pipe's is a socket), so only when a command uses it.
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
+    env: process.env,
+    // Read when a command asks: a folder removed under brv makes that command fail (internal-error).
+    get cwd() {
+      return process.cwd();
+    },
+    home: homedir(),
+    platform: process.platform,
+    process: { execPath: process.execPath, script: process.argv[1] },
+  },
+  scriptName,
+).then((code) => {
+  process.exitCode = code;
+}, reportUncaught);

@@ -1,6 +1,7 @@
 import type { ErrorKind } from '../error-kinds.js';
 import { CONTROL } from '../topic/inline.js';
 import { errorText } from '../views/errors.js';
+import { cliIo, cliRun, setExitCode } from './io.js';
 
 /**
  * The only place brv writes to stdout/stderr for the CLI: one JSON line, or text for people.
@@ -30,32 +31,30 @@ function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-let envelopeMeta: (() => Record<string, unknown> | undefined) | undefined;
-
 /**
  * What the JSON envelope carries beside `data` while a command runs (`meta`: e.g. `meta.knowledge`,
  * the read's notice about fetched knowledge it could not bring in); undefined clears it.
  */
 export function setEnvelopeMeta(meta: (() => Record<string, unknown> | undefined) | undefined): void {
-  envelopeMeta = meta;
+  cliRun().envelopeMeta = meta;
 }
 
 export function printJson(command: string, success: boolean, data: unknown): void {
-  const meta = envelopeMeta?.();
-  process.stdout.write(`${jsonLine({ command, success, data, ...(meta ? { meta } : {}), timestamp: new Date().toISOString() })}\n`);
+  const meta = cliRun().envelopeMeta?.();
+  cliIo().stdout.write(`${jsonLine({ command, success, data, ...(meta ? { meta } : {}), timestamp: new Date().toISOString() })}\n`);
 }
 
 export function printText(text: string): void {
   const safe = terminalText(text);
-  process.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
+  cliIo().stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
 }
 
 export function printError(command: string, format: OutputFormat, kind: ErrorKind, message: string, exitCode = EXIT_FAILURE): void {
   // A message may quote what was typed or stored (a path, a revision, an unknown option).
   const safe = terminalText(message);
   if (format === 'json') printJson(command, false, { error: { kind, message: safe } });
-  else process.stderr.write(`${errorText(kind, safe)}\n`);
-  process.exitCode = exitCode;
+  else cliIo().stderr.write(`${errorText(kind, safe)}\n`);
+  setExitCode(exitCode);
 }
 
 /**
@@ -88,13 +87,13 @@ export function commandWord(args: readonly string[]): string {
 export function printInternalError(command: string, format: OutputFormat, error: unknown): void {
   const raw = error instanceof Error ? error.message : String(error);
   const line = raw.split('\n', 1)[0]!.trim().slice(0, 500) || (error instanceof Error ? error.name : 'unknown error');
-  const debug = Boolean(process.env.BRV_DEBUG || process.env.BRV_TRACE);
+  const debug = Boolean(cliIo().env.BRV_DEBUG || cliIo().env.BRV_TRACE);
   const hint = format === 'text' && !debug ? ' (BRV_DEBUG=1 shows where)' : '';
   printError(command, format, 'internal-error', `Unexpected failure: ${line}${hint}`, EXIT_FAILURE);
-  if (debug && error instanceof Error && error.stack) process.stderr.write(`${terminalText(error.stack)}\n`);
+  if (debug && error instanceof Error && error.stack) cliIo().stderr.write(`${terminalText(error.stack)}\n`);
 }
 
 /** Progress and notes for people go to stderr, so JSON on stdout stays one clean line. */
 export function note(message: string): void {
-  process.stderr.write(`${terminalText(message)}\n`);
+  cliIo().stderr.write(`${terminalText(message)}\n`);
 }

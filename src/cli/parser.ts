@@ -4,6 +4,7 @@ import { ArgumentCheckError, GLOBAL_OPTIONS } from './options.js';
 import { BRV_REF_PREFIX } from '../store/refs.js';
 import { ELEMENTS } from '../topic/registry.js';
 import { EXIT_USAGE, commandWord, printError, requestedFormat, type OutputFormat } from './output.js';
+import { cliIo, currentCliIo } from './io.js';
 
 /** The version from package.json, put in by the build (yargs' own guess reads the package.json above the cwd). */
 declare const BRV_VERSION: string | undefined;
@@ -173,7 +174,7 @@ export function createParser(
   // A misspelt command gets "Did you mean …?"; not a word after `--`, which is never a command.
   if (!args.includes('--')) parser.recommendCommands();
   (typeof BRV_VERSION === 'string' ? parser.version(BRV_VERSION) : parser.version())
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .wrap(Math.min(110, currentCliIo()?.stdout.columns || 100))
     .fail((message, error) => {
       // Already reported (an asynchronous check's failure comes back through here once more).
       if (error instanceof UsageFailure) throw error;
@@ -208,10 +209,21 @@ export async function runParser(args: string[], scriptName: string): Promise<voi
   try {
     // `brv` alone shows what it can do (exit 0), until the TUI lands.
     if (args.length === 0) {
-      createParser(['--help'], scriptName).showHelp('log');
+      createParser(['--help'], scriptName).showHelp((text) => cliIo().stdout.write(`${text}\n`));
       return;
     }
-    await createParser(args, scriptName).parseAsync();
+    // yargs prints --help and --version itself, and exits: here it hands the text back instead, and the
+    // run writes it to its own stdout (main.ts's is the process's), exit code 0.
+    let shown = '';
+    let failure: unknown;
+    await createParser(args, scriptName)
+      .exitProcess(false)
+      .parseAsync(markLiterals(args), {}, (error: unknown, _argv: unknown, output: string) => {
+        failure = error ?? undefined;
+        shown = output;
+      });
+    if (failure) throw failure;
+    if (shown) cliIo().stdout.write(`${shown}\n`);
   } catch (error) {
     if (!(error instanceof UsageFailure)) throw error;
   }

@@ -1,4 +1,5 @@
 import { terminalText, type OutputFormat } from './output.js';
+import { cliIo, type CliOutput } from './io.js';
 
 /**
  * Progress for people, on stderr: one line rewritten in place ("Exporting topics 120/4000 (3%)"), shown
@@ -19,20 +20,20 @@ export interface Progress {
 
 export interface ProgressOptions {
   format: OutputFormat;
-  /** Defaults to process.stderr. */
-  stream?: NodeJS.WriteStream;
+  /** Defaults to the run's stderr. */
+  stream?: CliOutput;
   /** How long work runs before the line appears (default 1000 ms). */
   delayMs?: number;
-  /** Defaults to process.env.BRV_PROGRESS. */
+  /** Defaults to the run's BRV_PROGRESS. */
   mode?: string;
 }
 
 /** Whether progress is shown at all: a terminal (or BRV_PROGRESS=always), never JSON, never with BRV_PROGRESS=never. */
-function visibility(options: ProgressOptions): { stream: NodeJS.WriteStream; forced: boolean; shown: boolean } | undefined {
-  const mode = options.mode ?? process.env.BRV_PROGRESS;
+function visibility(options: ProgressOptions): { stream: CliOutput; forced: boolean; shown: boolean } | undefined {
+  const mode = options.mode ?? cliIo().env.BRV_PROGRESS;
   // Decided before process.stderr is touched: its first use creates the stream (a socket for a pipe).
   if (options.format === 'json' || mode === 'never') return undefined;
-  const stream = options.stream ?? process.stderr;
+  const stream = options.stream ?? cliIo().stderr;
   const forced = mode === 'always';
   return { stream, forced, shown: forced || Boolean(stream.isTTY) };
 }

@@ -1,11 +1,13 @@
+import { cliIo } from './io.js';
+
 /**
  * Reads one line from the terminal without echoing it (an API key): raw mode, Enter ends it,
  * Backspace deletes, Ctrl-C / Ctrl-D give up (undefined), pasted text is taken whole.
  * For interactive use only: the caller checks that stdin and stderr are terminals.
  */
 export function readSecret(prompt: string): Promise<string | undefined> {
-  const input = process.stdin;
-  const output = process.stderr;
+  const input = cliIo().stdin as NodeJS.ReadStream;
+  const output = cliIo().stderr;
   output.write(prompt);
   return new Promise((resolve) => {
     let value = '';

@@ -1,4 +1,4 @@
-import { existingCliService } from './context.js';
+import { processCliRun } from './io.js';
 
 const SIGNALS: ReadonlyArray<[NodeJS.Signals, number]> = [
   ['SIGTERM', 143],
@@ -17,10 +17,11 @@ let installed = false;
  * already talking to a remote runs until git or the transport gives up.
  */
 function stopGitWithBrv(): void {
-  if (installed) return;
+  // Only the real process (main.ts) installs them: an in-process run (tests) owns no signals.
+  if (installed || !processCliRun()) return;
   installed = true;
   // The service is created (lazily) by the command itself; until then no git has been started.
-  const terminateGitProcesses = () => existingCliService()?.terminateGitProcesses();
+  const terminateGitProcesses = () => processCliRun()?.service?.terminateGitProcesses();
   for (const [signal, code] of SIGNALS) {
     process.once(signal, () => {
       terminateGitProcesses();

@@ -6,10 +6,10 @@ const WRITERS = 8;
 test(`${WRITERS} processes curating at once all land, none lost`, async (t) => {
   const repo = await makeRepo();
   await brvJson(repo, ['init']);
-  const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'parallel'])));
+  const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'parallel'], { process: true })));
   const results = await Promise.all(
     sessions.map((s, i) =>
-      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply(`team/topic_${i}`, `Topic ${i}`)]),
+      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply(`team/topic_${i}`, `Topic ${i}`)], { process: true }),
     ),
   );
   for (const result of results) t.is(result.json?.data.status, 'done', result.stdout + result.stderr);
@@ -23,10 +23,10 @@ test(`${WRITERS} processes curating at once all land, none lost`, async (t) => {
 test('writers racing for one path: exactly one adds it, the others get path-exists', async (t) => {
   const repo = await makeRepo();
   await brvJson(repo, ['init']);
-  const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'race'])));
+  const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'race'], { process: true })));
   const results = await Promise.all(
     sessions.map((s, i) =>
-      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply('team/shared', `Version ${i}`)]),
+      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply('team/shared', `Version ${i}`)], { process: true }),
     ),
   );
   const statuses = results.map((r) => (r.json!.data.status === 'done' ? 'done' : r.json!.data.errors[0].kind));

@@ -166,12 +166,12 @@ test('parallel rebuilds and maintenance runs: all succeed, the cache is written 
   const repo = await makeRepo();
   await seed(repo);
   await rm(path.join(repo, '.git', 'brv', 'cache'), { recursive: true });
-  const runs = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'])));
+  const runs = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'], { process: true })));
   for (const run of runs) t.is(run.json?.data.matchedDocs.length, 3, run.stdout + run.stderr);
   const dir = path.dirname(path.dirname(cacheFile(repo, 'a'.repeat(40))));
   const cacheFiles = async () => (await readdir(dir, { recursive: true }).catch(() => [])).map(String).filter((f) => f.includes(path.sep));
   t.deepEqual(await cacheFiles(), [], 'queries leave the cache to maintenance');
-  const maintenance = await Promise.all(Array.from({ length: 4 }, () => brv(repo, ['maintenance'])));
+  const maintenance = await Promise.all(Array.from({ length: 4 }, () => brv(repo, ['maintenance'], { process: true })));
   for (const run of maintenance) t.is(run.exitCode, 0, run.stderr);
   const files = await cacheFiles();
   t.deepEqual(

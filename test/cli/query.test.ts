@@ -200,7 +200,7 @@ test('SHA-256 repositories: curate, query and read work', async (t) => {
 test('a damaged index is rebuilt, and parallel first queries all succeed', async (t) => {
   const repo = await makeRepo();
   await seed(repo);
-  const first = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'])));
+  const first = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'], { process: true })));
   for (const run of first) t.is(run.json?.data.matchedDocs.length, 2, run.stdout + run.stderr);
   const segments = path.join(repo, '.git', 'brv', 'index');
   const { readdir, writeFile } = await import('node:fs/promises');

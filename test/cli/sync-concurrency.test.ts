@@ -15,7 +15,7 @@ test('four concurrent brv sync in one clone, repeated: all succeed, nothing is l
     await put(b, `beta/t${i}`, rule(`beta ${i}`));
     succeeded(await brvJson(b, ['sync']));
     await put(a, `alpha/t${i}`, rule(`alpha ${i}`));
-    const runs = await Promise.all(Array.from({ length: 4 }, () => brvJson(a, ['sync'])));
+    const runs = await Promise.all(Array.from({ length: 4 }, () => brvJson(a, ['sync'], { process: true })));
     for (const run of runs) t.true(run.json?.success, `round ${i}: ${run.stdout} ${run.stderr}`);
   }
   succeeded(await brvJson(b, ['sync']));

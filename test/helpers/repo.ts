@@ -104,15 +104,53 @@ export interface BrvRun {
   json: { command: string; success: boolean; data: any; timestamp: string } | undefined;
 }
 
+type BrvOptions = {
+  env?: Record<string, string>;
+  unset?: string[];
+  input?: string;
+  timeout?: number;
+  /** A real process (the built binary): for what only processes do, e.g. run at the same time. */
+  process?: boolean;
+};
+
+/**
+ * Runs a brv command line: in this process (runCli, src/cli/run.ts) by default, as a real process
+ * (brvProcess) when the run needs one: BRV_TRACE's timings, background maintenance (which starts
+ * brv itself), NODE_OPTIONS, a timeout, and the commands that own the process (mcp, webui, tui). CONTRIBUTING.md, "Tests".
+ */
+export async function brv(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
+  return needsProcess(args, options) ? brvProcess(cwd, args, options) : brvInProcess(cwd, args, options);
+}
+
+const PROCESS_COMMANDS = new Set(['mcp', 'webui', 'tui']);
+
+function needsProcess(args: string[], options: BrvOptions): boolean {
+  if (options.process || process.env.BRV_TEST_PROCESS === '1') return true;
+  if (options.env?.BRV_TRACE || options.unset?.includes('BRV_NO_AUTO_MAINTENANCE')) return true;
+  if (options.env && 'BRV_NO_AUTO_MAINTENANCE' in options.env && !['', '1'].includes(options.env.BRV_NO_AUTO_MAINTENANCE!)) return true;
+  if (options.timeout !== undefined) return true;
+  if (options.env?.NODE_OPTIONS) return true;
+  const words = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  return words.some((a) => PROCESS_COMMANDS.has(a));
+}
+
+function result(args: string[], stdout: string, stderr: string, exitCode: number): BrvRun {
+  let json;
+  if (args.includes('json')) {
+    try {
+      json = JSON.parse(stdout);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { stdout, stderr, exitCode, json };
+}
+
 /** Runs the built CLI as a real process, the way agents call it. */
-export async function brv(
-  cwd: string,
-  args: string[],
-  options: { env?: Record<string, string>; unset?: string[]; input?: string; timeout?: number } = {},
-): Promise<BrvRun> {
+async function brvProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
   const env: Record<string, string> = { ...ENV, ...options.env };
   for (const key of options.unset ?? []) delete env[key];
-  const result = await execa('node', [CLI, ...args], {
+  const run = await execa('node', [CLI, ...args], {
     cwd,
     env,
     extendEnv: false,
@@ -121,21 +159,48 @@ export async function brv(
     stdin: options.input === undefined ? 'ignore' : 'pipe',
     ...(options.timeout ? { timeout: options.timeout } : {}),
   });
-  let json;
-  if (args.includes('json')) {
+  return result(args, run.stdout, run.stderr, run.exitCode ?? -1);
+}
+
+/** One in-process run at a time: a command may resolve a relative path against the process's folder. */
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+/** Runs the CLI's source in this process (runCli) with its own stdout, stderr, stdin, env and folder. */
+async function brvInProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
+  const env: Record<string, string> = { ...ENV, ...options.env };
+  for (const key of options.unset ?? []) delete env[key];
+  const { runCli } = await import('../../src/cli/run.js');
+  const { Readable } = await import('node:stream');
+  let stdout = '';
+  let stderr = '';
+  const run = async () => {
+    const home = process.cwd();
+    process.chdir(cwd);
     try {
-      json = JSON.parse(result.stdout);
-    } catch {
-      json = undefined;
+      return await runCli(args, {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        stdin: Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]),
+        env,
+        cwd,
+        home: env.HOME ?? ENV.HOME!,
+        platform: process.platform,
+      });
+    } finally {
+      process.chdir(home);
     }
-  }
-  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1, json };
+  };
+  const done = inProcessQueue.then(run, run);
+  inProcessQueue = done.catch(() => {});
+  const exitCode = await done;
+  // execa strips the final newline; so do we, for the same result shape.
+  return result(args, stdout.replace(/\n$/, ''), stderr.replace(/\n$/, ''), exitCode);
 }
 
 export async function brvJson(
   cwd: string,
   args: string[],
-  options: { env?: Record<string, string>; unset?: string[]; timeout?: number } = {},
+  options: Omit<BrvOptions, 'input'> = {},
 ): Promise<BrvRun> {
   return brv(cwd, [...args, '--format', 'json'], options);
 }

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { ConnectorRequest, ConnectorType } from '../../service/service.js';
-import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
+import { cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { agentsText, connectorStatusText, installText, uninstallText } from '../../views/connectors.js';
 import { adoptNotes } from '../../views/setup.js';
@@ -21,7 +21,7 @@ interface StatusOptions extends GlobalOptions {
 }
 
 function connectorRequest(argv: AgentOptions): ConnectorRequest {
-  return { cwd: argv.C ?? process.cwd(), global: argv.global, agent: argv.agent, type: argv.type };
+  return { cwd: cliCwd(argv.C), global: argv.global, agent: argv.agent, type: argv.type };
 }
 
 const agentPositional = <T>(y: Argv<T>) =>
@@ -116,7 +116,7 @@ const statusCommand: CommandModule<GlobalOptions, StatusOptions> = {
       const { scopes, connectors: entries } = await (
         await cliService()
       ).connectorStatus({
-        cwd: argv.C ?? process.cwd(),
+        cwd: cliCwd(argv.C),
         global: argv.global,
         agent: argv.agent,
       });

@@ -6,6 +6,7 @@ import { EXIT_FAILURE, printJson, printText, terminalText } from '../output.js';
 import { curateViewCommand } from './curate-view.js';
 import type { OptionTable } from '../options.js';
 import { readStdin } from '../stdin.js';
+import { setExitCode } from '../io.js';
 
 interface CurateOptions extends GlobalOptions {
   intent?: string;
@@ -122,7 +123,7 @@ export const curateCommand: CommandModule<GlobalOptions, CurateOptions> = {
         }
         // Protocol failures keep ByteRover's exit-0 envelope contract; the one-shot mode is for
         // scripts, so it reports failure through the exit code as well.
-        if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') process.exitCode = EXIT_FAILURE;
+        if (!envelope.ok && (argv['html-file'] !== undefined || removed) && envelope.status === 'failed') setExitCode(EXIT_FAILURE);
         // An error message may quote what was typed (a session id): prose, so its controls are replaced
         // as in every error message (output.ts); the rest of the envelope is data, kept exact.
         if (argv.format === 'json')

@@ -6,6 +6,7 @@ import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { editText } from '../../views/edit.js';
 import type { Brv } from '../../service/brv.js';
+import { cliIo } from '../io.js';
 
 type SavedEdit = Extract<EditSaveResult, { ok: true }>;
 
@@ -16,7 +17,7 @@ interface EditOptions extends GlobalOptions {
 /** The editor a person asked for ($VISUAL, then $EDITOR), or undefined. */
 export function configuredEditor(): string | undefined {
   for (const name of ['VISUAL', 'EDITOR'] as const) {
-    const value = process.env[name]?.trim();
+    const value = cliIo().env[name]?.trim();
     if (value) return value;
   }
   return undefined;
@@ -29,7 +30,7 @@ export function configuredEditor(): string | undefined {
  */
 export async function editInEditor(brv: Brv, topic: string): Promise<SavedEdit> {
   const configured = configuredEditor();
-  if (!configured && !(process.stdin.isTTY && process.stdout.isTTY)) {
+  if (!configured && !(cliIo().stdin.isTTY && cliIo().stdout.isTTY)) {
     throw new BrvError(
       'no-terminal',
       'brv edit needs a terminal to run vi in. Run it in a terminal, or name an editor in $VISUAL or $EDITOR (e.g. EDITOR="code --wait").',

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { startProgress } from '../progress.js';
 import { exportText } from '../../views/transfer.js';
@@ -32,7 +32,7 @@ export const exportCommand: CommandModule<GlobalOptions, ExportOptions> = {
       const progress = startProgress('Exporting topics', argv);
       const result = await brv.knowledge
         .exportTree({
-          directory: path.resolve(argv.C ?? process.cwd(), argv.dir),
+          directory: path.resolve(cliCwd(argv.C), argv.dir),
           force: argv.force,
           at: argv.at,
           onProgress: progress.onProgress,

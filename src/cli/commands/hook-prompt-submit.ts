@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
+import { setExitCode } from '../io.js';
 
 /**
  * Claude Code's UserPromptSubmit hook: whatever it prints is appended to the user's prompt, so it
@@ -25,6 +26,6 @@ export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions
     } catch {
       // stdout closed by the caller: nothing to report to anyone
     }
-    process.exitCode = 0;
+    setExitCode(0);
   },
 };

@@ -3,11 +3,12 @@ import type { Argv, CommandModule } from 'yargs';
 import type { ErrorKind } from '../../error-kinds.js';
 import { HOOK_NAMES, type HookName } from '../../service/names.js';
 import type { Brv } from '../../service/brv.js';
-import { cliActor, cliService, withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, cliService, withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withSyncProgress } from './vc-remote.js';
 import { hooksInstallText, hooksStatusText, hooksUninstallText, integratedNote, staleWarning } from '../../views/hooks.js';
+import { cliIo, setExitCode } from '../io.js';
 
 interface SelectOptions extends GlobalOptions {
   hooks?: string[];
@@ -74,7 +75,8 @@ const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
 };
 
 async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
-  const indexFile = process.env.GIT_INDEX_FILE ? path.resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
+  const indexEnv = cliIo().env.GIT_INDEX_FILE;
+  const indexFile = indexEnv ? path.resolve(cliIo().cwd, indexEnv) : undefined;
   const decision = await brv.setup.preCommit({ cacheOnly: argv['cache-only'], indexFile });
   if (decision.mode === undefined) {
     if (argv.format === 'json') printJson('hooks run', true, { hook: argv.hook, cache: decision.cache });
@@ -86,7 +88,7 @@ async function runPreCommit(brv: Brv, argv: RunOptions): Promise<void> {
   } else if (stale.length > 0) {
     note(staleWarning(stale, mode).trimEnd());
   }
-  if (blocked) process.exitCode = EXIT_FAILURE;
+  if (blocked) setExitCode(EXIT_FAILURE);
 }
 
 async function runIntegration(brv: Brv, argv: RunOptions): Promise<void> {
@@ -107,11 +109,11 @@ const runCommand: CommandModule<GlobalOptions, RunOptions> = {
       .option('cache-only', { type: 'boolean', describe: 'pre-commit: only build the cited-files cache for the current brv tree' }),
   handler: async (argv) => {
     // A hook must never fail the user's git command because of brv: errors are one line, exit 0.
-    if (process.env.BRV_SKIP_HOOKS === '1') return;
+    if (cliIo().env.BRV_SKIP_HOOKS === '1') return;
     if (argv.hook === 'post-checkout' && argv.args?.[2] !== '1') return; // file checkouts: nothing to do
     let brv: Brv | undefined;
     try {
-      brv = await (await cliService()).open(argv.C ?? process.cwd());
+      brv = await (await cliService()).open(cliCwd(argv.C));
       if (argv.hook === 'pre-commit') await runPreCommit(brv, argv);
       else await runIntegration(brv, argv);
     } catch (error) {
@@ -119,7 +121,7 @@ const runCommand: CommandModule<GlobalOptions, RunOptions> = {
       if (argv.format === 'json')
         printJson('hooks run', false, { error: { kind: (error as { kind?: ErrorKind }).kind ?? 'internal-error', message } });
       else note(`brv: ${argv.hook} hook skipped: ${message.split('\n')[0]}`);
-      process.exitCode = 0;
+      setExitCode(0);
     } finally {
       brv?.close();
     }

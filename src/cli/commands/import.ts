@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { cliActor, withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
 import { importNotes, importProgressText, importRefusedText, importText } from '../../views/transfer.js';
+import { cliIo, setExitCode } from '../io.js';
 
 interface ImportOptions extends GlobalOptions {
   dir: string;
@@ -18,12 +19,12 @@ const PROGRESS_TTY_MIN = 100;
 
 /** Progress on stderr: rewritten in place on a terminal, a count line every PROGRESS_EVERY topics otherwise. */
 function progress(): (validated: number, total: number) => void {
-  const tty = process.stderr.isTTY === true;
+  const tty = cliIo().stderr.isTTY === true;
   let shown = false;
   return (validated, total) => {
     if (tty) {
       if (total < PROGRESS_TTY_MIN || (validated % 25 !== 0 && validated !== total)) return;
-      process.stderr.write(`\r${importProgressText(validated, total)}${validated === total ? '\n' : ''}`);
+      cliIo().stderr.write(`\r${importProgressText(validated, total)}${validated === total ? '\n' : ''}`);
       shown = validated !== total;
     } else if (total >= PROGRESS_EVERY && validated > 0 && (validated % PROGRESS_EVERY === 0 || (validated === total && shown))) {
       note(importProgressText(validated, total));
@@ -59,7 +60,7 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
       const result = await brv.knowledge.importTree(
         {
-          directory: path.resolve(argv.C ?? process.cwd(), argv.dir),
+          directory: path.resolve(cliCwd(argv.C), argv.dir),
           overwrite: argv.overwrite,
           skipInvalid: argv['skip-invalid'],
           dryRun: argv['dry-run'],
@@ -67,7 +68,7 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
         },
         cliActor(),
       );
-      if (!result.ok) process.exitCode = EXIT_FAILURE;
+      if (!result.ok) setExitCode(EXIT_FAILURE);
       if (argv.format === 'json') return printJson('import', result.ok, result);
       if (!result.ok) return printText(importRefusedText(result));
       for (const line of importNotes(result)) note(line);

@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { cliService, type GlobalOptions } from '../context.js';
+import { cliService, type GlobalOptions, cliCwd } from '../context.js';
+import { cliIo } from '../io.js';
 
 export const mcpCommand: CommandModule<GlobalOptions, GlobalOptions> = {
   command: 'mcp',
@@ -11,10 +12,10 @@ export const mcpCommand: CommandModule<GlobalOptions, GlobalOptions> = {
       cliService(),
     ]);
     const [version, instructions] = await Promise.all([texts.brvVersion(), texts.mcpInstructions()]);
-    const off = process.env.BRV_NO_AUTO_MAINTENANCE;
+    const off = cliIo().env.BRV_NO_AUTO_MAINTENANCE;
     const session = await serveStdio({
       service,
-      launchDir: argv.C ?? process.cwd(),
+      launchDir: cliCwd(argv.C),
       version,
       instructions,
       // Search indexes a query leaves due are compacted between calls, unless switched off as for the CLI.

@@ -3,6 +3,7 @@ import type { KeyStorage, Providers } from '../../service/service.js';
 import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import { readStdin } from '../stdin.js';
+import { cliIo } from '../io.js';
 
 interface SubOptions extends GlobalOptions {
   command?: string;
@@ -73,7 +74,7 @@ const connectCommand: CommandModule<GlobalOptions, ConnectOptions> = {
       if (apiKey === '-') apiKey = (await readStdin(64 * 1024)).toString('utf8').trim();
       else if (apiKey !== undefined && argv.format === 'text') {
         note('warning: a key given on the command line can stay in your shell history; --api-key - reads it from standard input.');
-      } else if (apiKey === undefined && argv.format === 'text' && process.stdin.isTTY && process.stderr.isTTY) {
+      } else if (apiKey === undefined && argv.format === 'text' && cliIo().stdin.isTTY && cliIo().stderr.isTTY) {
         apiKey = await askForKey(providers, argv.provider);
       }
       const result = await providers.connect({

@@ -5,6 +5,7 @@ import { checkNumbers, type OptionTable } from '../options.js';
 import { note, printJson, printText } from '../output.js';
 import { queryText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
+import { cliRun } from '../io.js';
 import { hybridNotes } from '../../views/hybrid.js';
 import type { Brv } from '../../service/brv.js';
 
@@ -60,7 +61,8 @@ async function answer(brv: Brv, argv: QueryOptions): Promise<void> {
   ]);
   const progress = startProgress('Answering: characters received', argv);
   // Without --limit the answer reads its own default number of topics, not query's 10.
-  const words = process.argv.slice(0, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
+  const args = cliRun().args;
+  const words = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
   const limit = words.some((a) => a === '--limit' || a.startsWith('--limit=')) ? options.limit : undefined;
   let result;
   try {

@@ -12,6 +12,7 @@ import {
   reviewToggleText,
 } from '../../views/review.js';
 import type { Brv } from '../../service/brv.js';
+import { setExitCode } from '../io.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
   const list = await brv.review.pending();
@@ -56,7 +57,7 @@ function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOpti
             : await brv.review.reject({ id: argv.id, files: argv.file });
         if (result.conflicts.length > 0) {
           // Like git revert: the decision is recorded, but the undo is not done until someone picks (exit 1).
-          process.exitCode = EXIT_FAILURE;
+          setExitCode(EXIT_FAILURE);
           const error = { kind: 'reject-conflict' satisfies ErrorKind, message: rejectConflictText(result) };
           if (argv.format === 'json') return printJson(`review ${decision}`, false, { ...result, status: 'conflict', error });
           return printText(reviewDecisionText(decision, result));

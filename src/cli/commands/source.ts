@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { sourceAddedText, sourceRefreshText, sourceRemovedText, sourcesText } from '../../views/worktree.js';
 
@@ -25,7 +25,7 @@ const addCommand: CommandModule<GlobalOptions, AddOptions> = {
         location: argv.location,
         alias: argv.alias,
         branch: argv.branch,
-        cwd: path.resolve(argv.C ?? process.cwd()),
+        cwd: path.resolve(cliCwd(argv.C)),
       });
       if (argv.format === 'json') return printJson('source add', true, source);
       printText(sourceAddedText(source));

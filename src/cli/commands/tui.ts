@@ -1,19 +1,20 @@
 import { tmpdir } from 'node:os';
 import type { CommandModule } from 'yargs';
-import { cliActor, cliService, reportingErrors, type GlobalOptions } from '../context.js';
+import { cliActor, cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
 import { EXIT_USAGE, printError } from '../output.js';
 import { configuredEditor } from './edit.js';
+import { cliIo } from '../io.js';
 
 /** NO_COLOR (no-color.org): present and not empty. */
 function noColor(): boolean {
-  const value = process.env.NO_COLOR;
+  const value = cliIo().env.NO_COLOR;
   return value !== undefined && value !== '';
 }
 
 /** Opens the terminal REPL (`brv tui`, and `brv` with no arguments on a terminal). Its code (ink, React) is loaded here only. */
 export async function startTui(argv: GlobalOptions): Promise<void> {
   await reportingErrors('tui', argv, async () => {
-    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    if (!cliIo().stdin.isTTY || !cliIo().stdout.isTTY) {
       return printError(
         'tui',
         argv.format,
@@ -25,7 +26,7 @@ export async function startTui(argv: GlobalOptions): Promise<void> {
     const [{ runTui }, service] = await Promise.all([import('../../tui/run.js'), cliService()]);
     await runTui({
       service,
-      cwd: argv.C ?? process.cwd(),
+      cwd: cliCwd(argv.C),
       // Recorded as the Brv-Agent of what the REPL writes (like the dashboard's `webui`), unless BRV_AGENT names one.
       actor: { agent: cliActor().agent || 'tui' },
       stdin: process.stdin,

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import path from 'node:path';
-import { cliActor, cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
+import { cliActor, cliService, reportingErrors, withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { stepNotes } from '../progress.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 import {
@@ -207,7 +207,7 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       if (argv.format === 'text') note(`Cloning ${redactCredentials(argv.url)} into ${dir}…`);
       const result = await (
         await cliService()
-      ).clone({ url: argv.url, directory: dir, cwd: path.resolve(argv.C ?? process.cwd()), layout: argv.layout });
+      ).clone({ url: argv.url, directory: dir, cwd: path.resolve(cliCwd(argv.C)), layout: argv.layout });
       if (argv.format === 'json') return printJson('vc clone', true, result);
       for (const line of refusedNotes(result.refused)) note(line);
       printText(cloneText(result));

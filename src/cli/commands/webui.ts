@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { cliService, reportingErrors, type GlobalOptions } from '../context.js';
+import { cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
 import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
 
 interface WebuiOptions extends GlobalOptions {
@@ -56,7 +56,7 @@ export const webuiCommand: CommandModule<GlobalOptions, WebuiOptions> = {
       ]);
       const server = await startWebServer({
         service,
-        launchDir: path.resolve(argv.C ?? process.cwd()),
+        launchDir: path.resolve(cliCwd(argv.C)),
         port: argv.port ?? DEFAULT_PORT,
         strictPort: argv.port !== undefined,
       });
