@@ -4,7 +4,7 @@
  * alike. Usage: node --import tsx bench/ab-query.ts <cli A> <cli B> [--sizes 1000,10000 --runs 30] [--remote]
  * Prints p50/p95 wall time per size for A and B. `--remote`: the repository has an `origin` with the
  * knowledge pushed and fetched back (a remote-tracking knowledge ref, as in every teammate's clone),
- * so each read's import of fetched knowledge (src/sync/arrival.ts) is measured too.
+ * so each read's import of fetched knowledge (src/vc/arrival.ts) is measured too.
  */
 import { execa } from 'execa';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * bench/answer-gate: the data behind `relevantTopics` (src/llm/answer.ts), the rule that decides,
+ * bench/answer-gate: the data behind `relevantTopics` (src/models/llm/answer.ts), the rule that decides,
  * without a model, whether `brv query --answer` has anything to answer from. Each LoCoMo conversation
  * (one topic per session, imported as bench/locomo.ts does) is asked its own questions and the
  * questions of another conversation (index + 5: knowledge that is not there); for the top 5 topics it
@@ -12,7 +12,7 @@ import { loadLocomo } from './lib/locomo-data.js';
 import { withImportedConversation } from './lib/locomo-run.js';
 import { generateTopics } from './lib/locomo-topics.js';
 import { measuredSource } from './lib/report.js';
-import { questionWords } from '../src/query/question.js';
+import { questionWords } from '../src/search/question.js';
 
 await measuredSource();
 const conversations = await loadLocomo(process.argv[2] ?? '../shared/bench-data/locomo/locomo10.json');

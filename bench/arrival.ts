@@ -1,5 +1,5 @@
 /**
- * bench/arrival: what the read-time import of fetched knowledge (src/sync/arrival.ts, issue 32) costs a
+ * bench/arrival: what the read-time import of fetched knowledge (src/vc/arrival.ts, issue 32) costs a
  * warm query when nothing moved, the common case. A clone with an `origin` whose knowledge was pushed
  * and fetched back (a remote-tracking knowledge ref, as in every teammate's clone) answers the same
  * question with two builds, A (before) and B (after), interleaved run by run, with BRV_TRACE=1: the
@@ -15,7 +15,7 @@ import path from 'node:path';
 import { GitProcesses } from '../src/git/processes.js';
 import { GitRepository } from '../src/git/repository.js';
 import { ContextStore } from '../src/store/context-store.js';
-import { importFetched } from '../src/sync/arrival.js';
+import { importFetched } from '../src/vc/arrival.js';
 import { argValue, BENCH_ENV, percentiles } from './lib/report.js';
 import { syntheticQuestions, writeSyntheticTopics } from './lib/synthetic.js';
 

@@ -29,10 +29,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import lunr from 'lunr';
 import MiniSearch, { type Options as MiniSearchOptions, type SearchOptions as MiniSearchSearchOptions } from 'minisearch';
-import { documentFromTopic, FIELDS, type FieldName, type SegmentInput } from '../src/query/document.js';
-import { search } from '../src/query/search.js';
-import { buildSegment, mergeSegments, Segment } from '../src/query/segment.js';
-import { compact, liveView, type SegmentStack } from '../src/query/stack.js';
+import { documentFromTopic, FIELDS, type FieldName, type SegmentInput } from '../src/index/document.js';
+import { search } from '../src/search/search.js';
+import { buildSegment, mergeSegments, Segment } from '../src/index/segment.js';
+import { compact, liveView, type SegmentStack } from '../src/index/stack.js';
 import { validateTopicHtml } from '../src/topic/validate.js';
 import { syntheticTopic } from './lib/synthetic.js';
 import { argValue, percentiles, writeReport } from './lib/report.js';
@@ -80,7 +80,7 @@ const median = (values: number[]) => percentiles(values).p50;
 
 function cacheFile(n: number): string {
   const hash = createHash('sha256');
-  for (const file of ['bench/lib/synthetic.ts', 'src/query/document.ts', 'src/topic/text.ts', 'src/topic/hast.ts'])
+  for (const file of ['bench/lib/synthetic.ts', 'src/index/document.ts', 'src/topic/text.ts', 'src/topic/hast.ts'])
     hash.update(readFileSync(path.join(root, file)));
   return path.join(tmpdir(), `brv-bench-index-docs-${n}-${hash.digest('hex').slice(0, 12)}.jsonl`);
 }
@@ -202,8 +202,8 @@ const ENGINES: Engine[] = [
     extension: 'seg',
     child: `
       import { readFileSync } from 'node:fs';
-      import { Segment } from './src/query/segment.ts';
-      import { search } from './src/query/search.ts';
+      import { Segment } from './src/index/segment.ts';
+      import { search } from './src/search/search.ts';
       const a = performance.now();
       const bytes = readFileSync(process.argv[2]);
       const b = performance.now();
@@ -292,7 +292,7 @@ async function bigChild(n: number, out: string, chunked: boolean): Promise<void>
   const start = performance.now();
   let bytes: Uint8Array;
   if (chunked) {
-    // What a full rebuild does in src/query/tree-index.ts: small segments per chunk, then one merge.
+    // What a full rebuild does in src/index/tree-index.ts: small segments per chunk, then one merge.
     const parts: Segment[] = [];
     for await (const chunk of documentChunks(file, 2000)) parts.push(Segment.open(buildSegment(chunk)));
     bytes = mergeSegments(parts.map((segment) => ({ segment })));

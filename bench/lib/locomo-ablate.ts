@@ -6,7 +6,7 @@
  * validate = odd-indexed (1, 3, 5, …). Deterministic, and the same for both variants. Decide on
  * validate what was tuned on tune.
  */
-import { OPTIONAL_RANKING_FEATURES, RANKING_FEATURES, type RankingSwitches } from '../../src/query/query-topics.js';
+import { OPTIONAL_RANKING_FEATURES, RANKING_FEATURES, type RankingSwitches } from '../../src/search/query-topics.js';
 import { aggregate, type MetricName, type ScoredQuestion } from './locomo-metrics.js';
 import { BASELINES, displayValue } from './locomo-report.js';
 import type { Variant } from './locomo-topics.js';

@@ -40,7 +40,7 @@ export interface Retriever {
   query(question: string, options: QueryOptions): Promise<QueryResult>;
 }
 
-/** `ranking` switches brv's ranking features off for --ablate (`QueryOptions.ranking` in src/query/query-topics.ts); the stand-in ignores it. */
+/** `ranking` switches brv's ranking features off for --ablate (`QueryOptions.ranking` in src/search/query-topics.ts); the stand-in ignores it. */
 export interface QueryOptions {
   readonly limit: number;
   readonly ranking?: Readonly<Record<string, boolean>>;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Brv } from '../service/brv.js';
 import type { IndexCompaction } from '../service/retrieval.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 import { cliIo } from './io.js';
 
 /**

@@ -71,7 +71,7 @@ export async function withBrv(
 
 /** Runs a command; typed library errors become the JSON error envelope (or one line) and exit code 1, anything else `internal-error`. */
 export async function reportingErrors(command: string, argv: GlobalOptions, run: () => Promise<void>): Promise<void> {
-  const { isBrvError } = await import('../errors.js');
+  const { isBrvError } = await import('../base/errors.js');
   try {
     await run();
   } catch (error) {

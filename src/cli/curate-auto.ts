@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Brv } from '../service/brv.js';
 import type { CurateAutoProgress } from '../service/knowledge.js';
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import { cliActor, type GlobalOptions } from './context.js';
 import { EXIT_FAILURE, note, printError, printJson, printText } from './output.js';
 import { stepNotes } from './progress.js';

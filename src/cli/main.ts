@@ -3,12 +3,12 @@ import { homedir } from 'node:os';
 import { processCliRun } from './io.js';
 import { EXIT_FAILURE, commandWord } from './output.js';
 import { reportFailure, runCli } from './run.js';
-import { mark, startTracing } from '../trace.js';
+import { mark, startTracing } from '../base/trace.js';
 
 // The only module of the CLI that touches the process: it hands runCli the real stdout, env, cwd…
 // (src/cli/io.ts), sets the exit code and handles what escapes every command.
 
-// BRV_TRACE=1 prints where a command spent its time (marks set across the library, src/trace.ts).
+// BRV_TRACE=1 prints where a command spent its time (marks set across the library, src/base/trace.ts).
 if (process.env.BRV_TRACE) {
   startTracing();
   process.on('exit', () => {

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../error-kinds.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 import { CONTROL } from '../topic/inline.js';
 import { errorText } from '../views/errors.js';
 import { cliIo, cliRun, setExitCode } from './io.js';

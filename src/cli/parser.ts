@@ -1,7 +1,7 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { commands } from './commands/index.js';
 import { ArgumentCheckError, GLOBAL_OPTIONS } from './options.js';
-import { BRV_REF_PREFIX } from '../store/refs.js';
+import { BRV_REF_PREFIX } from '../base/ref-names.js';
 import { ELEMENTS } from '../topic/registry.js';
 import { EXIT_USAGE, commandWord, printError, requestedFormat, type OutputFormat } from './output.js';
 import { cliIo, currentCliIo } from './io.js';

@@ -1,8 +1,8 @@
 import { fastParse } from './fast-args.js';
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import { withCliRun, type CliIo } from './io.js';
 import { EXIT_FAILURE, commandWord, printError, printInternalError, requestedFormat } from './output.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 
 /**
  * One `brv` command line, run against `io`: resolves to its exit code. The real process

@@ -1,5 +1,5 @@
-import { BrvError } from '../errors.js';
-import type { GenerateRequest } from '../llm/client.js';
+import { BrvError } from '../base/errors.js';
+import type { GenerateRequest } from '../models/llm/client.js';
 import type { CurateEnvelope, CurateError } from './envelope.js';
 import { buildCorrectionPrompt, type PromptAttachment } from './prompts.js';
 import { continueSession, kickoff, MAX_ATTEMPTS, type CurateContext } from './protocol.js';

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { CurateError } from './envelope.js';
 import type { OpenedTopic, SavedEdit } from './edit-topic.js';
 

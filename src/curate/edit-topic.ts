@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { localStateDir } from '../store/layout.js';
 import { writeLocalFile } from '../store/local-file.js';

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../error-kinds.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 
 /** The curate wire contract, kept identical to ByteRover's tool mode so existing agents work unchanged. */
 export type CurateStatus = 'needs-llm-step' | 'done' | 'failed';

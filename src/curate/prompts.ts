@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../error-kinds.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 import { renderVocabulary } from '../topic/registry.js';
 import type { CurateError } from './envelope.js';
 

@@ -4,7 +4,7 @@ import { buildCorrectionPrompt, buildGeneratePrompt, type PromptAttachment } fro
 import { decodeInput, deleteFile, readInputFile } from './response-file.js';
 import type { SessionStore } from './sessions.js';
 import { writeTopic, type WriteResult } from './write-topic.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 
 /** Four responses per session: one generate and three corrections, as in ByteRover. */
 export const MAX_ATTEMPTS = 4;

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
-import type { ErrorKind } from '../error-kinds.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 import { MAX_RESPONSE_BYTES } from './envelope.js';
 
 export type FileRead = { ok: true; text: string } | { ok: false; kind: ErrorKind; message: string };

@@ -1,4 +1,4 @@
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { REVIEW_PREFIX } from '../store/layout.js';
 import { oneLine, parseCommitMessage } from '../store/trailers.js';
@@ -7,7 +7,7 @@ import { nonPortablePathError, topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
 import { validateTopicHtml } from '../topic/validate.js';
 import type { CurateError, CurateMeta } from './envelope.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 
 export interface WriteOptions {
   branch: string;
@@ -172,12 +172,12 @@ async function heldReviewWith(store: ContextStore, filePath: string, blob: strin
   return found ? { id: found.ref.slice(REVIEW_PREFIX.length), ref: found.ref, gated: true } : undefined;
 }
 
-/** Stores the per-blob index cache entry of a topic being written (see src/query/doc-cache.ts); never throws. */
+/** Stores the per-blob index cache entry of a topic being written (see src/index/doc-cache.ts); never throws. */
 async function cacheTopic(store: ContextStore, blob: Promise<string>, html: string): Promise<void> {
   try {
     // Loaded here, not with the protocol: its ~100 KiB of markdown code would lengthen every curate's start.
     const [{ cacheBlobDocuments }, oid] = await Promise.all([
-      import('../query/document.js').finally(() => mark('curate: index cache code loaded')),
+      import('../index/document.js').finally(() => mark('curate: index cache code loaded')),
       blob,
     ]);
     // Yield once, so the commit's next git round trip starts before the parse and render run.

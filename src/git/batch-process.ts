@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { GitProcesses } from './processes.js';
 import { spawnFailure, spawnGit } from './run.js';
 

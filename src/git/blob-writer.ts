@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { GitProcesses } from './processes.js';
 import { runGitBuffer } from './run.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { rememberedLocation, rememberLocation } from './discovery-cache.js';
 import type { RepositoryLocation } from './location.js';
 import type { GitProcesses } from './processes.js';

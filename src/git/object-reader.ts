@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { BatchProcess } from './batch-process.js';
 import type { GitProcesses } from './processes.js';
 

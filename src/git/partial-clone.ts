@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { fetchObjects } from './remote.js';
 import type { GitRepository } from './repository.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 /**
  * Reading refs from git's own files (a loose ref file, else `packed-refs`), without starting git:
  * what lets a warm command find a tip with no process (discovery-cache.ts) and compare a brv branch
- * with its remote-tracking ref on every read (src/sync/arrival.ts). Only the plain case is told:
+ * with its remote-tracking ref on every read (src/vc/arrival.ts). Only the plain case is told:
  * anything else (reftable, a symbolic ref, an unreadable or oversized file, a malformed value) is
  * `undefined`, which means "ask git".
  */

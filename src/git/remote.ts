@@ -1,5 +1,5 @@
 import type { GitTransferProgress } from './transfer-progress.js';
-import { BrvError, redactCredentials } from '../errors.js';
+import { BrvError, redactCredentials } from '../base/errors.js';
 import { GitCommandError, runGit } from './run.js';
 import type { GitProcesses } from './processes.js';
 import type { GitRepository } from './repository.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { BlobWriter } from './blob-writer.js';
 import { discoverRepository, type RepositoryLocation } from './discover.js';
 import { advanceRememberedTip } from './discovery-cache.js';

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { childProcess } from './child-process.js';
 import { Readable } from 'node:stream';
-import { BrvError, redactCredentials } from '../errors.js';
+import { BrvError, redactCredentials } from '../base/errors.js';
 import type { GitProcesses } from './processes.js';
 import { TransferLines, type GitTransferProgress } from './transfer-progress.js';
 

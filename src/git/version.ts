@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { GitProcesses } from './processes.js';
 import { runGit } from './run.js';
 

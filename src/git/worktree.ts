@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { discoverRepository } from './discover.js';
 import { GitCommandError } from './run.js';
 import type { GitRepository } from './repository.js';

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isBrvError, type ErrorKind } from '../errors.js';
+import { isBrvError, type ErrorKind } from '../base/errors.js';
 import type { Brv } from '../service/brv.js';
 import { curateMarkdown, curateToolDescription } from '../views/curate.js';
 import { errorMarkdown } from '../views/errors.js';

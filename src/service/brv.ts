@@ -1,21 +1,21 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { GitRepository } from '../git/repository.js';
 import type { GitProcesses } from '../git/processes.js';
-import type { DoctorReport } from '../doctor/doctor.js';
+import type { DoctorReport } from '../setup/doctor.js';
 import { tipRevisions } from '../store/context-store.js';
 import { currentBranch, DEFAULT_BRANCH } from '../store/layout.js';
-import { arrivalNotice, type KnowledgeArrival, type KnowledgeNotice } from '../sync/arrival.js';
+import { arrivalNotice, type KnowledgeArrival, type KnowledgeNotice } from '../vc/arrival.js';
 import { CONTEXT, RepositoryContext } from './context.js';
-import { History } from './history.js';
+import { History } from './vc.js';
 import type { Host } from './host.js';
 import { Knowledge } from './knowledge.js';
 import { Retrieval } from './retrieval.js';
 import { Review } from './review.js';
 import { Setup } from './setup.js';
 import { Sharing } from './sharing.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 
-export type { KnowledgeArrival, KnowledgeNotice } from '../sync/arrival.js';
+export type { KnowledgeArrival, KnowledgeNotice } from '../vc/arrival.js';
 
 export interface OpenOptions {
   /**
@@ -102,7 +102,7 @@ export class Brv {
 
   /**
    * What the last read found of fetched knowledge (every read of the branch tip first brings in what
-   * a fetch moved: src/sync/arrival.ts): undefined before any read.
+   * a fetch moved: src/vc/arrival.ts): undefined before any read.
    */
   knowledgeArrival(): KnowledgeArrival | undefined {
     return this.ctx.arrival;
@@ -130,7 +130,7 @@ export class Brv {
   }
 
   private async diagnose(): Promise<DoctorReport> {
-    const { diagnose } = await import('../doctor/doctor.js');
+    const { diagnose } = await import('../setup/doctor.js');
     const { ctx } = this;
     return diagnose({
       repo: ctx.repo,

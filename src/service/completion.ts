@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitProcesses } from '../git/processes.js';
 import { runGit } from '../git/run.js';
-import { BRANCH_PREFIX, REVIEW_PREFIX, SOURCES_PREFIX } from '../store/refs.js';
+import { BRANCH_PREFIX, REVIEW_PREFIX, SOURCES_PREFIX } from '../base/ref-names.js';
 
 /** What a value names, for completion (the command table's `values`). */
 export type ValueKind = 'topic-path' | 'folder' | 'branch' | 'remote' | 'review-id' | 'agent' | 'setting-key' | 'kind' | 'source';
@@ -45,7 +45,7 @@ export async function completionValues(kind: ValueKind, cwd: string, env: Readon
     case 'source':
       return firstSegments(await refNames(SOURCES_PREFIX));
     case 'agent':
-      return (await import('../connectors/agents.js')).AGENTS.map((agent) => agent.id);
+      return (await import('../setup/connectors/agents.js')).AGENTS.map((agent) => agent.id);
     case 'setting-key':
       return (await import('../settings/registry.js')).SETTINGS.map((setting) => setting.key);
     case 'kind':

@@ -1,13 +1,13 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { GitRepository } from '../git/repository.js';
 import { SessionStore } from '../curate/sessions.js';
-import type { ActiveConnection } from '../llm/active.js';
-import type { LlmClient } from '../llm/client.js';
-import type { TreeIndexStore } from '../query/tree-index.js';
+import type { ActiveConnection } from '../models/llm/active.js';
+import type { LlmClient } from '../models/llm/client.js';
+import type { TreeIndexStore } from '../index/tree-index.js';
 import { readSettings } from '../settings/settings.js';
 import { ContextStore, type Snapshot } from '../store/context-store.js';
 import { branchRef, localStateDir, parseSourceRef, SOURCES_PREFIX } from '../store/layout.js';
-import { importFetched, type KnowledgeArrival } from '../sync/arrival.js';
+import { importFetched, type KnowledgeArrival } from '../vc/arrival.js';
 import type { Host } from './host.js';
 
 /** The key of `Brv`'s accessor for its context: service modules (the repository pool) use it, front ends cannot name it. */
@@ -43,7 +43,7 @@ export class RepositoryContext {
   }
 
   /**
-   * Brings fetched knowledge into use before a read of the branch tip (src/sync/arrival.ts: a
+   * Brings fetched knowledge into use before a read of the branch tip (src/vc/arrival.ts: a
    * fast-forward to the upstream's remote-tracking ref when it can, never a merge, never the
    * network; no process when nothing moved). Every read of the tip calls it, in every front end and
    * on every call of a long-lived server (another process's fetch moves the remote-tracking ref).
@@ -97,7 +97,7 @@ export class RepositoryContext {
 
   /** One index store per repository: it keeps the last indexes it opened (a long-lived server queries warm). */
   indexes(): Promise<TreeIndexStore> {
-    this.indexStore ??= import('../query/tree-index.js').then(
+    this.indexStore ??= import('../index/tree-index.js').then(
       ({ TreeIndexStore }) => new TreeIndexStore(this.repo, localStateDir(this.repo.location.commonDir, 'index')),
     );
     return this.indexStore;

@@ -1,16 +1,16 @@
-import { BrvError } from '../errors.js';
-import type { Repair } from '../curate/byterover-repair.js';
-import type { ImportedTopic, SkippedFile } from '../curate/byterover-tree.js';
+import { BrvError } from '../base/errors.js';
+import type { Repair } from '../byterover/repair.js';
+import type { ImportedTopic, SkippedFile } from '../byterover/tree.js';
 import type { CurateEnvelope, CurateError } from '../curate/envelope.js';
-import type { ExportResult as ExportedTree } from '../curate/export.js';
-import type { ImportResult as ImportedCommit } from '../curate/import.js';
+import type { ExportResult as ExportedTree } from '../byterover/export.js';
+import type { ImportResult as ImportedCommit } from '../byterover/import.js';
 import type { CurateRequest as ProtocolRequest } from '../curate/protocol.js';
 import type { WriteResult } from '../curate/write-topic.js';
 import type { CurateAutoEvent } from '../curate/auto.js';
 import type { SkippedMention } from '../curate/attachments.js';
-import type { LlmUsage } from '../llm/client.js';
+import type { LlmUsage } from '../models/llm/client.js';
 import type { OpenedTopic, SavedEdit } from '../curate/edit-topic.js';
-import type { DreamKind, DreamOutcome, DreamStep } from '../dream/dream.js';
+import type { DreamKind, DreamOutcome, DreamStep } from '../models/dream/dream.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
@@ -35,8 +35,8 @@ export interface DreamResult extends DreamOutcome {
   usage?: LlmUsage;
 }
 
-export { DREAM_KINDS } from '../dream/kinds.js';
-export type { DreamKind } from '../dream/dream.js';
+export { DREAM_KINDS } from '../models/dream/kinds.js';
+export type { DreamKind } from '../models/dream/dream.js';
 
 /** One step of the curate protocol (`brv curate`): kickoff, a response, or the one-shot `htmlFile`. */
 export type CurateRequest = ProtocolRequest;
@@ -392,7 +392,7 @@ export class Knowledge {
    * reopened with the validator's errors while it does not validate (see runEditSession).
    */
   async editInEditor(request: EditInEditorRequest, actor: Actor): Promise<Extract<SavedEdit, { ok: true }>> {
-    const [{ runEditSession }, { runEditor }] = await Promise.all([import('../curate/edit-session.js'), import('../git/editor.js')]);
+    const [{ runEditSession }, { runEditor }] = await Promise.all([import('../curate/edit-session.js'), import('../proc/editor.js')]);
     const tempRoot = absolute(request.tempRoot, 'tempRoot');
     let topicPath = request.path;
     return runEditSession(tempRoot, {
@@ -419,8 +419,8 @@ export class Knowledge {
    */
   async importTree(request: ImportRequest, actor: Actor): Promise<ImportResult> {
     const [{ planByteRoverImport }, { commitImport }, { blobObjectId }] = await Promise.all([
-      import('../curate/byterover-tree.js'),
-      import('../curate/import.js'),
+      import('../byterover/tree.js'),
+      import('../byterover/import.js'),
       import('../git/blob-writer.js'),
     ]);
     // Each topic's blob is written (or, for a dry run, only hashed) as soon as it is read: the plan holds no topic text.
@@ -453,7 +453,7 @@ export class Knowledge {
 
   /** Writes the context tree (or the tree `at` a revision) as files in ByteRover's layout. */
   async exportTree(request: ExportRequest): Promise<ExportResult> {
-    const { exportTree, readTopicBlobs } = await import('../curate/export.js');
+    const { exportTree, readTopicBlobs } = await import('../byterover/export.js');
     const snapshot = await this.ctx.snapshotFor(request.at);
     const written = await exportTree(await readTopicBlobs(this.ctx.store, snapshot), absolute(request.directory), {
       force: request.force,
@@ -469,7 +469,7 @@ export class Knowledge {
    */
   async dream(request: DreamRequest, actor: Actor): Promise<DreamResult> {
     const connection = request.dryRun ? undefined : await this.ctx.llmConnection();
-    const [{ dream }, client] = await Promise.all([import('../dream/dream.js'), connection ? this.ctx.llm() : undefined]);
+    const [{ dream }, client] = await Promise.all([import('../models/dream/dream.js'), connection ? this.ctx.llm() : undefined]);
     const outcome = await dream(this.ctx.store, {
       branch: this.ctx.branch,
       scope: request.scope,

@@ -1,5 +1,5 @@
-import { activeConnection, brvConfigDir, type ActiveConnection } from '../llm/active.js';
-import { ProviderConfigFile } from '../llm/config.js';
+import { activeConnection, brvConfigDir, type ActiveConnection } from '../models/llm/active.js';
+import { ProviderConfigFile } from '../models/llm/config.js';
 import type { Host } from './host.js';
 
 // Apart from service/llm.ts, which loads the model client (and so the ai SDK) with it: a command

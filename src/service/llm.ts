@@ -2,12 +2,12 @@ import { GitCredentials } from '../git/credential.js';
 import type { GlobalGitConfig } from '../git/global-config.js';
 import type { GitProcesses } from '../git/processes.js';
 import type { GitRepository } from '../git/repository.js';
-import type { ModelStatus } from '../doctor/doctor.js';
-import { brvConfigDir, ENV_KEY, type ActiveConnection } from '../llm/active.js';
-import type { LlmClient } from '../llm/client.js';
-import { DEFAULT_POLICY, type CallPolicy } from '../llm/policy.js';
-import { ProviderConfigFile } from '../llm/config.js';
-import { describeKeySource, KeyStore } from '../llm/keys.js';
+import type { ModelStatus } from '../setup/doctor.js';
+import { brvConfigDir, ENV_KEY, type ActiveConnection } from '../models/llm/active.js';
+import type { LlmClient } from '../models/llm/client.js';
+import { DEFAULT_POLICY, type CallPolicy } from '../models/llm/policy.js';
+import { ProviderConfigFile } from '../models/llm/config.js';
+import { describeKeySource, KeyStore } from '../models/llm/keys.js';
 import { readSettings, type EffectiveSettings } from '../settings/settings.js';
 import type { Host } from './host.js';
 import { connectionOf } from './llm-connection.js';
@@ -25,7 +25,7 @@ export function callPolicy(settings: Pick<EffectiveSettings, 'llm.timeout' | 'll
 /** The model client of an opened repository for the connection in use (its `llm.*` settings apply). */
 export async function repositoryClient(repo: GitRepository, host: Host, active: ActiveConnection): Promise<LlmClient> {
   const { keys } = llmStores(host, repo.processes);
-  const [{ openClient }, settings] = await Promise.all([import('../llm/resolve.js'), readSettings(repo)]);
+  const [{ openClient }, settings] = await Promise.all([import('../models/llm/resolve.js'), readSettings(repo)]);
   return openClient(active, keys, callPolicy(settings));
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 
 /**
  * A directory a request names. The service has no working directory of its own to resolve a

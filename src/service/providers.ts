@@ -1,14 +1,14 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { GitProcesses } from '../git/processes.js';
-import { activeConnection, checkBaseUrl, ENV_KEY, ENV_PROVIDER, requireProvider } from '../llm/active.js';
-import { LOCAL_SERVERS, PROVIDERS, type ProviderSpec } from '../llm/catalog.js';
-import type { Connection, ProviderConfig } from '../llm/config.js';
-import { describeKeySource, type KeySource, type KeyStorage } from '../llm/keys.js';
-import type { LlmUsage } from '../llm/client.js';
+import { activeConnection, checkBaseUrl, ENV_KEY, ENV_PROVIDER, requireProvider } from '../models/llm/active.js';
+import { LOCAL_SERVERS, PROVIDERS, type ProviderSpec } from '../models/llm/catalog.js';
+import type { Connection, ProviderConfig } from '../models/llm/config.js';
+import { describeKeySource, type KeySource, type KeyStorage } from '../models/llm/keys.js';
+import type { LlmUsage } from '../models/llm/client.js';
 import type { Host } from './host.js';
 import { callPolicy, llmStores } from './llm.js';
 
-export type { KeyStorage } from '../llm/keys.js';
+export type { KeyStorage } from '../models/llm/keys.js';
 
 /** One provider as `brv providers list` shows it. */
 export interface ProviderEntry {
@@ -212,7 +212,7 @@ export class Providers {
     const { spec, connection } = await this.target(request.provider);
     if (!connection) throw new BrvError('no-provider', `${spec.id} is not connected: brv providers connect ${spec.id} first.`);
     const [{ openClient }, { GlobalGitConfig }, { readGlobalLlmSettings }] = await Promise.all([
-      import('../llm/resolve.js'),
+      import('../models/llm/resolve.js'),
       import('../git/global-config.js'),
       import('./llm.js'),
     ]);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { discoverRepository } from '../git/discover.js';
 import type { GitProcesses } from '../git/processes.js';
 import { RefWatcher, type RefMove, type RefWatchOptions } from '../git/ref-watch.js';

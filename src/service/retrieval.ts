@@ -1,18 +1,18 @@
 // Small and pure: merging with knowledge sources costs no extra module load on the query path.
-import { federateQuery, federateSearch, type FederatedQueryResult, type FederatedSearchResult } from '../query/federate.js';
+import { federateQuery, federateSearch, type FederatedQueryResult, type FederatedSearchResult } from '../search/federate.js';
 import type {
   HybridOptions,
   QueryOptions,
   QueryResult as LocalQueryResult,
   SearchResult as LocalSearchResult,
-} from '../query/query-topics.js';
-import type { DenseSource } from '../query/dense.js';
-import { DEFAULT_FUSION, type FusionOptions } from '../query/fusion.js';
-import type { LlmClient, LlmUsage } from '../llm/client.js';
-import type { SkippedTopic, TreeCompaction, TreeIndexStore } from '../query/tree-index.js';
-import { startDetached } from '../git/detached.js';
+} from '../search/query-topics.js';
+import type { DenseSource } from '../search/dense.js';
+import { DEFAULT_FUSION, type FusionOptions } from '../search/fusion.js';
+import type { LlmClient, LlmUsage } from '../models/llm/client.js';
+import type { SkippedTopic, TreeCompaction, TreeIndexStore } from '../index/tree-index.js';
+import { startDetached } from '../proc/detached.js';
 import type { Snapshot } from '../store/context-store.js';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { normalizeTopicPath, topicPathFromBlobPath } from '../topic/path.js';
 import path from 'node:path';
 import type { RepositoryContext } from './context.js';
@@ -91,7 +91,7 @@ export interface CompactIndexRequest {
 }
 
 /** One compacted (or checked) index: this repository's (`source` undefined) or a knowledge source's. */
-export type { IndexCompaction } from '../query/tree-index.js';
+export type { IndexCompaction } from '../index/tree-index.js';
 
 export type IndexCompactionReport = TreeCompaction & { source?: string };
 
@@ -137,7 +137,7 @@ export interface StartIndexMaintenanceResult {
  * the repository (a front end calls it right after starting `open`).
  */
 export async function preloadRetrieval(): Promise<void> {
-  await Promise.all([import('../query/query-topics.js'), import('../query/tree-index.js')]);
+  await Promise.all([import('../search/query-topics.js'), import('../index/tree-index.js')]);
 }
 
 /** A scope is a folder of topics: a path that could never name one (`../x`, 10,000 characters) is refused as for `ls`. */
@@ -185,7 +185,7 @@ export class Retrieval {
 
   /** See QueryResult.remoteKnowledge: read only when nothing matched, so an answering query pays nothing. */
   private async remoteKnowledge(): Promise<RemoteKnowledgeHint | undefined> {
-    const [{ upstreamState }, { branchRef }] = await Promise.all([import('../sync/upstream.js'), import('../store/layout.js')]);
+    const [{ upstreamState }, { branchRef }] = await Promise.all([import('../vc/upstream.js'), import('../store/layout.js')]);
     const { repo, branch } = this.ctx;
     if (await repo.resolve(branchRef(branch))) return undefined;
     const up = await upstreamState(repo, branch);
@@ -208,14 +208,14 @@ export class Retrieval {
   private async ranked<R extends object, F extends object>(
     request: QueryRequest,
     retrieve: (
-      topics: typeof import('../query/query-topics.js'),
+      topics: typeof import('../search/query-topics.js'),
       indexes: TreeIndexStore,
       snapshot: Snapshot,
       options: QueryOptions,
     ) => Promise<R>,
     merge: (local: R, shared: Array<{ alias: string; commit: string | undefined; result: R }>, limit: number) => F,
   ): Promise<R | F> {
-    const [topics, hybrid] = await Promise.all([import('../query/query-topics.js'), this.hybridOptions(request)]);
+    const [topics, hybrid] = await Promise.all([import('../search/query-topics.js'), this.hybridOptions(request)]);
     const options = queryOptions(request, hybrid);
     const result = await this.federated(request, (indexes, snapshot) => retrieve(topics, indexes, snapshot, options), merge);
     return hybrid ? withUsage(result, hybrid.usage()) : result;
@@ -238,7 +238,7 @@ export class Retrieval {
       const { readSettings } = await import('../settings/settings.js');
       if (!(await readSettings(this.ctx.repo))['retrieval.hybrid']) return undefined;
     }
-    const { EmbeddingCache } = await import('../query/embedding-cache.js');
+    const { EmbeddingCache } = await import('../index/embedding-cache.js');
     const cache = EmbeddingCache.forRepository(this.ctx.repo.location.commonDir, {
       provider: active.connection.provider,
       model: embeddingModel,
@@ -272,7 +272,7 @@ export class Retrieval {
   /** Every topic path with its title, from the search index (built if needed): no topic blob is parsed twice. */
   async catalog(request: CatalogRequest = {}): Promise<CatalogResult> {
     const [{ liveTitles }, indexes, snapshot] = await Promise.all([
-      import('../query/stack.js'),
+      import('../index/stack.js'),
       this.ctx.indexes(),
       this.ctx.readSnapshot(request),
     ]);
@@ -318,7 +318,7 @@ export class Retrieval {
     const [indexes, snapshot, lock] = await Promise.all([
       this.ctx.indexes(),
       this.ctx.snapshotFor(undefined),
-      import('../query/maintenance-lock.js'),
+      import('../index/maintenance-lock.js'),
     ]);
     const file = indexes.maintenanceLock;
     const token = request.lockToken ?? lock.newLockToken();
@@ -356,7 +356,7 @@ export class Retrieval {
     const [indexes, snapshot, dense] = await Promise.all([
       this.ctx.indexes(),
       this.ctx.snapshotFor(undefined),
-      import('../query/dense.js'),
+      import('../search/dense.js'),
     ]);
     const index = await indexes.open(snapshot.commit?.tree);
     const docs = dense.liveDocuments(index);
@@ -393,7 +393,7 @@ export class Retrieval {
    */
   async startIndexMaintenance(request: StartIndexMaintenanceRequest): Promise<StartIndexMaintenanceResult> {
     if (!path.isAbsolute(request.cwd)) throw new BrvError('invalid-cwd', `cwd must be an absolute path, not "${request.cwd}".`);
-    const [indexes, lock] = await Promise.all([this.ctx.indexes(), import('../query/maintenance-lock.js')]);
+    const [indexes, lock] = await Promise.all([this.ctx.indexes(), import('../index/maintenance-lock.js')]);
     const file = indexes.maintenanceLock;
     const token = lock.newLockToken();
     if (!(await lock.acquireLock(file, { pid: process.pid, token, since: Date.now() }))) return { status: 'busy' };
@@ -433,13 +433,13 @@ export class Retrieval {
    * A grounded answer (`brv query --answer`): the question's top topics (the normal ranking, knowledge
    * sources included) shown to the connected model as data, its reply checked (only citations of
    * shown topics survive; an answer citing none is "not in the knowledge"). When retrieval finds
-   * nothing relevant (src/llm/answer.ts `relevantTopics`), the answer is "not in the knowledge"
+   * nothing relevant (src/models/llm/answer.ts `relevantTopics`), the answer is "not in the knowledge"
    * without any model call. `no-provider` when no model is connected.
    */
   async answer(request: AnswerRequest): Promise<AnswerResult> {
     const { onAnswerText, signal, ...query } = request;
     const limit = Math.max(1, Math.min(request.limit ?? ANSWER_TOPICS, 50));
-    const [llm, result, grounded] = await Promise.all([this.ctx.llm(), this.query({ ...query, limit }), import('../llm/answer.js')]);
+    const [llm, result, grounded] = await Promise.all([this.ctx.llm(), this.query({ ...query, limit }), import('../models/llm/answer.js')]);
     if (!llm) {
       throw new BrvError(
         'no-provider',
@@ -456,7 +456,7 @@ export class Retrieval {
     }));
     const shown = grounded.relevantTopics(request.question, candidates) ? grounded.shownTopics(candidates) : [];
     const topics = shown.map((t) => ({ path: t.path, title: t.title, score: t.score }));
-    let checked: import('../llm/answer.js').CheckedAnswer = { text: '', citations: [], rejectedCitations: [], notInKnowledge: true };
+    let checked: import('../models/llm/answer.js').CheckedAnswer = { text: '', citations: [], rejectedCitations: [], notInKnowledge: true };
     if (shown.length > 0) {
       const reply = await llm.generate({
         system: grounded.ANSWER_SYSTEM,

@@ -1,15 +1,15 @@
-import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
+import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../vc/review.js';
 import type { TopicChangeProblem } from '../vc/inspect.js';
 import { setSetting } from '../settings/settings.js';
-import type { HoldDetails } from '../sync/removal.js';
+import type { HoldDetails } from '../vc/removal.js';
 import type { RepositoryContext } from './context.js';
-import type { History } from './history.js';
+import type { History } from './vc.js';
 import type { Actor } from './host.js';
 import type { Knowledge } from './knowledge.js';
 
-export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../review/review.js';
+export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../vc/review.js';
 
-/** `brv review show`: a review's topics and conflicts; `hold` for a held incoming change (src/sync/removal.ts). */
+/** `brv review show`: a review's topics and conflicts; `hold` for a held incoming change (src/vc/removal.ts). */
 export type ReviewShow = ReviewConflicts & { hold?: HoldDetails };
 
 export interface DecisionRequest {
@@ -69,7 +69,7 @@ export class Review {
   ) {}
 
   async pending(): Promise<ReviewList> {
-    const { listReviews } = await import('../review/review.js');
+    const { listReviews } = await import('../vc/review.js');
     return listReviews(this.ctx.store, this.ctx.branch);
   }
 
@@ -110,7 +110,7 @@ export class Review {
   async approve(request: DecisionRequest): Promise<ReviewDecision> {
     const held = await this.decideHold(request, 'approved');
     if (held) return held;
-    const { approveReview } = await import('../review/review.js');
+    const { approveReview } = await import('../vc/review.js');
     return approveReview(this.ctx.store, this.ctx.branch, request.id, request.files ?? [], { keepBoth: request.keepBoth ?? false });
   }
 
@@ -118,16 +118,16 @@ export class Review {
   async reject(request: DecisionRequest): Promise<ReviewDecision> {
     const held = await this.decideHold(request, 'rejected');
     if (held) return held;
-    const { rejectReview } = await import('../review/review.js');
+    const { rejectReview } = await import('../vc/review.js');
     return rejectReview(this.ctx.store, this.ctx.branch, request.id, request.files ?? []);
   }
 
   /**
-   * A held incoming change (a pull or sync that removes many topics, src/sync/removal.ts) is decided
+   * A held incoming change (a pull or sync that removes many topics, src/vc/removal.ts) is decided
    * whole: approve lands it, reject keeps the topics it removes. Undefined for any other review.
    */
   private async decideHold(request: DecisionRequest, decision: 'approved' | 'rejected'): Promise<ReviewDecision | undefined> {
-    const { findHold, decideHold } = await import('../sync/removal.js');
+    const { findHold, decideHold } = await import('../vc/removal.js');
     const hold = await findHold(this.ctx.store, request.id);
     return hold && decideHold(this.ctx.store, this.ctx.branch, hold, decision, { files: request.files });
   }
@@ -143,10 +143,7 @@ export class Review {
    * incoming change, also where it comes from and every topic it would delete or empty (`hold`).
    */
   async conflicts(request: ConflictsRequest): Promise<ReviewShow> {
-    const [{ reviewConflicts }, { findHold, holdDetails }] = await Promise.all([
-      import('../review/review.js'),
-      import('../sync/removal.js'),
-    ]);
+    const [{ reviewConflicts }, { findHold, holdDetails }] = await Promise.all([import('../vc/review.js'), import('../vc/removal.js')]);
     const result = await reviewConflicts(this.ctx.store, this.ctx.branch, request.id);
     const hold = await findHold(this.ctx.store, request.id);
     return hold ? { ...result, hold: await holdDetails(this.ctx.store, hold) } : result;
@@ -154,7 +151,7 @@ export class Review {
 
   /** Resolves a topic's merge conflicts (or one of them) by keeping ours, theirs or both; one commit, the review stays open. */
   async resolve(request: ResolveRequest, actor: Actor): Promise<ConflictResolution> {
-    const { resolveReviewConflict } = await import('../review/review.js');
+    const { resolveReviewConflict } = await import('../vc/review.js');
     return resolveReviewConflict(this.ctx.store, this.ctx.branch, { ...request, agent: actor.agent });
   }
 }

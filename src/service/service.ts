@@ -1,12 +1,12 @@
 import path from 'node:path';
-import type { AgentInfo, ConnectorScope, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
-import type { ConnectorType } from '../connectors/agents.js';
-import type { DoctorReport } from '../doctor/doctor.js';
-import { BrvError, isBrvError } from '../errors.js';
+import type { AgentInfo, ConnectorScope, InstallResult, StatusEntry, UninstallResult } from '../setup/connectors/connectors.js';
+import type { ConnectorType } from '../setup/connectors/agents.js';
+import type { DoctorReport } from '../setup/doctor.js';
+import { BrvError, isBrvError } from '../base/errors.js';
 import { GitProcesses } from '../git/processes.js';
-import type { RefusedTip, SyncProgress } from '../sync/sync.js';
-import type { AdoptResult } from '../sync/upstream.js';
-import type { RemoteLayout } from '../store/refs.js';
+import type { RefusedTip, SyncProgress } from '../vc/sync.js';
+import type { AdoptResult } from '../vc/upstream.js';
+import type { RemoteLayout } from '../base/ref-names.js';
 import { Brv, type OpenOptions } from './brv.js';
 import { CONTEXT } from './context.js';
 import { absolute } from './paths.js';
@@ -15,8 +15,8 @@ import { RepositoryPool, type RepositoryPoolOptions } from './repository-pool.js
 import { GlobalSettings } from './global-settings.js';
 import type { Providers } from './providers.js';
 
-export type { AgentInfo, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
-export type { ConnectorType } from '../connectors/agents.js';
+export type { AgentInfo, InstallResult, StatusEntry, UninstallResult } from '../setup/connectors/connectors.js';
+export type { ConnectorType } from '../setup/connectors/agents.js';
 export { preloadRetrieval } from './retrieval.js';
 export { preloadCurate } from './knowledge.js';
 export type { KeyStorage, Providers } from './providers.js';
@@ -141,7 +141,7 @@ export class BrvService {
    * branches and reviews fetched, local brv branches created from them.
    */
   async clone(request: CloneRequest): Promise<CloneResult> {
-    const [{ cloneRepository }, sync] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
+    const [{ cloneRepository }, sync] = await Promise.all([import('../git/remote.js'), import('../vc/sync.js')]);
     await cloneRepository(request.url, request.directory, absolute(request.cwd, 'cwd'), this.processes);
     const brv = await this.open(path.resolve(request.cwd, request.directory));
     try {
@@ -173,7 +173,7 @@ export class BrvService {
       brv = await this.open(request.cwd);
       return await brv.setup.doctor();
     } catch (error) {
-      const { checkGit } = await import('../doctor/doctor.js');
+      const { checkGit } = await import('../setup/doctor.js');
       const message = isBrvError(error) ? error.message : String((error as Error)?.message ?? error);
       return {
         ok: false,
@@ -186,7 +186,7 @@ export class BrvService {
 
   /** Every agent brv connects to, its connector types and the files each one writes. */
   async agents(): Promise<AgentInfo[]> {
-    const { listAgents } = await import('../connectors/connectors.js');
+    const { listAgents } = await import('../setup/connectors/connectors.js');
     return listAgents(this.host.platform);
   }
 
@@ -197,7 +197,7 @@ export class BrvService {
    * brv-query answers from the team's knowledge.
    */
   async installConnector(request: InstallConnectorRequest): Promise<InstallConnectorResult> {
-    const { installConnector } = await import('../connectors/connectors.js');
+    const { installConnector } = await import('../setup/connectors/connectors.js');
     return this.inScope(request, async (scope, brv) => {
       const result = await installConnector(scope, request.agent, request.type);
       const adopted = brv && !brv.repository.bare ? await brv.setup.adopt({ onProgress: request.onProgress }) : undefined;
@@ -207,13 +207,13 @@ export class BrvService {
 
   /** Removes exactly what install added for an agent (every type, or one). */
   async uninstallConnector(request: ConnectorRequest): Promise<UninstallResult> {
-    const { uninstallConnector } = await import('../connectors/connectors.js');
+    const { uninstallConnector } = await import('../setup/connectors/connectors.js');
     return this.inScope(request, (scope) => uninstallConnector(scope, request.agent, request.type));
   }
 
   /** What brv has installed for which agents, in the project (if `cwd` is in one) and the home directory. */
   async connectorStatus(request: ConnectorStatusRequest): Promise<ConnectorStatusResult> {
-    const { connectorStatus, globalScope, projectScope } = await import('../connectors/connectors.js');
+    const { connectorStatus, globalScope, projectScope } = await import('../setup/connectors/connectors.js');
     const scopes: ConnectorScope[] = [];
     if (!request.global) {
       let brv: Brv | undefined;
@@ -250,7 +250,7 @@ export class BrvService {
    * own, with the terminal inherited, and is stopped with the git processes.
    */
   async runEditor(request: EditorRequest): Promise<void> {
-    const { runEditor } = await import('../git/editor.js');
+    const { runEditor } = await import('../proc/editor.js');
     await runEditor(this.processes, request.editor, absolute(request.file));
   }
 
@@ -258,12 +258,12 @@ export class BrvService {
   async openUrl(request: OpenUrlRequest): Promise<OpenUrlResult> {
     if (!/^https?:\/\//.test(request.url))
       throw new BrvError('usage', `Only http and https URLs are opened, not ${JSON.stringify(request.url)}.`);
-    const { openUrl } = await import('../git/opener.js');
+    const { openUrl } = await import('../proc/opener.js');
     return openUrl(this.processes, request.url, this.host.platform);
   }
 
   private async inScope<T>(request: ConnectorScopeRequest, run: (scope: ConnectorScope, brv?: Brv) => Promise<T>): Promise<T> {
-    const { globalScope, projectScope } = await import('../connectors/connectors.js');
+    const { globalScope, projectScope } = await import('../setup/connectors/connectors.js');
     if (request.global) return run(globalScope(this.host.home, this.host.platform));
     const brv = await this.open(request.cwd);
     try {

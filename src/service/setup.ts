@@ -1,25 +1,25 @@
-import { BrvError } from '../errors.js';
-import type { DoctorReport } from '../doctor/doctor.js';
-import type { SyncProgress } from '../sync/sync.js';
-import type { AdoptResult, UpstreamState } from '../sync/upstream.js';
-import type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
-import type { InstallChange, UninstallChange } from '../hooks/install.js';
-import type { PreCommitDecision } from '../hooks/pre-commit.js';
+import { BrvError } from '../base/errors.js';
+import type { DoctorReport } from '../setup/doctor.js';
+import type { SyncProgress } from '../vc/sync.js';
+import type { AdoptResult, UpstreamState } from '../vc/upstream.js';
+import type { HooksReport, HooksStatusReport } from '../setup/hooks/repository-hooks.js';
+import type { InstallChange, UninstallChange } from '../setup/hooks/install.js';
+import type { PreCommitDecision } from '../setup/hooks/pre-commit.js';
 import type { SettingScope, SettingState } from '../settings/settings.js';
 import type { SettingValue } from '../settings/registry.js';
 import { getSetting, listSettings, resetSetting, setSetting } from '../settings/settings.js';
 import { branchRef, currentBranch, DEFAULT_BRANCH, FORMAT_VERSION, setCurrentBranch, validateBranchName } from '../store/layout.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
 import type { RepositoryContext } from './context.js';
-import type { History } from './history.js';
+import type { History } from './vc.js';
 import { absolute } from './paths.js';
 
-export type { DoctorReport } from '../doctor/doctor.js';
-export type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
-export type { UninstallChange } from '../hooks/install.js';
+export type { DoctorReport } from '../setup/doctor.js';
+export type { HooksReport, HooksStatusReport } from '../setup/hooks/repository-hooks.js';
+export type { UninstallChange } from '../setup/hooks/install.js';
 
-export type { PreCommitDecision } from '../hooks/pre-commit.js';
-export type { AdoptResult, UpstreamState } from '../sync/upstream.js';
+export type { PreCommitDecision } from '../setup/hooks/pre-commit.js';
+export type { AdoptResult, UpstreamState } from '../vc/upstream.js';
 export type { SettingState, SettingScope } from '../settings/settings.js';
 
 export interface HooksInstallReport extends HooksReport<InstallChange> {
@@ -201,7 +201,7 @@ export class Setup {
    * or there is no remote; a fetch that fails is reported in the result, not thrown.
    */
   async adopt(request: InitRequest = {}): Promise<AdoptResult | undefined> {
-    const { adoptRemoteBranch } = await import('../sync/upstream.js');
+    const { adoptRemoteBranch } = await import('../vc/upstream.js');
     const { store, branch } = this.ctx;
     const report = (transfer?: SyncProgress['transfer']) => (remote: string) =>
       request.onProgress?.({ step: 'fetch', remote, branch, attempt: 1, ...(transfer ? { transfer } : {}) });
@@ -222,11 +222,11 @@ export class Setup {
     const snapshot = await this.ctx.snapshotFor(undefined);
     const files = await store.listFiles(snapshot);
     const { location } = repo;
-    const { upstreamState } = await import('../sync/upstream.js');
+    const { upstreamState } = await import('../vc/upstream.js');
     const upstream: StatusUpstream | undefined = await upstreamState(repo, branch);
     if (upstream && upstream.behind > 0) {
       // What was fetched may be waiting on a hold (pull and sync apply nothing of it until decided).
-      const { listHolds } = await import('../sync/removal.js');
+      const { listHolds } = await import('../vc/removal.js');
       const hold = (await listHolds(store)).find((h) => h.branch === branch && h.source === `${upstream.remote}/${branch}`);
       if (hold) upstream.held = hold.id;
     }
@@ -276,7 +276,7 @@ export class Setup {
    * fetch refspecs (as `brv init --track`); when there is no such remote, a note says what to run.
    */
   async installHooks(request: HooksRequest & Pick<InitRequest, 'onProgress'> = {}): Promise<HooksInstallReport> {
-    const [{ installRepositoryHooks }, sync] = await Promise.all([import('../hooks/repository-hooks.js'), import('../sync/sync.js')]);
+    const [{ installRepositoryHooks }, sync] = await Promise.all([import('../setup/hooks/repository-hooks.js'), import('../vc/sync.js')]);
     const report: HooksInstallReport = await installRepositoryHooks(this.ctx.repo, request.hooks, this.ctx.host.env.PATH);
     if (!report.hooks.some((h) => h.name !== 'pre-commit' && h.action !== 'skipped')) return report;
     const { repo, branch } = this.ctx;
@@ -308,18 +308,18 @@ export class Setup {
   }
 
   async uninstallHooks(request: HooksRequest = {}): Promise<HooksReport<UninstallChange>> {
-    const { uninstallRepositoryHooks } = await import('../hooks/repository-hooks.js');
+    const { uninstallRepositoryHooks } = await import('../setup/hooks/repository-hooks.js');
     return uninstallRepositoryHooks(this.ctx.repo, request.hooks);
   }
 
   async hooksStatus(): Promise<HooksStatusReport> {
-    const { repositoryHooksStatus } = await import('../hooks/repository-hooks.js');
+    const { repositoryHooksStatus } = await import('../setup/hooks/repository-hooks.js');
     return repositoryHooksStatus(this.ctx.repo, this.ctx.host.env.PATH);
   }
 
   /** The pre-commit hook's decision: which topics cite files this commit changes, and whether to refuse it. */
   async preCommit(request: PreCommitRequest = {}): Promise<PreCommitDecision> {
-    const { preCommitDecision } = await import('../hooks/pre-commit.js');
+    const { preCommitDecision } = await import('../setup/hooks/pre-commit.js');
     const snapshot = await this.ctx.store.snapshot(this.ctx.branch);
     return preCommitDecision(this.ctx.store, snapshot, request);
   }

@@ -1,25 +1,25 @@
-import { BrvError, redactCredentials } from '../errors.js';
+import { BrvError, redactCredentials } from '../base/errors.js';
 import type { Remote } from '../git/remote.js';
 import type { GitTransferProgress } from '../git/transfer-progress.js';
-import type { Source } from '../source/sources.js';
+import type { Source } from '../vc/sources.js';
 import { branchRef } from '../store/layout.js';
-import type { RemoteLayout } from '../store/refs.js';
-import type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
-import type { IncomingResult } from '../sync/removal.js';
+import type { RemoteLayout } from '../base/ref-names.js';
+import type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../vc/sync.js';
+import type { IncomingResult } from '../vc/removal.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
 import { absolute } from './paths.js';
 
 export type { Remote } from '../git/remote.js';
-export type { Source } from '../source/sources.js';
-export type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../sync/sync.js';
-export type { RemoteLayout } from '../store/refs.js';
+export type { Source } from '../vc/sources.js';
+export type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../vc/sync.js';
+export type { RemoteLayout } from '../base/ref-names.js';
 
 /** A git remote and where it keeps knowledge (`refs`, the default, or `branches`). */
 export interface RemoteEntry extends Remote {
   layout: RemoteLayout;
 }
-export type { HeldIncoming, IncomingResult, RemovedTopics } from '../sync/removal.js';
+export type { HeldIncoming, IncomingResult, RemovedTopics } from '../vc/removal.js';
 
 export interface RemoteRequest {
   name: string;
@@ -153,14 +153,14 @@ export class Sharing {
   constructor(private readonly ctx: RepositoryContext) {}
 
   async remotes(): Promise<RemoteEntry[]> {
-    const [{ listRemotes }, { remoteLayouts }] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
+    const [{ listRemotes }, { remoteLayouts }] = await Promise.all([import('../git/remote.js'), import('../vc/sync.js')]);
     const layouts = await remoteLayouts(this.ctx.repo);
     return (await listRemotes(this.ctx.repo)).map((r) => ({ ...r, layout: layouts.get(r.name) ?? 'refs' }));
   }
 
   /** Adds a git remote with brv's fetch refspecs, so a plain `git pull` from it brings knowledge too. */
   async addRemote(request: AddRemoteRequest): Promise<AddRemoteResult> {
-    const [{ addRemote }, sync] = await Promise.all([import('../git/remote.js'), import('../sync/sync.js')]);
+    const [{ addRemote }, sync] = await Promise.all([import('../git/remote.js'), import('../vc/sync.js')]);
     await addRemote(this.ctx.repo, request.name, request.url);
     if (request.layout) await sync.setRemoteLayout(this.ctx.store, request.name, request.layout);
     const tracked = await sync.trackRemote(this.ctx.repo, request.name);
@@ -173,7 +173,7 @@ export class Sharing {
    * branches and remote-tracking refs stay as they are; the next push puts knowledge in the new place.
    */
   async setRemoteLayout(request: SetLayoutRequest): Promise<LayoutChange> {
-    const { setRemoteLayout } = await import('../sync/sync.js');
+    const { setRemoteLayout } = await import('../vc/sync.js');
     return setRemoteLayout(this.ctx.store, request.name, request.layout);
   }
 
@@ -191,7 +191,7 @@ export class Sharing {
 
   /** `brv init --track <remote>`: a plain `git fetch` brings knowledge too. */
   async track(request: TrackRequest): Promise<TrackResult> {
-    const sync = await import('../sync/sync.js');
+    const sync = await import('../vc/sync.js');
     // A layout change re-tracks an already tracked remote: what it added counts as added here too.
     const changed = request.layout ? await sync.setRemoteLayout(this.ctx.store, request.remote, request.layout) : undefined;
     const added = [...(changed?.tracked.added ?? []), ...(await sync.trackRemote(this.ctx.repo, request.remote))];
@@ -199,7 +199,7 @@ export class Sharing {
   }
 
   async fetch(request: RemoteSelection = {}): Promise<FetchSummary> {
-    const sync = await import('../sync/sync.js');
+    const sync = await import('../vc/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
     const progress = stepProgress(request, name, this.ctx.branch);
     progress('fetch');
@@ -209,7 +209,7 @@ export class Sharing {
   }
 
   async pull(request: RemoteSelection, actor: Actor): Promise<PullResult> {
-    const sync = await import('../sync/sync.js');
+    const sync = await import('../vc/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
     const progress = stepProgress(request, name, branch);
@@ -231,14 +231,14 @@ export class Sharing {
   }
 
   async push(request: PushRequest = {}): Promise<PushResult> {
-    const sync = await import('../sync/sync.js');
+    const sync = await import('../vc/sync.js');
     const { repo, store, branch } = this.ctx;
     const name = await sync.resolveRemote(repo, branch, request.remote);
     const progress = stepProgress(request, name, branch);
     progress('push');
     const result = await sync.pushBranch(store, branch, name, { setUpstream: request.setUpstream, onTransfer: progress.transfer('push') });
     if (result.refs.some((r) => r.ref === branchRef(branch) && r.status === 'rejected')) {
-      const { listHolds } = await import('../sync/removal.js');
+      const { listHolds } = await import('../vc/removal.js');
       const hold = (await listHolds(store)).find((h) => h.source === `${name}/${branch}` && h.branch === branch);
       if (hold) {
         throw new BrvError(
@@ -258,7 +258,7 @@ export class Sharing {
 
   /** Fetch, integrate and push the current brv branch (and refresh knowledge sources). */
   async sync(request: RemoteSelection, actor: Actor): Promise<SyncSummary> {
-    const sync = await import('../sync/sync.js');
+    const sync = await import('../vc/sync.js');
     const name = await sync.resolveRemote(this.ctx.repo, this.ctx.branch, request.remote);
     const result = await sync.syncBranch(this.ctx.store, this.ctx.branch, name, actor.agent, request.onProgress);
     const tracked = await trackAfterFetch(this.ctx, name);
@@ -267,7 +267,7 @@ export class Sharing {
 
   /** For git hooks: merge whatever `git fetch`/`git pull` brought into brv's remote-tracking refs. */
   async integrateFetched(actor: Actor): Promise<IntegrationResult> {
-    const sync = await import('../sync/sync.js');
+    const sync = await import('../vc/sync.js');
     const { repo, store, branch } = this.ctx;
     const before = (await store.snapshot(branch)).commit?.oid;
     const remote = await sync.resolveRemote(repo, branch).catch(() => undefined);
@@ -282,13 +282,13 @@ export class Sharing {
   }
 
   async sources(): Promise<Source[]> {
-    const { listSources } = await import('../source/sources.js');
+    const { listSources } = await import('../vc/sources.js');
     return (await listSources(this.ctx.repo)).map(shownSource);
   }
 
   /** Reads another repository's knowledge (fetched into its own refs); never writes to it. */
   async addSource(request: AddSourceRequest): Promise<Source> {
-    const { addSource } = await import('../source/sources.js');
+    const { addSource } = await import('../vc/sources.js');
     const added = await addSource(this.ctx.repo, request.location, {
       alias: request.alias,
       branch: request.branch,
@@ -298,13 +298,13 @@ export class Sharing {
   }
 
   async removeSource(request: RemoveSourceRequest): Promise<Source> {
-    const { removeSource } = await import('../source/sources.js');
+    const { removeSource } = await import('../vc/sources.js');
     return shownSource(await removeSource(this.ctx.repo, request.source));
   }
 
   /** Fetches every source again; one that cannot be reached is reported, not fatal. */
   async refreshSources(): Promise<SourceRefresh[]> {
-    const { refreshSources } = await import('../source/sources.js');
+    const { refreshSources } = await import('../vc/sources.js');
     return refreshSources(this.ctx.repo);
   }
 }
@@ -315,7 +315,7 @@ export class Sharing {
  * brv commands that talk to the remote write this config; read-only commands only hint.
  */
 async function trackAfterFetch(ctx: RepositoryContext, remote: string): Promise<TrackedNow> {
-  const { trackRemote } = await import('../sync/sync.js');
+  const { trackRemote } = await import('../vc/sync.js');
   const added = await trackRemote(ctx.repo, remote);
   return added.length > 0 ? { tracked: added } : {};
 }

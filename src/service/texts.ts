@@ -3,18 +3,18 @@
 
 /** Claude Code's prompt hook text ("query first, curate after"). */
 export async function promptHookText(): Promise<string> {
-  const { readTemplate } = await import('../templates/templates.js');
+  const { readTemplate } = await import('../setup/templates.js');
   return readTemplate('prompt-hook.md');
 }
 
 /** The workflow an MCP server gives its clients as instructions (undefined if the file is missing). */
 export async function mcpInstructions(): Promise<string | undefined> {
-  const { readTemplate } = await import('../templates/templates.js');
+  const { readTemplate } = await import('../setup/templates.js');
   return readTemplate('mcp-workflow.md').catch(() => undefined);
 }
 
 /** brv's version (its package.json). */
 export async function brvVersion(): Promise<string> {
-  const { brvVersion } = await import('../package-root.js');
+  const { brvVersion } = await import('../base/package-root.js');
   return brvVersion();
 }

@@ -1,4 +1,4 @@
-import { reviewRef } from '../store/refs.js';
+import { reviewRef } from '../base/ref-names.js';
 /**
  * brv's settings: git config keys under `brv.*` (DESIGN §2.8), in the repository's config or, as
  * user-wide defaults, the global one. Only keys that brv's code reads are listed; the registry is the

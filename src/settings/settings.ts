@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { GitRepository } from '../git/repository.js';
 import type { GlobalGitConfig } from '../git/global-config.js';
 import {

@@ -1,10 +1,10 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate, type TreeBlob } from '../git/repository.js';
 import { GitCommandError } from '../git/run.js';
 import { BRANCH_PREFIX, branchRef, FORMAT_PATH, FORMAT_VERSION, reviewRef, validateBranchName } from './layout.js';
 import { editTree, type TreeEdit } from './tree-edit.js';
 import { formatCommitMessage, type CommitMeta } from './trailers.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 import { caseFoldKey } from '../topic/path.js';
 
 /** A brv branch as read at one moment: its tip commit and tree (both absent before the first write). */

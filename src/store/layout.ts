@@ -1,8 +1,8 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { readLocalFile, writeLocalFile } from './local-file.js';
-import { DEFAULT_BRANCH } from './refs.js';
+import { DEFAULT_BRANCH } from '../base/ref-names.js';
 
 export {
   BRANCH_PREFIX,
@@ -32,7 +32,7 @@ export {
   trackingRefOf,
   type BrvRefName,
   type RemoteLayout,
-} from './refs.js';
+} from '../base/ref-names.js';
 
 export const FORMAT_PATH = '.brv/format';
 export const FORMAT_VERSION = '1';

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 
 /**
  * Local state (indexes, sessions, sync state, this worktree's brv/HEAD) is read without trusting the

@@ -1,6 +1,6 @@
 /**
  * The kinds of error topic validation reports, each with a one-line meaning. They are part of brv's
- * one registry of error kinds (`src/error-kinds.ts` spreads this record in); they live here so that
+ * one registry of error kinds (`src/base/error-kinds.ts` spreads this record in); they live here so that
  * `topic/` stays a leaf that imports nothing outside itself.
  */
 export const TOPIC_ERROR_KINDS = {

@@ -9,4 +9,3 @@ export { serializeCanonical } from './canonical.js';
 export { renderTopicMarkdown } from './render.js';
 export { topicText } from './text.js';
 export { mergeTopicHtml, type TopicMergeResult } from './merge.js';
-export { convertLegacyMarkdown } from './legacy-markdown.js';

@@ -1,6 +1,6 @@
 /**
  * The string-level parts of a topic's markdown rendering, shared by render.ts (the full path, over
- * hast) and the indexer's fast extractor (src/query/fast-extract.ts): no HTML or markdown library
+ * hast) and the indexer's fast extractor (src/index/fast-extract.ts): no HTML or markdown library
  * here, so a fast extraction loads none, and both paths produce the same bytes by construction.
  */
 import { splitList } from './hast.js';

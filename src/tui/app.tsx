@@ -2,7 +2,7 @@
 // command's output, the review), and a status line kept live by the repository's ref events.
 import { Box, Text, useApp, useCursor, useInput, useStdout, type Key } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
 import type { RefChangeEvent } from '../service/repository-pool.js';
@@ -27,7 +27,7 @@ import {
 import { NO_VALUES, readRepository, statusText, workTreeFiles, type CompletionValues, type StatusFacts } from './status.js';
 import { editText } from '../views/edit.js';
 import { printable } from '../topic/printable.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
 /** A ref that moved, as the repository's watch reports it (typed: a branch, a review, a remote's copy …). */

@@ -4,14 +4,14 @@
 import { render } from 'ink';
 import { createElement } from 'react';
 import * as yoga from 'yoga-layout';
-import { BrvError, isBrvError } from '../errors.js';
+import { BrvError, isBrvError } from '../base/errors.js';
 import type { Actor } from '../service/host.js';
 import type { Subscription } from '../service/repository-pool.js';
 import type { BrvService } from '../service/service.js';
 import { App, type RefChange } from './app.js';
 import { CrashBoundary } from './boundary.js';
 import { historyFile, InputHistory, loadHistory, saveHistoryLine } from './input-history.js';
-import { mark } from '../trace.js';
+import { mark } from '../base/trace.js';
 
 export interface TuiOptions {
   service: BrvService;

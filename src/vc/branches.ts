@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import type { CommitInfo } from '../git/repository.js';
 import type { ContextStore } from '../store/context-store.js';
 import { branchRef, parseRemoteBranchRef, remoteBranchRef, REMOTES_PREFIX, validateBranchName } from '../store/layout.js';

@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { fetchMissingBlobs } from '../git/partial-clone.js';
 import { BlobTooLargeError, type CommitInfo, type TreeChange } from '../git/repository.js';
 import type { ContextStore } from '../store/context-store.js';

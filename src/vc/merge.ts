@@ -1,4 +1,4 @@
-import { BrvError } from '../errors.js';
+import { BrvError } from '../base/errors.js';
 import { mergeCommits, mergeTreesWithBase, type MergeConflict, type TreeMerge } from '../git/merge-tree.js';
 import { BlobTooLargeError, type RefUpdate } from '../git/repository.js';
 import type { ContextStore, OpenedReview, Tip } from '../store/context-store.js';
@@ -49,7 +49,7 @@ export async function mergeIntoBranch(
     /**
      * Never merge: when the histories diverged (also when they came to diverge in a race while the
      * compare-and-swap retried) stop with status `diverged`, the branch unmoved. For the read-time
-     * import of fetched knowledge (src/sync/arrival.ts), which must never merge.
+     * import of fetched knowledge (src/vc/arrival.ts), which must never merge.
      */
     fastForwardOnly?: boolean;
   },

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentInfo, FileChange, InstallResult, StatusEntry, UninstallResult } from '../connectors/connectors.js';
+import type { AgentInfo, FileChange, InstallResult, StatusEntry, UninstallResult } from '../setup/connectors/connectors.js';
 
 /** What `brv connectors list` shows: every agent and its connector types. */
 export type AgentsView = readonly AgentInfo[];

@@ -1,6 +1,6 @@
-import type { HistoryEntry } from '../service/history.js';
+import type { HistoryEntry } from '../service/vc.js';
 import type { CurateAutoProgress, CurateAutoResult, CurateHtmlResult, CurateResult as CurateEnvelope } from '../service/knowledge.js';
-import { branchRef } from '../store/refs.js';
+import { branchRef } from '../base/ref-names.js';
 import { errorMarkdown } from './errors.js';
 import { markdownInline } from '../topic/inline.js';
 import { renderVocabulary } from '../topic/registry.js';

@@ -1,4 +1,4 @@
-import type { DoctorReport } from '../doctor/doctor.js';
+import type { DoctorReport } from '../setup/doctor.js';
 
 const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 

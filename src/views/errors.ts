@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../error-kinds.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 
 /** A failure for a terminal: the message, then its kind for scripts and searches (not for usage errors). */
 export function errorText(kind: ErrorKind, message: string): string {

@@ -1,6 +1,6 @@
-import type { StaleTopic } from '../hooks/cited.js';
-import type { HookFileStatus, InstallChange, UninstallChange } from '../hooks/install.js';
-import type { HooksReport, HooksStatusReport } from '../hooks/repository-hooks.js';
+import type { StaleTopic } from '../setup/hooks/cited.js';
+import type { HookFileStatus, InstallChange, UninstallChange } from '../setup/hooks/install.js';
+import type { HooksReport, HooksStatusReport } from '../setup/hooks/repository-hooks.js';
 import type { IncomingResult } from '../service/sharing.js';
 import { shortOid } from './format.js';
 import { heldLines, removedLines } from './vc.js';

@@ -1,5 +1,5 @@
-import type { LlmUsage } from '../llm/client.js';
-import type { HybridInfo } from '../query/query-topics.js';
+import type { LlmUsage } from '../models/llm/client.js';
+import type { HybridInfo } from '../search/query-topics.js';
 import { usageLine } from './usage.js';
 
 /**

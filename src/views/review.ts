@@ -19,7 +19,7 @@ export function reviewsText(list: ReviewListView): string {
     }
   }
   lines.push('', 'Approve with brv review approve <id>; undo with brv review reject <id> [--file <path>].');
-  // A held pull (src/sync/removal.ts) is decided whole, and "undo" means keeping the topics.
+  // A held pull (src/vc/removal.ts) is decided whole, and "undo" means keeping the topics.
   if (list.tasks.some((task) => task.gated && task.subject.startsWith('hold: ')))
     lines.push(
       'A held pull (hold: …) is decided whole: approve takes it, reject keeps the topics it would remove (see brv review show <id>).',

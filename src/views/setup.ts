@@ -1,5 +1,5 @@
 import type { AdoptResult, InitResult, StatusResult, StatusUpstream } from '../service/setup.js';
-import { remoteTrackingPrefix } from '../store/refs.js';
+import { remoteTrackingPrefix } from '../base/ref-names.js';
 import { shortOid } from './format.js';
 
 /** `brv init`, and what `--track` added. */

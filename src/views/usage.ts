@@ -1,4 +1,4 @@
-import type { LlmUsage } from '../llm/client.js';
+import type { LlmUsage } from '../models/llm/client.js';
 
 /**
  * What a command's model calls cost, as one line for stderr:

@@ -1,4 +1,4 @@
-import type { BranchInfo, DiffResult, HistoryEntry, ShowResult, VcStatusResult } from '../service/history.js';
+import type { BranchInfo, DiffResult, HistoryEntry, ShowResult, VcStatusResult } from '../service/vc.js';
 import type { CloneResult } from '../service/service.js';
 import type {
   FetchSummary,
@@ -14,7 +14,7 @@ import type {
 } from '../service/sharing.js';
 import { markdownInline } from '../topic/inline.js';
 import { plural, shortOid } from './format.js';
-import { BRV_REF_PREFIX } from '../store/refs.js';
+import { BRV_REF_PREFIX } from '../base/ref-names.js';
 
 type DiffView = DiffResult;
 type ShowView = ShowResult;

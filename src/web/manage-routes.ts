@@ -1,4 +1,4 @@
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import type { Brv } from '../service/brv.js';
 import type { BrvService } from '../service/service.js';
 import type { SyncProgress } from '../service/sharing.js';

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import type { SyncProgress } from '../service/sharing.js';
 import { errorStatus, HttpError, STREAMED, type Call } from './request.js';
-import { monotonicNow } from '../trace.js';
+import { monotonicNow } from '../base/trace.js';
 
 const NDJSON = 'application/x-ndjson';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BrvError } from '../errors.js';
-import type { ErrorKind } from '../error-kinds.js';
+import { BrvError } from '../base/errors.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 import type { Brv } from '../service/brv.js';
 import type { ApiRoutes } from './api-types.js';
 

@@ -1,4 +1,4 @@
-import { isBrvError } from '../errors.js';
+import { isBrvError } from '../base/errors.js';
 import type { DecisionRequest, ReviewConflicts } from '../service/review.js';
 import { renderStoredTopic } from '../topic/stored.js';
 import { rejectConflictText } from '../views/review.js';

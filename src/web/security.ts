@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorKind } from '../error-kinds.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 
 /**
  * The session cookie: the per-start secret, HttpOnly and SameSite=Strict so no other site's page can

@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import FindMyWay from 'find-my-way';
-import { BrvError, isBrvError } from '../errors.js';
-import type { ErrorKind } from '../error-kinds.js';
-import { brvPackageRoot } from '../package-root.js';
+import { BrvError, isBrvError } from '../base/errors.js';
+import type { ErrorKind } from '../base/error-kinds.js';
+import { brvPackageRoot } from '../base/package-root.js';
 import type { RepositoryPool, Subscription } from '../service/repository-pool.js';
 import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
@@ -17,7 +17,7 @@ import { reviewRoutes } from './review-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
 import { sourceParam, treeRoutes } from './tree-routes.js';
 import { renderStoredTopic } from '../topic/stored.js';
-import { monotonicNow } from '../trace.js';
+import { monotonicNow } from '../base/trace.js';
 import { incomingText } from '../views/setup.js';
 
 export interface WebServerOptions {

@@ -4,7 +4,7 @@ import { ablationConfigurations, formatAblation, splitConversations, tryConfigur
 import { normaliseConversation } from '../../bench/lib/locomo-data.js';
 import type { QueryOptions, QueryResult, Retriever } from '../../bench/lib/locomo-query.js';
 import { runConversation } from '../../bench/lib/locomo-run.js';
-import { OPTIONAL_RANKING_FEATURES, RANKING_FEATURES } from '../../src/query/query-topics.js';
+import { OPTIONAL_RANKING_FEATURES, RANKING_FEATURES } from '../../src/search/query-topics.js';
 import { tinySample } from './locomo-fixture.js';
 
 const conversation = normaliseConversation(tinySample());

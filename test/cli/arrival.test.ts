@@ -7,7 +7,7 @@ import { put, rule, succeeded, twoClones } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
 import { openEvents, request, session, startFor } from '../web/http.js';
-import { fetchRefspecs } from '../../src/store/refs.js';
+import { fetchRefspecs } from '../../src/base/ref-names.js';
 import { COMMANDS, runCommand } from '../../src/tui/commands.js';
 import { parseCommandLine } from '../../src/tui/command-line.js';
 import { openBrv, testService } from '../helpers/service.js';
@@ -15,7 +15,7 @@ import { openBrv, testService } from '../helpers/service.js';
 // Issue 32, what must be true 1: any fetch brings knowledge into use. A teammate's knowledge-only
 // push only moves refs/brv/remotes/origin/heads/main in a clone (git pull that merges no code, git
 // fetch, brv vc fetch); the next read — in the CLI and in a long-lived MCP server — fast-forwards the
-// local brv branch to it (src/sync/arrival.ts), with or without hooks, never merging: diverged
+// local brv branch to it (src/vc/arrival.ts), with or without hooks, never merging: diverged
 // histories and held or refused changes are told once per read.
 
 /** A bare remote, A with knowledge pushed (tracked), and B a plain `git clone` with brv's fetch refspecs and no hooks. */

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { brv, brvJson, CLI, ENV, git, makeRepo, refTip, showTopic, tempDir } from '../helpers/repo.js';
 
-// End to end through the built CLI: `brv import` of a ByteRover tree (src/curate/byterover-tree.ts,
-// wired into Brv.importFolder) and `brv export` (src/curate/export.ts, src/cli/commands/export.ts).
+// End to end through the built CLI: `brv import` of a ByteRover tree (src/byterover/tree.ts,
+// wired into Brv.importFolder) and `brv export` (src/byterover/export.ts, src/cli/commands/export.ts).
 
 const PROJECT = fileURLToPath(new URL('../../fixtures/byterover/', import.meta.url)).replace(/\/$/, '');
 const TREE = path.join(PROJECT, '.brv', 'context-tree');

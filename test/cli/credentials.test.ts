@@ -1,7 +1,7 @@
 import test from 'ava';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { redactCredentials } from '../../src/errors.js';
+import { redactCredentials } from '../../src/base/errors.js';
 import { smartHttp } from '../helpers/git-servers.js';
 import { put, succeeded } from '../helpers/knowledge.js';
 import { brv, brvJson, git, tempDir } from '../helpers/repo.js';

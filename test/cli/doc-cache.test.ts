@@ -1,7 +1,7 @@
 import test from 'ava';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DOC_CACHE_VERSION } from '../../src/query/doc-cache.js';
+import { DOC_CACHE_VERSION } from '../../src/index/doc-cache.js';
 import { brv, brvJson, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 const cacheFile = (repo: string, oid: string) =>

@@ -3,7 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { brv, git, makeRepo, tempDir } from '../helpers/repo.js';
 import { startLlmServer } from '../helpers/llm-server.js';
-import { PROVIDERS } from '../../src/llm/catalog.js';
+import { PROVIDERS } from '../../src/models/llm/catalog.js';
 
 const SECRET = 'sk-test-secret-0000-abcdef';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CLI, ENV, brv, brvJson, git, refTip, tempDir } from '../helpers/repo.js';
 import { put, rule, sharedClones, succeeded } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
-import { holdRule } from '../../src/sync/removal.js';
+import { holdRule } from '../../src/vc/removal.js';
 
 // Issue 31, finding 5: a pull never silently takes knowledge away. Teammate A removes many topics
 // and pushes; B's pull, sync and plain `git pull` (hooks installed) hold the change as a review that

@@ -2,7 +2,7 @@ import test from 'ava';
 import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrvError } from '../../src/errors.js';
+import type { BrvError } from '../../src/base/errors.js';
 import { validateRemoteUrl } from '../../src/git/remote.js';
 import { put, succeeded, twoClones } from '../helpers/knowledge.js';
 import { brvJson, cleanup, ENV, git, tempDir } from '../helpers/repo.js';

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { connectorStatus, installConnector, projectScope, uninstallConnector } from '../../src/connectors/connectors.js';
-import { applyWrites } from '../../src/connectors/files.js';
-import { renderRulesBlock } from '../../src/connectors/rules.js';
+import { connectorStatus, installConnector, projectScope, uninstallConnector } from '../../src/setup/connectors/connectors.js';
+import { applyWrites } from '../../src/setup/connectors/files.js';
+import { renderRulesBlock } from '../../src/setup/connectors/rules.js';
 import { tempDir } from '../helpers/repo.js';
 import { put, scopeIn, snapshot } from './helpers.js';
 

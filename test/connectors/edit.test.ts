@@ -1,11 +1,11 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { claudeDesktopConfig, findAgent } from '../../src/connectors/agents.js';
-import { jsonAppend, jsonGet, jsonRemove, jsonSet } from '../../src/connectors/json-config.js';
-import { findRulesBlocks, removeRulesBlock, renderRulesBlock, upsertRulesBlock } from '../../src/connectors/rules.js';
-import { appendBlock, applyEdit, removeSpan, undoEdit } from '../../src/connectors/text.js';
-import { tomlRemove, tomlSet } from '../../src/connectors/toml-config.js';
-import { yamlGet, yamlRemove, yamlSet } from '../../src/connectors/yaml-config.js';
+import { claudeDesktopConfig, findAgent } from '../../src/setup/connectors/agents.js';
+import { jsonAppend, jsonGet, jsonRemove, jsonSet } from '../../src/setup/connectors/json-config.js';
+import { findRulesBlocks, removeRulesBlock, renderRulesBlock, upsertRulesBlock } from '../../src/setup/connectors/rules.js';
+import { appendBlock, applyEdit, removeSpan, undoEdit } from '../../src/setup/connectors/text.js';
+import { tomlRemove, tomlSet } from '../../src/setup/connectors/toml-config.js';
+import { yamlGet, yamlRemove, yamlSet } from '../../src/setup/connectors/yaml-config.js';
 
 const ENTRY = { command: 'brv', args: ['mcp'] };
 const KEY = ['mcpServers', 'brv'];

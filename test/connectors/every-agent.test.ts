@@ -11,9 +11,9 @@ import {
   type AgentDefinition,
   type ConnectorType,
   type Scope,
-} from '../../src/connectors/agents.js';
-import { connectorStatus, installConnector, listAgents, uninstallConnector } from '../../src/connectors/connectors.js';
-import { RULES_BEGIN, RULES_END, rulesFooter } from '../../src/connectors/rules.js';
+} from '../../src/setup/connectors/agents.js';
+import { connectorStatus, installConnector, listAgents, uninstallConnector } from '../../src/setup/connectors/connectors.js';
+import { RULES_BEGIN, RULES_END, rulesFooter } from '../../src/setup/connectors/rules.js';
 import { scopeIn, seedUserContent, snapshot } from './helpers.js';
 
 // Every agent × every connector type it supports × every scope it has: install into a fresh root

@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentDefinition, ConnectorType, McpTarget, Scope } from '../../src/connectors/agents.js';
-import type { ConnectorScope } from '../../src/connectors/connectors.js';
+import type { AgentDefinition, ConnectorType, McpTarget, Scope } from '../../src/setup/connectors/agents.js';
+import type { ConnectorScope } from '../../src/setup/connectors/connectors.js';
 import { tempDir } from '../helpers/repo.js';
 
 /** A root (work tree or home) and a manifest kept outside it, so snapshots of the root see only connector files. */

@@ -4,15 +4,9 @@ import { execa } from 'execa';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  isDerivedFile,
-  planByteRoverImport,
-  readByteRoverTopic,
-  resolveContextTree,
-  scanByteRoverTree,
-} from '../../src/curate/byterover-tree.js';
-import { repairByteRoverTopic } from '../../src/curate/byterover-repair.js';
-import { isBrvError } from '../../src/errors.js';
+import { isDerivedFile, planByteRoverImport, readByteRoverTopic, resolveContextTree, scanByteRoverTree } from '../../src/byterover/tree.js';
+import { repairByteRoverTopic } from '../../src/byterover/repair.js';
+import { isBrvError } from '../../src/base/errors.js';
 import { MAX_TOPIC_BYTES } from '../../src/topic/validate.js';
 import { tempDir } from '../helpers/repo.js';
 

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { access, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportTree, readTopicBlobs, type ExportFile } from '../../src/curate/export.js';
-import { isBrvError } from '../../src/errors.js';
+import { exportTree, readTopicBlobs, type ExportFile } from '../../src/byterover/export.js';
+import { isBrvError } from '../../src/base/errors.js';
 import { internals, openBrv } from '../helpers/service.js';
 import { makeRepo, tempDir } from '../helpers/repo.js';
 

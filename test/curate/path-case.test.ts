@@ -4,7 +4,7 @@
 import test from 'ava';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportTree, readTopicBlobs } from '../../src/curate/export.js';
+import { exportTree, readTopicBlobs } from '../../src/byterover/export.js';
 import { writeTopic } from '../../src/curate/write-topic.js';
 import { plantTree } from '../helpers/plant.js';
 import { brvJson, git, makeRepo, refTip, tempDir } from '../helpers/repo.js';

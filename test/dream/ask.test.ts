@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { DreamCandidate } from '../../src/dream/candidates.js';
-import { askModel, type DreamModel } from '../../src/dream/model.js';
-import { BrvError } from '../../src/errors.js';
+import type { DreamCandidate } from '../../src/models/dream/candidates.js';
+import { askModel, type DreamModel } from '../../src/models/dream/model.js';
+import { BrvError } from '../../src/base/errors.js';
 
 const candidate: DreamCandidate = {
   type: 'merge',

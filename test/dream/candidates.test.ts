@@ -6,9 +6,9 @@ import {
   relationCandidates,
   similarPairs,
   staleCandidates,
-} from '../../src/dream/candidates.js';
-import { DREAM_KINDS } from '../../src/dream/kinds.js';
-import { scanTopic, type ScannedTopic } from '../../src/dream/scan.js';
+} from '../../src/models/dream/candidates.js';
+import { DREAM_KINDS } from '../../src/models/dream/kinds.js';
+import { scanTopic, type ScannedTopic } from '../../src/models/dream/scan.js';
 import type { TopicPath } from '../../src/topic/types.js';
 import { CORPUS, DUPLICATES, RELATED } from './fixtures.js';
 

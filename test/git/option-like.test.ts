@@ -1,11 +1,11 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { BrvError } from '../../src/errors.js';
+import { BrvError } from '../../src/base/errors.js';
 import { addRemote, cloneRepository, fetchRefspecs, pushRefspecs, removeRemote, setRemoteUrl } from '../../src/git/remote.js';
 import { GitRepository } from '../../src/git/repository.js';
 import { addWorktree } from '../../src/git/worktree.js';
-import { addSource } from '../../src/source/sources.js';
+import { addSource } from '../../src/vc/sources.js';
 import { ContextStore } from '../../src/store/context-store.js';
 import { cleanup, git, makeRepo, tempDir } from '../helpers/repo.js';
 import { testProcesses } from '../helpers/processes.js';

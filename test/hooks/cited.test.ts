@@ -11,7 +11,7 @@ import {
   parseCitedCache,
   serializeCitedCache,
   staleTopics,
-} from '../../src/hooks/cited.js';
+} from '../../src/setup/hooks/cited.js';
 import { hooksDirectory, stagedPaths } from '../../src/git/hooks.js';
 import type { Brv } from '../../src/service/brv.js';
 import { internals, openBrv } from '../helpers/service.js';

@@ -12,8 +12,8 @@ import {
   removeBlock,
   renderBlock,
   uninstallHook,
-} from '../../src/hooks/install.js';
-import { HOOK_NAMES, hookBody } from '../../src/hooks/scripts.js';
+} from '../../src/setup/hooks/install.js';
+import { HOOK_NAMES, hookBody } from '../../src/setup/hooks/scripts.js';
 import { ROOT, tempDir } from '../helpers/repo.js';
 
 const executable = (file: string) =>

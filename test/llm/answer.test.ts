@@ -4,8 +4,8 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { makeRepo } from '../helpers/repo.js';
 import { put } from '../helpers/knowledge.js';
 import { internals, openBrv } from '../helpers/service.js';
-import { LlmClient } from '../../src/llm/client.js';
-import { answerPrompt, checkAnswer, NOT_IN_KNOWLEDGE, relevantTopics, shownTopics, ANSWER_LIMITS } from '../../src/llm/answer.js';
+import { LlmClient } from '../../src/models/llm/client.js';
+import { answerPrompt, checkAnswer, NOT_IN_KNOWLEDGE, relevantTopics, shownTopics, ANSWER_LIMITS } from '../../src/models/llm/answer.js';
 import type { Brv } from '../../src/service/brv.js';
 
 // The post-check, alone.

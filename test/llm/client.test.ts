@@ -1,14 +1,14 @@
 import test from 'ava';
 import { APICallError } from 'ai';
 import { MockEmbeddingModelV3, MockLanguageModelV3, simulateReadableStream } from 'ai/test';
-import { LlmClient } from '../../src/llm/client.js';
-import type { CallPolicy } from '../../src/llm/policy.js';
-import { BrvError } from '../../src/errors.js';
+import { LlmClient } from '../../src/models/llm/client.js';
+import type { CallPolicy } from '../../src/models/llm/policy.js';
+import { BrvError } from '../../src/base/errors.js';
 import { startLlmServer } from '../helpers/llm-server.js';
-import { activeConnection } from '../../src/llm/active.js';
-import { openClient } from '../../src/llm/resolve.js';
-import { ProviderConfigFile } from '../../src/llm/config.js';
-import { KeyStore } from '../../src/llm/keys.js';
+import { activeConnection } from '../../src/models/llm/active.js';
+import { openClient } from '../../src/models/llm/resolve.js';
+import { ProviderConfigFile } from '../../src/models/llm/config.js';
+import { KeyStore } from '../../src/models/llm/keys.js';
 
 const POLICY: CallPolicy = { timeoutMs: 2_000, maxRetries: 0, maxReplyChars: 1_000 };
 const IDENTITY = { provider: 'openai', model: 'gpt-5-mini' };

@@ -1,10 +1,10 @@
 import test from 'ava';
-import { PROVIDERS } from '../../src/llm/catalog.js';
-import { activeConnection } from '../../src/llm/active.js';
-import { ProviderConfigFile } from '../../src/llm/config.js';
-import { KeyStore } from '../../src/llm/keys.js';
-import { openClient } from '../../src/llm/resolve.js';
-import { BrvError } from '../../src/errors.js';
+import { PROVIDERS } from '../../src/models/llm/catalog.js';
+import { activeConnection } from '../../src/models/llm/active.js';
+import { ProviderConfigFile } from '../../src/models/llm/config.js';
+import { KeyStore } from '../../src/models/llm/keys.js';
+import { openClient } from '../../src/models/llm/resolve.js';
+import { BrvError } from '../../src/base/errors.js';
 
 // Every provider is reached through its own ai SDK package: each one is opened here with a fetch
 // that records the request and answers 401, so the test sees where the request would go and how

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
-import { analyze, analyzeWithOriginals, forEachWord, isStopWord, TermIds, wantedTerms, words } from '../../src/query/analyze.js';
+import { analyze, analyzeWithOriginals, forEachWord, isStopWord, TermIds, wantedTerms, words } from '../../src/index/analyze.js';
 import { seededRandom } from '../helpers/random.js';
 
 test('lowercases and Porter-stems with lunr', (t) => {

@@ -14,13 +14,13 @@ import {
   serializeEntry,
   type BlobDocument,
   type CachedBlob,
-} from '../../src/query/doc-cache.js';
-import { blobDocument, documentFromTopic } from '../../src/query/document.js';
+} from '../../src/index/doc-cache.js';
+import { blobDocument, documentFromTopic } from '../../src/index/document.js';
 import { GitRepository } from '../../src/git/repository.js';
-import { queryTopics } from '../../src/query/query-topics.js';
+import { queryTopics } from '../../src/search/query-topics.js';
 import { ContextStore } from '../../src/store/context-store.js';
 import { testProcesses } from '../helpers/processes.js';
-import { TreeIndexStore } from '../../src/query/tree-index.js';
+import { TreeIndexStore } from '../../src/index/tree-index.js';
 import type { Brv } from '../../src/service/brv.js';
 import { internals, openBrv } from '../helpers/service.js';
 import { readStoredTopic } from '../../src/topic/stored.js';
@@ -95,7 +95,7 @@ test('DOC_CACHE_VERSION is bumped whenever extraction or rendering output change
     // 6: issue 31's rendering (entity-encoded `<` and `&`, encoded link destinations, indented code
     // where a renderer without fences would read markup; `[must] \(id)` only when either is not a plain word).
     '7:c5bc92b726e1be12',
-    'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/query/doc-cache.ts, then record the new fingerprint here.',
+    'What blobDocument produces changed: bump DOC_CACHE_VERSION in src/index/doc-cache.ts, then record the new fingerprint here.',
   );
 });
 

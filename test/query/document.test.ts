@@ -1,7 +1,7 @@
 import test from 'ava';
 import { parseTopicHtml } from '../../src/topic/parse.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
-import { dateInWords, datesIn, documentFromTopic } from '../../src/query/document.js';
+import { dateInWords, datesIn, documentFromTopic } from '../../src/index/document.js';
 import { fixture } from '../topic/fixtures.js';
 
 function parsed(html: string) {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EmbeddingCache, identityKey, parseRecords, unitVector } from '../../src/query/embedding-cache.js';
+import { EmbeddingCache, identityKey, parseRecords, unitVector } from '../../src/index/embedding-cache.js';
 import { cleanup, tempDir } from '../helpers/repo.js';
 
 const blob = (n: number) => n.toString(16).padStart(40, '0');

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { embeddingText, MAX_EMBEDDING_CHARS } from '../../src/query/embedding-text.js';
+import { embeddingText, MAX_EMBEDDING_CHARS } from '../../src/index/embedding-text.js';
 
 test('a topic is embedded as its rendered text without markup or attribute lists', (t) => {
   const markdown =

@@ -1,9 +1,9 @@
 import test from 'ava';
-import type { SegmentInput } from '../../src/query/document.js';
-import { documentTerms } from '../../src/query/feedback.js';
-import { search } from '../../src/query/search.js';
-import { buildSegment, Segment } from '../../src/query/segment.js';
-import type { SegmentStack } from '../../src/query/stack.js';
+import type { SegmentInput } from '../../src/index/document.js';
+import { documentTerms } from '../../src/search/feedback.js';
+import { search } from '../../src/search/search.js';
+import { buildSegment, Segment } from '../../src/index/segment.js';
+import type { SegmentStack } from '../../src/index/stack.js';
 
 let counter = 0;
 function doc(path: string, body: string, title = path): SegmentInput {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { bestFusedScore, DEFAULT_FUSION, reciprocalRankFusion } from '../../src/query/fusion.js';
+import { bestFusedScore, DEFAULT_FUSION, reciprocalRankFusion } from '../../src/search/fusion.js';
 
 const keys = (list: ReturnType<typeof reciprocalRankFusion>) => list.map((f) => f.key);
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { execa } from 'execa';
 import path from 'node:path';
-import { MAX_INDEXED_BLOB_BYTES, TreeIndexStore } from '../../src/query/tree-index.js';
+import { MAX_INDEXED_BLOB_BYTES, TreeIndexStore } from '../../src/index/tree-index.js';
 import type { Brv } from '../../src/service/brv.js';
 import { internals, openBrv } from '../helpers/service.js';
 import { MAX_STORED_TOPIC_BYTES } from '../../src/topic/stored.js';

@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { lutimes, mkdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireLock, liveHolder, moveLock, newLockToken, releaseLock, STALE_LOCK_MS } from '../../src/query/maintenance-lock.js';
+import { acquireLock, liveHolder, moveLock, newLockToken, releaseLock, STALE_LOCK_MS } from '../../src/index/maintenance-lock.js';
 import { tempDir } from '../helpers/repo.js';
 
 const me = (token = newLockToken(), since = Date.now()) => ({ pid: process.pid, token, since });

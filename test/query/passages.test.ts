@@ -1,6 +1,6 @@
 import test from 'ava';
-import { analyze } from '../../src/query/analyze.js';
-import { asksWhen, bestPassage, bestPassageCoverage, dateCloseness, questionDays } from '../../src/query/passages.js';
+import { analyze } from '../../src/index/analyze.js';
+import { asksWhen, bestPassage, bestPassageCoverage, dateCloseness, questionDays } from '../../src/search/passages.js';
 import { seededRandom } from '../helpers/random.js';
 
 const terms = (q: string) => new Set(analyze(q));

@@ -1,8 +1,8 @@
 import test from 'ava';
-import type { SegmentInput } from '../../src/query/document.js';
-import { questionWords } from '../../src/query/question.js';
-import { search } from '../../src/query/search.js';
-import { buildSegment, Segment } from '../../src/query/segment.js';
+import type { SegmentInput } from '../../src/index/document.js';
+import { questionWords } from '../../src/search/question.js';
+import { search } from '../../src/search/search.js';
+import { buildSegment, Segment } from '../../src/index/segment.js';
 
 const terms = (question: string) => questionWords(question).map((w) => w.term);
 

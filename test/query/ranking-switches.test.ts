@@ -1,7 +1,7 @@
 import test from 'ava';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RANKING_FEATURES, type RankingFeature } from '../../src/query/query-topics.js';
+import { RANKING_FEATURES, type RankingFeature } from '../../src/search/query-topics.js';
 import type { Brv } from '../../src/service/brv.js';
 import { openBrv } from '../helpers/service.js';
 import { cleanup, makeRepo, tempDir } from '../helpers/repo.js';

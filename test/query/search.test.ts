@@ -1,8 +1,8 @@
 import test from 'ava';
-import { FIELDS, type SegmentInput } from '../../src/query/document.js';
-import { search, type SearchOptions } from '../../src/query/search.js';
-import { buildSegment, Segment } from '../../src/query/segment.js';
-import type { SegmentStack } from '../../src/query/stack.js';
+import { FIELDS, type SegmentInput } from '../../src/index/document.js';
+import { search, type SearchOptions } from '../../src/search/search.js';
+import { buildSegment, Segment } from '../../src/index/segment.js';
+import type { SegmentStack } from '../../src/index/stack.js';
 
 let counter = 0;
 function doc(path: string, fields: Partial<Record<(typeof FIELDS)[number], string>>, extra: Partial<SegmentInput> = {}): SegmentInput {

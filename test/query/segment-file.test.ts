@@ -2,10 +2,10 @@ import test from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError } from '../../src/errors.js';
-import type { SegmentInput } from '../../src/query/document.js';
-import { buildSegment, mergeSegments, Segment } from '../../src/query/segment.js';
-import { SegmentFile } from '../../src/query/segment-file.js';
+import { BrvError } from '../../src/base/errors.js';
+import type { SegmentInput } from '../../src/index/document.js';
+import { buildSegment, mergeSegments, Segment } from '../../src/index/segment.js';
+import { SegmentFile } from '../../src/index/segment-file.js';
 import { openLocalFileSync } from '../../src/store/local-file.js';
 import { tempDir } from '../helpers/repo.js';
 

@@ -5,7 +5,7 @@ import { ZEBRA_TOPICS } from '../helpers/knowledge.js';
 import { execa } from 'execa';
 import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DOC_CACHE_VERSION } from '../../src/query/doc-cache.js';
+import { DOC_CACHE_VERSION } from '../../src/index/doc-cache.js';
 import {
   MAX_STAMPS,
   parseStamps,
@@ -14,17 +14,17 @@ import {
   serializeStamps,
   trusted,
   type FileStamp,
-} from '../../src/query/segment-stamps.js';
-import { INDEX_VERSION, TreeIndexStore, type TreeIndex } from '../../src/query/tree-index.js';
+} from '../../src/index/segment-stamps.js';
+import { INDEX_VERSION, TreeIndexStore, type TreeIndex } from '../../src/index/tree-index.js';
 import { testProcesses } from '../helpers/processes.js';
 import { GitRepository } from '../../src/git/repository.js';
-import { Segment } from '../../src/query/segment.js';
+import { Segment } from '../../src/index/segment.js';
 import { plantTree } from '../helpers/plant.js';
 import { CLI, ENV, makeRepo } from '../helpers/repo.js';
 
 /**
  * An index open skips the SHA-256 check of a segment whose file status equals a settled stamp
- * (src/query/segment-stamps.ts). These tests hold that the skip never lets a damaged segment through.
+ * (src/index/segment-stamps.ts). These tests hold that the skip never lets a damaged segment through.
  */
 
 const TOPICS = ZEBRA_TOPICS;

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { BrvError } from '../../src/errors.js';
-import { analyze } from '../../src/query/analyze.js';
-import { FIELD_COUNT, FIELDS, type SegmentInput } from '../../src/query/document.js';
-import { buildSegment, Segment } from '../../src/query/segment.js';
+import { BrvError } from '../../src/base/errors.js';
+import { analyze } from '../../src/index/analyze.js';
+import { FIELD_COUNT, FIELDS, type SegmentInput } from '../../src/index/document.js';
+import { buildSegment, Segment } from '../../src/index/segment.js';
 
 const blob = (n: number) => n.toString(16).padStart(40, '0');
 

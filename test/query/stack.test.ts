@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { checksum } from '../../src/query/checksum.js';
+import { checksum } from '../../src/index/checksum.js';
 import test from 'ava';
 import { syntheticTopic } from '../../bench/lib/synthetic.js';
-import { BrvError } from '../../src/errors.js';
-import { documentFromTopic, type SegmentInput } from '../../src/query/document.js';
-import { search, type SearchOptions } from '../../src/query/search.js';
-import { buildSegment, Segment } from '../../src/query/segment.js';
+import { BrvError } from '../../src/base/errors.js';
+import { documentFromTopic, type SegmentInput } from '../../src/index/document.js';
+import { search, type SearchOptions } from '../../src/search/search.js';
+import { buildSegment, Segment } from '../../src/index/segment.js';
 import {
   applyIndexUpdate,
   compact,
@@ -20,7 +20,7 @@ import {
   type IndexChanges,
   type SegmentStack,
   type StackManifest,
-} from '../../src/query/stack.js';
+} from '../../src/index/stack.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
 
 const basePath = (i: number) => syntheticTopic(i, 1).path;

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { TreeIndexStore } from '../../src/query/tree-index.js';
+import { TreeIndexStore } from '../../src/index/tree-index.js';
 import { internals, openBrv } from '../helpers/service.js';
 import { put } from '../helpers/knowledge.js';
 import { makeRepo } from '../helpers/repo.js';

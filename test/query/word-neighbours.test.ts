@@ -7,8 +7,8 @@ import {
   shippedWordNeighbours,
   TABLE_HEADER,
   type WordNeighbourTable,
-} from '../../src/query/word-neighbours.js';
-import { brvPackageRoot } from '../../src/package-root.js';
+} from '../../src/search/word-neighbours.js';
+import { brvPackageRoot } from '../../src/base/package-root.js';
 import { cleanup, tempDir } from '../helpers/repo.js';
 
 /** Words aaa, aab, … (sorted), each with two made-up neighbours that name it. */

@@ -2,7 +2,7 @@ import test from 'ava';
 import { homedir } from 'node:os';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isBrvError } from '../../src/errors.js';
+import { isBrvError } from '../../src/base/errors.js';
 import type { CurateAutoProgress } from '../../src/service/knowledge.js';
 import { BrvService } from '../../src/service/service.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';

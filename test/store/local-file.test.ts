@@ -2,7 +2,7 @@ import test from 'ava';
 import { execa } from 'execa';
 import { chmod, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BrvError, isBrvError } from '../../src/errors.js';
+import { BrvError, isBrvError } from '../../src/base/errors.js';
 import { readLocalFile, readLocalFileSync, writeLocalFile, writeLocalFileSync } from '../../src/store/local-file.js';
 import { cleanup, tempDir } from '../helpers/repo.js';
 

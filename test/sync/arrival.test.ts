@@ -1,13 +1,13 @@
 import test from 'ava';
 import { GitRepository } from '../../src/git/repository.js';
 import { ContextStore } from '../../src/store/context-store.js';
-import { importFetched } from '../../src/sync/arrival.js';
+import { importFetched } from '../../src/vc/arrival.js';
 import { mergeIntoBranch } from '../../src/vc/merge.js';
 import { cleanup, git, makeRepo, refTip } from '../helpers/repo.js';
 import { plantTree } from '../helpers/plant.js';
 import { testProcesses } from '../helpers/processes.js';
 
-// The read-time import never merges (src/sync/arrival.ts): mergeIntoBranch's fastForwardOnly stops
+// The read-time import never merges (src/vc/arrival.ts): mergeIntoBranch's fastForwardOnly stops
 // at diverged histories — also when they came to diverge while it ran — and the import reports them.
 
 const topic = (p: string, text: string) => `<bv-topic path="${p}" title="About ${p}"><bv-rule id="r1">${text}</bv-rule></bv-topic>`;

@@ -1,11 +1,11 @@
 import test from 'ava';
 import { GitRepository } from '../../src/git/repository.js';
-import { measureRemoval } from '../../src/sync/removal.js';
+import { measureRemoval } from '../../src/vc/removal.js';
 import { cleanup, git, makeRepo } from '../helpers/repo.js';
 import { plantTree } from '../helpers/plant.js';
 import { testProcesses } from '../helpers/processes.js';
 
-// What "removes" means (src/sync/removal.ts): deleted topics, and topics emptied — the blob changes to
+// What "removes" means (src/vc/removal.ts): deleted topics, and topics emptied — the blob changes to
 // a smaller one of at most 4 KiB with fewer than 4 letters or digits outside markup. One repository,
 // two planted trees, every case at once.
 

@@ -2,16 +2,16 @@ import test from 'ava';
 import { execa } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isBrvError } from '../../src/errors.js';
+import { isBrvError } from '../../src/base/errors.js';
 import { GitRepository } from '../../src/git/repository.js';
-import { integrateIncoming } from '../../src/sync/removal.js';
-import { requireTrustConfigured, untrustedCommits } from '../../src/sync/trust.js';
+import { integrateIncoming } from '../../src/vc/removal.js';
+import { requireTrustConfigured, untrustedCommits } from '../../src/vc/trust.js';
 import { ENV, git, makeRepo, refTip, tempDir } from '../helpers/repo.js';
 import { plantTree } from '../helpers/plant.js';
 import { testProcesses } from '../helpers/processes.js';
 import { internals, openBrv } from '../helpers/service.js';
 
-// The trust policy's verdicts (src/sync/trust.ts), on commits made with real ssh keys and plumbing:
+// The trust policy's verdicts (src/vc/trust.ts), on commits made with real ssh keys and plumbing:
 // one `git log` checks the whole range.
 
 async function sshKey(dir: string, name: string): Promise<string> {

@@ -2,7 +2,7 @@ import test from 'ava';
 import { execa } from 'execa';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { TEMPLATE_NAMES, readTemplate } from '../../src/templates/templates.js';
+import { TEMPLATE_NAMES, readTemplate } from '../../src/setup/templates.js';
 import { CLI, ENV, ROOT, brvJson, makeRepo, tempDir } from '../helpers/repo.js';
 
 // The templates are what agents read about brv: every command and flag they name must exist in the

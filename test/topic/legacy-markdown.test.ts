@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attributesOf, elementsIn, flatText } from '../../src/topic/hast.js';
-import { convertLegacyMarkdown, MAX_TOPIC_BYTES, renderTopicMarkdown, validateTopicHtml } from '../../src/topic/index.js';
+import { convertLegacyMarkdown } from '../../src/byterover/legacy-markdown.js';
+import { MAX_TOPIC_BYTES, renderTopicMarkdown, validateTopicHtml } from '../../src/topic/index.js';
 
 const TREE = fileURLToPath(new URL('../../fixtures/byterover/.brv/context-tree/', import.meta.url));
 const BAD = fileURLToPath(new URL('../../fixtures/byterover-bad/', import.meta.url));

@@ -1,12 +1,6 @@
 import test from 'ava';
-import {
-  convertLegacyMarkdown,
-  mergeTopicHtml,
-  renderTopicMarkdown,
-  stripCodeFence,
-  topicText,
-  validateTopicHtml,
-} from '../../src/topic/index.js';
+import { convertLegacyMarkdown } from '../../src/byterover/legacy-markdown.js';
+import { mergeTopicHtml, renderTopicMarkdown, stripCodeFence, topicText, validateTopicHtml } from '../../src/topic/index.js';
 import { readStoredTopic } from '../../src/topic/stored.js';
 
 /** Each pathological input must be handled well inside this budget (linear work is milliseconds). */

@@ -3,7 +3,7 @@ import { markdownDestination, markdownInline } from '../../src/topic/inline.js';
 import { inertMarkdown } from '../../src/topic/render.js';
 import { renderStoredTopic } from '../../src/topic/stored.js';
 import { validateTopicHtml } from '../../src/topic/validate.js';
-import { fastBlobDocument } from '../../src/query/fast-extract.js';
+import { fastBlobDocument } from '../../src/index/fast-extract.js';
 import { attribute, text } from '../helpers/hostile.js';
 import { formatFinding, renderOracle } from '../helpers/render-oracle.js';
 

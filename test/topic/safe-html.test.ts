@@ -1,7 +1,7 @@
 import test from 'ava';
 import { renderTopicMarkdown, topicText, validateTopicHtml, type TopicError } from '../../src/topic/index.js';
 import { readStoredTopic, renderStoredTopic } from '../../src/topic/stored.js';
-import { documentFromTopic } from '../../src/query/document.js';
+import { documentFromTopic } from '../../src/index/document.js';
 import { buildCorrectionPrompt } from '../../src/curate/prompts.js';
 import { fixture } from './fixtures.js';
 

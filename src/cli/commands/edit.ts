@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import type { CommandModule } from 'yargs';
-import { BrvError } from '../../errors.js';
+import { BrvError } from '../../base/errors.js';
 import type { EditSaveResult } from '../../service/knowledge.js';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import type { ErrorKind } from '../../error-kinds.js';
+import type { ErrorKind } from '../../base/error-kinds.js';
 import { HOOK_NAMES, type HookName } from '../../service/names.js';
 import type { Brv } from '../../service/brv.js';
 import { cliActor, cliService, withBrv, type GlobalOptions, cliCwd } from '../context.js';

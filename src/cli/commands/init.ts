@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { initText } from '../../views/setup.js';
-import { branchRef, BRV_REF_PREFIX, DEFAULT_BRANCH, REMOTE_LAYOUTS, type RemoteLayout } from '../../store/refs.js';
+import { branchRef, BRV_REF_PREFIX, DEFAULT_BRANCH, REMOTE_LAYOUTS, type RemoteLayout } from '../../base/ref-names.js';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withSyncProgress } from './vc-remote.js';
 

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
-import { branchRef, DEFAULT_BRANCH } from '../../store/refs.js';
+import { branchRef, DEFAULT_BRANCH } from '../../base/ref-names.js';
 import { readText } from '../../views/topics.js';
 
 interface ReadOptions extends GlobalOptions {

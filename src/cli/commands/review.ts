@@ -1,8 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
-import { BrvError } from '../../errors.js';
+import { BrvError } from '../../base/errors.js';
 import { EXIT_FAILURE, EXIT_USAGE, printError, printJson, printText } from '../output.js';
-import type { ErrorKind } from '../../error-kinds.js';
+import type { ErrorKind } from '../../base/error-kinds.js';
 import {
   conflictResolutionText,
   rejectConflictText,

@@ -17,8 +17,8 @@ import {
   remotesText,
   syncText,
 } from '../../views/vc.js';
-import { BRV_REF_PREFIX, REMOTE_LAYOUTS, remoteTrackingPrefix, type RemoteLayout } from '../../store/refs.js';
-import { redactCredentials } from '../../errors.js';
+import { BRV_REF_PREFIX, REMOTE_LAYOUTS, remoteTrackingPrefix, type RemoteLayout } from '../../base/ref-names.js';
+import { redactCredentials } from '../../base/errors.js';
 import type { SyncProgress } from '../../service/sharing.js';
 
 interface RemoteOptions extends GlobalOptions {

@@ -103,7 +103,7 @@ function mergeText(raw: unknown): string {
   const gone = list(removed.deleted).length + list(removed.emptied).length;
   if (status === 'up-to-date' || status === '') parts.push('already up to date');
   else if (status === 'held') {
-    // A pull that would remove many topics: nothing applied (src/sync/removal.ts).
+    // A pull that would remove many topics: nothing applied (src/vc/removal.ts).
     const id = str(record(merge.held).id);
     return `held for review ${id}: it would remove ${plural(gone, 'topic')}; nothing applied or pushed (brv review approve ${id} takes it, reject keeps the topics)`;
   } else if (status === 'fast-forward') parts.push(`fast-forwarded to ${str(merge.commit).slice(0, 8)}`);

@@ -6,8 +6,8 @@
  * markdown through the renderer oracle. Shared by test/attack/render-oracle.test.ts and
  * bench/attack/render-oracle.ts.
  */
-import { fullBlobDocument } from '../../../src/query/document.js';
-import { fastBlobDocument } from '../../../src/query/fast-extract.js';
+import { fullBlobDocument } from '../../../src/index/document.js';
+import { fastBlobDocument } from '../../../src/index/fast-extract.js';
 import { renderTopicMarkdown } from '../../../src/topic/render.js';
 import { validateTopicHtml } from '../../../src/topic/validate.js';
 import { activeRenderers, formatFinding, renderOracle, type Finding, type OracleOptions } from '../../helpers/render-oracle.js';
