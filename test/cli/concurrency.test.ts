@@ -9,7 +9,9 @@ test(`${WRITERS} processes curating at once all land, none lost`, async (t) => {
   const sessions = await Promise.all(Array.from({ length: WRITERS }, () => brvJson(repo, ['curate', 'parallel'], { process: true })));
   const results = await Promise.all(
     sessions.map((s, i) =>
-      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply(`team/topic_${i}`, `Topic ${i}`)], { process: true }),
+      brvJson(repo, ['curate', '--session', s.json!.data.sessionId, '--response', reply(`team/topic_${i}`, `Topic ${i}`)], {
+        process: true,
+      }),
     ),
   );
   for (const result of results) t.is(result.json?.data.status, 'done', result.stdout + result.stderr);

@@ -197,11 +197,7 @@ async function brvInProcess(cwd: string, args: string[], options: BrvOptions = {
   return result(args, stdout.replace(/\n$/, ''), stderr.replace(/\n$/, ''), exitCode);
 }
 
-export async function brvJson(
-  cwd: string,
-  args: string[],
-  options: Omit<BrvOptions, 'input'> = {},
-): Promise<BrvRun> {
+export async function brvJson(cwd: string, args: string[], options: Omit<BrvOptions, 'input'> = {}): Promise<BrvRun> {
   return brv(cwd, [...args, '--format', 'json'], options);
 }
 

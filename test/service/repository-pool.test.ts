@@ -72,20 +72,36 @@ test.serial('moves by other processes are events within 1 s: curate, update-ref,
 
   // git update-ref: a new branch (a new ref file in an existing directory).
   await git(repo, 'update-ref', 'refs/brv/heads/feature', before!);
-  t.deepEqual(await seen.next(1), [{ repository, ref: 'refs/brv/heads/feature', kind: 'branch', branch: 'feature', from: undefined, to: before }]);
+  t.deepEqual(await seen.next(1), [
+    { repository, ref: 'refs/brv/heads/feature', kind: 'branch', branch: 'feature', from: undefined, to: before },
+  ]);
 
   // git fetch into refs/brv/remotes/… (directories that did not exist yet).
   const fetched = await refTip(other);
   await git(repo, 'fetch', '-q', other, '+refs/brv/heads/*:refs/brv/remotes/origin/heads/*');
-  t.deepEqual(await seen.next(1), [{ repository, ref: 'refs/brv/remotes/origin/heads/main', kind: 'remote', remote: 'origin', branch: 'main', from: undefined, to: fetched }]);
+  t.deepEqual(await seen.next(1), [
+    {
+      repository,
+      ref: 'refs/brv/remotes/origin/heads/main',
+      kind: 'remote',
+      remote: 'origin',
+      branch: 'main',
+      from: undefined,
+      to: fetched,
+    },
+  ]);
 
   // A move inside a directory that appeared after the watch began.
   await git(repo, 'update-ref', 'refs/brv/remotes/origin/heads/main', before!);
-  t.deepEqual(await seen.next(1), [{ repository, ref: 'refs/brv/remotes/origin/heads/main', kind: 'remote', remote: 'origin', branch: 'main', from: fetched, to: before }]);
+  t.deepEqual(await seen.next(1), [
+    { repository, ref: 'refs/brv/remotes/origin/heads/main', kind: 'remote', remote: 'origin', branch: 'main', from: fetched, to: before },
+  ]);
 
   // A deletion.
   await git(repo, 'update-ref', '-d', 'refs/brv/heads/feature');
-  t.deepEqual(await seen.next(1), [{ repository, ref: 'refs/brv/heads/feature', kind: 'branch', branch: 'feature', from: before, to: undefined }]);
+  t.deepEqual(await seen.next(1), [
+    { repository, ref: 'refs/brv/heads/feature', kind: 'branch', branch: 'feature', from: before, to: undefined },
+  ]);
 
   // pack-refs moves every ref into packed-refs and deletes the loose files: no ref changed, no event.
   await git(repo, 'pack-refs', '--all');
@@ -94,7 +110,17 @@ test.serial('moves by other processes are events within 1 s: curate, update-ref,
 
   // A packed ref deleted (git rewrites packed-refs).
   await git(repo, 'update-ref', '-d', 'refs/brv/remotes/origin/heads/main');
-  t.deepEqual(await seen.next(1), [{ repository, ref: 'refs/brv/remotes/origin/heads/main', kind: 'remote', remote: 'origin', branch: 'main', from: before, to: undefined }]);
+  t.deepEqual(await seen.next(1), [
+    {
+      repository,
+      ref: 'refs/brv/remotes/origin/heads/main',
+      kind: 'remote',
+      remote: 'origin',
+      branch: 'main',
+      from: before,
+      to: undefined,
+    },
+  ]);
   // A packed ref moved by a writer that only rewrites packed-refs (as clone or JGit do): lock, rename.
   const packed = path.join(repository, 'packed-refs');
   const text = await readFile(packed, 'utf8');
@@ -166,7 +192,9 @@ test.serial("this process's own writes are events too; listeners share one watch
   const written = await brv.knowledge.curateHtml({ html: `<bv-topic path="a/b" title="A">${rule('x')}</bv-topic>`, meta: {} }, {});
   t.true(written.ok);
   const after = await refTip(repo);
-  t.deepEqual(await first.next(1), [{ repository: a.repository, ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', from: before, to: after }]);
+  t.deepEqual(await first.next(1), [
+    { repository: a.repository, ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', from: before, to: after },
+  ]);
   t.is((await second.next(1)).length, 1);
   t.deepEqual(
     failures.map((error) => (error as Error).message),
@@ -225,7 +253,17 @@ test.serial('where files cannot be watched it polls, and says so', async (t) => 
   t.regex(subscription.fallback ?? '', /poll/);
   const tip = (await refTip(repo))!;
   await git(repo, 'update-ref', 'refs/brv/review/r1', tip);
-  t.deepEqual(await seen.next(1), [{ repository: subscription.repository, ref: 'refs/brv/review/r1', kind: 'review', review: 'r1', action: 'opened', from: undefined, to: tip }]);
+  t.deepEqual(await seen.next(1), [
+    {
+      repository: subscription.repository,
+      ref: 'refs/brv/review/r1',
+      kind: 'review',
+      review: 'r1',
+      action: 'opened',
+      from: undefined,
+      to: tip,
+    },
+  ]);
   // Typed by what the ref names: a review decided is 'closed'; a knowledge source's branch is a 'source'.
   await git(repo, 'update-ref', '-d', 'refs/brv/review/r1');
   t.like((await seen.next(1))[0], { kind: 'review', review: 'r1', action: 'closed', from: tip, to: undefined });
@@ -245,7 +283,14 @@ test.serial('a linked worktree watches the refs it shares with the main checkout
   const before = await refTip(repo);
   await put(repo, 'shared/topic', rule('Seen from the worktree.'));
   t.deepEqual(await seen.next(1), [
-    { repository: subscription.repository, ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', from: before, to: await refTip(repo) },
+    {
+      repository: subscription.repository,
+      ref: 'refs/brv/heads/main',
+      kind: 'branch',
+      branch: 'main',
+      from: before,
+      to: await refTip(repo),
+    },
   ]);
 });
 

@@ -49,12 +49,29 @@ test('reconnect delays double up to 30 s and start again once open', (t) => {
 });
 
 test('change events parse from the contract data; bad data is ignored', (t) => {
-  const data = JSON.stringify({ id: 7, ref: 'refs/brv/heads/main', from: null, to: 'abc', kind: 'branch', branch: 'main', time: '2026-01-01T00:00:00Z' });
+  const data = JSON.stringify({
+    id: 7,
+    ref: 'refs/brv/heads/main',
+    from: null,
+    to: 'abc',
+    kind: 'branch',
+    branch: 'main',
+    time: '2026-01-01T00:00:00Z',
+  });
   const event = parseChangeEvent(data, '7');
-  t.deepEqual(event, { id: 7, ref: 'refs/brv/heads/main', from: null, to: 'abc', kind: 'branch', branch: 'main', time: '2026-01-01T00:00:00Z' });
+  t.deepEqual(event, {
+    id: 7,
+    ref: 'refs/brv/heads/main',
+    from: null,
+    to: 'abc',
+    kind: 'branch',
+    branch: 'main',
+    time: '2026-01-01T00:00:00Z',
+  });
   t.is(describeChange(event!), 'Knowledge changed on main');
   // Described by the typed fields the server sends, never by the ref's name.
-  const described = (fields: object) => describeChange(parseChangeEvent(JSON.stringify({ id: 1, ref: 'x', from: null, to: null, ...fields }))!);
+  const described = (fields: object) =>
+    describeChange(parseChangeEvent(JSON.stringify({ id: 1, ref: 'x', from: null, to: null, ...fields }))!);
   t.is(described({ kind: 'review', review: 'r1', action: 'opened' }), 'Review opened (r1)');
   t.is(described({ kind: 'review', review: 'r1', action: 'closed' }), 'Review decided (r1)');
   t.is(described({ kind: 'remote', remote: 'origin', branch: 'main' }), 'Fetched origin/main');
@@ -68,7 +85,15 @@ test('change events parse from the contract data; bad data is ignored', (t) => {
 
 test('a burst of 500 change events is one refresh and one notice, then at most one a second while it lasts', (t) => {
   const batch = new ChangeBatch();
-  const change = (id: number) => ({ id, ref: 'refs/brv/heads/main', from: null, to: 'a'.repeat(40), kind: 'branch', branch: 'main', time: '' });
+  const change = (id: number) => ({
+    id,
+    ref: 'refs/brv/heads/main',
+    from: null,
+    to: 'a'.repeat(40),
+    kind: 'branch',
+    branch: 'main',
+    time: '',
+  });
   let now = 1000;
   const scheduled: number[] = [];
   for (let i = 1; i <= 500; i++) {

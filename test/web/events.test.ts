@@ -32,7 +32,7 @@ test('an external brv curate (a CLI process) arrives as a change event within se
     t.is(event!.id, '1');
     const data = JSON.parse(event!.data);
     t.like(data, { id: 1, ref: 'refs/brv/heads/main', kind: 'branch', branch: 'main', to: await refTip(repo) });
-    t.false('repository' in data, 'the server\'s own path is not sent');
+    t.false('repository' in data, "the server's own path is not sent");
     t.regex(data.time, /^\d{4}-\d\d-\d\dT/);
     stream.close();
   } finally {

@@ -101,7 +101,9 @@ export function describeChange(event: ChangeEvent): string {
   if (event.kind === 'review' && event.review !== undefined)
     return `Review ${event.action === 'closed' ? 'decided' : event.action === 'opened' ? 'opened' : 'updated'} (${event.review})`;
   if (event.kind === 'remote' && event.remote !== undefined)
-    return event.review !== undefined ? `Fetched review ${event.review} from ${event.remote}` : `Fetched ${event.remote}/${event.branch ?? ''}`;
+    return event.review !== undefined
+      ? `Fetched review ${event.review} from ${event.remote}`
+      : `Fetched ${event.remote}/${event.branch ?? ''}`;
   if (event.kind === 'branch' && event.branch !== undefined) return `Knowledge changed on ${event.branch}`;
   if (event.kind === 'source' && event.source !== undefined) return `Source ${event.source} updated`;
   return `Updated ${event.ref || 'knowledge'}`;
