@@ -24,7 +24,8 @@ const ava = await run('npx', ['ava', ...process.argv.slice(2)], { hold: false })
 let failed = ava.code !== 0;
 for (const check of await Promise.all(checks)) {
   process.stdout.write(`\n# ${check.name}: ${check.code === 0 ? 'ok' : `failed (exit ${check.code})`}\n`);
-  if (check.output.trim()) process.stdout.write(check.output.replace(/^/gm, '# '));
+  // (Trimmed first: a `# ` after the last newline would prefix the next line printed, .ci/run's count.)
+  if (check.output.trim()) process.stdout.write(`${check.output.trimEnd().replace(/^/gm, '# ')}\n`);
   if (check.code !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
