@@ -1,7 +1,6 @@
-// The layers of src/ (scripts/relayout-diagram.md, CONTRIBUTING.md "Architecture"), checked by
+// The layers of src/ (CONTRIBUTING.md "Architecture"), checked by
 // `npm run lint:layers` in `npm test`. Each layer imports only itself and the layers below it; type-only and
 // dynamic imports count like any other. test/layers.test.ts runs this configuration on a fixture tree with violations.
-// (Written by scripts/relayout.mjs.)
 
 /** The floors, bottom first. */
 const TOPIC = '^src/topic/';
