@@ -7,7 +7,7 @@
  * in bench/results, it also writes bench/results/against-bm25.json (docs/performance.md reads it).
  *
  *   node --import tsx bench/against-bm25.ts [--results bench/results] [--splits validate,tune]
- *     [--configuration LABEL] [--corpora locomo-turn,locomo-session-haystack50,coding]
+ *     [--configuration LABEL] [--corpora locomo-turn,locomo-session-haystack50,coding,docs]
  *
  * --configuration: a configuration of an --ablate or --try run (its label, e.g. `− passages`) in place of
  * the default ranking; --corpora: only these pairs (results file names without the split).
@@ -19,6 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { comparePaired, inGroup, type PairedComparison } from './lib/paired.js';
+import { RANKING_PAIRS as PAIRS } from './lib/ranking-table.js';
 import { argValue, writeReport } from './lib/report.js';
 
 interface Group {
@@ -27,41 +28,6 @@ interface Group {
   readonly n: number;
   readonly metrics: Readonly<Record<string, number>>;
 }
-
-interface Pair {
-  readonly corpus: string;
-  /** File names in the results folder, `{split}` replaced. */
-  readonly brv: string;
-  readonly standIn: string;
-  readonly metrics: readonly string[];
-}
-
-const PAIRS: readonly Pair[] = [
-  {
-    corpus: 'LoCoMo, topic per turn',
-    brv: 'locomo-turn-{split}',
-    standIn: 'locomo-turn-{split}-stand-in',
-    metrics: ['recall@5', 'recall@10', 'mrr'],
-  },
-  {
-    corpus: 'LoCoMo, topic per session',
-    brv: 'locomo-session-{split}',
-    standIn: 'locomo-session-{split}-stand-in',
-    metrics: ['srec@5', 'all@5', 'mrr'],
-  },
-  {
-    corpus: 'LoCoMo, sessions in haystacks of 50',
-    brv: 'locomo-session-haystack50-{split}',
-    standIn: 'locomo-session-haystack50-{split}-stand-in',
-    metrics: ['srec@5', 'all@5', 'mrr'],
-  },
-  {
-    corpus: 'coding-project knowledge',
-    brv: 'coding-{split}',
-    standIn: 'coding-{split}-stand-in',
-    metrics: ['recall@1', 'recall@5', 'recall_all@5', 'mrr'],
-  },
-];
 
 /** LoCoMo results give recalls in percent, the coding bench in fractions: show both as percent, MRR as a fraction. */
 function display(metric: string, value: number, units: Readonly<Record<string, string>> | undefined): string {

@@ -1,6 +1,7 @@
 /**
  * bench/coding: retrieval quality on the second corpus, coding-project knowledge as agents curate it
- * (fixtures/coding-corpus/, see its README). No LLM. Each project's topic folder is imported into a
+ * (fixtures/coding-corpus/, see its README), and on any corpus of the same form (`--corpus
+ * fixtures/docs-corpus`: long documents, issue 34; its categories and name in its corpus.json). No LLM. Each project's topic folder is imported into a
  * fresh git repository through `brv.knowledge.importTree` (the import must be clean: no skip, no
  * repair), each question of that project is asked verbatim through `brv.retrieval.query` (top 50:
  * the code `brv query --format json` runs) and scored against its graded judgments
@@ -15,11 +16,11 @@
  * (`QueryOptions.ranking`), then all off (plain BM25F), over the same import (as bench/locomo.ts);
  * --try=LIST the default and the listed rankings only (as bench/locomo.ts).
  * --retriever stand-in: the Lunr BM25 stand-in of bench/lib/locomo-query.ts over the same topics.
- * Writes bench/results/coding[-<split>][-stand-in].json (figures and question ids, ranks of judged topics).
+ * Writes bench/results/<corpus name>[-<split>][-stand-in].json (coding-…, docs-…) (figures and question ids, ranks of judged topics).
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CODING_CATEGORIES, DEFAULT_CORPUS, loadCodingCorpus, missingJudgments, splitQuestions } from './lib/coding-data.js';
+import { DEFAULT_CORPUS, loadCodingCorpus, missingJudgments, splitQuestions } from './lib/coding-data.js';
 import { CODING_COLUMNS, formatGradedAblation, formatGradedTable } from './lib/coding-report.js';
 import { runProject, type CodingQuestionRun, type ProjectRun } from './lib/coding-run.js';
 import { aggregateGraded } from './lib/graded-metrics.js';
@@ -89,24 +90,24 @@ for (const project of corpus.projects) {
 
 const byRanking = (i: number): CodingQuestionRun[] => runs.flatMap((r) => r.questionsByRanking[i]!);
 const answered = byRanking(0);
-const groups = aggregateGraded(answered, CODING_CATEGORIES);
+const groups = aggregateGraded(answered, corpus.categories);
 const retriever = [...new Set(runs.map((r) => r.retriever))].join(' / ');
 const topics = runs.reduce((sum, r) => sum + r.topics, 0);
-const title = `Coding corpus: ${split === 'all' ? '' : `${split} split, `}${runs.length} projects, ${topics} topics, ${answered.length} questions; retriever ${retriever}`;
+const title = `${corpus.name === 'coding' ? 'Coding corpus' : `Corpus ${corpus.name}`}: ${split === 'all' ? '' : `${split} split, `}${runs.length} projects, ${topics} topics, ${answered.length} questions; retriever ${retriever}`;
 console.log(`\n${title}\nbrv ${source.commit?.slice(0, 10) ?? '?'}${source.srcDirty ? ' + uncommitted changes in src/' : ''}`);
 console.log(formatGradedTable(groups));
 if (values.ablate || values.hybrid || values.try !== undefined) {
   const rows = configurations.map((c, i) => ({ label: c.label, questions: byRanking(i) }));
   for (const metric of CODING_COLUMNS.filter((c) => ['recall@1', 'recall@5', 'recall_all@5', 'mrr', 'ndcg@10'].includes(c.metric))) {
     console.log(`\nAblation, ${split} split, ${metric.label} (each row one feature off):`);
-    console.log(formatGradedAblation(rows, CODING_CATEGORIES, [metric]));
+    console.log(formatGradedAblation(rows, corpus.categories, [metric]));
   }
 }
 console.log(
   '\nrecalls in %: a hit when a grade-2 (answering) topic is in the top k; all@5 = every grade-2 topic in the top 5; NDCG graded (grade 2/1)\n',
 );
 
-const name = `coding${split === 'all' ? '' : `-${split}`}${retriever.startsWith('brv.') ? '' : '-stand-in'}${values.hybrid ? '-hybrid' : ''}`;
+const name = `${corpus.name}${split === 'all' ? '' : `-${split}`}${retriever.startsWith('brv.') ? '' : '-stand-in'}${values.hybrid ? '-hybrid' : ''}`;
 await writeReport(name, {
   title,
   retriever,
@@ -121,7 +122,7 @@ await writeReport(name, {
           label: c.label,
           ranking: c.ranking ?? null,
           options: c.extra ?? null,
-          groups: aggregateGraded(byRanking(i), CODING_CATEGORIES).map((g) => ({ key: g.key, n: g.n, metrics: g.means })),
+          groups: aggregateGraded(byRanking(i), corpus.categories).map((g) => ({ key: g.key, n: g.n, metrics: g.means })),
           questions: byRanking(i).map((q) => ({ id: q.id, category: q.category, metrics: q.metrics })),
         }))
       : undefined,

@@ -10,6 +10,11 @@
  * Split (issue 12's validation discipline), stratified by project and category: within each
  * (project, category) group, questions in file order, 0-based; tune = even-indexed, validate =
  * odd-indexed (`splitConversations` of bench/lib/locomo-ablate.ts, the same parity rule per group).
+ *
+ * Other corpora of the same form (fixtures/docs-corpus/) name themselves and their categories in a
+ * `corpus.json` beside `questions.jsonl`: `{"name": "docs", "categories": ["passage", "advice"]}`;
+ * without one, a corpus is the coding corpus (name `coding`, CODING_CATEGORIES). Their questions may
+ * carry further fields (docs: `passage`), which are ignored.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,15 +22,14 @@ import { fileURLToPath } from 'node:url';
 import type { Judgments } from './graded-metrics.js';
 import { splitConversations, type Split } from './locomo-ablate.js';
 
-export const CODING_CATEGORIES = ['lookup', 'why', 'how-to', 'debug', 'multi', 'recommend'] as const;
-export type CodingCategory = (typeof CODING_CATEGORIES)[number];
+export const CODING_CATEGORIES: readonly string[] = ['lookup', 'why', 'how-to', 'debug', 'multi', 'recommend'];
 
 export const DEFAULT_CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/coding-corpus');
 
 export interface CodingQuestion {
   readonly id: string;
   readonly project: string;
-  readonly category: CodingCategory;
+  readonly category: string;
   readonly question: string;
   readonly relevant: Judgments;
 }
@@ -39,6 +43,9 @@ export interface CodingProject {
 }
 
 export interface CodingCorpus {
+  /** Results files are named after it (`coding-validate.json`, `docs-validate.json`). */
+  readonly name: string;
+  readonly categories: readonly string[];
   readonly projects: readonly CodingProject[];
   readonly questions: readonly CodingQuestion[];
 }
@@ -57,8 +64,8 @@ async function topicPaths(directory: string): Promise<string[]> {
     .sort();
 }
 
-/** Parses questions.jsonl; throws on a malformed line, a duplicate id or an unknown category. */
-export function parseQuestions(text: string): CodingQuestion[] {
+/** Parses questions.jsonl; throws on a malformed line, a duplicate id or a category not in `categories`. */
+export function parseQuestions(text: string, categories: readonly string[] = CODING_CATEGORIES): CodingQuestion[] {
   const questions: CodingQuestion[] = [];
   const ids = new Set<string>();
   text.split('\n').forEach((line, i) => {
@@ -67,14 +74,15 @@ export function parseQuestions(text: string): CodingQuestion[] {
     const q = JSON.parse(line) as Partial<CodingQuestion>;
     if (typeof q.id !== 'string' || typeof q.project !== 'string' || typeof q.question !== 'string')
       throw new Error(`${where}: id, project and question are required strings`);
-    if (!CODING_CATEGORIES.includes(q.category as CodingCategory)) throw new Error(`${where}: unknown category ${String(q.category)}`);
+    if (typeof q.category !== 'string' || !categories.includes(q.category))
+      throw new Error(`${where}: unknown category ${String(q.category)}`);
     if (ids.has(q.id)) throw new Error(`${where}: duplicate id ${q.id}`);
     ids.add(q.id);
     const relevant = q.relevant ?? {};
     const grades = Object.values(relevant);
     if (!grades.includes(2) || grades.some((g) => g !== 1 && g !== 2))
       throw new Error(`${where}: relevant needs at least one grade-2 topic, grades 1 or 2 only`);
-    questions.push({ id: q.id, project: q.project, category: q.category as CodingCategory, question: q.question, relevant });
+    questions.push({ id: q.id, project: q.project, category: q.category, question: q.question, relevant });
   });
   return questions;
 }
@@ -88,8 +96,15 @@ export async function loadCodingCorpus(root: string = DEFAULT_CORPUS): Promise<C
   const projects = await Promise.all(
     names.map(async (name) => ({ name, directory: path.join(topicsRoot, name), topics: await topicPaths(path.join(topicsRoot, name)) })),
   );
-  const questions = parseQuestions(await readFile(path.join(root, 'questions.jsonl'), 'utf8'));
-  return { projects, questions };
+  const own = await readFile(path.join(root, 'corpus.json'), 'utf8').then(
+    (text) => JSON.parse(text) as { name?: unknown; categories?: unknown },
+    () => undefined,
+  );
+  const name = typeof own?.name === 'string' ? own.name : 'coding';
+  const categories =
+    Array.isArray(own?.categories) && own.categories.every((c) => typeof c === 'string') ? (own.categories as string[]) : CODING_CATEGORIES;
+  const questions = parseQuestions(await readFile(path.join(root, 'questions.jsonl'), 'utf8'), categories);
+  return { name, categories, projects, questions };
 }
 
 /** Judged paths that are not topics of the question's project (empty when the corpus is consistent). */

@@ -53,3 +53,39 @@ export function inGroup(key: string, category: string | number): boolean {
   if (range) return Number(category) >= Number(range[1]) && Number(category) <= Number(range[2]);
   return String(category) === key;
 }
+
+/** The mean of a − b over paired questions, with its 95 % interval. */
+export interface PairedInterval {
+  readonly n: number;
+  readonly mean: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+/** Student's t quantile for 97.5 % (two-sided 95 %): a table to 9 degrees of freedom, Cornish–Fisher beyond (error < 0.003). */
+function t975(df: number): number {
+  const table = [Number.NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
+  if (df < table.length) return table[df]!;
+  const z = 1.959964;
+  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
+}
+
+/**
+ * The paired 95 % interval of the mean difference a − b over `ids` (questions missing from either are
+ * left out): the t interval of the per-question differences. With every difference equal (all ties)
+ * the interval is that one value. Read "a is at or above b within the interval" as `high >= 0`.
+ */
+export function pairedInterval(ids: Iterable<string>, a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): PairedInterval {
+  const differences: number[] = [];
+  for (const id of ids) {
+    const [x, y] = [a.get(id), b.get(id)];
+    if (x !== undefined && y !== undefined) differences.push(x - y);
+  }
+  const n = differences.length;
+  if (n === 0) return { n, mean: 0, low: 0, high: 0 };
+  const mean = differences.reduce((sum, d) => sum + d, 0) / n;
+  if (n === 1) return { n, mean, low: mean, high: mean };
+  const variance = differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (n - 1);
+  const half = t975(n - 1) * Math.sqrt(variance / n);
+  return { n, mean, low: mean - half, high: mean + half };
+}
