@@ -50,7 +50,7 @@ export function BranchesPage() {
     setError(null);
     setProgress(null);
     try {
-      const body = await postStream<unknown>(`/api/sync/${op}`, remote ? { remote } : {}, (line) => setProgress(readSyncProgress(line)));
+      const body = await postStream(`/api/sync/${op}`, remote ? { remote } : {}, (line) => setProgress(readSyncProgress(line)));
       setResult(summarizeSync(op, body));
       refresh();
     } catch (failure) {

@@ -55,7 +55,7 @@ export function ReviewsPage() {
     if (body.decisions.length === 0) return;
     setBatch({ busy: true, summary: '', error: null });
     try {
-      const outcome = readBatchResults(await postJson<unknown>('/api/reviews/batch', body), body.decisions);
+      const outcome = readBatchResults(await postJson('/api/reviews/batch', body), body.decisions);
       setSelection((current) => afterBatch(current, outcome));
       setFailures(new Map(outcome.failed.map((failure) => [failure.id, failure])));
       const verb = decision === 'approve' ? 'approved' : 'rejected';
@@ -194,13 +194,13 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
     if (active === null || active === document.body || !active.isConnected) card.current?.focus();
   }, [conflicts]);
 
-  const post = async (path: string, body: Record<string, unknown>): Promise<void> => {
+  const post = async (sent: () => Promise<unknown>, resolving = false): Promise<void> => {
     setBusy(true);
     setError(null);
     onActed();
     try {
-      await postJson(path, body);
-      refocus.current = path.endsWith('/resolve');
+      await sent();
+      refocus.current = resolving;
       refresh(); // decided items leave the list, resolved conflicts reload (the live event refreshes too)
     } catch (failure) {
       setError(toApiError(failure));
@@ -209,9 +209,13 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
     }
   };
   const decide = (decision: DecisionType, topics?: string[], keepBoth = false): Promise<void> =>
-    post(`/api/reviews/${decision}`, { id: review.id, ...(topics ? { topics } : {}), ...(keepBoth ? { keepBoth } : {}) });
+    post(() =>
+      decision === 'approve'
+        ? postJson('/api/reviews/approve', { id: review.id, ...(topics ? { topics } : {}), ...(keepBoth ? { keepBoth } : {}) })
+        : postJson('/api/reviews/reject', { id: review.id, ...(topics ? { topics } : {}) }),
+    );
   const resolve = (topic: string, side: Side, section?: string): Promise<void> =>
-    post('/api/reviews/resolve', resolveBody(review.id, topic, side, section));
+    post(() => postJson('/api/reviews/resolve', resolveBody(review.id, topic, side, section)), true);
 
   const headingId = `review-${review.id}`;
   const reasonId = `review-blocked-${review.id}`;
