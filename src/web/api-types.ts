@@ -647,6 +647,30 @@ export interface ConnectorUninstallResponse {
   removedDirectories: string[];
 }
 
+// ---- Live events ----
+
+/** What a moved `refs/brv/*` ref names (src/base/ref-names.ts): the client never parses ref names. */
+export type ChangedRef =
+  | { kind: 'branch'; branch: string }
+  | { kind: 'review'; review: string; action: 'opened' | 'updated' | 'closed' }
+  | { kind: 'remote'; remote: string; branch: string }
+  | { kind: 'remote'; remote: string; review: string }
+  | { kind: 'source'; source: string; branch: string }
+  | { kind: 'other' };
+
+/** The data of one `event: change` of GET /api/events (text/event-stream, src/web/events.ts): a ref moved. */
+export type ChangeEvent = {
+  /** Increasing from 1 per server start (also the SSE id). */
+  id: number;
+  /** The full ref name, for display only. */
+  ref: string;
+  /** null: the ref was created. */
+  from: string | null;
+  /** null: the ref was deleted. */
+  to: string | null;
+  time: string;
+} & ChangedRef;
+
 /** Every endpoint: path → method → the answer's JSON. (GET /api/events is a text/event-stream: src/web/events.ts.) */
 export interface ApiRoutes {
   '/api/status': { GET: StatusResponse };

@@ -7,7 +7,15 @@
 // time for answers built by spreading.
 import test from 'ava';
 import type { SyncProgress } from '../../src/service/sharing.js';
-import type { ApiBodies, ApiRoutes, StatusResponse, SyncProgress as ApiSyncProgress, TopicResponse } from '../../src/web/api-types.js';
+import type {
+  ApiBodies,
+  ApiRoutes,
+  ChangeEvent as ApiChangeEvent,
+  StatusResponse,
+  SyncProgress as ApiSyncProgress,
+  TopicResponse,
+} from '../../src/web/api-types.js';
+import type { ChangeEvent } from '../../src/web/events.js';
 import type { manageRoutes } from '../../src/web/manage-routes.js';
 import type { STREAMED } from '../../src/web/request.js';
 import type { reviewRoutes } from '../../src/web/review-routes.js';
@@ -104,6 +112,8 @@ const bodiesDeclared: {
 };
 // The progress lines of a streamed sync (src/web/progress-stream.ts) carry the service's progress as it is.
 const progressFits: All<Exact<SyncProgress, ApiSyncProgress>> = true;
+// So do the live events of GET /api/events (src/web/events.ts), one per moved ref.
+const eventsFit: All<Exact<ChangeEvent, ApiChangeEvent>> = true;
 const answersFit: {
   [P in keyof ApiRoutes & keyof Server]: { [M in keyof ApiRoutes[P] & keyof Server[P]]: All<Exact<Answer<P, M>, ApiRoutes[P][M]>> };
 } = {
@@ -159,7 +169,7 @@ const topicFields: Record<keyof TopicResponse, true> = {
 
 test('the answers sent hold the shared types’ fields and no others', async (t) => {
   t.true(sameRoutes && Object.values(sameMethods).every(Boolean) && Object.values(bodiesDeclared).every(Boolean));
-  t.true(progressFits && Object.values(answersFit).every((methods) => Object.values(methods).every(Boolean)));
+  t.true(progressFits && eventsFit && Object.values(answersFit).every((methods) => Object.values(methods).every(Boolean)));
   const { repo } = await knowledgeRepo();
   const server = await startFor(repo);
   try {

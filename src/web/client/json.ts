@@ -14,7 +14,7 @@ export const record = (value: unknown): Json =>
 export type Wire<T, Legacy extends string = never> = { readonly [K in Keys<T> | Legacy]?: unknown };
 
 /** The field names of every member of T (of a union, all of them: a union answer's fields are each read). */
-type Keys<T> = T extends unknown ? keyof T : never;
+export type Keys<T> = T extends unknown ? keyof T : never;
 
 /** `value` as the API type T's fields (see Wire), or {} for anything but an object. */
 export const wire = <T, Legacy extends string = never>(value: unknown): Wire<T, Legacy> => record(value) as Wire<T, Legacy>;
