@@ -32,7 +32,7 @@ export type CurrentVersion = NonNullable<EditConflictDetail['current']>;
 export type EditState =
   | { phase: 'closed'; saved: { commit: string; unchanged: boolean } | null }
   | { phase: 'opening'; path: string }
-  | { phase: 'failed'; path: string; failure: Failure }
+  | { phase: 'failed'; path: string; failure: ApiFailure }
   | {
       phase: 'editing';
       path: string;
@@ -47,21 +47,19 @@ export type EditState =
       problems: EditProblem[];
       /** The topic changed since `version`: what it is now (null when the server did not send it). */
       conflict: CurrentVersion | null | undefined;
-      failure: Failure | null;
+      failure: ApiFailure | null;
     };
-
-export type Failure = ApiFailure;
 
 export type EditEvent =
   | { type: 'open'; path: string }
   | { type: 'opened'; path: string; html: string; version: string }
-  | { type: 'open-failed'; path: string; failure: Failure }
+  | { type: 'open-failed'; path: string; failure: ApiFailure }
   | { type: 'input'; text: string }
   | { type: 'save' }
   | { type: 'saved'; commit: string; unchanged: boolean }
-  | { type: 'invalid'; problems: EditProblem[]; failure: Failure }
+  | { type: 'invalid'; problems: EditProblem[]; failure: ApiFailure }
   | { type: 'conflict'; current: CurrentVersion | null; message: string }
-  | { type: 'save-failed'; failure: Failure }
+  | { type: 'save-failed'; failure: ApiFailure }
   | { type: 'reload' }
   /** After a reload: the person's kept text back into the editor (to save over the version they have now seen). */
   | { type: 'use-mine' }

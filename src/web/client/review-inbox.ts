@@ -234,9 +234,7 @@ export function isMergeReview(review: { operations: ReadonlyArray<{ op: string }
   return review.operations.some((op) => op.op === 'MERGE');
 }
 
-/** Whole topics (a side for every conflict of it) and single sections: what POST /api/reviews/resolve takes. */
-export type Side = ResolveSide;
-
-export function resolveBody(id: string, topic: string, side: Side, section?: string): ResolveBody {
+/** The body of POST /api/reviews/resolve: whole topics (a side for every conflict of it) or single sections. */
+export function resolveBody(id: string, topic: string, side: ResolveSide, section?: string): ResolveBody {
   return section === undefined ? { id, topic, side } : { id, topic, side, section };
 }

@@ -3,6 +3,7 @@
 // review's conflicts, resolved per section or per topic (ours / theirs / both, or edited by hand) before approval.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { postJson, toApiError, type ApiError } from './api.js';
+import type { ResolveSide } from '../api-types.js';
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readReviews, type ReviewOperationView, type ReviewView } from './entries.js';
 import {
@@ -27,7 +28,6 @@ import {
   type ConflictView,
   type DecisionType,
   type Selection,
-  type Side,
 } from './review-inbox.js';
 import { topicHref } from './routes.js';
 import { DiffView, ErrorBox, Link, Time, useApi, useApp } from './ui.js';
@@ -214,7 +214,7 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
         ? postJson('/api/reviews/approve', { id: review.id, ...(topics ? { topics } : {}), ...(keepBoth ? { keepBoth } : {}) })
         : postJson('/api/reviews/reject', { id: review.id, ...(topics ? { topics } : {}) }),
     );
-  const resolve = (topic: string, side: Side, section?: string): Promise<void> =>
+  const resolve = (topic: string, side: ResolveSide, section?: string): Promise<void> =>
     post(() => postJson('/api/reviews/resolve', resolveBody(review.id, topic, side, section)), true);
 
   const headingId = `review-${review.id}`;
@@ -304,7 +304,7 @@ interface OperationProps {
   /** The id of the text saying why approving waits (this topic's conflicts, or another's of the review). */
   blockedBy: string | null;
   decide: (decision: DecisionType, topics?: string[], keepBoth?: boolean) => Promise<void>;
-  resolve: (topic: string, side: Side, section?: string) => Promise<void>;
+  resolve: (topic: string, side: ResolveSide, section?: string) => Promise<void>;
 }
 
 function TopicOperation({ review, op, busy, selected, onToggle, conflicts, blockedBy, decide, resolve }: OperationProps) {
@@ -373,7 +373,7 @@ function TopicConflicts({
 }: {
   topic: ConflictTopicView;
   busy: boolean;
-  resolve: (topic: string, side: Side, section?: string) => Promise<void>;
+  resolve: (topic: string, side: ResolveSide, section?: string) => Promise<void>;
 }) {
   const { refresh } = useApp();
   const onSaved = useCallback(() => refresh(), [refresh]);
@@ -413,7 +413,7 @@ function ConflictItem({
   path: string;
   conflict: ConflictView;
   busy: boolean;
-  resolve: (topic: string, side: Side, section?: string) => Promise<void>;
+  resolve: (topic: string, side: ResolveSide, section?: string) => Promise<void>;
 }) {
   const { section, sides } = conflict;
   return (

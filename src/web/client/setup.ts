@@ -17,10 +17,8 @@ import { list, record, str, wire } from './json.js';
 // produce arrives as `{ error }` in its place), the control each setting gets, and one-line summaries of what an
 // install or uninstall did. Pure: no DOM, tested in test/web/client-setup.test.ts.
 
-export type Failure = ApiFailure;
-
 /** One part of the setup answer: its data, or the error the server put in its place. */
-export type Part<T> = { ok: true; value: T } | { ok: false; error: Failure };
+export type Part<T> = { ok: true; value: T } | { ok: false; error: ApiFailure };
 
 export type SettingControl =
   | { type: 'checkbox' }
@@ -256,9 +254,8 @@ export function summarizeHooks(action: 'install' | 'uninstall', raw: unknown): s
 
 /** What a connector install / uninstall did (one result, or a list of them). */
 export function summarizeConnector(action: 'install' | 'uninstall', agent: string, raw: unknown): string {
-  // An uninstall reports its status per type (`types`); a list of results is an older shape, still read.
-  type Result = ConnectorInstallResponse | ConnectorUninstallResponse['types'][number];
-  const results = (Array.isArray(raw) ? raw : [raw]).map((value) => wire<Result>(value));
+  // A list of results is an older shape, still read.
+  const results = (Array.isArray(raw) ? raw : [raw]).map((value) => wire<ConnectorInstallResponse | ConnectorUninstallResponse>(value));
   const parts = results
     .map((result) => [str(result.type), str(result.status), str(result.scope) && `(${str(result.scope)})`].filter(Boolean).join(' '))
     .filter(Boolean);
