@@ -1,7 +1,7 @@
 // The JSON API under /api/ (same origin: the session cookie goes along, and the browser sends Origin on POST).
 // Request bodies are typed by the endpoint (ApiBodies in src/web/api-types.ts); answers arrive as `unknown`, for
 // the pages' decoders to read through the shared answer types (json.ts `wire`).
-import type { ApiBodies, ErrorResponse, StreamingRoute, SyncStreamLine } from '../api-types.js';
+import type { ApiBodies, ApiRoutes, ErrorResponse, StreamingRoute, SyncStreamLine } from '../api-types.js';
 import { readError } from './entries.js';
 import { NdjsonLines, wire } from './json.js';
 
@@ -38,8 +38,22 @@ async function request<T>(path: string, init: RequestInit): Promise<T> {
   return body as T;
 }
 
-export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  return request<T>(path, { headers: { Accept: 'application/json' }, signal });
+/** The endpoints answering GET. */
+type GetPath = { [P in keyof ApiRoutes]: 'GET' extends keyof ApiRoutes[P] ? P : never }[keyof ApiRoutes];
+/** A GET endpoint with its query, if any: an address no endpoint answers fails the type check. */
+export type ApiGetPath = GetPath | `${GetPath}?${string}`;
+
+/** The answer of GET `path` (as sent: a page still reads it defensively before trusting a field). */
+export type AnswerOf<P extends ApiGetPath> = P extends `${infer E}?${string}`
+  ? E extends GetPath
+    ? ApiRoutes[E]['GET']
+    : never
+  : P extends GetPath
+    ? ApiRoutes[P]['GET']
+    : never;
+
+export function getJson<P extends ApiGetPath>(path: P, signal?: AbortSignal): Promise<AnswerOf<P>> {
+  return request<AnswerOf<P>>(path, { headers: { Accept: 'application/json' }, signal });
 }
 
 /** The endpoints that take a body with `method`. */

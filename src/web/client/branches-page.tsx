@@ -35,7 +35,7 @@ const OPERATIONS: Array<{ op: SyncOp; testId: string; label: string; busy: strin
 
 export function BranchesPage() {
   const { refresh } = useApp();
-  const answer = useApi<unknown>('/api/branches');
+  const answer = useApi('/api/branches');
   const view = answer.data === null ? null : readBranches(answer.data);
   const [running, setRunning] = useState<SyncOp | null>(null);
   const [result, setResult] = useState<string | null>(null);

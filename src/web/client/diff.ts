@@ -81,7 +81,7 @@ export function versionRange(selected: readonly string[], newestFirst: readonly 
 }
 
 /** GET /api/topic/diff?path&from&to */
-export function topicDiffHref(path: string, from: string, to?: string): string {
+export function topicDiffHref(path: string, from: string, to?: string): `/api/topic/diff?${string}` {
   const params = new URLSearchParams({ path, from });
   if (to !== undefined) params.set('to', to);
   return `/api/topic/diff?${params.toString()}`;

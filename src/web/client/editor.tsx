@@ -21,7 +21,7 @@ export function useTopicEditor(path: string, onSaved: () => void): TopicEditor {
 
   const open = useCallback(() => {
     dispatch({ type: 'open', path });
-    getJson<unknown>(`/api/edit?path=${encodeURIComponent(path)}`).then(
+    getJson(`/api/edit?path=${encodeURIComponent(path)}`).then(
       (body) => {
         const opened = readOpened(body);
         dispatch(

@@ -34,7 +34,7 @@ import { DiffView, ErrorBox, Link, Time, useApi, useApp } from './ui.js';
 
 export function ReviewsPage() {
   const { refresh } = useApp();
-  const reviews = useApi<unknown>('/api/reviews');
+  const reviews = useApi('/api/reviews');
   const list = useMemo(() => (reviews.data === null ? null : readReviews(reviews.data)), [reviews.data]);
   const [kept, setSelection] = useState<Selection>(NO_SELECTION);
   // Reviews and topics that left the inbox (decided here or elsewhere, live) leave the selection too.
@@ -176,7 +176,7 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const merge = isMergeReview(review) && !review.gated;
-  const conflictsApi = useApi<unknown>(merge ? `/api/reviews/conflicts?id=${encodeURIComponent(review.id)}` : null);
+  const conflictsApi = useApi(merge ? `/api/reviews/conflicts?id=${encodeURIComponent(review.id)}` : null);
   const conflicts = useMemo(() => (conflictsApi.data === null ? [] : readConflicts(conflictsApi.data)), [conflictsApi.data]);
   const unresolved = conflicts.reduce((n, topic) => n + topic.conflicts.length, 0);
   const blockedReason =

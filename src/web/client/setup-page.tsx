@@ -17,7 +17,7 @@ import {
 import { ErrorBox, useApi, useApp } from './ui.js';
 
 export function SetupPage() {
-  const answer = useApi<unknown>('/api/setup');
+  const answer = useApi('/api/setup');
   const view = answer.data === null ? null : readSetup(answer.data);
   return (
     <div class="setup">
