@@ -14,7 +14,7 @@ export type ChangeEvent = {
   /** null: the ref was deleted. */
   to: string | null;
   time: string;
-} & Omit<DistributedOmit<RefChangeEvent, 'repository'>, 'from' | 'to'>;
+} & DistributedOmit<RefChangeEvent, 'repository' | 'from' | 'to'>;
 
 type DistributedOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 

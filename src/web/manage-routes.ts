@@ -3,7 +3,17 @@ import type { Brv } from '../service/brv.js';
 import type { BrvService } from '../service/service.js';
 import type { SyncProgress } from '../service/sharing.js';
 import { streamProgress, wantsStream } from './progress-stream.js';
-import { HttpError, objectBody, queryString, readJsonBody, STREAMED, stringField, type Handler } from './request.js';
+import type {
+  ConnectorBody,
+  ConnectorType,
+  EditBody,
+  EditConflictDetail,
+  EditInvalidDetail,
+  HooksBody,
+  SettingBody,
+  SyncBody,
+} from './api-types.js';
+import { HttpError, objectBody, queryString, readJsonBody, STREAMED, stringField, type Handler, type TypedRoutes } from './request.js';
 
 /** Recorded as the Brv-Agent trailer of what the dashboard writes. */
 const ACTOR = { agent: 'webui' } as const;
@@ -34,8 +44,12 @@ async function resolving<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** `{ remote? }` of the sync operations. */
-async function remoteBody(call: Parameters<Handler>[0]): Promise<{ remote?: string }> {
-  const body = objectBody(await readJsonBody(call.req, { optional: true }), ['remote'], '{ "remote"?: "<git remote name>" }');
+async function remoteBody(call: Parameters<Handler>[0]): Promise<SyncBody> {
+  const body = objectBody<SyncBody>(
+    await readJsonBody(call.req, { optional: true }),
+    { remote: true },
+    '{ "remote"?: "<git remote name>" }',
+  );
   const remote = stringField(body, 'remote', 100, true);
   return remote === undefined ? {} : { remote };
 }
@@ -55,8 +69,8 @@ async function syncOperation<T>(
 }
 
 /** `{ hooks? }` of hooks install/uninstall: the hooks to act on (default all). */
-async function hooksBody(call: Parameters<Handler>[0]): Promise<{ hooks?: string[] }> {
-  const body = objectBody(await readJsonBody(call.req, { optional: true }), ['hooks'], '{ "hooks"?: ["pre-commit", …] }');
+async function hooksBody(call: Parameters<Handler>[0]): Promise<HooksBody> {
+  const body = objectBody<HooksBody>(await readJsonBody(call.req, { optional: true }), { hooks: true }, '{ "hooks"?: ["pre-commit", …] }');
   if (body.hooks === undefined) return {};
   if (!Array.isArray(body.hooks) || body.hooks.length > 20 || !body.hooks.every((h) => typeof h === 'string' && h.length <= 50))
     throw new HttpError(400, 'invalid-request', 'hooks must be an array of hook names.');
@@ -64,17 +78,17 @@ async function hooksBody(call: Parameters<Handler>[0]): Promise<{ hooks?: string
 }
 
 /** `{ agent, type? }` of connectors install/uninstall, in this repository's work tree. */
-async function connectorBody(call: Parameters<Handler>[0]) {
-  const body = objectBody(
+async function connectorBody(call: Parameters<Handler>[0]): Promise<ConnectorBody & { cwd: string }> {
+  const body = objectBody<ConnectorBody>(
     await readJsonBody(call.req),
-    ['agent', 'type'],
+    { agent: true, type: true },
     '{ "agent": "<agent id>", "type"?: "rules|mcp|skill|hook|agent" }',
   );
   const agent = stringField(body, 'agent', 100);
   const type = stringField(body, 'type', 20, true);
   if (type !== undefined && !['rules', 'mcp', 'skill', 'hook', 'agent'].includes(type))
     throw new HttpError(400, 'invalid-request', 'type must be one of rules, mcp, skill, hook, agent.');
-  return { agent, type: type as 'rules' | 'mcp' | 'skill' | 'hook' | 'agent' | undefined, cwd: await projectDir(await call.brv()) };
+  return { agent, type: type as ConnectorType | undefined, cwd: await projectDir(await call.brv()) };
 }
 
 function projectDir(brv: Brv): string {
@@ -97,7 +111,7 @@ async function part<T>(run: () => Promise<T>): Promise<T | { error: { kind: stri
  * The second part of the JSON API (README, "Web dashboard"): diffs of versions and commits, editing a
  * topic, branches and sync, setup (settings, hooks, connectors, doctor). Each is one service call.
  */
-export function manageRoutes(service: BrvService): Record<string, Record<string, Handler>> {
+export function manageRoutes(service: BrvService) {
   return {
     '/api/topic/diff': {
       GET: async ({ brv, url }) => {
@@ -139,7 +153,11 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
         return { path: opened.topicPath, html: opened.html, version: opened.version, commit: opened.commit };
       },
       PUT: async ({ brv, req }) => {
-        const body = objectBody(await readJsonBody(req), ['path', 'html', 'version'], '{ "path", "html", "version" }');
+        const body = objectBody<EditBody>(
+          await readJsonBody(req),
+          { path: true, html: true, version: true },
+          '{ "path", "html", "version" }',
+        );
         const path = stringField(body, 'path', 4096);
         const version = stringField(body, 'version', 64);
         if (typeof body.html !== 'string') throw new HttpError(400, 'invalid-request', 'html must be the topic HTML (a string).');
@@ -161,7 +179,7 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
             current
               ? `${path} changed since you opened it: nothing was saved. Here is the current version; carry your changes over to it and save again.`
               : `${path} was removed since you opened it: nothing was saved.`,
-            { current },
+            { current } satisfies EditConflictDetail,
           );
         }
         if (!saved.ok) {
@@ -177,11 +195,11 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
             422,
             only === 'edit-path-changed' ? only : 'invalid-topic',
             `The topic is not valid (${errors.length} problem${errors.length === 1 ? '' : 's'}): nothing was saved. ${errors[0]?.message ?? ''}`.trim(),
-            { errors },
+            { errors } satisfies EditInvalidDetail,
           );
         }
-        if (saved.unchanged) return { status: 'unchanged' };
-        return { status: 'saved', commit: saved.commit, ...(saved.review ? { review: saved.review } : {}) };
+        if (saved.unchanged) return { status: 'unchanged' as const };
+        return { status: 'saved' as const, commit: saved.commit, ...(saved.review ? { review: saved.review } : {}) };
       },
     },
     '/api/branches': {
@@ -237,7 +255,7 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
     },
     '/api/settings': {
       PUT: async ({ brv, req }) => {
-        const body = objectBody(await readJsonBody(req), ['key', 'value'], '{ "key": "review.gate", "value": … }');
+        const body = objectBody<SettingBody>(await readJsonBody(req), { key: true, value: true }, '{ "key": "review.gate", "value": … }');
         const key = stringField(body, 'key', 200);
         const { value } = body;
         if (
@@ -260,5 +278,20 @@ export function manageRoutes(service: BrvService): Record<string, Record<string,
     '/api/connectors/uninstall': {
       POST: async (call) => service.uninstallConnector(await connectorBody(call)),
     },
-  };
+  } satisfies TypedRoutes<
+    | '/api/topic/diff'
+    | '/api/commit'
+    | '/api/edit'
+    | '/api/branches'
+    | '/api/sync/fetch'
+    | '/api/sync/pull'
+    | '/api/sync/push'
+    | '/api/sync/sync'
+    | '/api/setup'
+    | '/api/settings'
+    | '/api/hooks/install'
+    | '/api/hooks/uninstall'
+    | '/api/connectors/install'
+    | '/api/connectors/uninstall'
+  >;
 }

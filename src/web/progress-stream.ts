@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { isBrvError } from '../base/errors.js';
 import type { SyncProgress } from '../service/sharing.js';
+import type { SyncStreamLine } from './api-types.js';
 import { errorStatus, HttpError, STREAMED, type Call } from './request.js';
 import { monotonicNow } from '../base/trace.js';
 
@@ -15,7 +16,7 @@ export function wantsStream(call: Call): boolean {
   return accept.split(',').some((part) => part.trim().split(';')[0]!.trim().toLowerCase() === NDJSON);
 }
 
-function line(res: ServerResponse, value: unknown): void {
+function line<T>(res: ServerResponse, value: SyncStreamLine<T>): void {
   if (!res.destroyed && !res.writableEnded) res.write(`${JSON.stringify(value)}\n`);
 }
 
@@ -49,7 +50,7 @@ export async function streamProgress<T>(
     line(res, { type: 'progress', ...progress });
   };
   try {
-    line(res, { type: 'result', result: await run(onProgress) });
+    line<T>(res, { type: 'result', result: await run(onProgress) });
   } catch (error) {
     const status = error instanceof HttpError ? error.status : isBrvError(error) ? errorStatus(error.kind) : 500;
     const detail = isBrvError(error)

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BrvError } from '../base/errors.js';
 import type { ErrorKind } from '../base/error-kinds.js';
 import type { Brv } from '../service/brv.js';
-import type { ApiRoutes } from './api-types.js';
+import type { ApiRoutes, StreamingRoute } from './api-types.js';
 
 /** One API request as a handler sees it; `brv` opens (or reuses) the served repository. */
 export interface Call {
@@ -18,8 +18,12 @@ export interface Call {
  */
 export type Handler = (call: Call) => Promise<unknown>;
 
+/** What a handler of `method` on `path` may answer: its declared JSON, or STREAMED for an endpoint that streams. */
+type Answer<P extends keyof ApiRoutes, M extends keyof ApiRoutes[P]> =
+  ApiRoutes[P][M] | (P extends StreamingRoute ? typeof STREAMED : never);
+
 /** Handlers of endpoints declared in api-types.ts: each must answer the JSON the client is typed against. */
-export type TypedRoutes<P extends keyof ApiRoutes> = { [K in P]: { [M in keyof ApiRoutes[K]]: (call: Call) => Promise<ApiRoutes[K][M]> } };
+export type TypedRoutes<P extends keyof ApiRoutes> = { [K in P]: { [M in keyof ApiRoutes[K]]: (call: Call) => Promise<Answer<K, M>> } };
 
 export const STREAMED: unique symbol = Symbol('streamed');
 
@@ -93,21 +97,24 @@ export async function readJsonBody(req: IncomingMessage, options: { optional?: b
   }
 }
 
+/** A request body's fields as they arrive: the names its type (api-types.ts ApiBodies) declares, values unchecked. */
+export type BodyFields<B> = { [K in keyof B]?: unknown };
+
 /**
- * A JSON object body with only the `allowed` fields (a field the client did not mean is refused,
- * never ignored); `shape` names them in the error.
+ * A JSON object body with only the fields of B, every one listed in `allowed` (a field the client did not
+ * mean is refused, never ignored); `shape` names them in the error.
  */
-export function objectBody(body: unknown, allowed: readonly string[], shape: string): Record<string, unknown> {
+export function objectBody<B>(body: unknown, allowed: Record<keyof B, true>, shape: string): BodyFields<B> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid-request', `Send ${shape}.`);
-  const unknown = Object.keys(body).filter((key) => !allowed.includes(key));
+  const unknown = Object.keys(body).filter((key) => !Object.hasOwn(allowed, key));
   if (unknown.length > 0) throw new HttpError(400, 'invalid-request', `Unknown field ${JSON.stringify(unknown[0])}: send ${shape}.`);
-  return body as Record<string, unknown>;
+  return body as BodyFields<B>;
 }
 
 /** A string field: present (unless optional), a string, at most `max` characters. */
-export function stringField(body: Record<string, unknown>, name: string, max: number, optional: true): string | undefined;
-export function stringField(body: Record<string, unknown>, name: string, max: number, optional?: false): string;
-export function stringField(body: Record<string, unknown>, name: string, max: number, optional = false): string | undefined {
+export function stringField<B>(body: BodyFields<B>, name: keyof B & string, max: number, optional: true): string | undefined;
+export function stringField<B>(body: BodyFields<B>, name: keyof B & string, max: number, optional?: false): string;
+export function stringField<B>(body: BodyFields<B>, name: keyof B & string, max: number, optional = false): string | undefined {
   const value = body[name];
   if (value === undefined && optional) return undefined;
   if (typeof value !== 'string' || value === '' || value.length > max)

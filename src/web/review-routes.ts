@@ -1,8 +1,9 @@
 import { isBrvError } from '../base/errors.js';
-import type { DecisionRequest, ReviewConflicts } from '../service/review.js';
+import type { DecisionRequest, ReviewShow } from '../service/review.js';
 import { renderStoredTopic } from '../topic/stored.js';
 import { rejectConflictText } from '../views/review.js';
-import { HttpError, objectBody, queryString, readJsonBody, stringField, type Handler } from './request.js';
+import type { ApiFailure, BatchBody, DecisionBody, DecisionType, RejectConflictDetail, ResolveBody } from './api-types.js';
+import { HttpError, objectBody, queryString, readJsonBody, stringField, type BodyFields, type TypedRoutes } from './request.js';
 import { topicDisplayHtml } from './topic-html.js';
 
 /** Recorded as the Brv-Agent trailer of what the dashboard writes. */
@@ -17,19 +18,16 @@ const MAX_BATCH = 100;
  */
 function unlessConflicted<R extends Parameters<typeof rejectConflictText>[0]>(result: R): R {
   if (result.conflicts.length === 0) return result;
-  throw new HttpError(409, 'reject-conflict', rejectConflictText(result), {
-    conflicts: result.conflicts,
-    ...(result.review ? { review: result.review.id } : {}),
-  });
+  const detail: RejectConflictDetail = { conflicts: result.conflicts, ...(result.review ? { review: result.review.id } : {}) };
+  throw new HttpError(409, 'reject-conflict', rejectConflictText(result), { ...detail });
 }
 
 /** `{ id, topics?, keepBoth? }` of approve (keepBoth: approve only) and reject. */
 function decisionBody(body: unknown, approve: boolean, where = ''): DecisionRequest {
-  const fields = objectBody(
-    body,
-    approve ? ['id', 'topics', 'keepBoth'] : ['id', 'topics'],
-    `${where}{ "id": "<review id>", "topics"?: [...]${approve ? ', "keepBoth"?: true' : ''} }`,
-  );
+  const shape = `${where}{ "id": "<review id>", "topics"?: [...]${approve ? ', "keepBoth"?: true' : ''} }`;
+  const fields: BodyFields<DecisionBody> = approve
+    ? objectBody<DecisionBody>(body, { id: true, topics: true, keepBoth: true }, shape)
+    : objectBody<Omit<DecisionBody, 'keepBoth'>>(body, { id: true, topics: true }, shape);
   const id = stringField(fields, 'id', 200);
   const { topics, keepBoth } = fields;
   if (keepBoth !== undefined && typeof keepBoth !== 'boolean')
@@ -46,12 +44,12 @@ function decisionBody(body: unknown, approve: boolean, where = ''): DecisionRequ
   return { ...request, files: topics as string[] };
 }
 
-type BatchDecision = { decision: 'approve' | 'reject'; request: DecisionRequest };
+type BatchDecision = { decision: DecisionType; request: DecisionRequest };
 
 /** `{ decisions: [{ id, decision, topics?, keepBoth? }] }`: every item checked before any is applied. */
 function batchBody(body: unknown): BatchDecision[] {
   const shape = '{ "decisions": [{ "id": "<review id>", "decision": "approve" | "reject", "topics"?: [...], "keepBoth"?: true }] }';
-  const { decisions } = objectBody(body, ['decisions'], shape);
+  const { decisions } = objectBody<BatchBody>(body, { decisions: true }, shape);
   if (!Array.isArray(decisions) || decisions.length === 0 || decisions.length > MAX_BATCH)
     throw new HttpError(400, 'invalid-request', `decisions must be an array of 1 to ${MAX_BATCH} decisions: send ${shape}.`);
   return decisions.map((item: unknown, i) => {
@@ -66,10 +64,10 @@ function batchBody(body: unknown): BatchDecision[] {
 }
 
 /** `{ id, topic, side, section? }` of resolve. */
-function resolveBody(body: unknown) {
-  const fields = objectBody(
+function resolveBody(body: unknown): ResolveBody {
+  const fields = objectBody<ResolveBody>(
     body,
-    ['id', 'topic', 'side', 'section'],
+    { id: true, topic: true, side: true, section: true },
     '{ "id": "<review id>", "topic": "<topic path>", "side": "ours" | "theirs" | "both", "section"?: "bv-rule#r1" }',
   );
   const side = fields.side;
@@ -81,7 +79,7 @@ function resolveBody(body: unknown) {
     topic: stringField(fields, 'topic', 4096),
     side,
     ...(section === undefined ? {} : { section }),
-  } as const;
+  };
 }
 
 /** One side of a conflict (a section's canonical HTML, from an untrusted merge) as the dashboard may show it. */
@@ -101,7 +99,7 @@ function displaySide(path: string, source: string): { html: string; markdown: st
  * markup to insert), each side also as `oursDisplay` / `theirsDisplay`: sanitised display HTML
  * (topic-html.ts) and rendered markdown.
  */
-function withDisplays(found: ReviewConflicts) {
+function withDisplays(found: ReviewShow) {
   return {
     ...found,
     topics: found.topics.map((topic) => ({
@@ -116,13 +114,13 @@ function withDisplays(found: ReviewConflicts) {
 }
 
 /** A batch item's failure in its place: a library error as it is, anything else as internal-error. */
-function failure(error: unknown): { kind: string; message: string } {
+function failure(error: unknown): ApiFailure {
   if (isBrvError(error)) return { kind: error.kind, message: error.message };
   return { kind: 'internal-error', message: 'Unexpected failure deciding this review.' };
 }
 
 /** The review inbox's part of the JSON API (see README, "Web dashboard"): method → path → handler. */
-export function reviewRoutes(): Record<string, Record<string, Handler>> {
+export function reviewRoutes() {
   return {
     '/api/reviews': {
       GET: async ({ brv }) => (await brv()).review.pendingWithDiffs(),
@@ -160,5 +158,12 @@ export function reviewRoutes(): Record<string, Record<string, Handler>> {
         return { results };
       },
     },
-  };
+  } satisfies TypedRoutes<
+    | '/api/reviews'
+    | '/api/reviews/approve'
+    | '/api/reviews/reject'
+    | '/api/reviews/conflicts'
+    | '/api/reviews/resolve'
+    | '/api/reviews/batch'
+  >;
 }

@@ -1,6 +1,9 @@
 // The JSON API under /api/ (same origin: the session cookie goes along, and the browser sends Origin on POST).
+// Request bodies are typed by the endpoint (ApiBodies in src/web/api-types.ts); answers arrive as `unknown`, for
+// the pages' decoders to read through the shared answer types (json.ts `wire`).
+import type { ApiBodies, ApiRoutes, ErrorResponse, StreamingRoute, SyncStreamLine } from '../api-types.js';
 import { readError } from './entries.js';
-import { NdjsonLines, record } from './json.js';
+import { NdjsonLines, wire } from './json.js';
 
 export class ApiError extends Error {
   constructor(
@@ -30,18 +33,44 @@ async function request<T>(path: string, init: RequestInit): Promise<T> {
   }
   if (!response.ok) {
     const { kind, message } = readError(response.status, body);
-    const detail = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : null;
-    throw new ApiError(kind, message, response.status, detail ?? null);
+    throw new ApiError(kind, message, response.status, wire<ErrorResponse>(body).error ?? null);
   }
   return body as T;
 }
 
-export function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  return request<T>(path, { headers: { Accept: 'application/json' }, signal });
+/** The endpoints answering GET. */
+type GetPath = { [P in keyof ApiRoutes]: 'GET' extends keyof ApiRoutes[P] ? P : never }[keyof ApiRoutes];
+/** A GET endpoint with its query, if any: an address no endpoint answers fails the type check. */
+export type ApiGetPath = GetPath | `${GetPath}?${string}`;
+
+/** The answer of GET `path` (as sent: a page still reads it defensively before trusting a field). */
+export type AnswerOf<P extends ApiGetPath> = P extends `${infer E}?${string}`
+  ? E extends GetPath
+    ? ApiRoutes[E]['GET']
+    : never
+  : P extends GetPath
+    ? ApiRoutes[P]['GET']
+    : never;
+
+export function getJson<P extends ApiGetPath>(path: P, signal?: AbortSignal): Promise<AnswerOf<P>> {
+  return request<AnswerOf<P>>(path, { headers: { Accept: 'application/json' }, signal });
 }
 
-export function postJson<T>(path: string, body: unknown, method: 'POST' | 'PUT' = 'POST'): Promise<T> {
-  return request<T>(path, {
+/** The endpoints that take a body with `method`. */
+type BodyPath<M extends string> = { [P in keyof ApiBodies]: M extends keyof ApiBodies[P] ? P : never }[keyof ApiBodies];
+/** The body `path` takes with `method` (of each path, when `path` is a union). */
+type BodyOf<P extends keyof ApiBodies, M extends string> = P extends unknown ? ApiBodies[P][M & keyof ApiBodies[P]] : never;
+
+export function postJson<P extends BodyPath<'POST'>>(path: P, body: BodyOf<P, 'POST'>): Promise<unknown> {
+  return send(path, body, 'POST');
+}
+
+export function putJson<P extends BodyPath<'PUT'>>(path: P, body: BodyOf<P, 'PUT'>): Promise<unknown> {
+  return send(path, body, 'PUT');
+}
+
+function send(path: string, body: unknown, method: 'POST' | 'PUT'): Promise<unknown> {
+  return request<unknown>(path, {
     method,
     headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
@@ -53,7 +82,11 @@ export function postJson<T>(path: string, body: unknown, method: 'POST' | 'PUT' 
  * progress line as it arrives; resolves with the result line, throws the error line as an ApiError
  * (with the HTTP status the plain answer would have had).
  */
-export async function postStream<T>(path: string, body: unknown, onProgress: (progress: unknown) => void): Promise<T> {
+export async function postStream<P extends StreamingRoute>(
+  path: P,
+  body: BodyOf<P, 'POST'>,
+  onProgress: (progress: unknown) => void,
+): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -73,16 +106,16 @@ export async function postStream<T>(path: string, body: unknown, onProgress: (pr
       // no body: the status says it
     }
     const { kind, message } = readError(response.status, answer);
-    throw new ApiError(kind, message, response.status, record(answer).error ?? null);
+    throw new ApiError(kind, message, response.status, wire<ErrorResponse>(answer).error ?? null);
   }
   const lines = new NdjsonLines();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let outcome: { result: T } | { error: ApiError } | undefined;
+  let outcome: { result: unknown } | { error: ApiError } | undefined;
   const take = (values: unknown[]) => {
     for (const value of values) {
-      const line = record(value);
+      const line = wire<SyncStreamLine<unknown>>(value);
       if (line.type === 'progress') onProgress(line);
-      else if (line.type === 'result') outcome = { result: line.result as T };
+      else if (line.type === 'result') outcome = { result: line.result };
       else if (line.type === 'error') {
         const status = typeof line.status === 'number' ? line.status : 500;
         const { kind, message } = readError(status, line);

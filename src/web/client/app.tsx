@@ -1,7 +1,6 @@
 // The shell of the dashboard: routing (History API), the nav, the status bar, live updates and shortcuts.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { StatusResponse as Status } from '../api-types.js';
 import { BranchesPage } from './branches-page.js';
 import { ChangesPage } from './changes.js';
 import { KeySequence } from './keys.js';
@@ -54,7 +53,7 @@ export function App() {
 }
 
 function Shell({ route, live, notice }: { route: Route; live: LiveState; notice: string | null }) {
-  const status = useApi<Status>('/api/status');
+  const status = useApi('/api/status');
   const pending = status.data?.pendingReviews ?? 0;
   const page = route.page === 'not-found' ? null : route.page;
   useEffect(() => {

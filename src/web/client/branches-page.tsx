@@ -35,7 +35,7 @@ const OPERATIONS: Array<{ op: SyncOp; testId: string; label: string; busy: strin
 
 export function BranchesPage() {
   const { refresh } = useApp();
-  const answer = useApi<unknown>('/api/branches');
+  const answer = useApi('/api/branches');
   const view = answer.data === null ? null : readBranches(answer.data);
   const [running, setRunning] = useState<SyncOp | null>(null);
   const [result, setResult] = useState<string | null>(null);
@@ -50,7 +50,7 @@ export function BranchesPage() {
     setError(null);
     setProgress(null);
     try {
-      const body = await postStream<unknown>(`/api/sync/${op}`, remote ? { remote } : {}, (line) => setProgress(readSyncProgress(line)));
+      const body = await postStream(`/api/sync/${op}`, remote ? { remote } : {}, (line) => setProgress(readSyncProgress(line)));
       setResult(summarizeSync(op, body));
       refresh();
     } catch (failure) {

@@ -1,9 +1,20 @@
-import { list, record, str } from './json.js';
+import type {
+  BranchesResponse,
+  FetchResponse,
+  IncomingResult,
+  PullResponse,
+  PushResponse,
+  StreamingRoute,
+  SyncProgress,
+  SyncResponse,
+} from '../api-types.js';
+import { list, str, wire } from './json.js';
 // The Branches & sync page's view model: GET /api/branches read defensively (local brv branches with their
 // upstream and ahead/behind, remote-tracking branches, remotes, worktrees), and one-line summaries of what
 // fetch / pull / push / sync did. Pure: no DOM, tested in test/web/client-branches.test.ts.
 
-export type SyncOp = 'fetch' | 'pull' | 'push' | 'sync';
+/** fetch, pull, push, sync: the operations POST /api/sync/<op> runs. */
+export type SyncOp = StreamingRoute extends `/api/sync/${infer Op}` ? Op : never;
 
 export interface BranchRow {
   name: string;
@@ -38,15 +49,16 @@ export interface BranchesView {
 const count = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
 
 export function readBranches(raw: unknown): BranchesView {
-  const body = record(raw);
+  const body = wire<BranchesResponse>(raw);
   const remotes = list(body.remotes)
     .map((value) => {
-      const remote = record(value);
+      const remote = wire<BranchesResponse['remotes'][number]>(value);
       return { name: str(remote.name), url: str(remote.url) };
     })
     .filter((remote) => remote.name !== '');
   const rows = list(body.branches).map((value): BranchRow => {
-    const branch = record(value);
+    // `branch`, `commit`: the service's names for them, also read.
+    const branch = wire<BranchesResponse['branches'][number], 'branch' | 'commit'>(value);
     const name = str(branch.name, branch.branch);
     const upstream = str(branch.upstream);
     // The service marks remote-tracking branches with their remote; without it, `<known remote>/…` and no upstream.
@@ -71,7 +83,7 @@ export function readBranches(raw: unknown): BranchesView {
     tracking: rows.filter((row) => row.remote !== ''),
     remotes,
     worktrees: list(body.worktrees).map((value) => {
-      const worktree = record(value);
+      const worktree = wire<BranchesResponse['worktrees'][number], 'brvBranch'>(value);
       const branch = worktree.branch === null || worktree.brvBranch === null ? null : str(worktree.branch, worktree.brvBranch);
       return { path: str(worktree.path), branch, gitBranch: str(worktree.gitBranch), current: worktree.current === true };
     }),
@@ -94,17 +106,17 @@ function label(ahead: number, behind: number): string {
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function mergeText(raw: unknown): string {
-  const merge = record(raw);
+  const merge = wire<IncomingResult>(raw);
   const status = str(merge.status);
   const conflicts = list(merge.conflicts).length;
   const merged = list(merge.merged).length;
   const parts: string[] = [];
-  const removed = record(merge.removed);
+  const removed = wire<IncomingResult['removed']>(merge.removed);
   const gone = list(removed.deleted).length + list(removed.emptied).length;
   if (status === 'up-to-date' || status === '') parts.push('already up to date');
   else if (status === 'held') {
     // A pull that would remove many topics: nothing applied (src/vc/removal.ts).
-    const id = str(record(merge.held).id);
+    const id = str(wire<IncomingResult['held']>(merge.held).id);
     return `held for review ${id}: it would remove ${plural(gone, 'topic')}; nothing applied or pushed (brv review approve ${id} takes it, reject keeps the topics)`;
   } else if (status === 'fast-forward') parts.push(`fast-forwarded to ${str(merge.commit).slice(0, 8)}`);
   else parts.push(`merged as ${str(merge.commit).slice(0, 8)}`);
@@ -115,9 +127,9 @@ function mergeText(raw: unknown): string {
 }
 
 function fetchText(raw: unknown): string {
-  const fetch = record(raw);
+  const fetch = wire<FetchResponse>(raw);
   const parts = [`${plural(list(fetch.branches).length, 'brv branch', 'brv branches')} on ${str(fetch.remote) || 'the remote'}`];
-  const reviews = record(fetch.reviews);
+  const reviews = wire<FetchResponse['reviews']>(fetch.reviews);
   const opened = list(reviews.opened).length;
   const closed = list(reviews.closed).length;
   if (opened > 0) parts.push(`${plural(opened, 'review')} opened`);
@@ -130,8 +142,8 @@ function fetchText(raw: unknown): string {
 }
 
 function pushText(raw: unknown): string {
-  const push = record(raw);
-  const refs = list(push.refs).map(record);
+  const push = wire<PushResponse>(raw);
+  const refs = list(push.refs).map((value) => wire<PushResponse['refs'][number]>(value));
   const updated = refs.filter((ref) => ref.status === 'ok').length;
   const rejected = refs.filter((ref) => ref.status === 'rejected');
   const parts = [updated > 0 ? `${plural(updated, 'ref')} updated` : 'nothing new to push'];
@@ -142,7 +154,7 @@ function pushText(raw: unknown): string {
 
 /** One line saying what a sync operation did, from the service's result. */
 export function summarizeSync(op: SyncOp, raw: unknown): string {
-  const result = record(raw);
+  const result = wire<FetchResponse | PullResponse | PushResponse | SyncResponse>(raw);
   const remote = str(result.remote) || 'the remote';
   const branch = str(result.branch);
   switch (op) {
@@ -173,7 +185,7 @@ export interface SyncProgressView {
 
 /** One `{"type":"progress"}` line of a sync stream, for people (the CLI's words). */
 export function readSyncProgress(raw: unknown): SyncProgressView {
-  const progress = record(raw);
+  const progress = wire<SyncProgress>(raw);
   const remote = str(progress.remote) || 'the remote';
   const branch = str(progress.branch);
   const again =
@@ -184,7 +196,7 @@ export function readSyncProgress(raw: unknown): SyncProgressView {
       : progress.step === 'push'
         ? `Pushing ${branch} to ${remote}…${again}`
         : `Fetching knowledge from ${remote}…${again}`;
-  const transfer = record(progress.transfer);
+  const transfer = wire<SyncProgress['transfer']>(progress.transfer);
   const phase = str(transfer.phase);
   if (!phase) return { step, detail: '', percent: null };
   const done = typeof transfer.done === 'number' ? transfer.done : 0;

@@ -7,7 +7,7 @@ import { topicHref } from './routes.js';
 import { DiffView, ErrorBox, Link, shortOid, Time, useApi } from './ui.js';
 
 export function ChangesPage() {
-  const changes = useApi<unknown>('/api/changes?limit=50');
+  const changes = useApi('/api/changes?limit=50');
   const entries = changes.data === null ? null : readChanges(changes.data);
   // Expanded commits, by oid: they stay open when a live event reloads the timeline.
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
@@ -82,7 +82,7 @@ export function ChangesPage() {
 
 /** The topics one commit changed, each with the diff of its rendered markdown (GET /api/commit). */
 function CommitDiffs({ rev }: { rev: string }) {
-  const answer = useApi<unknown>(`/api/commit?rev=${encodeURIComponent(rev)}`, { immutable: true });
+  const answer = useApi(`/api/commit?rev=${encodeURIComponent(rev)}`, { immutable: true });
   const commit = answer.data === null ? null : readCommit(answer.data);
   return (
     <div class="commit-diffs" id={`diffs-${rev}`} data-testid="commit-diffs">

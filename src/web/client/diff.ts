@@ -1,4 +1,5 @@
-import { record, str } from './json.js';
+import type { ApiFailure, CommitResponse, TopicDiffResponse } from '../api-types.js';
+import { str, wire } from './json.js';
 // Unified diffs as the pages show them (one line per span, coloured by type), the version pair of the topic
 // history, and the API's commit answer read defensively. Pure: no DOM, tested in test/web/client-diff.test.ts.
 
@@ -80,7 +81,7 @@ export function versionRange(selected: readonly string[], newestFirst: readonly 
 }
 
 /** GET /api/topic/diff?path&from&to */
-export function topicDiffHref(path: string, from: string, to?: string): string {
+export function topicDiffHref(path: string, from: string, to?: string): `/api/topic/diff?${string}` {
   const params = new URLSearchParams({ path, from });
   if (to !== undefined) params.set('to', to);
   return `/api/topic/diff?${params.toString()}`;
@@ -106,11 +107,12 @@ export interface CommitView {
 
 /** GET /api/commit?rev= : the commit with the per-topic diffs of its rendered markdown. */
 export function readCommit(raw: unknown): CommitView {
-  const body = record(raw);
+  // `oid`, `date`, `filePath`: older shapes, still read.
+  const body = wire<CommitResponse, 'oid' | 'date'>(raw);
   const changes = (Array.isArray(body.changes) ? body.changes : []).map((value) => {
-    const change = record(value);
+    const change = wire<CommitResponse['changes'][number], 'filePath'>(value);
     const path = str(change.path) || str(change.filePath).replace(/\.html$/, '');
-    const problem = str(record(change.problem).message);
+    const problem = str(wire<ApiFailure>(change.problem).message);
     return { path, status: str(change.status), diff: str(change.diff), ...(problem ? { problem } : {}) };
   });
   const omitted = body.changesOmitted;
@@ -126,5 +128,5 @@ export function readCommit(raw: unknown): CommitView {
 
 /** GET /api/topic/diff: the diff text ('' when the versions render the same). */
 export function readTopicDiff(raw: unknown): string {
-  return str(record(raw).diff);
+  return str(wire<TopicDiffResponse>(raw).diff);
 }

@@ -1,4 +1,13 @@
-import { record, str } from './json.js';
+import type {
+  ApiFailure,
+  EditBody,
+  EditConflictDetail,
+  EditInvalidDetail,
+  ValidationProblem,
+  EditResponse,
+  EditSaveResponse,
+} from '../api-types.js';
+import { str, wire } from './json.js';
 // Editing a topic in the browser: open (GET /api/edit) → edit → save (PUT /api/edit with the version opened,
 // compare-and-swap on the server). A refused save keeps the person's text: validation errors are listed, and a
 // concurrent change (409) is shown beside it; reloading the current version keeps their text in a second pane.
@@ -17,15 +26,13 @@ export interface EditProblem {
   subject: string;
 }
 
-export interface CurrentVersion {
-  html: string;
-  version: string;
-}
+/** The topic as it is now, sent with a refused save. */
+export type CurrentVersion = NonNullable<EditConflictDetail['current']>;
 
 export type EditState =
   | { phase: 'closed'; saved: { commit: string; unchanged: boolean } | null }
   | { phase: 'opening'; path: string }
-  | { phase: 'failed'; path: string; failure: Failure }
+  | { phase: 'failed'; path: string; failure: ApiFailure }
   | {
       phase: 'editing';
       path: string;
@@ -40,24 +47,19 @@ export type EditState =
       problems: EditProblem[];
       /** The topic changed since `version`: what it is now (null when the server did not send it). */
       conflict: CurrentVersion | null | undefined;
-      failure: Failure | null;
+      failure: ApiFailure | null;
     };
-
-export interface Failure {
-  kind: string;
-  message: string;
-}
 
 export type EditEvent =
   | { type: 'open'; path: string }
   | { type: 'opened'; path: string; html: string; version: string }
-  | { type: 'open-failed'; path: string; failure: Failure }
+  | { type: 'open-failed'; path: string; failure: ApiFailure }
   | { type: 'input'; text: string }
   | { type: 'save' }
   | { type: 'saved'; commit: string; unchanged: boolean }
-  | { type: 'invalid'; problems: EditProblem[]; failure: Failure }
+  | { type: 'invalid'; problems: EditProblem[]; failure: ApiFailure }
   | { type: 'conflict'; current: CurrentVersion | null; message: string }
-  | { type: 'save-failed'; failure: Failure }
+  | { type: 'save-failed'; failure: ApiFailure }
   | { type: 'reload' }
   /** After a reload: the person's kept text back into the editor (to save over the version they have now seen). */
   | { type: 'use-mine' }
@@ -136,7 +138,7 @@ export function editReducer(state: EditState, event: EditEvent): EditState {
 }
 
 /** The body of PUT /api/edit for the editor's state. */
-export function saveBody(state: EditState & { phase: 'editing' }): { path: string; html: string; version: string } {
+export function saveBody(state: EditState & { phase: 'editing' }): EditBody {
   return { path: state.path, html: state.text, version: state.version };
 }
 
@@ -163,8 +165,8 @@ export function offsetOf(text: string, line: number, column: number): number {
 }
 
 /** GET /api/edit: the topic opened for editing. */
-export function readOpened(raw: unknown): { html: string; version: string } | null {
-  const body = record(raw);
+export function readOpened(raw: unknown): Pick<EditResponse, 'html' | 'version'> | null {
+  const body = wire<EditResponse>(raw);
   return typeof body.html === 'string' && typeof body.version === 'string' && body.version !== ''
     ? { html: body.html, version: body.version }
     : null;
@@ -172,7 +174,8 @@ export function readOpened(raw: unknown): { html: string; version: string } | nu
 
 /** The event of a successful PUT /api/edit answer (`saved` with its commit, or `unchanged`). */
 export function savedEvent(raw: unknown): EditEvent {
-  const body = record(raw);
+  // `ok: false` with `errors`, and `unchanged`: an older shape, still read.
+  const body = wire<EditSaveResponse, 'ok' | 'errors' | 'unchanged'>(raw);
   if (body.ok === false && Array.isArray(body.errors)) {
     return { type: 'invalid', problems: readProblems(body.errors), failure: { kind: 'invalid-topic', message: 'The topic is not valid.' } };
   }
@@ -184,9 +187,9 @@ export function savedEvent(raw: unknown): EditEvent {
  * errors, anything else a failure shown as it is. `detail` is the body's `error` object.
  */
 export function refusedEvent(status: number, kind: string, message: string, detail: unknown): EditEvent {
-  const error = record(detail);
+  const error = wire<EditConflictDetail & EditInvalidDetail>(detail);
   if (status === 409 || kind === 'edit-conflict') {
-    const current = record(error.current);
+    const current = wire<CurrentVersion>(error.current);
     return {
       type: 'conflict',
       current:
@@ -207,7 +210,7 @@ export function refusedEvent(status: number, kind: string, message: string, deta
 
 function readProblems(raw: unknown): EditProblem[] {
   return (Array.isArray(raw) ? raw : []).map((value) => {
-    const problem = record(value);
+    const problem = wire<ValidationProblem>(value);
     const subject = [str(problem.tag) && `<${str(problem.tag)}>`, str(problem.attribute)].filter(Boolean).join(' ');
     return {
       kind: str(problem.kind) || 'invalid-topic',

@@ -1,7 +1,7 @@
 // Editing a topic: the stored HTML in a textarea, saved by compare-and-swap on the version opened (PUT /api/edit).
 // Validation errors are listed inline; a concurrent change is shown and never overwritten (see edit.ts).
 import { useCallback, useReducer, useRef } from 'preact/hooks';
-import { getJson, postJson, toApiError } from './api.js';
+import { getJson, putJson, toApiError } from './api.js';
 import { CLOSED, editReducer, offsetOf, readOpened, refusedEvent, saveBody, savedEvent, type EditEvent, type EditState } from './edit.js';
 import { ErrorBox, shortOid, useApp } from './ui.js';
 
@@ -21,7 +21,7 @@ export function useTopicEditor(path: string, onSaved: () => void): TopicEditor {
 
   const open = useCallback(() => {
     dispatch({ type: 'open', path });
-    getJson<unknown>(`/api/edit?path=${encodeURIComponent(path)}`).then(
+    getJson(`/api/edit?path=${encodeURIComponent(path)}`).then(
       (body) => {
         const opened = readOpened(body);
         dispatch(
@@ -38,7 +38,7 @@ export function useTopicEditor(path: string, onSaved: () => void): TopicEditor {
     const state = current.current;
     if (state.phase !== 'editing' || state.saving || state.conflict !== undefined) return;
     dispatch({ type: 'save' });
-    postJson<unknown>('/api/edit', saveBody(state), 'PUT').then(
+    putJson('/api/edit', saveBody(state)).then(
       (body) => {
         const event = savedEvent(body);
         dispatch(event);

@@ -1,5 +1,14 @@
-import type { EntrySignature, HistoryEntry, HistoryResponse } from '../api-types.js';
-import { list, record, wire } from './json.js';
+import type {
+  ApiFailure,
+  EntrySignature,
+  ErrorResponse,
+  HistoryEntry,
+  HistoryResponse,
+  PendingReview,
+  ReviewOperation,
+  ReviewsResponse,
+} from '../api-types.js';
+import { list, wire } from './json.js';
 // The API's history entries and pending reviews, read defensively into what the pages show (the server passes
 // the service's results through as they are). Pure: no DOM, tested in test/web/client-entries.test.ts.
 
@@ -99,17 +108,18 @@ export function readChanges(raw: unknown): ChangeView[] {
 
 /** GET /api/reviews: the service's pending-review list (`tasks`, or `reviews`), each with its operations. */
 export function readReviews(raw: unknown): ReviewView[] {
-  const body = record(raw);
+  // `reviews`, `id`, `summary`, `title`, `op`, `topic`: older shapes, still read.
+  const body = wire<ReviewsResponse, 'reviews'>(raw);
   const reviews = Array.isArray(raw) ? raw : list(body.tasks ?? body.reviews);
   return reviews.map((value) => {
-    const review = record(value);
+    const review = wire<PendingReview, 'id' | 'summary' | 'title'>(value);
     return {
       id: text(review.id, review.taskId),
       subject: text(review.subject, review.summary, review.title),
       time: text(review.time),
       gated: review.gated === true,
       operations: list(review.operations).map((value) => {
-        const op = record(value);
+        const op = wire<ReviewOperation, 'op' | 'topic'>(value);
         return {
           path: text(op.path, op.topic) || (topicPathOf(text(op.filePath)) ?? ''),
           op: text(op.op, op.type),
@@ -118,7 +128,7 @@ export function readReviews(raw: unknown): ReviewView[] {
           summary: text(op.summary),
           previousSummary: text(op.previousSummary),
           diff: text(op.diff),
-          ...(text(record(op.problem).message) ? { problem: text(record(op.problem).message) } : {}),
+          ...(text(wire<ApiFailure>(op.problem).message) ? { problem: text(wire<ApiFailure>(op.problem).message) } : {}),
         };
       }),
     };
@@ -127,7 +137,7 @@ export function readReviews(raw: unknown): ReviewView[] {
 
 /** An API error body `{ error: { kind, message } }`, or a fallback naming the HTTP status. */
 export function readError(status: number, body: unknown): { kind: string; message: string } {
-  const error = record(record(body).error);
+  const error = wire<ApiFailure>(wire<ErrorResponse>(body).error);
   const kind = text(error.kind);
   const message = text(error.message);
   if (kind !== '' || message !== '') return { kind: kind || `http-${status}`, message: message || `The server answered ${status}.` };

@@ -11,7 +11,10 @@ export const record = (value: unknown): Json =>
  * read defensively; `Legacy` names fields of older shapes that are also read. A field the shared type no longer
  * has fails the client's type check.
  */
-export type Wire<T, Legacy extends string = never> = { readonly [K in keyof T | Legacy]?: unknown };
+export type Wire<T, Legacy extends string = never> = { readonly [K in Keys<T> | Legacy]?: unknown };
+
+/** The field names of every member of T (of a union, all of them: a union answer's fields are each read). */
+export type Keys<T> = T extends unknown ? keyof T : never;
 
 /** `value` as the API type T's fields (see Wire), or {} for anything but an object. */
 export const wire = <T, Legacy extends string = never>(value: unknown): Wire<T, Legacy> => record(value) as Wire<T, Legacy>;

@@ -1,7 +1,7 @@
 // The Knowledge page: the folder tree (virtualised, loaded a level at a time: tree-view.tsx) and the open topic
 // (Rendered / Raw / History); a knowledge source's topic read-only (Rendered / Raw).
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import type { TopicResponse as TopicResult } from '../api-types.js';
+import type { ApiGetPath } from './api.js';
 import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange } from './diff.js';
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readChanges, type ChangeView } from './entries.js';
@@ -49,9 +49,7 @@ const SOURCE_TABS = TABS.filter(({ tab }) => tab !== 'history');
 function TopicView({ path, tab, source }: { path: string; tab: TopicTab; source: string | null }) {
   const { navigate } = useApp();
   const followInternalLink = useInternalLinks();
-  const topic = useApi<TopicResult>(
-    `/api/topic?path=${encodeURIComponent(path)}${source === null ? '' : `&source=${encodeURIComponent(source)}`}`,
-  );
+  const topic = useApi(`/api/topic?path=${encodeURIComponent(path)}${source === null ? '' : `&source=${encodeURIComponent(source)}`}`);
   const showSaved = useCallback(() => navigate(topicHref(path), { replace: true }), [navigate, path]);
   const editor = useTopicEditor(path, showSaved);
   const editing = editor.state.phase !== 'closed';
@@ -155,7 +153,7 @@ interface ShownDiff {
 }
 
 function TopicHistory({ path }: { path: string }) {
-  const history = useApi<unknown>(`/api/topic/history?path=${encodeURIComponent(path)}`);
+  const history = useApi(`/api/topic/history?path=${encodeURIComponent(path)}`);
   const entries = history.data === null ? null : readChanges(history.data);
   const [selected, setSelected] = useState<string[]>([]);
   const [shown, setShown] = useState<ShownDiff | null>(null);
@@ -265,8 +263,9 @@ function TopicHistory({ path }: { path: string }) {
 /** The diff of one topic between two versions (the server diffs the rendered markdown). */
 function DiffPanel({ path, shown, close }: { path: string; shown: ShownDiff; close(): void }) {
   const { source } = shown;
-  const href = source.kind === 'range' ? topicDiffHref(path, source.from, source.to) : `/api/commit?rev=${encodeURIComponent(source.rev)}`;
-  const answer = useApi<unknown>(href, { immutable: true });
+  const href: ApiGetPath =
+    source.kind === 'range' ? topicDiffHref(path, source.from, source.to) : `/api/commit?rev=${encodeURIComponent(source.rev)}`;
+  const answer = useApi(href, { immutable: true });
   let text: string | null = null;
   if (answer.data !== null) {
     text =

@@ -2,24 +2,19 @@
 // (sending Last-Event-ID); when it gives up (the stream answered with an error), the app opens a new one with
 // `?after=<last id seen>` so the server replays what was missed. Pure: no DOM, tested in test/web/client-live.test.ts.
 
+import type { ChangeEvent as ApiChangeEvent } from '../api-types.js';
+import { wire, type Keys } from './json.js';
+
+/** The fields of a change event that name what moved (each kind has some of them). */
+type Named = Exclude<Keys<ApiChangeEvent>, 'id' | 'ref' | 'from' | 'to' | 'time' | 'kind'>;
+const NAMED = ['branch', 'review', 'action', 'remote', 'source'] as const satisfies readonly Named[];
+
 /**
- * The data of one `change` event (a refs/brv/* ref moved), typed by the server: `kind` 'branch' (`branch`),
- * 'review' (`review`, `action` opened/updated/closed), 'remote' (`remote` and its `branch` or `review`),
- * 'source' (`source`, `branch`) or 'other'. The client never reads ref names; `ref` is for display only.
+ * The data of one `change` event (ChangeEvent in src/web/api-types.ts) as read, untrusted: `kind` any string (an
+ * unknown one is described generically), the naming fields of every kind optional. The client never reads ref
+ * names; `ref` is for display only.
  */
-export interface ChangeEvent {
-  id: number;
-  ref: string;
-  from: string | null;
-  to: string | null;
-  kind: string;
-  time: string;
-  branch?: string;
-  review?: string;
-  action?: string;
-  remote?: string;
-  source?: string;
-}
+export type ChangeEvent = Pick<ApiChangeEvent, 'id' | 'ref' | 'from' | 'to' | 'time'> & { kind: string } & { [K in Named]?: string };
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30_000;
@@ -78,9 +73,12 @@ export function parseChangeEvent(data: string, lastEventId = ''): ChangeEvent | 
     return null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  const record = value as Record<string, unknown>;
+  const record = wire<ApiChangeEvent>(value);
   const id = typeof record.id === 'number' ? record.id : Number(lastEventId);
-  const text = (key: string): string | null => (typeof record[key] === 'string' ? (record[key] as string) : null);
+  const text = (key: Keys<ApiChangeEvent>): string | null => {
+    const field = record[key];
+    return typeof field === 'string' ? field : null;
+  };
   const event: ChangeEvent = {
     id: Number.isFinite(id) ? id : 0,
     ref: text('ref') ?? '',
@@ -89,7 +87,7 @@ export function parseChangeEvent(data: string, lastEventId = ''): ChangeEvent | 
     kind: text('kind') ?? 'other',
     time: text('time') ?? '',
   };
-  for (const key of ['branch', 'review', 'action', 'remote', 'source'] as const) {
+  for (const key of NAMED) {
     const value = text(key);
     if (value !== null) event[key] = value;
   }

@@ -1,4 +1,14 @@
-import { list, record, str } from './json.js';
+import type {
+  ApiFailure,
+  BatchBody,
+  BatchResponse,
+  ConflictsResponse,
+  DecisionType,
+  ResolveBody,
+  ResolveSide,
+  SectionConflict,
+} from '../api-types.js';
+import { list, str, wire } from './json.js';
 // The review inbox's logic: which reviews and topics are selected for a batch decision, the batch request and
 // its per-item results, a merge review's conflicts as GET /api/reviews/conflicts sends them. Pure: no DOM,
 // tested in test/web/client-review-inbox.test.ts.
@@ -113,22 +123,13 @@ export function selectedCount(selection: Selection, reviews: readonly Selectable
   return reviews.reduce((n, review) => n + selectedTopics(selection, review).length, 0);
 }
 
-export type DecisionType = 'approve' | 'reject';
+export type { DecisionType };
 
-export interface BatchItem {
-  id: string;
-  decision: DecisionType;
-  /** Absent: the whole review. */
-  topics?: string[];
-}
+/** One decision of a batch (without `topics`: the whole review). */
+type BatchItem = BatchBody['decisions'][number];
 
 /** The body of POST /api/reviews/batch for the selection, in the inbox's order (at most `max` reviews). */
-export function batchRequest(
-  selection: Selection,
-  reviews: readonly SelectableReview[],
-  decision: DecisionType,
-  max = 100,
-): { decisions: BatchItem[] } {
+export function batchRequest(selection: Selection, reviews: readonly SelectableReview[], decision: DecisionType, max = 100): BatchBody {
   const decisions: BatchItem[] = [];
   for (const review of reviews) {
     const entry = selection.get(review.id);
@@ -139,12 +140,8 @@ export function batchRequest(
   return { decisions };
 }
 
-export interface BatchFailure {
-  id: string;
-  decision: DecisionType;
-  kind: string;
-  message: string;
-}
+/** A decision of the batch the server refused, with its error. */
+export type BatchFailure = ApiFailure & Pick<BatchItem, 'id' | 'decision'>;
 
 export interface BatchOutcome {
   /** Reviews whose decision went through. */
@@ -154,13 +151,13 @@ export interface BatchOutcome {
 
 /** The answer of POST /api/reviews/batch, read defensively: an item without `ok: true` counts as failed. */
 export function readBatchResults(raw: unknown, sent: readonly BatchItem[]): BatchOutcome {
-  const results = list(record(raw).results);
+  const results = list(wire<BatchResponse>(raw).results);
   const outcome: BatchOutcome = { succeeded: [], failed: [] };
   sent.forEach((item, i) => {
-    const result = record(results[i]);
+    const result = wire<BatchResponse['results'][number]>(results[i]);
     if (result.ok === true) outcome.succeeded.push(item.id);
     else {
-      const error = record(result.error);
+      const error = wire<ApiFailure>(result.error);
       outcome.failed.push({
         id: item.id,
         decision: item.decision,
@@ -204,15 +201,15 @@ export interface ConflictTopicView {
 
 /** GET /api/reviews/conflicts: the topics of the review that still carry conflicts (topics without are left out). */
 export function readConflicts(raw: unknown): ConflictTopicView[] {
-  return list(record(raw).topics)
+  return list(wire<ConflictsResponse>(raw).topics)
     .map((value) => {
-      const topic = record(value);
+      const topic = wire<ConflictsResponse['topics'][number]>(value);
       return {
         path: str(topic.path),
         conflicts: list(topic.conflicts).map((value): ConflictView => {
-          const conflict = record(value);
-          const ours = record(conflict.oursDisplay);
-          const theirs = record(conflict.theirsDisplay);
+          const conflict = wire<SectionConflict>(value);
+          const ours = wire<SectionConflict['oursDisplay']>(conflict.oursDisplay);
+          const theirs = wire<SectionConflict['theirsDisplay']>(conflict.theirsDisplay);
           const paired = typeof conflict.ours === 'string' && typeof conflict.theirs === 'string';
           return {
             section: str(conflict.section) || '(unnamed)',
@@ -237,9 +234,7 @@ export function isMergeReview(review: { operations: ReadonlyArray<{ op: string }
   return review.operations.some((op) => op.op === 'MERGE');
 }
 
-/** Whole topics (a side for every conflict of it) and single sections: what POST /api/reviews/resolve takes. */
-export type Side = 'ours' | 'theirs' | 'both';
-
-export function resolveBody(id: string, topic: string, side: Side, section?: string): Record<string, string> {
+/** The body of POST /api/reviews/resolve: whole topics (a side for every conflict of it) or single sections. */
+export function resolveBody(id: string, topic: string, side: ResolveSide, section?: string): ResolveBody {
   return section === undefined ? { id, topic, side } : { id, topic, side, section };
 }

@@ -3,6 +3,7 @@
 // review's conflicts, resolved per section or per topic (ours / theirs / both, or edited by hand) before approval.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { postJson, toApiError, type ApiError } from './api.js';
+import type { ResolveSide } from '../api-types.js';
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readReviews, type ReviewOperationView, type ReviewView } from './entries.js';
 import {
@@ -27,14 +28,13 @@ import {
   type ConflictView,
   type DecisionType,
   type Selection,
-  type Side,
 } from './review-inbox.js';
 import { topicHref } from './routes.js';
 import { DiffView, ErrorBox, Link, Time, useApi, useApp } from './ui.js';
 
 export function ReviewsPage() {
   const { refresh } = useApp();
-  const reviews = useApi<unknown>('/api/reviews');
+  const reviews = useApi('/api/reviews');
   const list = useMemo(() => (reviews.data === null ? null : readReviews(reviews.data)), [reviews.data]);
   const [kept, setSelection] = useState<Selection>(NO_SELECTION);
   // Reviews and topics that left the inbox (decided here or elsewhere, live) leave the selection too.
@@ -55,7 +55,7 @@ export function ReviewsPage() {
     if (body.decisions.length === 0) return;
     setBatch({ busy: true, summary: '', error: null });
     try {
-      const outcome = readBatchResults(await postJson<unknown>('/api/reviews/batch', body), body.decisions);
+      const outcome = readBatchResults(await postJson('/api/reviews/batch', body), body.decisions);
       setSelection((current) => afterBatch(current, outcome));
       setFailures(new Map(outcome.failed.map((failure) => [failure.id, failure])));
       const verb = decision === 'approve' ? 'approved' : 'rejected';
@@ -176,7 +176,7 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const merge = isMergeReview(review) && !review.gated;
-  const conflictsApi = useApi<unknown>(merge ? `/api/reviews/conflicts?id=${encodeURIComponent(review.id)}` : null);
+  const conflictsApi = useApi(merge ? `/api/reviews/conflicts?id=${encodeURIComponent(review.id)}` : null);
   const conflicts = useMemo(() => (conflictsApi.data === null ? [] : readConflicts(conflictsApi.data)), [conflictsApi.data]);
   const unresolved = conflicts.reduce((n, topic) => n + topic.conflicts.length, 0);
   const blockedReason =
@@ -194,13 +194,13 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
     if (active === null || active === document.body || !active.isConnected) card.current?.focus();
   }, [conflicts]);
 
-  const post = async (path: string, body: Record<string, unknown>): Promise<void> => {
+  const post = async (sent: () => Promise<unknown>, resolving = false): Promise<void> => {
     setBusy(true);
     setError(null);
     onActed();
     try {
-      await postJson(path, body);
-      refocus.current = path.endsWith('/resolve');
+      await sent();
+      refocus.current = resolving;
       refresh(); // decided items leave the list, resolved conflicts reload (the live event refreshes too)
     } catch (failure) {
       setError(toApiError(failure));
@@ -209,9 +209,13 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
     }
   };
   const decide = (decision: DecisionType, topics?: string[], keepBoth = false): Promise<void> =>
-    post(`/api/reviews/${decision}`, { id: review.id, ...(topics ? { topics } : {}), ...(keepBoth ? { keepBoth } : {}) });
-  const resolve = (topic: string, side: Side, section?: string): Promise<void> =>
-    post('/api/reviews/resolve', resolveBody(review.id, topic, side, section));
+    post(() =>
+      decision === 'approve'
+        ? postJson('/api/reviews/approve', { id: review.id, ...(topics ? { topics } : {}), ...(keepBoth ? { keepBoth } : {}) })
+        : postJson('/api/reviews/reject', { id: review.id, ...(topics ? { topics } : {}) }),
+    );
+  const resolve = (topic: string, side: ResolveSide, section?: string): Promise<void> =>
+    post(() => postJson('/api/reviews/resolve', resolveBody(review.id, topic, side, section)), true);
 
   const headingId = `review-${review.id}`;
   const reasonId = `review-blocked-${review.id}`;
@@ -300,7 +304,7 @@ interface OperationProps {
   /** The id of the text saying why approving waits (this topic's conflicts, or another's of the review). */
   blockedBy: string | null;
   decide: (decision: DecisionType, topics?: string[], keepBoth?: boolean) => Promise<void>;
-  resolve: (topic: string, side: Side, section?: string) => Promise<void>;
+  resolve: (topic: string, side: ResolveSide, section?: string) => Promise<void>;
 }
 
 function TopicOperation({ review, op, busy, selected, onToggle, conflicts, blockedBy, decide, resolve }: OperationProps) {
@@ -369,7 +373,7 @@ function TopicConflicts({
 }: {
   topic: ConflictTopicView;
   busy: boolean;
-  resolve: (topic: string, side: Side, section?: string) => Promise<void>;
+  resolve: (topic: string, side: ResolveSide, section?: string) => Promise<void>;
 }) {
   const { refresh } = useApp();
   const onSaved = useCallback(() => refresh(), [refresh]);
@@ -409,7 +413,7 @@ function ConflictItem({
   path: string;
   conflict: ConflictView;
   busy: boolean;
-  resolve: (topic: string, side: Side, section?: string) => Promise<void>;
+  resolve: (topic: string, side: ResolveSide, section?: string) => Promise<void>;
 }) {
   const { section, sides } = conflict;
   return (

@@ -1,6 +1,6 @@
 // The Search page: results as you type (debounced, stale answers dropped), matched terms in <mark>.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { SearchHit, SearchResponse } from '../api-types.js';
+import type { SearchHit } from '../api-types.js';
 import { getJson, isAbort, toApiError, type ApiError } from './api.js';
 import { FILTER_KEYS, routeHref, searchParams, topicHref, type SearchFilters } from './routes.js';
 import { ErrorBox, Highlighted, Link, useApp } from './ui.js';
@@ -57,7 +57,7 @@ export function SearchPage({ q, filters: given }: { q: string; filters: SearchFi
       navigate(routeHref({ page: 'search', q: query, ...filters }), { replace: true });
       const params = searchParams(query, filters);
       params.set('limit', String(LIMIT));
-      getJson<SearchResponse>(`/api/search?${params.toString()}`, controller.signal).then(
+      getJson(`/api/search?${params.toString()}`, controller.signal).then(
         (answer) => {
           if (ticket !== sequence.current) return; // a newer question was asked meanwhile
           setResults((answer.results ?? []).map((hit) => ({ ...hit, terms: Array.isArray(hit.terms) ? hit.terms : [] })));

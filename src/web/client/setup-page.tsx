@@ -2,7 +2,7 @@
 // agents' connectors (install / uninstall) and what `brv doctor` finds, with its fixes.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { postJson, toApiError, type ApiError } from './api.js';
+import { postJson, putJson, toApiError, type ApiError } from './api.js';
 import {
   readSetup,
   summarizeConnector,
@@ -17,7 +17,7 @@ import {
 import { ErrorBox, useApi, useApp } from './ui.js';
 
 export function SetupPage() {
-  const answer = useApi<unknown>('/api/setup');
+  const answer = useApi('/api/setup');
   const view = answer.data === null ? null : readSetup(answer.data);
   return (
     <div class="setup">
@@ -64,18 +64,18 @@ function useAction(): {
   busy: string | null;
   result: string | null;
   error: ApiError | null;
-  run(name: string, path: string, body: unknown, summary: (answer: unknown) => string, method?: 'POST' | 'PUT'): void;
+  run(name: string, send: () => Promise<unknown>, summary: (answer: unknown) => string): void;
 } {
   const { refresh } = useApp();
   const [busy, setBusy] = useState<string | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
-  const run = (name: string, path: string, body: unknown, summary: (answer: unknown) => string, method: 'POST' | 'PUT' = 'POST'): void => {
+  const run = (name: string, send: () => Promise<unknown>, summary: (answer: unknown) => string): void => {
     if (busy !== null) return;
     setBusy(name);
     setResult(null);
     setError(null);
-    postJson<unknown>(path, body, method)
+    send()
       .then(
         (answer) => {
           setResult(summary(answer));
@@ -108,7 +108,7 @@ function SettingItem({ setting }: { setting: SettingRow }) {
   useEffect(() => setDraft(setting.value), [setting.value]);
   const { control } = setting;
   const inputId = `setting-${setting.key}`;
-  const save = (): void => action.run('save', '/api/settings', { key: setting.key, value: draft }, summarizeSetting, 'PUT');
+  const save = (): void => action.run('save', () => putJson('/api/settings', { key: setting.key, value: draft }), summarizeSetting);
   return (
     <li class="row setting" data-testid="setting" data-key={setting.key}>
       <div class="setting-text">
@@ -226,7 +226,13 @@ function Hooks({ hooks }: { hooks: HooksView }) {
           data-testid="hooks-install"
           disabled={action.busy !== null}
           aria-busy={action.busy === 'install'}
-          onClick={() => action.run('install', '/api/hooks/install', {}, (answer) => summarizeHooks('install', answer))}
+          onClick={() =>
+            action.run(
+              'install',
+              () => postJson('/api/hooks/install', {}),
+              (answer) => summarizeHooks('install', answer),
+            )
+          }
         >
           {action.busy === 'install' ? 'Installing…' : hooks.installed ? 'Reinstall' : 'Install'}
         </button>
@@ -235,7 +241,13 @@ function Hooks({ hooks }: { hooks: HooksView }) {
           data-testid="hooks-uninstall"
           disabled={action.busy !== null || !hooks.anyInstalled}
           aria-busy={action.busy === 'uninstall'}
-          onClick={() => action.run('uninstall', '/api/hooks/uninstall', {}, (answer) => summarizeHooks('uninstall', answer))}
+          onClick={() =>
+            action.run(
+              'uninstall',
+              () => postJson('/api/hooks/uninstall', {}),
+              (answer) => summarizeHooks('uninstall', answer),
+            )
+          }
         >
           {action.busy === 'uninstall' ? 'Uninstalling…' : 'Uninstall'}
         </button>
@@ -249,9 +261,17 @@ function Connectors({ agents, complete }: { agents: ConnectorRow[]; complete: bo
   const action = useAction();
   const [typed, setTyped] = useState('');
   const install = (agent: string): void =>
-    action.run(`install:${agent}`, '/api/connectors/install', { agent }, (answer) => summarizeConnector('install', agent, answer));
+    action.run(
+      `install:${agent}`,
+      () => postJson('/api/connectors/install', { agent }),
+      (answer) => summarizeConnector('install', agent, answer),
+    );
   const uninstall = (agent: string): void =>
-    action.run(`uninstall:${agent}`, '/api/connectors/uninstall', { agent }, (answer) => summarizeConnector('uninstall', agent, answer));
+    action.run(
+      `uninstall:${agent}`,
+      () => postJson('/api/connectors/uninstall', { agent }),
+      (answer) => summarizeConnector('uninstall', agent, answer),
+    );
   return (
     <>
       <Outcome result={action.result} error={action.error} />

@@ -1,15 +1,24 @@
-import { list, record, str } from './json.js';
+import type {
+  AgentInfo,
+  ApiFailure,
+  ConnectorInstallResponse,
+  ConnectorsStatus,
+  ConnectorUninstallResponse,
+  DoctorReport,
+  HooksInstallResponse,
+  HooksStatus,
+  HooksUninstallResponse,
+  SetupResponse,
+  Setting,
+  SettingResponse,
+} from '../api-types.js';
+import { list, record, str, wire } from './json.js';
 // The Setup page's view model: GET /api/setup read defensively, part by part (a part the server could not
 // produce arrives as `{ error }` in its place), the control each setting gets, and one-line summaries of what an
 // install or uninstall did. Pure: no DOM, tested in test/web/client-setup.test.ts.
 
-export interface Failure {
-  kind: string;
-  message: string;
-}
-
 /** One part of the setup answer: its data, or the error the server put in its place. */
-export type Part<T> = { ok: true; value: T } | { ok: false; error: Failure };
+export type Part<T> = { ok: true; value: T } | { ok: false; error: ApiFailure };
 
 export type SettingControl =
   | { type: 'checkbox' }
@@ -91,7 +100,8 @@ export function valueText(value: unknown): string {
  * → text. An enum whose choices the server did not send falls back to text, suggesting the value and the default.
  */
 export function controlFor(setting: unknown): SettingControl {
-  const s = record(setting);
+  // `min`, `max`: an int's bounds, read when sent (the service's settings do not carry them today).
+  const s = wire<Setting, 'min' | 'max'>(setting);
   const choices = list(s.choices).filter((choice): choice is string => typeof choice === 'string');
   switch (s.type) {
     case 'bool':
@@ -107,9 +117,9 @@ export function controlFor(setting: unknown): SettingControl {
 }
 
 function part<T>(raw: unknown, read: (value: unknown) => T): Part<T> {
-  const error = record(raw).error;
+  const error = wire<SetupResponse['settings']>(raw).error;
   if (typeof error === 'object' && error !== null) {
-    const e = record(error);
+    const e = wire<ApiFailure>(error);
     return { ok: false, error: { kind: str(e.kind) || 'internal-error', message: str(e.message) || 'This part could not be read.' } };
   }
   if (raw === undefined || raw === null)
@@ -120,7 +130,7 @@ function part<T>(raw: unknown, read: (value: unknown) => T): Part<T> {
 function readSettings(raw: unknown): SettingRow[] {
   return list(raw)
     .map((value): SettingRow => {
-      const s = record(value);
+      const s = wire<Setting>(value);
       return {
         key: str(s.key),
         description: str(s.description),
@@ -135,9 +145,10 @@ function readSettings(raw: unknown): SettingRow[] {
 }
 
 function readHooks(raw: unknown): HooksView {
-  const report = record(raw);
+  const report = wire<HooksStatus>(raw);
   const hooks = list(report.hooks).map((value) => {
-    const hook = record(value);
+    // `action`, `status`: the install and uninstall reports' names for it, also read.
+    const hook = wire<HooksStatus['hooks'][number], 'action' | 'status'>(value);
     return {
       name: str(hook.name),
       state: str(hook.state, hook.action, hook.status),
@@ -159,7 +170,7 @@ function readConnectors(raw: unknown): ConnectorsView {
   // `{ agents, connectors }` (list and status), or a bare list of either.
   const body = Array.isArray(raw)
     ? { agents: raw.filter((item) => !('state' in record(item))), connectors: raw.filter((item) => 'state' in record(item)) }
-    : record(raw);
+    : wire<ConnectorsStatus>(raw);
   const rows = new Map<string, ConnectorRow>();
   const row = (agent: string, name: string): ConnectorRow => {
     let found = rows.get(agent);
@@ -168,18 +179,18 @@ function readConnectors(raw: unknown): ConnectorsView {
   };
   const agents = list(body.agents);
   for (const value of agents) {
-    const agent = record(value);
+    const agent = wire<AgentInfo, 'agent'>(value);
     const id = str(agent.id, agent.agent);
     if (id) row(id, str(agent.name));
   }
   for (const value of list(body.connectors)) {
-    const entry = record(value);
+    const entry = wire<ConnectorsStatus['connectors'][number]>(value);
     const id = str(entry.agent);
     if (!id) continue;
     row(id, str(entry.name)).installs.push({
       scope: str(entry.scope),
       state: str(entry.state),
-      error: str(record(entry.error).message),
+      error: str(wire<ApiFailure>(entry.error).message),
     });
   }
   // Installed agents first, then by name.
@@ -192,9 +203,10 @@ function readConnectors(raw: unknown): ConnectorsView {
 const SEVERITY_ORDER: Record<string, number> = { fail: 0, warn: 1, ok: 2 };
 
 function readDoctor(raw: unknown): { ok: boolean; findings: Finding[] } {
-  const report = record(raw);
+  // `findings` with `severity`: an older shape, still read.
+  const report = wire<DoctorReport, 'findings'>(raw);
   const findings = list(report.checks ?? report.findings).map((value) => {
-    const check = record(value);
+    const check = wire<DoctorReport['checks'][number], 'severity'>(value);
     return {
       name: str(check.name),
       severity: str(check.status, check.severity) || 'warn',
@@ -209,7 +221,7 @@ function readDoctor(raw: unknown): { ok: boolean; findings: Finding[] } {
 }
 
 export function readSetup(raw: unknown): SetupView {
-  const body = record(raw);
+  const body = wire<SetupResponse>(raw);
   return {
     settings: part(body.settings, readSettings),
     hooks: part(body.hooks, readHooks),
@@ -220,16 +232,16 @@ export function readSetup(raw: unknown): SetupView {
 
 /** PUT /api/settings answered `{ key, value, scope }`. */
 export function summarizeSetting(raw: unknown): string {
-  const result = record(raw);
+  const result = wire<SettingResponse>(raw);
   const scope = str(result.scope);
   return `Saved: ${str(result.key)} = ${valueText(result.value)}${scope ? ` (${scope})` : ''}.`;
 }
 
 /** What hooks install / uninstall did, from the service's report (`hooks: [{ name, action | status }]`). */
 export function summarizeHooks(action: 'install' | 'uninstall', raw: unknown): string {
-  const report = record(raw);
+  const report = wire<HooksInstallResponse | HooksUninstallResponse>(raw);
   const hooks = list(report.hooks)
-    .map(record)
+    .map((value) => wire<(HooksInstallResponse | HooksUninstallResponse)['hooks'][number], 'status' | 'state'>(value))
     .map((hook) => {
       const what = str(hook.action, hook.status, hook.state);
       const reason = str(hook.reason);
@@ -242,7 +254,8 @@ export function summarizeHooks(action: 'install' | 'uninstall', raw: unknown): s
 
 /** What a connector install / uninstall did (one result, or a list of them). */
 export function summarizeConnector(action: 'install' | 'uninstall', agent: string, raw: unknown): string {
-  const results = Array.isArray(raw) ? raw.map(record) : [record(raw)];
+  // A list of results is an older shape, still read.
+  const results = (Array.isArray(raw) ? raw : [raw]).map((value) => wire<ConnectorInstallResponse | ConnectorUninstallResponse>(value));
   const parts = results
     .map((result) => [str(result.type), str(result.status), str(result.scope) && `(${str(result.scope)})`].filter(Boolean).join(' '))
     .filter(Boolean);

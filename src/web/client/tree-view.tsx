@@ -33,7 +33,7 @@ const ROW_HEIGHT = 26;
 /** Up to this many topics, every local folder opens as it loads; above it, only the open topic's folders. */
 const OPEN_ALL_UP_TO = 500;
 
-function treeUrl(root: Root, folder: string, page: { offset?: number; around?: string }): string {
+function treeUrl(root: Root, folder: string, page: { offset?: number; around?: string }): `/api/tree?${string}` {
   const params = new URLSearchParams();
   if (root !== '') params.set('source', root);
   if (folder !== '') params.set('folder', folder);
@@ -97,7 +97,7 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
         // A burst of changes: the answer that landed predates the last one, so the final state is asked for.
         if (again.current.delete(id)) void load(root, folder, page);
       };
-      return getJson<unknown>(treeUrl(root, folder, page)).then(
+      return getJson(treeUrl(root, folder, page)).then(
         (body) => {
           landed();
           failed.current.delete(id);
@@ -143,7 +143,7 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
 
   const loadSources = useCallback(
     () =>
-      getJson<unknown>('/api/sources').then(
+      getJson('/api/sources').then(
         (body) => update((previous) => ({ ...previous, sources: readSources(body) })),
         (reason: unknown) => {
           if (!isAbort(reason)) setError(toApiError(reason));

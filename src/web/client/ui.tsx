@@ -1,7 +1,7 @@
 // Shared pieces of the pages: the app context, links that use the History API, API loading, inline errors.
 import { createContext, type ComponentChildren, type PartialAnchorHTMLAttributes } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import { getJson, isAbort, toApiError, type ApiError } from './api.js';
+import { getJson, isAbort, toApiError, type AnswerOf, type ApiError, type ApiGetPath } from './api.js';
 import { diffLines } from './diff.js';
 import { relativeTime } from './entries.js';
 import { highlight } from './highlight.js';
@@ -49,7 +49,8 @@ export interface Loaded<T> {
  * GET `path` (null: nothing), again whenever the app's revision changes (unless `immutable`: a commit's diff
  * never changes); the last data stays while reloading.
  */
-export function useApi<T>(path: string | null, options: { immutable?: boolean } = {}): Loaded<T> {
+export function useApi<P extends ApiGetPath>(path: P | null, options: { immutable?: boolean } = {}): Loaded<AnswerOf<P>> {
+  type T = AnswerOf<P>;
   const { revision: appRevision } = useApp();
   const revision = options.immutable ? 0 : appRevision;
   const [state, setState] = useState<Loaded<T>>({ data: null, error: null, loading: path !== null });
@@ -61,7 +62,7 @@ export function useApi<T>(path: string | null, options: { immutable?: boolean } 
     }
     const controller = new AbortController();
     setState((previous) => ({ ...previous, loading: true }));
-    getJson<T>(path, controller.signal).then(
+    getJson(path, controller.signal).then(
       (data) => {
         setLoadedPath(path);
         setState({ data, error: null, loading: false });
