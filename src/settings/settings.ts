@@ -28,6 +28,9 @@ export interface SettingState {
   description: string;
   /** The values an `enum` setting takes. */
   choices?: readonly string[];
+  /** An integer setting's smallest and largest allowed value (the dashboard bounds its input by them). */
+  min?: number;
+  max?: number;
   /** A stored value brv does not understand (it behaves as the default); absent when valid. */
   invalid?: string;
 }
@@ -109,6 +112,8 @@ export async function listSettings(repo: ConfigAccess, options: ScopeOptions = {
       type: spec.type,
       description: spec.description,
       ...(spec.choices ? { choices: spec.choices } : {}),
+      ...(spec.min !== undefined ? { min: spec.min } : {}),
+      ...(spec.max !== undefined ? { max: spec.max } : {}),
       ...(invalid !== undefined ? { invalid } : {}),
     });
     if (values.length === 0) return state(spec.default, 'default');

@@ -473,6 +473,9 @@ export interface Setting {
   type: 'string' | 'bool' | 'int' | 'enum';
   description: string;
   choices?: readonly string[];
+  /** An int setting's bounds. */
+  min?: number;
+  max?: number;
   /** A stored value brv does not understand (it behaves as the default). */
   invalid?: string;
 }

@@ -23,6 +23,8 @@ test('setup in one call: settings (with choices), hooks, connectors, doctor; a s
       { value: false, source: 'default', type: 'bool' },
     );
     t.deepEqual(settings.find((s: { key: string }) => s.key === 'hooks.preCommit').choices, ['warn', 'block']);
+    // An int setting carries its bounds: the dashboard's number input takes them.
+    t.like(settings.find((s: { key: string }) => s.key === 'llm.timeout'), { type: 'int', min: 1, max: 3600 });
     t.true(Array.isArray(hooks.hooks));
     t.true(hooks.hooks.every((h: { state: string }) => h.state === 'not-installed'));
     t.true(Array.isArray(connectors.connectors));

@@ -100,8 +100,7 @@ export function valueText(value: unknown): string {
  * → text. An enum whose choices the server did not send falls back to text, suggesting the value and the default.
  */
 export function controlFor(setting: unknown): SettingControl {
-  // `min`, `max`: an int's bounds, read when sent (the service's settings do not carry them today).
-  const s = wire<Setting, 'min' | 'max'>(setting);
+  const s = wire<Setting>(setting);
   const choices = list(s.choices).filter((choice): choice is string => typeof choice === 'string');
   switch (s.type) {
     case 'bool':
