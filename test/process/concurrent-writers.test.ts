@@ -1,5 +1,5 @@
 import test from 'ava';
-import { concurrencyRound } from './lib/concurrency.js';
+import { concurrencyRound } from '../attack/lib/concurrency.js';
 
 // Issue 9, campaign 4 (32 writers and more rounds: bench/attack/concurrency.ts). test/cli/concurrency.test.ts
 // covers eight plain writers; this races sessions, one-shot writes, overwrites, a merge and a reject.
