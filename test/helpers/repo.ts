@@ -30,7 +30,7 @@ function pinnedEnvironment(home: string): Record<string, string> {
     LANG: 'C',
     LC_ALL: 'C',
     // No background `brv maintenance` after queries: a detached child would outlive the test and its
-    // temp folders. Tests of it unset this (test/cli/maintenance.test.ts).
+    // temp folders. Tests of it unset this (test/process/maintenance.test.ts).
     BRV_NO_AUTO_MAINTENANCE: '1',
     // No test may wait on a credential prompt: git never asks on the terminal, ssh never through an
     // askpass program (nor does a display or an agent of the machine's user leak in: only PATH does).
