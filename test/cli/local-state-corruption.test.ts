@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { execa } from 'execa';
 import { chmod, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI, ENV, brv, cleanup, copyBuiltCli, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
+import { CLI, ENV, brvWithin, cleanup, copyBuiltCli, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
 import { twoClones } from '../helpers/knowledge.js';
 
 // Every local state file brv keeps (DESIGN.md §2.8), damaged every way a crash, a full disk or a
@@ -71,23 +71,18 @@ interface Run {
  * unless `cli` names another copy of the built CLI, which runs as a process killed at the deadline.
  */
 async function run(t: ExecutionContext, cwd: string, args: string[], env: Record<string, string> = ENV, cli = CLI): Promise<Run> {
-  let result: { stdout: string; stderr: string; exitCode?: number; timedOut: boolean };
-  if (cli === CLI) {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), DEADLINE_MS)));
-    const done = await Promise.race([brv(cwd, args, { env }), deadline]).finally(() => clearTimeout(timer));
-    result = done ? { ...done, timedOut: false } : { stdout: '', stderr: '', timedOut: true };
-  } else {
-    result = await execa('node', [cli, ...args], {
-      cwd,
-      env,
-      extendEnv: false,
-      reject: false,
-      timeout: DEADLINE_MS,
-      killSignal: 'SIGKILL',
-      stdin: 'ignore',
-    });
-  }
+  const result =
+    cli === CLI
+      ? await brvWithin(DEADLINE_MS, cwd, args, { env })
+      : await execa('node', [cli, ...args], {
+          cwd,
+          env,
+          extendEnv: false,
+          reject: false,
+          timeout: DEADLINE_MS,
+          killSignal: 'SIGKILL',
+          stdin: 'ignore',
+        });
   const label = `brv ${args.join(' ')}`;
   t.false(result.timedOut, `${label} hung`);
   const output = `${result.stdout}\n${result.stderr}`;
