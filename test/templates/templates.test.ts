@@ -5,7 +5,7 @@ import { TEMPLATE_NAMES, readTemplate } from '../../src/setup/templates.js';
 import { ROOT, brv, brvJson, makeRepo, tempDir } from '../helpers/repo.js';
 
 // The templates are what agents read about brv: every command and flag they name must exist in the
-// built CLI. Commands and flags are read from real `--help` output, so a renamed command or option
+// CLI. Commands and flags are read from its real `--help` output (run in-process), so a renamed command or option
 // fails here, not in an agent's session.
 
 const TEMPLATES = path.join(ROOT, 'templates');
