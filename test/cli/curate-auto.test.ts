@@ -2,7 +2,7 @@ import test from 'ava';
 import { execa } from 'execa';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { modelEnv, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { brv, brvJson, curateTopic, git, makeRepo, refTip, reply, ROOT, showTopic, tempDir, type BrvRun } from '../helpers/repo.js';
 
 // Self-driven curate end to end: the real CLI against the scripted OpenAI-compatible server on loopback.
@@ -19,7 +19,7 @@ async function setup(options: { retries?: number; timeout?: number } = {}) {
   const repo = await makeRepo();
   await git(repo, 'config', 'brv.llm.retries', String(options.retries ?? 0));
   if (options.timeout !== undefined) await git(repo, 'config', 'brv.llm.timeout', String(options.timeout));
-  const env = { BRV_LLM_PROVIDER: 'openai-compatible', BRV_LLM_BASE_URL: server.url, BRV_LLM_MODEL: 'test-model', BRV_LLM_API_KEY: KEY };
+  const env = modelEnv(server, KEY);
   return { server, repo, env };
 }
 

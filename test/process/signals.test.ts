@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { modelEnv, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 import { brvJson, cleanup, CLI, ENV, git, makeRepo, refTip, reply, tempDir } from '../helpers/repo.js';
 
 // Signals to a brv process: it stops its git children (and the ssh under them), and a Ctrl-C during
@@ -85,12 +85,7 @@ async function setup() {
   servers.push(server);
   const repo = await makeRepo();
   await git(repo, 'config', 'brv.llm.retries', '0');
-  const env = {
-    BRV_LLM_PROVIDER: 'openai-compatible',
-    BRV_LLM_BASE_URL: server.url,
-    BRV_LLM_MODEL: 'test-model',
-    BRV_LLM_API_KEY: 'sk-test-secret-0000',
-  };
+  const env = modelEnv(server);
   return { server, repo, env };
 }
 
