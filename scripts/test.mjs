@@ -1,9 +1,12 @@
-// `npm test`: builds (the real-process tests run dist/), then runs ava and the static checks
+// `npm test`: builds (the real-process tests run dist/; not again when dist/ is newer than all it is
+// built from, as after `npm ci`, whose prepare script has just built it), then runs ava and the static checks
 // (typecheck, knip, lint:layers) at the same time: they were a serial minute before ava on a
 // 2-core machine. ava's output streams as it comes (.ci/run counts its lines); each check's output
 // is held and printed after ava's, so no line of it lands among ava's. Fails if any of them fails.
 // Arguments go to ava (`npm test -- --no-color`).
 import { spawn } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 
 function run(command, args, { hold }) {
   return new Promise((resolve) => {
@@ -17,8 +20,28 @@ function run(command, args, { hold }) {
   });
 }
 
-const build = await run('npm', ['run', 'build'], { hold: false });
-if (build.code !== 0) process.exit(build.code);
+/** Modification times of `entry` and, for a folder, of everything under it (none when it is missing). */
+async function mtimes(entry) {
+  const info = await stat(entry).catch(() => undefined);
+  if (!info) return [];
+  if (!info.isDirectory()) return [info.mtimeMs];
+  const names = await readdir(entry, { recursive: true });
+  return [info.mtimeMs, ...(await Promise.all(names.map((name) => stat(path.join(entry, name)).then((s) => s.mtimeMs))))];
+}
+
+// The man pages are written last: their oldest time is when the build finished.
+const built = await mtimes('dist/man/man1');
+const sources = (
+  await Promise.all(
+    ['src', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.client.json', 'tsconfig.build.json'].map(mtimes),
+  )
+).flat();
+if (built.length > 1 && Math.min(...built) > Math.max(...sources)) {
+  process.stdout.write('dist/ is newer than its sources: not built again\n');
+} else {
+  const build = await run('npm', ['run', 'build'], { hold: false });
+  if (build.code !== 0) process.exit(build.code);
+}
 const checks = ['typecheck', 'lint:unused', 'lint:layers'].map((script) => run('npm', ['run', '--silent', script], { hold: true }));
 const ava = await run('npx', ['ava', ...process.argv.slice(2)], { hold: false });
 let failed = ava.code !== 0;

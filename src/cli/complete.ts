@@ -22,7 +22,19 @@ function findOption(options: Readonly<Record<string, OptionDecl>>, word: string)
   return undefined;
 }
 
-/** What can follow `words` (the last one is the word being typed, '' for a new one). */
+/**
+ * Whether a candidate can be printed for a shell, one a line: no control character (a newline or a
+ * carriage return would split or overwrite a line, an escape would drive the terminal; nor the Unicode
+ * line and paragraph separators), and something printable in each of its `/` parts (not only spaces
+ * and invisible format characters). Values come from refs and trees a teammate's push can plant.
+ */
+function printable(candidate: string): boolean {
+  if (/[\p{Cc}\u2028\u2029]/u.test(candidate)) return false;
+  const parts = candidate.split('/').filter(Boolean);
+  return parts.length > 0 && parts.every((part) => /[^\s\p{Cf}]/u.test(part));
+}
+
+/** What can follow `words` (the last one is the word being typed, '' for a new one), printable ones only. */
 export async function complete(
   words: readonly string[],
   cwd: string,
@@ -61,5 +73,5 @@ export async function complete(
   else if (typing.startsWith('-')) candidates = Object.keys(options).map(optionWord);
   else if (positionals.length === 0 && commands.length > 0) candidates = commands.map((c) => c.name);
   else candidates = await declared(command?.positionals?.[positionals.length]);
-  return candidates.filter((candidate) => candidate.startsWith(typing));
+  return candidates.filter((candidate) => candidate.startsWith(typing) && printable(candidate));
 }

@@ -32,7 +32,8 @@ export async function completionValues(kind: ValueKind, cwd: string, env: Readon
       const gitDir = (await git('rev-parse', '--absolute-git-dir')).trim();
       if (!gitDir) return [];
       const head = (await readFile(path.join(gitDir, 'brv', 'HEAD'), 'utf8').catch(() => '')).trim() || 'main';
-      const files = lines(await git('ls-tree', '-r', '--name-only', `${BRANCH_PREFIX}${head}`));
+      // -z: the names as stored (git quotes unusual ones otherwise); the front end judges what it can print.
+      const files = (await git('ls-tree', '-r', '-z', '--name-only', `${BRANCH_PREFIX}${head}`)).split('\0').filter(Boolean);
       // A topic is stored as <path>.html; brv's own files live under dot-folders (.brv/format).
       return files.filter((f) => f.endsWith('.html') && !f.startsWith('.')).map((f) => f.slice(0, -'.html'.length));
     }

@@ -6,6 +6,7 @@ import type { CommandModule } from 'yargs';
 import { commands } from '../../src/cli/commands/index.js';
 import { GLOBAL_OPTIONS } from '../../src/cli/options.js';
 import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, type CommandDecl } from '../../src/views/command-table.js';
+import { plantTree } from '../helpers/plant.js';
 import { CLI, ENV, brv, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 // What the yargs builders declare, recorded by running each builder against a stand-in for yargs.
@@ -146,6 +147,31 @@ test('brv __complete lists each kind of value from the repository (no network)',
   const elsewhere = await tempDir();
   const run = await brv(elsewhere, ['__complete', '-C', repo, 'vc', 'checkout', '']);
   t.deepEqual(run.stdout.split('\n').filter(Boolean), ['experiment', 'main']);
+});
+
+test('brv __complete prints no planted candidate holding a line break, another control character or nothing printable', async (t) => {
+  const repo = await makeRepo();
+  const topic = '<bv-topic path="x" title="x"><bv-reason>x</bv-reason></bv-topic>';
+  // Topic paths as a teammate's push can plant them (plumbing, no validator).
+  const planted = ['notes/fine', 'notes/café', 'notes/new\nline', 'notes/carriage\rreturn', 'notes/esc\x1b[31mred', 'notes/tab\there'];
+  planted.push('notes/del\x7f', 'notes/c1\u009b2J', 'notes/line\u2028separator', 'notes/\u200b', 'notes/\u00a0\u3000', 'evil\nfolder/x');
+  await plantTree(repo, Object.fromEntries(planted.map((name) => [`${name}.html`, topic])));
+  // A branch whose name git itself refuses (it ignores the ref), and a remote named with an escape.
+  const tip = (await git(repo, 'rev-parse', 'refs/brv/heads/main')).trim();
+  await writeFile(path.join(repo, '.git/packed-refs'), `${tip} refs/brv/heads/ev\x1b[31mil\n`, { flag: 'a' });
+  await git(repo, 'remote', 'add', 'origin', 'https://example.invalid/never-contacted.git');
+  await git(repo, 'config', 'remote.r\x1b]0;title\x07.url', 'https://example.invalid/other.git');
+  const complete = async (...words: string[]) => {
+    const run = await brv(repo, ['__complete', ...words]);
+    t.is(run.exitCode, 0, run.stderr);
+    t.false(/[\p{Cc}\u2028\u2029]/u.test(run.stdout.replace(/\n/g, '')), JSON.stringify(run.stdout));
+    return run.stdout.split('\n');
+  };
+  t.deepEqual(await complete('read', ''), ['notes/']);
+  t.deepEqual(await complete('read', 'notes/'), ['notes/café', 'notes/fine']);
+  t.deepEqual(await complete('ls', ''), ['notes/']);
+  t.deepEqual(await complete('vc', 'checkout', ''), ['main']);
+  t.deepEqual(await complete('sync', ''), ['origin']);
 });
 
 test('completion scripts: bash completes values through brv __complete; zsh and fish scripts call it', async (t) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DOC_CACHE_VERSION } from '../../src/index/doc-cache.js';
 import { brv, brvJson, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
@@ -160,25 +160,4 @@ test('a cache that cannot be written fails neither curate nor query', async (t) 
     'a query answered from the index loads no extraction code',
   );
   t.true((await stat(path.join(repo, '.git', 'brv', 'cache'))).isFile());
-});
-
-test('parallel rebuilds and maintenance runs: all succeed, the cache is written once, every entry whole, no temp file left', async (t) => {
-  const repo = await makeRepo();
-  await seed(repo);
-  await rm(path.join(repo, '.git', 'brv', 'cache'), { recursive: true });
-  const runs = await Promise.all(Array.from({ length: 4 }, () => brvJson(repo, ['query', 'tokens'], { process: true })));
-  for (const run of runs) t.is(run.json?.data.matchedDocs.length, 3, run.stdout + run.stderr);
-  const dir = path.dirname(path.dirname(cacheFile(repo, 'a'.repeat(40))));
-  const cacheFiles = async () => (await readdir(dir, { recursive: true }).catch(() => [])).map(String).filter((f) => f.includes(path.sep));
-  t.deepEqual(await cacheFiles(), [], 'queries leave the cache to maintenance');
-  const maintenance = await Promise.all(Array.from({ length: 4 }, () => brv(repo, ['maintenance'], { process: true })));
-  for (const run of maintenance) t.is(run.exitCode, 0, run.stderr);
-  const files = await cacheFiles();
-  t.deepEqual(
-    files.filter((f) => f.endsWith('.tmp')),
-    [],
-  );
-  t.is(files.length, 3);
-  await rm(path.join(repo, '.git', 'brv', 'index'), { recursive: true });
-  t.like((await brvJson(repo, ['query', 'tokens'])).json!.data.metadata.index, { build: 'full', parsedTopics: 0, cachedTopics: 3 });
 });

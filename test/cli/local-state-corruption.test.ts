@@ -2,11 +2,12 @@ import test, { type ExecutionContext } from 'ava';
 import { execa } from 'execa';
 import { chmod, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI, ENV, cleanup, copyBuiltCli, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
+import { CLI, ENV, brvWithin, cleanup, copyBuiltCli, git, makeRepo, makeWorktree, refTip, reply, tempDir } from '../helpers/repo.js';
 import { twoClones } from '../helpers/knowledge.js';
 
 // Every local state file brv keeps (DESIGN.md §2.8), damaged every way a crash, a full disk or a
-// stray command can damage it, then used through the real CLI: no hang (each run has a deadline), no
+// stray command can damage it, then used through the CLI (in this process; the launcher's code cache
+// and another user's runs through the built one): no hang (each run has a deadline), no
 // Node stack trace, no wrong answer. Caches are rebuilt without a word; state brv cannot rebuild
 // (this worktree's brv/HEAD) is a typed error whose message names the fix.
 
@@ -65,17 +66,23 @@ interface Run {
   json: any;
 }
 
-/** The built CLI with a deadline: a hang fails the test instead of stalling the suite. */
+/**
+ * brv with a deadline: a hang fails the test instead of stalling the suite. In this process (runCli)
+ * unless `cli` names another copy of the built CLI, which runs as a process killed at the deadline.
+ */
 async function run(t: ExecutionContext, cwd: string, args: string[], env: Record<string, string> = ENV, cli = CLI): Promise<Run> {
-  const result = await execa('node', [cli, ...args], {
-    cwd,
-    env,
-    extendEnv: false,
-    reject: false,
-    timeout: DEADLINE_MS,
-    killSignal: 'SIGKILL',
-    stdin: 'ignore',
-  });
+  const result =
+    cli === CLI
+      ? await brvWithin(DEADLINE_MS, cwd, args, { env })
+      : await execa('node', [cli, ...args], {
+          cwd,
+          env,
+          extendEnv: false,
+          reject: false,
+          timeout: DEADLINE_MS,
+          killSignal: 'SIGKILL',
+          stdin: 'ignore',
+        });
   const label = `brv ${args.join(' ')}`;
   t.false(result.timedOut, `${label} hung`);
   const output = `${result.stdout}\n${result.stderr}`;

@@ -3,8 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseResponseBody } from '../../src/curate/envelope.js';
 import { deleteFile, readInputFile } from '../../src/curate/response-file.js';
-import { CLI, ENV, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
-import { execa } from 'execa';
+import { brv, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 test('deleteFile reports a failure as a message instead of throwing', async (t) => {
   const dir = await tempDir();
@@ -49,8 +48,7 @@ test('--response-file pointing at a file that is not a response echoes none of i
   const repo = await makeRepo();
   const file = path.join(await tempDir(), 'shadow');
   await writeFile(file, `${SECRET}\ndaemon:*:19000:0:99999:7:::\n`);
-  const run = (args: string[]) =>
-    execa('node', [CLI, ...args, '--format', 'json'], { cwd: repo, env: ENV, extendEnv: false, reject: false });
+  const run = (args: string[]) => brv(repo, [...args, '--format', 'json']);
   const start = JSON.parse((await run(['curate', 'record something'])).stdout);
   const result = await run(['curate', '--session', start.data.sessionId, '--response-file', file]);
   t.regex(result.stdout, /not valid JSON \(it does not begin with/);

@@ -39,6 +39,11 @@ export interface LlmServer {
   close(): Promise<void>;
 }
 
+/** The environment that points brv's model at `server` (the OpenAI-compatible provider, a test key). */
+export function modelEnv(server: LlmServer, key = 'sk-test-secret-0000'): Record<string, string> {
+  return { BRV_LLM_PROVIDER: 'openai-compatible', BRV_LLM_BASE_URL: server.url, BRV_LLM_MODEL: 'test-model', BRV_LLM_API_KEY: key };
+}
+
 export async function startLlmServer(): Promise<LlmServer> {
   const queue: Array<Scripted | ((request: RecordedRequest) => Scripted)> = [];
   const embeddingQueue: Array<Scripted | ((request: RecordedRequest) => Scripted)> = [];

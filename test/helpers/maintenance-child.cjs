@@ -1,4 +1,4 @@
-// Preloaded (NODE_OPTIONS=--require) into brv processes by test/cli/maintenance.test.ts. It acts only
+// Preloaded (NODE_OPTIONS=--require) into brv processes by test/process/maintenance.test.ts. It acts only
 // in a `brv maintenance` process (the background child a query starts): BRV_TEST_MAINTENANCE_HOLD_UNTIL
 // makes it wait, holding the lock its query took for it, until that file exists (the test says when:
 // a fixed time is too short on a loaded machine);

@@ -30,7 +30,7 @@ function pinnedEnvironment(home: string): Record<string, string> {
     LANG: 'C',
     LC_ALL: 'C',
     // No background `brv maintenance` after queries: a detached child would outlive the test and its
-    // temp folders. Tests of it unset this (test/cli/maintenance.test.ts).
+    // temp folders. Tests of it unset this (test/process/maintenance.test.ts).
     BRV_NO_AUTO_MAINTENANCE: '1',
     // No test may wait on a credential prompt: git never asks on the terminal, ssh never through an
     // askpass program (nor does a display or an agent of the machine's user leak in: only PATH does).
@@ -147,7 +147,7 @@ function result(args: string[], stdout: string, stderr: string, exitCode: number
 }
 
 /** Runs the built CLI as a real process, the way agents call it. */
-async function brvProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun> {
+async function brvProcess(cwd: string, args: string[], options: BrvOptions = {}): Promise<BrvRun & { timedOut: boolean }> {
   const env: Record<string, string> = { ...ENV, ...options.env };
   for (const key of options.unset ?? []) delete env[key];
   const run = await execa('node', [CLI, ...args], {
@@ -159,7 +159,7 @@ async function brvProcess(cwd: string, args: string[], options: BrvOptions = {})
     stdin: options.input === undefined ? 'ignore' : 'pipe',
     ...(options.timeout ? { timeout: options.timeout } : {}),
   });
-  return result(args, run.stdout, run.stderr, run.exitCode ?? -1);
+  return { ...result(args, run.stdout, run.stderr, run.exitCode ?? -1), timedOut: run.timedOut };
 }
 
 /** One in-process run at a time: a command may resolve a relative path against the process's folder. */
@@ -195,6 +195,24 @@ async function brvInProcess(cwd: string, args: string[], options: BrvOptions = {
   const exitCode = await done;
   // execa strips the final newline; so do we, for the same result shape.
   return result(args, stdout.replace(/\n$/, ''), stderr.replace(/\n$/, ''), exitCode);
+}
+
+/**
+ * brv() with a deadline: a run still going after `ms` counts as hung (`timedOut`), so a hang fails the
+ * test instead of stalling the suite. In this process a hung run is left behind (the test fails);
+ * as a process it is killed.
+ */
+export async function brvWithin(
+  ms: number,
+  cwd: string,
+  args: string[],
+  options: Omit<BrvOptions, 'timeout'> = {},
+): Promise<BrvRun & { timedOut: boolean }> {
+  if (needsProcess(args, options)) return brvProcess(cwd, args, { ...options, timeout: ms });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  const run = await Promise.race([brvInProcess(cwd, args, options), deadline]).finally(() => clearTimeout(timer));
+  return run ? { ...run, timedOut: false } : { ...result(args, '', '', -1), timedOut: true };
 }
 
 export async function brvJson(cwd: string, args: string[], options: Omit<BrvOptions, 'input'> = {}): Promise<BrvRun> {

@@ -1,5 +1,4 @@
 import test, { type ExecutionContext } from 'ava';
-import { execa } from 'execa';
 import { execFileSync } from 'node:child_process';
 import { chmod, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { INDEX_VERSION } from '../../src/index/tree-index.js';
 import { ZEBRA_TOPICS } from '../helpers/knowledge.js';
 import { openBrv } from '../helpers/service.js';
 import { plantTree } from '../helpers/plant.js';
-import { CLI, cleanup, ENV, makeRepo, tempDir } from '../helpers/repo.js';
+import { brvWithin, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 /**
  * Local state is a cache: whatever happens to an index file (truncated, bit-flipped, emptied,
@@ -76,19 +75,12 @@ interface Answer {
   build: string;
 }
 
-/** `brv query` as a real process, killed after 20 s: a hang fails the test instead of stalling it. */
+/** `brv query` with a deadline of 20 s: a hang fails the test instead of stalling it. */
 async function query(
   repo: string,
   question = 'zebras',
 ): Promise<{ answer?: Answer; stderr: string; exitCode?: number; timedOut: boolean }> {
-  const run = await execa('node', [CLI, 'query', question, '--format', 'json', '--limit', '10'], {
-    cwd: repo,
-    env: ENV,
-    extendEnv: false,
-    reject: false,
-    timeout: 20_000,
-    stdin: 'ignore',
-  });
+  const run = await brvWithin(20_000, repo, ['query', question, '--format', 'json', '--limit', '10']);
   let answer: Answer | undefined;
   try {
     const data = JSON.parse(run.stdout).data;

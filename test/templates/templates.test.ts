@@ -1,12 +1,11 @@
 import test from 'ava';
-import { execa } from 'execa';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TEMPLATE_NAMES, readTemplate } from '../../src/setup/templates.js';
-import { CLI, ENV, ROOT, brvJson, makeRepo, tempDir } from '../helpers/repo.js';
+import { ROOT, brv, brvJson, makeRepo, tempDir } from '../helpers/repo.js';
 
 // The templates are what agents read about brv: every command and flag they name must exist in the
-// built CLI. Commands and flags are read from real `--help` output, so a renamed command or option
+// CLI. Commands and flags are read from its real `--help` output (run in-process), so a renamed command or option
 // fails here, not in an agent's session.
 
 const TEMPLATES = path.join(ROOT, 'templates');
@@ -87,10 +86,7 @@ function help(words: string[]): Promise<{ exitCode: number; stdout: string }> {
   const key = words.join(' ');
   let cached = helpCache.get(key);
   if (!cached) {
-    cached = execa('node', [CLI, ...words, '--help'], { env: { ...ENV, COLUMNS: '200' }, extendEnv: false, reject: false }).then((r) => ({
-      exitCode: r.exitCode ?? -1,
-      stdout: r.stdout,
-    }));
+    cached = brv(ROOT, [...words, '--help'], { env: { COLUMNS: '200' } }).then((r) => ({ exitCode: r.exitCode, stdout: r.stdout }));
     helpCache.set(key, cached);
   }
   return cached;

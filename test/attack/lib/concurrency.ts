@@ -3,7 +3,7 @@
  * topics and of one topic, through sessions and one-shot), with merges and review rejects racing them.
  * Every command that reported success must be in the final history (its commit an ancestor of the
  * tip, its topic present unless a later write replaced it), fsck clean, no stale lock. Shared by
- * test/attack/concurrency.test.ts and bench/attack/concurrency.ts.
+ * test/process/concurrent-writers.test.ts and bench/attack/concurrency.ts.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

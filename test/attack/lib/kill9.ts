@@ -3,7 +3,7 @@
  * sync, review reject and the first index build. After each kill, once its orphaned git children
  * have exited: `git fsck` is clean, no `*.lock` is left, the brv branch is in its old state or its new
  * state (never a mix), every curate that reported success is still there, and the same command,
- * run again, works. Shared by test/attack/kill9.test.ts (a few kills) and bench/attack/kill9.ts.
+ * run again, works. Shared by test/process/kill9.test.ts (a few kills) and bench/attack/kill9.ts.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 import test from 'ava';
-import { concurrencyRound } from './lib/concurrency.js';
+import { concurrencyRound } from '../attack/lib/concurrency.js';
 
-// Issue 9, campaign 4 (32 writers and more rounds: bench/attack/concurrency.ts). test/cli/concurrency.test.ts
+// Issue 9, campaign 4 (32 writers and more rounds: bench/attack/concurrency.ts). test/process/concurrency.test.ts
 // covers eight plain writers; this races sessions, one-shot writes, overwrites, a merge and a reject.
 
 test('16 curate processes, a merge and a review reject at once: every reported success is in the history, fsck clean', async (t) => {

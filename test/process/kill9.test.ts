@@ -1,5 +1,5 @@
 import test from 'ava';
-import { killCampaign, KILL_OPERATIONS } from './lib/kill9.js';
+import { killCampaign, KILL_OPERATIONS } from '../attack/lib/kill9.js';
 
 // Issue 9, campaign 1 (hundreds of kills: bench/attack/kill9.ts): SIGKILL at random points of curate,
 // import, merge, push, sync, review reject and the first index build loses nothing and breaks nothing.

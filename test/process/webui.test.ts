@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { brv, brvJson, cleanup, CLI, ENV, makeRepo, tempDir } from '../helpers/repo.js';
 import { waitFor } from '../helpers/wait.js';
-import { request } from './http.js';
+import { request } from '../web/http.js';
 
 /** Holds a loopback port (undefined: it was taken already). */
 async function hold(port: number): Promise<Server | undefined> {

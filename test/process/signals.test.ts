@@ -2,9 +2,13 @@ import test from 'ava';
 import { alive, waitFor } from '../helpers/wait.js';
 import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brvJson, cleanup, CLI, ENV, git, makeRepo, tempDir } from '../helpers/repo.js';
+import { modelEnv, startLlmServer, type LlmServer } from '../helpers/llm-server.js';
+import { brvJson, cleanup, CLI, ENV, git, makeRepo, refTip, reply, tempDir } from '../helpers/repo.js';
+
+// Signals to a brv process: it stops its git children (and the ssh under them), and a Ctrl-C during
+// a self-driven curate leaves nothing written.
 
 function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -68,4 +72,44 @@ test('when the parent of brv sync goes away, brv stops its git children and exit
   parent.kill('SIGKILL');
   t.true(await waitFor(() => !alive(ssh) && !alive(gitPid) && !alive(brvPid), 2500), 'brv, git and ssh are gone');
   await parent;
+});
+
+const servers: LlmServer[] = [];
+test.after.always(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+/** A repository with brv's model set to the scripted OpenAI-compatible server on loopback (test/cli/curate-auto.test.ts). */
+async function setup() {
+  const server = await startLlmServer();
+  servers.push(server);
+  const repo = await makeRepo();
+  await git(repo, 'config', 'brv.llm.retries', '0');
+  const env = modelEnv(server);
+  return { server, repo, env };
+}
+
+const sessions = async (repo: string) => readdir(path.join(repo, '.git/brv/sessions')).catch(() => [] as string[]);
+
+test('Ctrl-C mid-stream: exit 130, no commit, no session left', async (t) => {
+  const { server, repo, env } = await setup();
+  server.reply({ text: reply('a/b', 'AB', `<bv-highlights><p>${'word '.repeat(400)}</p></bv-highlights>`), chunks: 60, chunkDelayMs: 100 });
+  const child = execa('node', [CLI, 'curate', 'x'], {
+    cwd: repo,
+    env: { ...ENV, ...env, BRV_PROGRESS: 'always' },
+    extendEnv: false,
+    reject: false,
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 8000;
+  while (!(server.requests.length === 1 && stderr.includes('attempt 1 of 4')) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 400));
+  child.kill('SIGINT');
+  const result = await child;
+  t.is(result.exitCode, 130, stderr);
+  t.regex(result.stderr, /Curate cancelled; nothing was written/);
+  t.is(await refTip(repo), undefined);
+  t.deepEqual(await sessions(repo), []);
 });
