@@ -1,7 +1,6 @@
-import type { CommandModule } from 'yargs';
-import type { GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { setExitCode } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
 
 /**
  * Claude Code's UserPromptSubmit hook: whatever it prints is appended to the user's prompt, so it
@@ -9,9 +8,7 @@ import { setExitCode } from '../io.js';
  * prompt, so it starts no git and reads one file; and it must never get in the user's way: any
  * failure (no template, no repository, a closed stdout) prints nothing and exits 0.
  */
-export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions> = {
-  command: 'hook-prompt-submit',
-  describe: false, // run by the Claude Code hook, not by people
+export const hookPromptSubmitCommand = tableCommand('hook-prompt-submit', {
   handler: async (argv) => {
     let text = '';
     try {
@@ -28,4 +25,4 @@ export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions
     }
     setExitCode(0);
   },
-};
+});
