@@ -48,7 +48,7 @@ function forYargs(decl: OptionDecl | PositionalDecl): Record<string, unknown> {
 const hasRange = (options: OptionTable) => Object.values(options).some((o) => o.type === 'number' && (o.min ?? o.max) !== undefined);
 
 /** The yargs builder of a declaration: positionals, options, checks, sub-commands, examples, epilogue. */
-export function builderFor<T>(
+function builderFor<T>(
   decl: CommandDecl,
   code: Pick<CommandCode<T>, 'subcommands' | 'check'> = {},
 ): (y: Argv<GlobalOptions>) => Argv<GlobalOptions> {

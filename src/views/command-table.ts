@@ -7,11 +7,11 @@
 // Plain data, no yargs: the fast path loads it on every agent command.
 
 import { BRV_REF_PREFIX, DEFAULT_BRANCH, REMOTE_LAYOUTS, branchRef, remoteTrackingPrefix } from '../base/ref-names.js';
-import { DREAM_KINDS } from '../models/dream/kinds.js';
+import type { DreamKind } from '../models/dream/kinds.js';
 import type { ConnectorType, KeyStorage } from '../service/service.js';
 import type { ValueKind } from '../service/completion.js';
-import { HOOK_NAMES } from '../setup/hooks/scripts.js';
-import { COMPLETION_SHELLS } from './completion.js';
+import type { HookName } from '../service/names.js';
+import type { CompletionShell } from './completion.js';
 
 /** An option, as yargs takes it (its own keys are handed to it as they are), plus what only brv reads. */
 export interface OptionDecl {
@@ -104,8 +104,19 @@ const REMOTE = {
   values: 'remote',
 } as const satisfies PositionalDecl;
 const LAYOUT_HELP = `refs (${BRV_REF_PREFIX}*, the default) or branches (ordinary branches brv/<branch> and brv-review/<id>, for hosts that accept only branches and tags; see the README)`;
-const CONNECTOR_TYPES = ['rules', 'mcp', 'skill', 'hook', 'agent'] as const satisfies readonly ConnectorType[];
-const KEY_STORAGES = ['auto', 'file', 'credential-helper'] as const satisfies readonly KeyStorage[];
+/**
+ * A list of every member of a union `T`, written out here so that the table loads nothing else (the
+ * fast path loads it on every agent command): a compile error when `T` gains a member the list lacks.
+ */
+const every =
+  <T extends string>() =>
+  <L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : never)): L =>
+    list;
+const HOOK_NAMES = every<HookName>()(['post-merge', 'post-checkout', 'pre-commit'] as const);
+const COMPLETION_SHELLS = every<CompletionShell>()(['bash', 'zsh', 'fish'] as const);
+const DREAM_KINDS = every<DreamKind>()(['link', 'merge', 'prune', 'stale', 'synthesize'] as const);
+const CONNECTOR_TYPES = every<ConnectorType>()(['rules', 'mcp', 'skill', 'hook', 'agent'] as const);
+const KEY_STORAGES = every<KeyStorage>()(['auto', 'file', 'credential-helper'] as const);
 
 /** The options `query` and `search` share: what to look for and which topics may answer. */
 const RETRIEVAL_OPTIONS = {

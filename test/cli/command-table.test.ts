@@ -9,6 +9,12 @@ import { fastParse } from '../../src/cli/fast-args.js';
 import { createParser } from '../../src/cli/parser.js';
 import { usage } from '../../src/cli/table-yargs.js';
 import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, type CommandDecl, type OptionDecl } from '../../src/views/command-table.js';
+import { HOOK_NAMES } from '../../src/service/names.js';
+import { DREAM_KINDS } from '../../src/models/dream/kinds.js';
+import { CONNECTOR_TYPES } from '../../src/setup/connectors/agents.js';
+import { COMPLETION_SHELLS } from '../../src/views/completion.js';
+import { REMOTE_LAYOUTS } from '../../src/base/ref-names.js';
+import { findCommand } from '../../src/views/command-table.js';
 import { CLI, ENV, brv, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 // The command table (src/views/command-table.ts) is the one declaration of brv's command line; these
@@ -184,6 +190,15 @@ test('completion offers every option of a command, and the choices of options an
     if (first?.choices && !decl.subcommands)
       t.deepEqual(await complete([...path, ''], cwd, env), [...first.choices], `${path.join(' ')} <${first.name}>`);
   }
+});
+
+test('the lists the table writes out are the library’s, in its order', (t) => {
+  t.deepEqual(findCommand(['hooks', 'install'])!.positionals![0]!.choices, HOOK_NAMES);
+  t.deepEqual(findCommand(['hooks', 'run'])!.positionals![0]!.choices, HOOK_NAMES);
+  t.deepEqual(findCommand(['completion'])!.positionals![0]!.choices, COMPLETION_SHELLS);
+  t.deepEqual(findCommand(['connectors', 'install'])!.options!.type!.choices, CONNECTOR_TYPES);
+  t.deepEqual(findCommand(['vc', 'clone'])!.options!.layout!.choices, REMOTE_LAYOUTS);
+  t.true(findCommand(['dream'])!.options!.kinds!.describe!.includes(DREAM_KINDS.join(',')));
 });
 
 test('brv completion --help says completion offers values', async (t) => {
