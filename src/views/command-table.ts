@@ -765,6 +765,8 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     options: {
       port: {
         type: 'number',
+        min: 1,
+        max: 65535,
         describe: 'Port on 127.0.0.1 (default 7700, or the next free one up to 7720; a port given here must be free)',
       },
       open: {
@@ -796,7 +798,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     options: {
       scope: { type: 'string', describe: 'Only topics in this folder, e.g. security', values: 'folder' },
       kinds: { type: 'string', describe: `What to look for, comma-separated: ${DREAM_KINDS.join(',')} (default: all)` },
-      max: { type: 'number', default: 50, describe: 'At most this many candidates, strongest first' },
+      max: { type: 'number', default: 50, min: 1, describe: 'At most this many candidates, strongest first' },
       'dry-run': { type: 'boolean', default: false, describe: 'Show candidates and proposals; record nothing, ask no model' },
     },
     epilog: [

@@ -72,6 +72,7 @@ interface ResolveOptions extends GlobalOptions {
 
 const reviewResolveCommand = tableCommand<ResolveOptions>('review resolve', {
   handler: (argv) => {
+    // Exactly one of four flags: more than yargs' pairwise `conflicts` can declare.
     const picked = (['ours', 'theirs', 'both', 'edit'] as const).filter((name) => argv[name]);
     if (picked.length !== 1) {
       const message = `review resolve needs exactly one of --ours, --theirs, --both, --edit${picked.length ? ` (given: ${picked.map((p) => `--${p}`).join(', ')})` : ''}`;

@@ -30,6 +30,8 @@ interface RemoteOptions extends GlobalOptions {
 
 export const vcRemoteCommand = tableCommand<RemoteOptions>('vc remote', {
   handler: (argv) => {
+    // Which positionals are needed depends on the action (and set-layout's third is a layout, not a URL):
+    // checked here, not declared.
     const missing =
       argv.action && !argv.name
         ? 'a remote name'

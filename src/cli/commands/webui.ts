@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
-import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
+import { note, printJson, printText } from '../output.js';
 import { tableCommand } from '../table-yargs.js';
 
 interface WebuiOptions extends GlobalOptions {
@@ -19,10 +19,6 @@ const STOP_GRACE_MS = 3000;
 export const webuiCommand = tableCommand<WebuiOptions>('webui', {
   handler: (argv) =>
     reportingErrors('webui', argv, async () => {
-      if (argv.port !== undefined && (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535)) {
-        const text = argv.format === 'text' ? ' (see --help)' : '';
-        return printError('webui', argv.format, 'usage', `--port must be a port number from 1 to 65535${text}.`, EXIT_USAGE);
-      }
       // Listening for the stop signals before anything starts: one that comes early still stops cleanly.
       const stopped = new Promise<void>((resolve) => {
         for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
