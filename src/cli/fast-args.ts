@@ -5,7 +5,16 @@ import { hookPromptSubmitCommand } from './commands/hook-prompt-submit.js';
 import { queryCommand } from './commands/query.js';
 import { searchCommand } from './commands/search.js';
 import { inRange } from './options.js';
-import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, type CommandDecl, type OptionDecl, type OptionTable } from '../views/command-table.js';
+import {
+  CURATE,
+  GLOBAL_OPTION_DECLS,
+  HOOK_PROMPT_SUBMIT,
+  QUERY,
+  SEARCH,
+  type CommandDecl,
+  type OptionDecl,
+  type OptionTable,
+} from '../views/agent-commands.js';
 
 // Loading yargs and building its parser for every command costs ~30–40 ms per process (measured,
 // docs/decisions/0002-startup-launcher-code-cache.md), most of an agent command's time above a bare Node start. The commands agents run
@@ -14,13 +23,13 @@ import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, type CommandDecl, type OptionDecl, 
 // with another value, arrays, values yargs would read differently, values out of range) returns undefined and goes to yargs,
 // which behaves as always. test/cli/fast-args.test.ts checks every accepted command line against yargs' own result.
 
-/** The commands the fast path runs (their handlers; what they take comes from the command table). */
-const FAST_COMMANDS: Record<string, CommandModule<never, never>> = {
-  query: queryCommand as CommandModule<never, never>,
-  search: searchCommand as CommandModule<never, never>,
-  curate: curateCommand as CommandModule<never, never>,
+/** The commands the fast path runs: their declarations in the command table, and their handlers. */
+const FAST_COMMANDS: Record<string, { decl: CommandDecl; module: CommandModule<never, never> }> = {
+  query: { decl: QUERY, module: queryCommand as CommandModule<never, never> },
+  search: { decl: SEARCH, module: searchCommand as CommandModule<never, never> },
+  curate: { decl: CURATE, module: curateCommand as CommandModule<never, never> },
   // Claude Code runs it before every prompt.
-  'hook-prompt-submit': hookPromptSubmitCommand as CommandModule<never, never>,
+  'hook-prompt-submit': { decl: HOOK_PROMPT_SUBMIT, module: hookPromptSubmitCommand as CommandModule<never, never> },
 };
 
 export interface FastParse {
@@ -38,9 +47,9 @@ const camelCase = (name: string) => name.replace(/-+([^-])/g, (_, c: string) => 
 
 /** The argv yargs would hand the command's handler, or undefined when yargs must decide. */
 export function fastParse(args: readonly string[], scriptName: string): FastParse | undefined {
-  const module = args[0] !== undefined && Object.hasOwn(FAST_COMMANDS, args[0]) ? FAST_COMMANDS[args[0]] : undefined;
-  const decl: CommandDecl | undefined = module && COMMAND_TABLE.find((c) => c.name === args[0]);
-  if (!module?.handler || !decl) return undefined;
+  const fast = args[0] !== undefined && Object.hasOwn(FAST_COMMANDS, args[0]) ? FAST_COMMANDS[args[0]] : undefined;
+  if (!fast?.module.handler) return undefined;
+  const { decl, module } = fast;
   // `query <question..>`: one required, variadic positional; `curate [intent]`: one optional; or none.
   const positionals = decl.positionals ?? [];
   if (positionals.length > 1) return undefined;

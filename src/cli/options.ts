@@ -1,6 +1,6 @@
 // What yargs does not check of the options the command table declares (src/views/command-table.ts):
 // number ranges, for yargs' builders (table-yargs.ts) and the fast path (fast-args.ts) alike.
-import type { OptionDecl, OptionTable } from '../views/command-table.js';
+import type { OptionDecl, OptionTable } from '../views/agent-commands.js';
 
 /** A command line our own checks refuse: a usage error (exit 2), reported like yargs' own. */
 export class ArgumentCheckError extends Error {}

@@ -1,9 +1,10 @@
 // yargs command modules made from the command table (src/views/command-table.ts): the command string,
 // description, positionals, options, examples, epilogue and sub-commands all come from the command's
 // declaration; a command module adds its handler (and, rarely, a check that is code, not data).
-// Only yargs' types are imported: the fast path loads the command modules without yargs.
+// Only yargs' types are imported, and only the table's types: the fast path loads the agent commands'
+// modules without yargs and without the rest of the table.
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { findCommand, type CommandDecl, type OptionDecl, type OptionTable, type PositionalDecl } from '../views/command-table.js';
+import type { CommandDecl, OptionDecl, OptionTable, PositionalDecl } from '../views/agent-commands.js';
 import type { GlobalOptions } from './context.js';
 import { checkNumbers } from './options.js';
 
@@ -98,15 +99,13 @@ function commandName(module: Pick<CommandModule, 'command'>): string {
 }
 
 /**
- * The yargs module of the command at `path` in the command table (`'vc log'`), with the module's
- * handler: everything yargs reads but the handler comes from the table.
+ * The yargs module of a command declared in the command table (`declaration('vc log')`, or one of
+ * agent-commands.ts), with the module's handler: everything yargs reads but the handler comes from the table.
  */
 export function tableCommand<T extends GlobalOptions = GlobalOptions>(
-  path: string,
+  decl: CommandDecl,
   code: CommandCode<T> = {},
 ): CommandModule<GlobalOptions, T> {
-  const decl = findCommand(path.split(' '));
-  if (!decl) throw new Error(`No command "${path}" in the command table.`);
   return {
     command: decl.default ? [usage(decl), '$0'] : usage(decl),
     describe: decl.hidden ? false : decl.describe,

@@ -6,6 +6,7 @@ import { adoptNotes } from '../../views/setup.js';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withSyncProgress } from './vc-remote.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface AgentOptions extends GlobalOptions {
   agent: string;
@@ -22,7 +23,7 @@ function connectorRequest(argv: AgentOptions): ConnectorRequest {
   return { cwd: cliCwd(argv.C), global: argv.global, agent: argv.agent, type: argv.type };
 }
 
-const listCommand = tableCommand('connectors list', {
+const listCommand = tableCommand(declaration('connectors list'), {
   handler: (argv) =>
     reportingErrors('connectors list', argv, async () => {
       const agents = await (await cliService()).agents();
@@ -31,7 +32,7 @@ const listCommand = tableCommand('connectors list', {
     }),
 });
 
-const installCommand = tableCommand<AgentOptions>('connectors install', {
+const installCommand = tableCommand<AgentOptions>(declaration('connectors install'), {
   handler: stoppingGit((argv) =>
     reportingErrors('connectors install', argv, async () => {
       const service = await cliService();
@@ -42,7 +43,7 @@ const installCommand = tableCommand<AgentOptions>('connectors install', {
   ),
 });
 
-const uninstallCommand = tableCommand<AgentOptions>('connectors uninstall', {
+const uninstallCommand = tableCommand<AgentOptions>(declaration('connectors uninstall'), {
   handler: (argv) =>
     reportingErrors('connectors uninstall', argv, async () => {
       const result = await (await cliService()).uninstallConnector(connectorRequest(argv));
@@ -51,7 +52,7 @@ const uninstallCommand = tableCommand<AgentOptions>('connectors uninstall', {
     }),
 });
 
-const statusCommand = tableCommand<StatusOptions>('connectors status', {
+const statusCommand = tableCommand<StatusOptions>(declaration('connectors status'), {
   handler: (argv) =>
     reportingErrors('connectors status', argv, async () => {
       const { scopes, connectors: entries } = await (
@@ -66,6 +67,6 @@ const statusCommand = tableCommand<StatusOptions>('connectors status', {
     }),
 });
 
-export const connectorsCommand = tableCommand('connectors', {
+export const connectorsCommand = tableCommand(declaration('connectors'), {
   subcommands: [listCommand, installCommand, uninstallCommand, statusCommand],
 });

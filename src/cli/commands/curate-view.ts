@@ -1,12 +1,13 @@
 import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { tableCommand } from '../table-yargs.js';
+import { CURATE_VIEW } from '../../views/agent-commands.js';
 
 interface ViewOptions extends GlobalOptions {
   limit: number;
 }
 
-export const curateViewCommand = tableCommand<ViewOptions>('curate view', {
+export const curateViewCommand = tableCommand<ViewOptions>(CURATE_VIEW, {
   handler: (argv) =>
     withBrv('curate view', argv, async (brv) => {
       const entries = await brv.history.log({ limit: argv.limit });

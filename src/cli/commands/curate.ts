@@ -6,6 +6,7 @@ import { curateViewCommand } from './curate-view.js';
 import { readStdin } from '../stdin.js';
 import { setExitCode } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { CURATE } from '../../views/agent-commands.js';
 
 interface CurateOptions extends GlobalOptions {
   intent?: string;
@@ -29,7 +30,7 @@ const REMOVED_FLAGS: Record<string, string> = {
   timeout: 'There is no LLM call inside brv, so there is nothing to time out.',
 };
 
-export const curateCommand = tableCommand<CurateOptions>('curate', {
+export const curateCommand = tableCommand<CurateOptions>(CURATE, {
   subcommands: [curateViewCommand],
   handler: (argv) =>
     withBrv(

@@ -4,6 +4,7 @@ import { ArgumentCheckError } from '../options.js';
 import { note, printJson, printText } from '../output.js';
 import { startProgress, type Progress } from '../progress.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface DreamOptions extends GlobalOptions {
   scope?: string;
@@ -35,7 +36,7 @@ function parseKinds(value: string | undefined): DreamKind[] | undefined {
   return kinds as DreamKind[];
 }
 
-export const dreamCommand = tableCommand<DreamOptions>('dream', {
+export const dreamCommand = tableCommand<DreamOptions>(declaration('dream'), {
   // Code, not data: --kinds is a comma-separated list of the kinds (one value, so no `choices`).
   check: (argv) => {
     try {

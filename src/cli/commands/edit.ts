@@ -7,6 +7,7 @@ import { editText } from '../../views/edit.js';
 import type { Brv } from '../../service/brv.js';
 import { cliIo } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 type SavedEdit = Extract<EditSaveResult, { ok: true }>;
 
@@ -39,7 +40,7 @@ export async function editInEditor(brv: Brv, topic: string): Promise<SavedEdit> 
   return brv.knowledge.editInEditor({ path: topic, editor: configured ?? 'vi', tempRoot: tmpdir() }, cliActor());
 }
 
-export const editCommand = tableCommand<EditOptions>('edit', {
+export const editCommand = tableCommand<EditOptions>(declaration('edit'), {
   handler: (argv) =>
     withBrv('edit', argv, async (brv) => {
       const result = await editInEditor(brv, argv.path);

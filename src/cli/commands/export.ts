@@ -4,6 +4,7 @@ import { printJson, printText } from '../output.js';
 import { startProgress } from '../progress.js';
 import { exportText } from '../../views/transfer.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface ExportOptions extends GlobalOptions {
   dir: string;
@@ -11,7 +12,7 @@ interface ExportOptions extends GlobalOptions {
   at?: string;
 }
 
-export const exportCommand = tableCommand<ExportOptions>('export', {
+export const exportCommand = tableCommand<ExportOptions>(declaration('export'), {
   handler: (argv) =>
     withBrv('export', argv, async (brv) => {
       const progress = startProgress('Exporting topics', argv);

@@ -1,6 +1,7 @@
 import { printJson, printText } from '../output.js';
 import { setExitCode } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { HOOK_PROMPT_SUBMIT } from '../../views/agent-commands.js';
 
 /**
  * Claude Code's UserPromptSubmit hook: whatever it prints is appended to the user's prompt, so it
@@ -8,7 +9,7 @@ import { tableCommand } from '../table-yargs.js';
  * prompt, so it starts no git and reads one file; and it must never get in the user's way: any
  * failure (no template, no repository, a closed stdout) prints nothing and exits 0.
  */
-export const hookPromptSubmitCommand = tableCommand('hook-prompt-submit', {
+export const hookPromptSubmitCommand = tableCommand(HOOK_PROMPT_SUBMIT, {
   handler: async (argv) => {
     let text = '';
     try {

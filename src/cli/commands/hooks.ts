@@ -9,6 +9,7 @@ import { withSyncProgress } from './vc-remote.js';
 import { hooksInstallText, hooksStatusText, hooksUninstallText, integratedNote, staleWarning } from '../../views/hooks.js';
 import { cliIo, setExitCode } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface SelectOptions extends GlobalOptions {
   hooks?: string[];
@@ -20,7 +21,7 @@ interface RunOptions extends GlobalOptions {
   'cache-only'?: boolean;
 }
 
-const installCommand = tableCommand<SelectOptions>('hooks install', {
+const installCommand = tableCommand<SelectOptions>(declaration('hooks install'), {
   handler: stoppingGit((argv) =>
     withBrv('hooks install', argv, async (brv) => {
       const report = await withSyncProgress(argv, (onProgress) => brv.setup.installHooks({ hooks: argv.hooks, onProgress }));
@@ -30,7 +31,7 @@ const installCommand = tableCommand<SelectOptions>('hooks install', {
   ),
 });
 
-const uninstallCommand = tableCommand<SelectOptions>('hooks uninstall', {
+const uninstallCommand = tableCommand<SelectOptions>(declaration('hooks uninstall'), {
   handler: (argv) =>
     withBrv('hooks uninstall', argv, async (brv) => {
       const report = await brv.setup.uninstallHooks({ hooks: argv.hooks });
@@ -39,7 +40,7 @@ const uninstallCommand = tableCommand<SelectOptions>('hooks uninstall', {
     }),
 });
 
-const statusCommand = tableCommand('hooks status', {
+const statusCommand = tableCommand(declaration('hooks status'), {
   handler: (argv) =>
     withBrv('hooks status', argv, async (brv) => {
       const report = await brv.setup.hooksStatus();
@@ -73,7 +74,7 @@ async function runIntegration(brv: Brv, argv: RunOptions): Promise<void> {
   if (text) note(text);
 }
 
-const runCommand = tableCommand<RunOptions>('hooks run', {
+const runCommand = tableCommand<RunOptions>(declaration('hooks run'), {
   handler: async (argv) => {
     // A hook must never fail the user's git command because of brv: errors are one line, exit 0.
     if (cliIo().env.BRV_SKIP_HOOKS === '1') return;
@@ -95,4 +96,6 @@ const runCommand = tableCommand<RunOptions>('hooks run', {
   },
 });
 
-export const hooksCommand = tableCommand('hooks', { subcommands: [installCommand, uninstallCommand, statusCommand, runCommand] });
+export const hooksCommand = tableCommand(declaration('hooks'), {
+  subcommands: [installCommand, uninstallCommand, statusCommand, runCommand],
+});

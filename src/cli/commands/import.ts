@@ -4,6 +4,7 @@ import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
 import { importNotes, importProgressText, importRefusedText, importText } from '../../views/transfer.js';
 import { cliIo, setExitCode } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface ImportOptions extends GlobalOptions {
   dir: string;
@@ -33,7 +34,7 @@ function progress(): (validated: number, total: number) => void {
   };
 }
 
-export const importCommand = tableCommand<ImportOptions>('import', {
+export const importCommand = tableCommand<ImportOptions>(declaration('import'), {
   handler: (argv) =>
     withBrv('import', argv, async (brv) => {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);

@@ -5,13 +5,14 @@ import type { RemoteLayout } from '../../base/ref-names.js';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import { withSyncProgress } from './vc-remote.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface InitOptions extends GlobalOptions {
   track?: string;
   layout?: RemoteLayout;
 }
 
-export const initCommand = tableCommand<InitOptions>('init', {
+export const initCommand = tableCommand<InitOptions>(declaration('init'), {
   handler: stoppingGit((argv) =>
     withBrv('init', argv, async (brv) => {
       // Tracked first: a remote that does not exist stops init before anything is written.

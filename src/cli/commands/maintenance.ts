@@ -2,6 +2,7 @@ import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { embeddingsText, maintenanceText } from '../../views/maintenance.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface MaintenanceOptions extends GlobalOptions {
   lockToken?: string;
@@ -12,7 +13,7 @@ interface MaintenanceOptions extends GlobalOptions {
  * path: when it leaves an index due, the CLI starts this command in the background after answering
  * (`--lock-token`: the lock that query took for it), unless BRV_NO_AUTO_MAINTENANCE is set.
  */
-export const maintenanceCommand = tableCommand<MaintenanceOptions>('maintenance', {
+export const maintenanceCommand = tableCommand<MaintenanceOptions>(declaration('maintenance'), {
   handler: (argv) =>
     withBrv('maintenance', argv, async (brv) => {
       const result = await brv.retrieval.compactIndex(argv.lockToken === undefined ? {} : { lockToken: argv.lockToken });

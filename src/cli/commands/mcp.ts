@@ -1,8 +1,9 @@
 import { cliService, cliCwd } from '../context.js';
 import { cliIo } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
-export const mcpCommand = tableCommand('mcp', {
+export const mcpCommand = tableCommand(declaration('mcp'), {
   handler: async (argv) => {
     const [{ serveStdio }, texts, service] = await Promise.all([
       import('../../mcp/serve.js'),

@@ -4,6 +4,7 @@ import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js
 import { readStdin } from '../stdin.js';
 import { cliIo } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface SubOptions extends GlobalOptions {
   command?: string;
@@ -28,7 +29,7 @@ function withProviders(command: string, argv: GlobalOptions, run: (providers: Pr
 
 const views = () => import('../../views/providers.js');
 
-const listCommand = tableCommand('providers list', {
+const listCommand = tableCommand(declaration('providers list'), {
   handler: (argv) => withProviders('providers list', argv, (p) => printList(p, argv, 'providers list')),
 });
 
@@ -38,7 +39,7 @@ async function printList(providers: Providers, argv: GlobalOptions, command: str
   printText((await views()).providerListText(list));
 }
 
-const connectCommand = tableCommand<ConnectOptions>('providers connect', {
+const connectCommand = tableCommand<ConnectOptions>(declaration('providers connect'), {
   handler: (argv) =>
     withProviders('providers connect', argv, async (providers) => {
       let apiKey = argv['api-key'];
@@ -62,7 +63,7 @@ const connectCommand = tableCommand<ConnectOptions>('providers connect', {
     }),
 });
 
-const switchCommand = tableCommand<ProviderOptions>('providers switch', {
+const switchCommand = tableCommand<ProviderOptions>(declaration('providers switch'), {
   handler: (argv) =>
     withProviders('providers switch', argv, async (providers) => {
       const entry = await providers.switch({ provider: argv.provider });
@@ -71,7 +72,7 @@ const switchCommand = tableCommand<ProviderOptions>('providers switch', {
     }),
 });
 
-const disconnectCommand = tableCommand<ProviderOptions>('providers disconnect', {
+const disconnectCommand = tableCommand<ProviderOptions>(declaration('providers disconnect'), {
   handler: (argv) =>
     withProviders('providers disconnect', argv, async (providers) => {
       const result = await providers.disconnect({ provider: argv.provider });
@@ -80,7 +81,7 @@ const disconnectCommand = tableCommand<ProviderOptions>('providers disconnect', 
     }),
 });
 
-const checkCommand = tableCommand<{ provider?: string } & GlobalOptions>('providers check', {
+const checkCommand = tableCommand<{ provider?: string } & GlobalOptions>(declaration('providers check'), {
   handler: (argv) =>
     withProviders('providers check', argv, async (providers) => {
       const result = await providers.check({ provider: argv.provider });
@@ -89,7 +90,7 @@ const checkCommand = tableCommand<{ provider?: string } & GlobalOptions>('provid
     }),
 });
 
-export const providersCommand = tableCommand<SubOptions>('providers', {
+export const providersCommand = tableCommand<SubOptions>(declaration('providers'), {
   subcommands: [listCommand, connectCommand, switchCommand, disconnectCommand, checkCommand],
   handler: (argv) => {
     if (argv.command !== undefined)
@@ -104,7 +105,7 @@ interface ModelSwitchOptions extends GlobalOptions {
   embedding?: boolean;
 }
 
-const modelListCommand = tableCommand<{ provider?: string } & GlobalOptions>('model list', {
+const modelListCommand = tableCommand<{ provider?: string } & GlobalOptions>(declaration('model list'), {
   handler: (argv) => withProviders('model list', argv, (p) => printModels(p, argv, 'model list')),
 });
 
@@ -114,7 +115,7 @@ async function printModels(providers: Providers, argv: GlobalOptions & { provide
   printText((await views()).modelListText(list));
 }
 
-const modelSwitchCommand = tableCommand<ModelSwitchOptions>('model switch', {
+const modelSwitchCommand = tableCommand<ModelSwitchOptions>(declaration('model switch'), {
   handler: (argv) =>
     withProviders('model switch', argv, async (providers) => {
       const entry = await providers.switchModel({ model: argv.model, provider: argv.provider, embedding: argv.embedding });
@@ -123,7 +124,7 @@ const modelSwitchCommand = tableCommand<ModelSwitchOptions>('model switch', {
     }),
 });
 
-export const modelCommand = tableCommand<SubOptions & { provider?: string }>('model', {
+export const modelCommand = tableCommand<SubOptions & { provider?: string }>(declaration('model'), {
   subcommands: [modelListCommand, modelSwitchCommand],
   handler: (argv) => {
     if (argv.command !== undefined) return unknownSub('model', argv, 'list or switch <model>');

@@ -7,12 +7,13 @@ import { cliRun } from '../io.js';
 import { hybridNotes } from '../../views/hybrid.js';
 import type { Brv } from '../../service/brv.js';
 import { tableCommand } from '../table-yargs.js';
+import { QUERY } from '../../views/agent-commands.js';
 
 interface QueryOptions extends RetrievalOptions {
   answer?: boolean;
 }
 
-export const queryCommand = tableCommand<QueryOptions>('query', {
+export const queryCommand = tableCommand<QueryOptions>(QUERY, {
   handler: (argv) =>
     withBrv(
       'query',

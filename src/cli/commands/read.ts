@@ -2,6 +2,7 @@ import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { readText } from '../../views/topics.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface ReadOptions extends GlobalOptions {
   path: string;
@@ -9,7 +10,7 @@ interface ReadOptions extends GlobalOptions {
   at?: string;
 }
 
-export const readCommand = tableCommand<ReadOptions>('read', {
+export const readCommand = tableCommand<ReadOptions>(declaration('read'), {
   handler: (argv) =>
     withBrv('read', argv, async (brv) => {
       const result = await brv.knowledge.read({ path: argv.path, raw: argv.raw, at: argv.at });

@@ -13,6 +13,7 @@ import {
 import type { Brv } from '../../service/brv.js';
 import { setExitCode } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
   const list = await brv.review.pending();
@@ -20,7 +21,7 @@ async function printPending(brv: Brv, format: GlobalOptions['format'], command: 
   printText(reviewsText(list));
 }
 
-const reviewPendingCommand = tableCommand('review pending', {
+const reviewPendingCommand = tableCommand(declaration('review pending'), {
   handler: (argv) => withBrv('review pending', argv, (brv) => printPending(brv, argv.format, 'review pending')),
 });
 
@@ -31,7 +32,7 @@ interface DecideOptions extends GlobalOptions {
 }
 
 function decideCommand(decision: 'approve' | 'reject') {
-  return tableCommand<DecideOptions>(`review ${decision}`, {
+  return tableCommand<DecideOptions>(declaration(`review ${decision}`), {
     handler: (argv) =>
       withBrv(`review ${decision}`, argv, async (brv) => {
         const result =
@@ -51,7 +52,7 @@ function decideCommand(decision: 'approve' | 'reject') {
   });
 }
 
-const reviewShowCommand = tableCommand<GlobalOptions & { id: string }>('review show', {
+const reviewShowCommand = tableCommand<GlobalOptions & { id: string }>(declaration('review show'), {
   handler: (argv) =>
     withBrv('review show', argv, async (brv) => {
       const result = await brv.review.conflicts({ id: argv.id });
@@ -70,7 +71,7 @@ interface ResolveOptions extends GlobalOptions {
   edit?: boolean;
 }
 
-const reviewResolveCommand = tableCommand<ResolveOptions>('review resolve', {
+const reviewResolveCommand = tableCommand<ResolveOptions>(declaration('review resolve'), {
   handler: (argv) => {
     // Exactly one of four flags: more than yargs' pairwise `conflicts` can declare.
     const picked = (['ours', 'theirs', 'both', 'edit'] as const).filter((name) => argv[name]);
@@ -106,7 +107,7 @@ interface ReviewOptions extends GlobalOptions {
   disable?: boolean;
 }
 
-export const reviewCommand = tableCommand<ReviewOptions>('review', {
+export const reviewCommand = tableCommand<ReviewOptions>(declaration('review'), {
   subcommands: [reviewPendingCommand, reviewShowCommand, reviewResolveCommand, decideCommand('approve'), decideCommand('reject')],
   handler: (argv) =>
     withBrv('review', argv, async (brv) => {

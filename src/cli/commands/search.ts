@@ -5,8 +5,9 @@ import { searchText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
 import { hybridNotes } from '../../views/hybrid.js';
 import { tableCommand } from '../table-yargs.js';
+import { SEARCH } from '../../views/agent-commands.js';
 
-export const searchCommand = tableCommand<RetrievalOptions>('search', {
+export const searchCommand = tableCommand<RetrievalOptions>(SEARCH, {
   handler: (argv) =>
     withBrv(
       'search',

@@ -3,6 +3,7 @@ import type { GlobalSettings } from '../../service/global-settings.js';
 import { cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface SettingsOptions extends GlobalOptions {
   global?: boolean;
@@ -17,7 +18,7 @@ interface SetOptions extends KeyOptions {
   value: string;
 }
 
-const listCommand = tableCommand<SettingsOptions>('settings list', {
+const listCommand = tableCommand<SettingsOptions>(declaration('settings list'), {
   handler: (argv) => withSettings('settings list', argv, (settings) => printList(settings, argv, 'settings list')),
 });
 
@@ -45,7 +46,7 @@ async function printList(source: Settings, argv: SettingsOptions, command: strin
   printText(settingsText(settings));
 }
 
-const getCommand = tableCommand<KeyOptions>('settings get', {
+const getCommand = tableCommand<KeyOptions>(declaration('settings get'), {
   handler: (argv) =>
     withSettings('settings get', argv, async (settings) => {
       const state = await settings.setting({ key: argv.key });
@@ -54,7 +55,7 @@ const getCommand = tableCommand<KeyOptions>('settings get', {
     }),
 });
 
-const setCommand = tableCommand<SetOptions>('settings set', {
+const setCommand = tableCommand<SetOptions>(declaration('settings set'), {
   handler: (argv) =>
     withSettings('settings set', argv, async (settings) => {
       const result = await settings.setSetting({ key: argv.key, value: String(argv.value) });
@@ -63,7 +64,7 @@ const setCommand = tableCommand<SetOptions>('settings set', {
     }),
 });
 
-const resetCommand = tableCommand<KeyOptions>('settings reset', {
+const resetCommand = tableCommand<KeyOptions>(declaration('settings reset'), {
   handler: (argv) =>
     withSettings('settings reset', argv, async (settings) => {
       const { key, scope, now } = await settings.resetSetting({ key: argv.key });
@@ -72,7 +73,7 @@ const resetCommand = tableCommand<KeyOptions>('settings reset', {
     }),
 });
 
-export const settingsCommand = tableCommand<SettingsOptions>('settings', {
+export const settingsCommand = tableCommand<SettingsOptions>(declaration('settings'), {
   subcommands: [listCommand, getCommand, setCommand, resetCommand],
   handler: (argv) => {
     if (argv.command !== undefined) {

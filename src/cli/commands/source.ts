@@ -4,6 +4,7 @@ import { withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { sourceAddedText, sourceRefreshText, sourceRemovedText, sourcesText } from '../../views/worktree.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface AddOptions extends GlobalOptions {
   location: string;
@@ -11,7 +12,7 @@ interface AddOptions extends GlobalOptions {
   branch?: string;
 }
 
-const addCommand = tableCommand<AddOptions>('source add', {
+const addCommand = tableCommand<AddOptions>(declaration('source add'), {
   handler: stoppingGit((argv) =>
     withBrv('source add', argv, async (brv) => {
       const source = await brv.sharing.addSource({
@@ -30,7 +31,7 @@ interface RemoveOptions extends GlobalOptions {
   source: string;
 }
 
-const removeCommand = tableCommand<RemoveOptions>('source remove', {
+const removeCommand = tableCommand<RemoveOptions>(declaration('source remove'), {
   handler: (argv) =>
     withBrv('source remove', argv, async (brv) => {
       const source = await brv.sharing.removeSource({ source: argv.source });
@@ -39,7 +40,7 @@ const removeCommand = tableCommand<RemoveOptions>('source remove', {
     }),
 });
 
-const listCommand = tableCommand('source list', {
+const listCommand = tableCommand(declaration('source list'), {
   handler: (argv) =>
     withBrv('source list', argv, async (brv) => {
       const sources = await brv.sharing.sources();
@@ -48,7 +49,7 @@ const listCommand = tableCommand('source list', {
     }),
 });
 
-const refreshCommand = tableCommand<GlobalOptions>('source refresh', {
+const refreshCommand = tableCommand<GlobalOptions>(declaration('source refresh'), {
   handler: stoppingGit((argv) =>
     withBrv('source refresh', argv, async (brv) => {
       const results = await brv.sharing.refreshSources();
@@ -58,4 +59,4 @@ const refreshCommand = tableCommand<GlobalOptions>('source refresh', {
   ),
 });
 
-export const sourceCommand = tableCommand('source', { subcommands: [addCommand, listCommand, removeCommand, refreshCommand] });
+export const sourceCommand = tableCommand(declaration('source'), { subcommands: [addCommand, listCommand, removeCommand, refreshCommand] });

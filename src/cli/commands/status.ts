@@ -2,8 +2,9 @@ import { withBrv } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { statusText } from '../../views/setup.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
-export const statusCommand = tableCommand('status', {
+export const statusCommand = tableCommand(declaration('status'), {
   handler: (argv) =>
     withBrv('status', argv, async (brv) => {
       const status = await brv.setup.status();

@@ -4,6 +4,7 @@ import { EXIT_USAGE, printError } from '../output.js';
 import { configuredEditor } from './edit.js';
 import { cliIo } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 /** NO_COLOR (no-color.org): present and not empty. */
 function noColor(): boolean {
@@ -38,6 +39,6 @@ export async function startTui(argv: GlobalOptions): Promise<void> {
   });
 }
 
-export const tuiCommand = tableCommand('tui', {
+export const tuiCommand = tableCommand(declaration('tui'), {
   handler: (argv) => startTui(argv),
 });

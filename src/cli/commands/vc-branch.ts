@@ -2,6 +2,7 @@ import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { branchCreatedText, branchDeletedText, branchesText, checkoutText, mergeText } from '../../views/vc.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface BranchOptions extends GlobalOptions {
   name?: string;
@@ -10,7 +11,7 @@ interface BranchOptions extends GlobalOptions {
   all: boolean;
 }
 
-export const vcBranchCommand = tableCommand<BranchOptions>('vc branch', {
+export const vcBranchCommand = tableCommand<BranchOptions>(declaration('vc branch'), {
   handler: (argv) =>
     withBrv('vc branch', argv, async (brv) => {
       if (argv.delete) {
@@ -34,7 +35,7 @@ interface CheckoutOptions extends GlobalOptions {
   b: boolean;
 }
 
-export const vcCheckoutCommand = tableCommand<CheckoutOptions>('vc checkout', {
+export const vcCheckoutCommand = tableCommand<CheckoutOptions>(declaration('vc checkout'), {
   handler: (argv) =>
     withBrv(
       'vc checkout',
@@ -53,7 +54,7 @@ interface MergeOptions extends GlobalOptions {
   branch: string;
 }
 
-export const vcMergeCommand = tableCommand<MergeOptions>('vc merge', {
+export const vcMergeCommand = tableCommand<MergeOptions>(declaration('vc merge'), {
   handler: (argv) =>
     withBrv('vc merge', argv, async (brv) => {
       const result = await brv.history.merge({ source: argv.branch }, cliActor());

@@ -2,6 +2,7 @@ import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { diffText, gitConfigText, logText, showText, vcStatusText } from '../../views/vc.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface LogOptions extends GlobalOptions {
   limit: number;
@@ -9,7 +10,7 @@ interface LogOptions extends GlobalOptions {
   path?: string;
 }
 
-export const vcLogCommand = tableCommand<LogOptions>('vc log', {
+export const vcLogCommand = tableCommand<LogOptions>(declaration('vc log'), {
   handler: (argv) =>
     withBrv('vc log', argv, async (brv) => {
       const entries = await brv.history.log({ limit: argv.limit, all: argv.all, path: argv.path });
@@ -24,7 +25,7 @@ interface DiffOptions extends GlobalOptions {
   path?: string[];
 }
 
-export const vcDiffCommand = tableCommand<DiffOptions>('vc diff', {
+export const vcDiffCommand = tableCommand<DiffOptions>(declaration('vc diff'), {
   handler: (argv) =>
     withBrv('vc diff', argv, async (brv) => {
       const paths = argv.path?.map((p) => p.replace(/\/+$/, '').replace(/\.html$/, ''));
@@ -39,7 +40,7 @@ interface ShowOptions extends GlobalOptions {
   stat: boolean;
 }
 
-export const vcShowCommand = tableCommand<ShowOptions>('vc show', {
+export const vcShowCommand = tableCommand<ShowOptions>(declaration('vc show'), {
   handler: (argv) =>
     withBrv('vc show', argv, async (brv) => {
       const result = await brv.history.show({ spec: argv.spec, patch: !argv.stat });
@@ -48,7 +49,7 @@ export const vcShowCommand = tableCommand<ShowOptions>('vc show', {
     }),
 });
 
-export const vcStatusCommand = tableCommand('vc status', {
+export const vcStatusCommand = tableCommand(declaration('vc status'), {
   handler: (argv) =>
     withBrv('vc status', argv, async (brv) => {
       const status = await brv.history.status();
@@ -62,7 +63,7 @@ interface ConfigOptions extends GlobalOptions {
   value?: string;
 }
 
-export const vcConfigCommand = tableCommand<ConfigOptions>('vc config', {
+export const vcConfigCommand = tableCommand<ConfigOptions>(declaration('vc config'), {
   handler: (argv) =>
     withBrv('vc config', argv, async (brv) => {
       const result = await brv.setup.gitConfig({ key: argv.key as 'user.name' | 'user.email', value: argv.value });

@@ -20,6 +20,7 @@ import { REMOTE_LAYOUTS, type RemoteLayout } from '../../base/ref-names.js';
 import { redactCredentials } from '../../base/errors.js';
 import type { SyncProgress } from '../../service/sharing.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface RemoteOptions extends GlobalOptions {
   action?: string;
@@ -28,7 +29,7 @@ interface RemoteOptions extends GlobalOptions {
   layout?: RemoteLayout;
 }
 
-export const vcRemoteCommand = tableCommand<RemoteOptions>('vc remote', {
+export const vcRemoteCommand = tableCommand<RemoteOptions>(declaration('vc remote'), {
   handler: (argv) => {
     // Which positionals are needed depends on the action (and set-layout's third is a layout, not a URL):
     // checked here, not declared.
@@ -99,7 +100,7 @@ interface RemoteArg extends GlobalOptions {
   remote?: string;
 }
 
-export const vcFetchCommand = tableCommand<RemoteArg>('vc fetch', {
+export const vcFetchCommand = tableCommand<RemoteArg>(declaration('vc fetch'), {
   handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {
       const result = await withSyncProgress(argv, (onProgress) => brv.sharing.fetch({ remote: argv.remote, onProgress }));
@@ -110,7 +111,7 @@ export const vcFetchCommand = tableCommand<RemoteArg>('vc fetch', {
   ),
 });
 
-export const vcPullCommand = tableCommand<RemoteArg>('vc pull', {
+export const vcPullCommand = tableCommand<RemoteArg>(declaration('vc pull'), {
   handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
       const result = await withSyncProgress(argv, (onProgress) => brv.sharing.pull({ remote: argv.remote, onProgress }, cliActor()));
@@ -124,7 +125,7 @@ interface PushOptions extends RemoteArg {
   u: boolean;
 }
 
-export const vcPushCommand = tableCommand<PushOptions>('vc push', {
+export const vcPushCommand = tableCommand<PushOptions>(declaration('vc push'), {
   handler: stoppingGit((argv) =>
     withBrv('vc push', argv, async (brv) => {
       const result = await withSyncProgress(argv, (onProgress) =>
@@ -136,7 +137,7 @@ export const vcPushCommand = tableCommand<PushOptions>('vc push', {
   ),
 });
 
-export const syncCommand = tableCommand<RemoteArg>('sync', {
+export const syncCommand = tableCommand<RemoteArg>(declaration('sync'), {
   handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
@@ -153,7 +154,7 @@ interface CloneOptions extends GlobalOptions {
   layout?: RemoteLayout;
 }
 
-export const vcCloneCommand = tableCommand<CloneOptions>('vc clone', {
+export const vcCloneCommand = tableCommand<CloneOptions>(declaration('vc clone'), {
   handler: stoppingGit((argv) =>
     reportingErrors('vc clone', argv, async () => {
       const dir =

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
 import { note, printJson, printText } from '../output.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface WebuiOptions extends GlobalOptions {
   port?: number;
@@ -16,7 +17,7 @@ const STOP_GRACE_MS = 3000;
  * live-event streams, closes the repositories (their git processes) and exits 0. The server code is
  * imported here only, so no other command loads it.
  */
-export const webuiCommand = tableCommand<WebuiOptions>('webui', {
+export const webuiCommand = tableCommand<WebuiOptions>(declaration('webui'), {
   handler: (argv) =>
     reportingErrors('webui', argv, async () => {
       // Listening for the stop signals before anything starts: one that comes early still stops cleanly.

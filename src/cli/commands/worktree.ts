@@ -3,6 +3,7 @@ import { withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { worktreeAddedText, worktreeRemovedText, worktreesText } from '../../views/worktree.js';
 import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface AddOptions extends GlobalOptions {
   path: string;
@@ -12,7 +13,7 @@ interface AddOptions extends GlobalOptions {
   'create-brv-branch': boolean;
 }
 
-const addCommand = tableCommand<AddOptions>('worktree add', {
+const addCommand = tableCommand<AddOptions>(declaration('worktree add'), {
   handler: (argv) =>
     withBrv('worktree add', argv, async (brv) => {
       const result = await brv.setup.addWorktree({
@@ -32,7 +33,7 @@ interface RemoveOptions extends GlobalOptions {
   force: boolean;
 }
 
-const removeCommand = tableCommand<RemoveOptions>('worktree remove', {
+const removeCommand = tableCommand<RemoveOptions>(declaration('worktree remove'), {
   handler: (argv) =>
     withBrv('worktree remove', argv, async (brv) => {
       const result = await brv.setup.removeWorktree({ directory: path.resolve(argv.path), force: argv.force });
@@ -41,7 +42,7 @@ const removeCommand = tableCommand<RemoveOptions>('worktree remove', {
     }),
 });
 
-const listCommand = tableCommand('worktree list', {
+const listCommand = tableCommand(declaration('worktree list'), {
   handler: (argv) =>
     withBrv('worktree list', argv, async (brv) => {
       const worktrees = await brv.setup.worktrees();
@@ -50,4 +51,4 @@ const listCommand = tableCommand('worktree list', {
     }),
 });
 
-export const worktreeCommand = tableCommand('worktree', { subcommands: [addCommand, removeCommand, listCommand] });
+export const worktreeCommand = tableCommand(declaration('worktree'), { subcommands: [addCommand, removeCommand, listCommand] });
