@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
 import { commands } from '../../src/cli/commands/index.js';
@@ -15,7 +15,7 @@ import { CONNECTOR_TYPES } from '../../src/setup/connectors/agents.js';
 import { COMPLETION_SHELLS } from '../../src/views/completion.js';
 import { REMOTE_LAYOUTS } from '../../src/base/ref-names.js';
 import { findCommand } from '../../src/views/command-table.js';
-import { CLI, ENV, brv, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
+import { CLI, ENV, ROOT, brv, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 // The command table (src/views/command-table.ts) is the one declaration of brv's command line; these
 // tests fail when something derived from it (yargs' builders and --help, the fast path, completion)
@@ -199,6 +199,29 @@ test('the lists the table writes out are the library’s, in its order', (t) => 
   t.deepEqual(findCommand(['connectors', 'install'])!.options!.type!.choices, CONNECTOR_TYPES);
   t.deepEqual(findCommand(['vc', 'clone'])!.options!.layout!.choices, REMOTE_LAYOUTS);
   t.true(findCommand(['dream'])!.options!.kinds!.describe!.includes(DREAM_KINDS.join(',')));
+});
+
+test('an agent command loads only the agent commands’ part of the table (the built CLI, BRV_TRACE’s chunk list)', async (t) => {
+  const repo = await makeRepo();
+  // A text only the rest of the table holds (command-table.ts, not agent-commands.ts).
+  const rest = findCommand(['vc', 'log'])!.describe;
+  for (const args of [
+    ['query', 'x'],
+    ['curate', 'x', '--format', 'json'],
+  ]) {
+    const run = await brv(repo, args, { env: { BRV_TRACE: '1' } });
+    const chunks = [...run.stderr.matchAll(/cli: chunk (\S+\.js)/g)].map((m) => m[1]!);
+    t.true(chunks.length > 0, run.stderr);
+    const texts = await Promise.all(chunks.map((c) => readFile(path.join(ROOT, 'dist/app', c), 'utf8')));
+    t.false(
+      texts.some((text) => text.includes(rest)),
+      `${args[0]} loaded the whole command table`,
+    );
+    t.true(
+      texts.some((text) => text.includes(findCommand([args[0]!])!.describe)),
+      `${args[0]}'s declaration`,
+    );
+  }
 });
 
 test('brv completion --help says completion offers values', async (t) => {
