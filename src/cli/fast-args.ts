@@ -1,37 +1,35 @@
 import { parseArgs } from 'node:util';
 import type { CommandModule } from 'yargs';
-import { curateViewCommand } from './commands/curate-view.js';
-import { CURATE_OPTIONS, curateCommand } from './commands/curate.js';
+import { curateCommand } from './commands/curate.js';
 import { hookPromptSubmitCommand } from './commands/hook-prompt-submit.js';
-import { QUERY_OPTIONS, queryCommand } from './commands/query.js';
+import { queryCommand } from './commands/query.js';
 import { searchCommand } from './commands/search.js';
-import { GLOBAL_OPTIONS, inRange, type OptionSpec, type OptionTable } from './options.js';
-import { RETRIEVAL_OPTIONS } from './retrieval-options.js';
+import { inRange } from './options.js';
+import {
+  CURATE,
+  GLOBAL_OPTION_DECLS,
+  HOOK_PROMPT_SUBMIT,
+  QUERY,
+  SEARCH,
+  type CommandDecl,
+  type OptionDecl,
+  type OptionTable,
+} from '../views/agent-commands.js';
 
 // Loading yargs and building its parser for every command costs ~30–40 ms per process (measured,
 // docs/decisions/0002-startup-launcher-code-cache.md), most of an agent command's time above a bare Node start. The commands agents run
-// in a loop are parsed here with node:util's parseArgs from the same option tables, and only when the
-// command line is plain: anything else (help, version, unknown options, options repeated with another value, arrays,
-// values yargs would read differently, values out of range) returns undefined and goes to yargs, which behaves as always.
-// test/cli/fast-args.test.ts checks every accepted command line against yargs' own result.
+// in a loop are parsed here with node:util's parseArgs from their declaration in the command table (options, positionals,
+// sub-commands), and only when the command line is plain: anything else (help, version, unknown options, options repeated
+// with another value, arrays, values yargs would read differently, values out of range) returns undefined and goes to yargs,
+// which behaves as always. test/cli/fast-args.test.ts checks every accepted command line against yargs' own result.
 
-interface FastCommand {
-  module: CommandModule<never, never>;
-  options: OptionTable;
-  /** Names of the command's sub-commands: a first positional naming one is left to yargs. */
-  subcommands: readonly string[];
-}
-
-const FAST_COMMANDS: Record<string, FastCommand> = {
-  query: { module: queryCommand as CommandModule<never, never>, options: { ...RETRIEVAL_OPTIONS, ...QUERY_OPTIONS }, subcommands: [] },
-  search: { module: searchCommand as CommandModule<never, never>, options: RETRIEVAL_OPTIONS, subcommands: [] },
-  curate: {
-    module: curateCommand as CommandModule<never, never>,
-    options: CURATE_OPTIONS,
-    subcommands: [curateViewCommand.command as string],
-  },
+/** The commands the fast path runs: their declarations in the command table, and their handlers. */
+const FAST_COMMANDS: Record<string, { decl: CommandDecl; module: CommandModule<never, never> }> = {
+  query: { decl: QUERY, module: queryCommand as CommandModule<never, never> },
+  search: { decl: SEARCH, module: searchCommand as CommandModule<never, never> },
+  curate: { decl: CURATE, module: curateCommand as CommandModule<never, never> },
   // Claude Code runs it before every prompt.
-  'hook-prompt-submit': { module: hookPromptSubmitCommand as CommandModule<never, never>, options: {}, subcommands: [] },
+  'hook-prompt-submit': { decl: HOOK_PROMPT_SUBMIT, module: hookPromptSubmitCommand as CommandModule<never, never> },
 };
 
 export interface FastParse {
@@ -40,7 +38,7 @@ export interface FastParse {
 }
 
 /** What the fast path can read exactly as yargs does: scalar options with a declared type. */
-function fastType(spec: OptionSpec): 'string' | 'number' | 'boolean' | undefined {
+function fastType(spec: OptionDecl): 'string' | 'number' | 'boolean' | undefined {
   if (spec.array || spec.alias || spec.hidden) return undefined;
   return spec.type ?? (spec.choices ? 'string' : undefined);
 }
@@ -49,16 +47,16 @@ const camelCase = (name: string) => name.replace(/-+([^-])/g, (_, c: string) => 
 
 /** The argv yargs would hand the command's handler, or undefined when yargs must decide. */
 export function fastParse(args: readonly string[], scriptName: string): FastParse | undefined {
-  const command = args[0] === undefined ? undefined : FAST_COMMANDS[args[0]];
-  if (!command || !command.module.handler) return undefined;
+  const fast = args[0] !== undefined && Object.hasOwn(FAST_COMMANDS, args[0]) ? FAST_COMMANDS[args[0]] : undefined;
+  if (!fast?.module.handler) return undefined;
+  const { decl, module } = fast;
   // `query <question..>`: one required, variadic positional; `curate [intent]`: one optional; or none.
-  const usage = command.module.command as string;
-  const positional = /^\S+(?: [<[]([\w-]+)(\.\.)?[>\]])?$/.exec(usage);
-  if (!positional) return undefined;
-  const [, positionalName, variadic] = positional as unknown as [string, string | undefined, string | undefined];
-  const required = usage.includes('<');
+  const positionals = decl.positionals ?? [];
+  if (positionals.length > 1) return undefined;
+  const { name: positionalName, variadic, demand: required } = positionals[0] ?? {};
+  const subcommands = (decl.subcommands ?? []).map((s) => s.name);
 
-  const table: OptionTable = { ...GLOBAL_OPTIONS, ...command.options };
+  const table: OptionTable = { ...GLOBAL_OPTION_DECLS, ...decl.options };
   const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
   for (const [name, spec] of Object.entries(table)) {
     const type = fastType(spec);
@@ -73,7 +71,7 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
 
   const argv: Record<string, unknown> = { _: [args[0]] };
   const seen = new Set<string>();
-  const positionals: string[] = [];
+  const words: string[] = [];
   // After `--`, every word is a positional, whatever it looks like (as in parser.ts).
   let literal = false;
   let literals = 0;
@@ -85,7 +83,7 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
     if (token.kind === 'positional') {
       // yargs drops a lone "-" and runs its help command for "help" anywhere on the line.
       if (!literal && (token.value === '-' || token.value === 'help')) return undefined;
-      positionals.push(token.value);
+      words.push(token.value);
       if (literal) literals++;
       continue;
     }
@@ -121,19 +119,19 @@ export function fastParse(args: readonly string[], scriptName: string): FastPars
   for (const [name, spec] of Object.entries(table)) if (spec.default !== undefined && !(name in argv)) argv[name] = spec.default;
 
   if (positionalName === undefined) {
-    if (positionals.length > 0) return undefined;
+    if (words.length > 0) return undefined;
   } else if (variadic) {
-    if (required && positionals.length === 0) return undefined;
-    argv[positionalName] = positionals;
+    if (required && words.length === 0) return undefined;
+    argv[positionalName] = words;
   } else {
-    if (positionals.length > 1 || (required && positionals.length === 0)) return undefined;
+    if (words.length > 1 || (required && words.length === 0)) return undefined;
     // A first positional that is a sub-command's name runs that sub-command (yargs); any other word,
     // however close to one ("review"), is the command's own positional (curate's intent).
-    const first = positionals[0];
-    const literalFirst = literals === positionals.length;
-    if (first !== undefined && !literalFirst && command.subcommands.includes(first)) return undefined;
-    if (positionals[0] !== undefined) argv[positionalName] = positionals[0];
+    const first = words[0];
+    const literalFirst = literals === words.length;
+    if (first !== undefined && !literalFirst && subcommands.includes(first)) return undefined;
+    if (first !== undefined) argv[positionalName] = first;
   }
   argv.$0 = scriptName;
-  return { handler: command.module.handler as FastParse['handler'], argv };
+  return { handler: module.handler as FastParse['handler'], argv };
 }

@@ -1,6 +1,7 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { commands } from './commands/index.js';
-import { ArgumentCheckError, GLOBAL_OPTIONS } from './options.js';
+import { ArgumentCheckError } from './options.js';
+import { GLOBAL_OPTION_DECLS } from '../views/command-table.js';
 import { BRV_REF_PREFIX } from '../base/ref-names.js';
 import { ELEMENTS } from '../topic/registry.js';
 import { EXIT_USAGE, commandWord, printError, requestedFormat, type OutputFormat } from './output.js';
@@ -159,7 +160,7 @@ export function createParser(
     .usage(
       `$0 <command> [options]\n\nPersistent, structured memory for AI coding agents, stored on ${BRV_REF_PREFIX}* in this git repository.`,
     )
-    .options(GLOBAL_OPTIONS as never)
+    .options(GLOBAL_OPTION_DECLS as never)
     .option(END_OF_OPTIONS, { type: 'boolean', hidden: true })
     .command(list as CommandModule[])
     .middleware(unmarkLiterals as never, true)

@@ -1,7 +1,7 @@
 // What the prompt's slash commands accept, and how a line is split into them. Pure: completion.ts
 // and commands.ts build on it.
 import type { ValueKind } from '../service/completion.js';
-import { COMMAND_TABLE, type CommandDecl } from '../views/command-table.js';
+import { findCommand } from '../views/command-table.js';
 
 /** What an argument names, for Tab completion. */
 export type ArgKind = 'topic' | 'folder' | 'branch' | 'remote' | 'review' | 'setting' | 'source' | 'agent' | 'text' | 'file';
@@ -40,27 +40,29 @@ const ARG_KINDS: Record<ValueKind, ArgKind> = {
 
 /**
  * A slash command's arguments and options from the CLI command at `path` in the command table
- * (src/views/command-table.ts): its positionals in order, and the `options` named (the TUI takes
- * fewer than the CLI), each a flag or the kind of its value.
+ * (src/views/command-table.ts): its positionals in order (the last repeating when it takes every
+ * remaining word), and the `options` named (the TUI takes fewer than the CLI), each a flag or the kind of its value.
  */
-export function fromTable(path: readonly string[], options: readonly string[] = []): Pick<CommandShape, 'args' | 'options'> {
-  let decl: CommandDecl | undefined;
-  let level: readonly CommandDecl[] = COMMAND_TABLE;
-  for (const name of path) {
-    decl = level.find((c) => c.name === name);
-    if (!decl) throw new Error(`No command ${path.join(' ')} in the command table.`);
-    level = decl.subcommands ?? [];
-  }
+export function fromTable(path: readonly string[], options: readonly string[] = []): Pick<CommandShape, 'args' | 'repeat' | 'options'> {
+  const decl = findCommand(path);
+  if (!decl) throw new Error(`No command ${path.join(' ')} in the command table.`);
   const kind = (d: { values?: ValueKind }): ArgKind => (d.values ? ARG_KINDS[d.values] : 'text');
-  const shape: { args: ArgKind[]; options?: Record<string, ArgKind | 'flag'> } = { args: (decl!.positionals ?? []).map(kind) };
+  const positionals = decl.positionals ?? [];
+  const shape: Pick<CommandShape, 'args' | 'repeat' | 'options'> = {
+    args: positionals.map(kind),
+    ...(positionals[positionals.length - 1]?.variadic ? { repeat: true } : {}),
+  };
   if (options.length > 0)
-    shape.options = Object.fromEntries(
-      options.map((name) => {
-        const option = decl!.options?.[name];
-        if (!option) throw new Error(`No option --${name} of ${path.join(' ')} in the command table.`);
-        return [`--${name}`, option.type === 'boolean' ? 'flag' : kind(option)];
-      }),
-    );
+    return {
+      ...shape,
+      options: Object.fromEntries(
+        options.map((name) => {
+          const option = decl.options?.[name];
+          if (!option) throw new Error(`No option --${name} of ${path.join(' ')} in the command table.`);
+          return [`--${name}`, option.type === 'boolean' ? 'flag' : kind(option)];
+        }),
+      ),
+    };
   return shape;
 }
 

@@ -1,5 +1,4 @@
 import { tmpdir } from 'node:os';
-import type { CommandModule } from 'yargs';
 import { BrvError } from '../../base/errors.js';
 import type { EditSaveResult } from '../../service/knowledge.js';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
@@ -7,6 +6,8 @@ import { printJson, printText } from '../output.js';
 import { editText } from '../../views/edit.js';
 import type { Brv } from '../../service/brv.js';
 import { cliIo } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 type SavedEdit = Extract<EditSaveResult, { ok: true }>;
 
@@ -39,21 +40,11 @@ export async function editInEditor(brv: Brv, topic: string): Promise<SavedEdit> 
   return brv.knowledge.editInEditor({ path: topic, editor: configured ?? 'vi', tempRoot: tmpdir() }, cliActor());
 }
 
-export const editCommand: CommandModule<GlobalOptions, EditOptions> = {
-  command: 'edit <path>',
-  describe: 'Edit a topic in $VISUAL/$EDITOR: checked on save, committed only if nobody changed it meanwhile (Brv-Op: edit)',
-  builder: (y) =>
-    y
-      .positional('path', { type: 'string', demandOption: true, describe: 'Topic path, e.g. security/auth (".html" optional)' })
-      .epilogue(
-        'The editor is $VISUAL, else $EDITOR, else vi (vi only on a terminal). A topic that fails validation is reopened with the ' +
-          'errors in a comment at the top; save it unchanged (or empty the file) to give up. If the topic changed while you ' +
-          'edited, nothing is written and your text is kept in a file the error names.',
-      ),
+export const editCommand = tableCommand<EditOptions>(declaration('edit'), {
   handler: (argv) =>
     withBrv('edit', argv, async (brv) => {
       const result = await editInEditor(brv, argv.path);
       if (argv.format === 'json') return printJson('edit', true, result);
       printText(editText(result));
     }),
-};
+});

@@ -1,7 +1,7 @@
-import type { CommandModule } from 'yargs';
-import type { GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { setExitCode } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
+import { HOOK_PROMPT_SUBMIT } from '../../views/agent-commands.js';
 
 /**
  * Claude Code's UserPromptSubmit hook: whatever it prints is appended to the user's prompt, so it
@@ -9,9 +9,7 @@ import { setExitCode } from '../io.js';
  * prompt, so it starts no git and reads one file; and it must never get in the user's way: any
  * failure (no template, no repository, a closed stdout) prints nothing and exits 0.
  */
-export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions> = {
-  command: 'hook-prompt-submit',
-  describe: false, // run by the Claude Code hook, not by people
+export const hookPromptSubmitCommand = tableCommand(HOOK_PROMPT_SUBMIT, {
   handler: async (argv) => {
     let text = '';
     try {
@@ -28,4 +26,4 @@ export const hookPromptSubmitCommand: CommandModule<GlobalOptions, GlobalOptions
     }
     setExitCode(0);
   },
-};
+});

@@ -1,9 +1,10 @@
 import path from 'node:path';
-import type { CommandModule } from 'yargs';
 import { cliActor, withBrv, type GlobalOptions, cliCwd } from '../context.js';
 import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
 import { importNotes, importProgressText, importRefusedText, importText } from '../../views/transfer.js';
 import { cliIo, setExitCode } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface ImportOptions extends GlobalOptions {
   dir: string;
@@ -33,28 +34,7 @@ function progress(): (validated: number, total: number) => void {
   };
 }
 
-export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
-  command: 'import <dir>',
-  describe:
-    'Import a ByteRover context tree (HTML topics, legacy Markdown converted) or a folder of <bv-topic> files, as one commit. What ByteRover accepts but brv stores differently (text around the root, unknown attributes, comments, loose nesting) is repaired, each repair listed per file',
-  builder: (y) =>
-    y
-      .positional('dir', {
-        type: 'string',
-        demandOption: true,
-        describe: 'A ByteRover project, its .brv/ or .brv/context-tree, or any folder of topics (scanned recursively)',
-      })
-      .option('overwrite', { type: 'boolean', default: false, describe: 'Replace existing topics whose content differs' })
-      .option('skip-invalid', {
-        type: 'boolean',
-        default: false,
-        describe: 'Import the valid topics and report the others, instead of importing nothing',
-      })
-      .option('dry-run', {
-        type: 'boolean',
-        default: false,
-        describe: 'Validate and report what would be added, updated, repaired or refused, writing nothing',
-      }),
+export const importCommand = tableCommand<ImportOptions>(declaration('import'), {
   handler: (argv) =>
     withBrv('import', argv, async (brv) => {
       if (argv.format === 'text') note(`Validating topics under ${argv.dir}…`);
@@ -74,4 +54,4 @@ export const importCommand: CommandModule<GlobalOptions, ImportOptions> = {
       for (const line of importNotes(result)) note(line);
       printText(importText(result));
     }),
-};
+});

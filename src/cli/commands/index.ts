@@ -27,9 +27,11 @@ import { webuiCommand } from './webui.js';
 import { tuiCommand } from './tui.js';
 import { dreamCommand } from './dream.js';
 import { modelCommand, providersCommand } from './providers.js';
+import { inTableOrder } from '../table-yargs.js';
+import { COMMAND_TABLE } from '../../views/command-table.js';
 
-/** Every top-level command, in the order `--help` lists them. Handlers import their code lazily. */
-export const commands = [
+/** Every top-level command, in the order the command table (and so `--help`) lists them. Handlers import their code lazily. */
+export const commands = inTableOrder(COMMAND_TABLE, [
   initCommand,
   statusCommand,
   curateCommand,
@@ -59,4 +61,4 @@ export const commands = [
   dreamCommand,
   providersCommand,
   modelCommand,
-] as unknown as CommandModule[];
+] as unknown as CommandModule[]);

@@ -1,10 +1,9 @@
-import type { CommandModule } from 'yargs';
-import { cliService, type GlobalOptions, cliCwd } from '../context.js';
+import { cliService, cliCwd } from '../context.js';
 import { cliIo } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
-export const mcpCommand: CommandModule<GlobalOptions, GlobalOptions> = {
-  command: 'mcp',
-  describe: "Serve this repository's knowledge to an agent over MCP (stdio): tools brv-query, brv-curate, brv-search, brv-read, brv-list",
+export const mcpCommand = tableCommand(declaration('mcp'), {
   handler: async (argv) => {
     const [{ serveStdio }, texts, service] = await Promise.all([
       import('../../mcp/serve.js'),
@@ -28,4 +27,4 @@ export const mcpCommand: CommandModule<GlobalOptions, GlobalOptions> = {
     await session.finished;
     process.exit(0);
   },
-};
+});

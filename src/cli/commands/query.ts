@@ -1,37 +1,19 @@
-import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
-import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { checkNumbers, type OptionTable } from '../options.js';
+import { withBrv } from '../context.js';
+import { retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
 import { note, printJson, printText } from '../output.js';
 import { queryText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
 import { cliRun } from '../io.js';
 import { hybridNotes } from '../../views/hybrid.js';
 import type { Brv } from '../../service/brv.js';
+import { tableCommand } from '../table-yargs.js';
+import { QUERY } from '../../views/agent-commands.js';
 
 interface QueryOptions extends RetrievalOptions {
   answer?: boolean;
 }
 
-/** `query`'s own options, beyond the ones it shares with `search` (the fast path parses the same table). */
-export const QUERY_OPTIONS = {
-  answer: {
-    type: 'boolean',
-    describe:
-      'Answer in words from the top topics with the connected model (brv providers connect), citing topic paths; ' +
-      '"not in the knowledge" when they do not hold the answer. --limit sets how many topics it reads (default 5)',
-  },
-} as const satisfies OptionTable;
-
-export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
-  command: 'query <question..>',
-  describe: 'Ranked topics for a question, rendered as markdown for an agent to read',
-  builder: (y) =>
-    retrievalOptions(y, 'What you want to know (quotes optional)')
-      .options(QUERY_OPTIONS)
-      .check(checkNumbers(QUERY_OPTIONS) as never)
-      .example('$0 query "how are JWTs signed" --format json', 'What an agent runs before it works')
-      .example('$0 query "how are JWTs signed" --answer', 'An answer citing its topics, from the connected model') as never,
+export const queryCommand = tableCommand<QueryOptions>(QUERY, {
   handler: (argv) =>
     withBrv(
       'query',
@@ -49,7 +31,7 @@ export const queryCommand: CommandModule<GlobalOptions, QueryOptions> = {
       // imports them lazily).
       () => import('../../service/service.js').then((m) => m.preloadRetrieval()),
     ),
-};
+});
 
 /** `brv query --answer`: the model's checked answer; progress while it streams, the usage line after, on stderr. */
 async function answer(brv: Brv, argv: QueryOptions): Promise<void> {

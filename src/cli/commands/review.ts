@@ -1,4 +1,3 @@
-import type { CommandModule } from 'yargs';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { BrvError } from '../../base/errors.js';
 import { EXIT_FAILURE, EXIT_USAGE, printError, printJson, printText } from '../output.js';
@@ -13,6 +12,8 @@ import {
 } from '../../views/review.js';
 import type { Brv } from '../../service/brv.js';
 import { setExitCode } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
   const list = await brv.review.pending();
@@ -20,11 +21,9 @@ async function printPending(brv: Brv, format: GlobalOptions['format'], command: 
   printText(reviewsText(list));
 }
 
-const reviewPendingCommand: CommandModule<GlobalOptions, GlobalOptions> = {
-  command: 'pending',
-  describe: 'List changes awaiting review (high impact, deletions, merges that kept two versions)',
+const reviewPendingCommand = tableCommand(declaration('review pending'), {
   handler: (argv) => withBrv('review pending', argv, (brv) => printPending(brv, argv.format, 'review pending')),
-};
+});
 
 interface DecideOptions extends GlobalOptions {
   id: string;
@@ -32,23 +31,8 @@ interface DecideOptions extends GlobalOptions {
   keepBoth?: boolean;
 }
 
-function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOptions, DecideOptions> {
-  return {
-    command: `${decision} <id>`,
-    describe:
-      decision === 'approve'
-        ? 'Keep a reviewed change (a held change lands on the branch now)'
-        : 'Undo a reviewed change on the current tip (later, unrelated changes survive)',
-    builder: (y) =>
-      y
-        .positional('id', { type: 'string', demandOption: true, describe: 'The review id from brv review pending (a prefix is enough)' })
-        .option('file', { type: 'string', array: true, describe: 'Only these topics (repeatable); the rest stay pending' })
-        .option(
-          'keep-both',
-          decision === 'approve'
-            ? { type: 'boolean', describe: 'Approve a merge whose topics still carry conflict notes, keeping both versions as they are' }
-            : { hidden: true, type: 'boolean' },
-        ),
+function decideCommand(decision: 'approve' | 'reject') {
+  return tableCommand<DecideOptions>(declaration(`review ${decision}`), {
     handler: (argv) =>
       withBrv(`review ${decision}`, argv, async (brv) => {
         const result =
@@ -65,20 +49,17 @@ function decideCommand(decision: 'approve' | 'reject'): CommandModule<GlobalOpti
         if (argv.format === 'json') return printJson(`review ${decision}`, true, { ...result, status: 'success' });
         printText(reviewDecisionText(decision, result));
       }),
-  };
+  });
 }
 
-const reviewShowCommand: CommandModule<GlobalOptions, GlobalOptions & { id: string }> = {
-  command: 'show <id>',
-  describe: "A review's topics and the merge conflicts they still carry (both versions of each)",
-  builder: (y) => y.positional('id', { type: 'string', demandOption: true, describe: 'The review id (a prefix is enough)' }),
+const reviewShowCommand = tableCommand<GlobalOptions & { id: string }>(declaration('review show'), {
   handler: (argv) =>
     withBrv('review show', argv, async (brv) => {
       const result = await brv.review.conflicts({ id: argv.id });
       if (argv.format === 'json') return printJson('review show', true, result);
       printText(reviewConflictsText(result));
     }),
-};
+});
 
 interface ResolveOptions extends GlobalOptions {
   id: string;
@@ -90,20 +71,9 @@ interface ResolveOptions extends GlobalOptions {
   edit?: boolean;
 }
 
-const reviewResolveCommand: CommandModule<GlobalOptions, ResolveOptions> = {
-  command: 'resolve <id> <topic>',
-  describe: 'Resolve the merge conflicts of a topic of a review: keep --ours, --theirs or --both, or --edit it',
-  builder: (y) =>
-    y
-      .positional('id', { type: 'string', demandOption: true, describe: 'The review id (a prefix is enough)' })
-      .positional('topic', { type: 'string', demandOption: true, describe: 'A topic of the review, e.g. security/auth' })
-      .option('section', { type: 'string', describe: 'Only this conflict, as brv review show names it (e.g. bv-rule#r1, title)' })
-      .option('ours', { type: 'boolean', describe: 'Keep our version' })
-      .option('theirs', { type: 'boolean', describe: 'Keep their version' })
-      .option('both', { type: 'boolean', describe: 'Keep both versions, without the conflict markers' })
-      .option('edit', { type: 'boolean', describe: 'Resolve by hand in $VISUAL/$EDITOR (as brv edit)' })
-      .conflicts('section', 'edit'),
+const reviewResolveCommand = tableCommand<ResolveOptions>(declaration('review resolve'), {
   handler: (argv) => {
+    // Exactly one of four flags: more than yargs' pairwise `conflicts` can declare.
     const picked = (['ours', 'theirs', 'both', 'edit'] as const).filter((name) => argv[name]);
     if (picked.length !== 1) {
       const message = `review resolve needs exactly one of --ours, --theirs, --both, --edit${picked.length ? ` (given: ${picked.map((p) => `--${p}`).join(', ')})` : ''}`;
@@ -130,26 +100,15 @@ const reviewResolveCommand: CommandModule<GlobalOptions, ResolveOptions> = {
       printText(conflictResolutionText(result));
     });
   },
-};
+});
 
 interface ReviewOptions extends GlobalOptions {
   enable?: boolean;
   disable?: boolean;
 }
 
-export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
-  command: 'review [command]',
-  describe: 'Human review of agent changes: pending, show <id>, resolve <id> <topic>, approve <id>, reject <id>',
-  builder: (y) =>
-    y
-      .command(reviewPendingCommand)
-      .command(reviewShowCommand as never)
-      .command(reviewResolveCommand as never)
-      .command(decideCommand('approve') as never)
-      .command(decideCommand('reject') as never)
-      .option('enable', { type: 'boolean', describe: 'Open reviews again (git config brv.review.enabled true)' })
-      .option('disable', { type: 'boolean', describe: 'Stop opening reviews in this repository' })
-      .conflicts('enable', 'disable'),
+export const reviewCommand = tableCommand<ReviewOptions>(declaration('review'), {
+  subcommands: [reviewPendingCommand, reviewShowCommand, reviewResolveCommand, decideCommand('approve'), decideCommand('reject')],
   handler: (argv) =>
     withBrv('review', argv, async (brv) => {
       if (argv.enable || argv.disable) {
@@ -159,4 +118,4 @@ export const reviewCommand: CommandModule<GlobalOptions, ReviewOptions> = {
       }
       await printPending(brv, argv.format, 'review');
     }),
-};
+});

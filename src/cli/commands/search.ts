@@ -1,15 +1,13 @@
-import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
-import { retrievalOptions, retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
+import { withBrv } from '../context.js';
+import { retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
 import { note, printJson, printText } from '../output.js';
 import { searchText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
 import { hybridNotes } from '../../views/hybrid.js';
+import { tableCommand } from '../table-yargs.js';
+import { SEARCH } from '../../views/agent-commands.js';
 
-export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
-  command: 'search <question..>',
-  describe: 'Find topics: paths, titles, scores and excerpts (use read to see one)',
-  builder: (y) => retrievalOptions(y, 'Words to look for'),
+export const searchCommand = tableCommand<RetrievalOptions>(SEARCH, {
   handler: (argv) =>
     withBrv(
       'search',
@@ -26,4 +24,4 @@ export const searchCommand: CommandModule<GlobalOptions, RetrievalOptions> = {
       // imports them lazily).
       () => import('../../service/service.js').then((m) => m.preloadRetrieval()),
     ),
-};
+});

@@ -1,8 +1,9 @@
-import type { Argv, CommandModule } from 'yargs';
 import type { Brv } from '../../service/brv.js';
 import type { GlobalSettings } from '../../service/global-settings.js';
 import { cliService, reportingErrors, withBrv, type GlobalOptions } from '../context.js';
 import { EXIT_USAGE, printError, printJson, printText } from '../output.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface SettingsOptions extends GlobalOptions {
   global?: boolean;
@@ -17,11 +18,9 @@ interface SetOptions extends KeyOptions {
   value: string;
 }
 
-const listCommand: CommandModule<GlobalOptions, SettingsOptions> = {
-  command: 'list',
-  describe: 'Every setting, its value and where the value comes from (default, repository or global)',
+const listCommand = tableCommand<SettingsOptions>(declaration('settings list'), {
   handler: (argv) => withSettings('settings list', argv, (settings) => printList(settings, argv, 'settings list')),
-};
+});
 
 /** Settings calls on this repository's git config, or with --global on the global one, which needs no repository. */
 type Settings = Pick<GlobalSettings, 'settings' | 'setting' | 'setSetting' | 'resetSetting'>;
@@ -47,61 +46,35 @@ async function printList(source: Settings, argv: SettingsOptions, command: strin
   printText(settingsText(settings));
 }
 
-const getCommand: CommandModule<GlobalOptions, KeyOptions> = {
-  command: 'get <key>',
-  describe: 'One setting: its value and where it comes from',
-  builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
+const getCommand = tableCommand<KeyOptions>(declaration('settings get'), {
   handler: (argv) =>
     withSettings('settings get', argv, async (settings) => {
       const state = await settings.setting({ key: argv.key });
       if (argv.format === 'json') return printJson('settings get', true, { key: state.key, value: state.value, source: state.source });
       printText((await import('../../views/settings.js')).settingText(state));
     }),
-};
+});
 
-const setCommand: CommandModule<GlobalOptions, SetOptions> = {
-  command: 'set <key> <value>',
-  describe: "Set a setting in this repository's git config (brv.<key>), or the global one with --global",
-  builder: (y) =>
-    y
-      .positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' })
-      .positional('value', { type: 'string', demandOption: true, describe: 'Checked against the setting’s type' })
-      .example('$0 settings set review.gate true', 'Hold high-impact changes until approved')
-      .example('$0 settings set hooks.preCommit block --global', 'Refuse such commits in every repository'),
+const setCommand = tableCommand<SetOptions>(declaration('settings set'), {
   handler: (argv) =>
     withSettings('settings set', argv, async (settings) => {
       const result = await settings.setSetting({ key: argv.key, value: String(argv.value) });
       if (argv.format === 'json') return printJson('settings set', true, result);
       printText((await import('../../views/settings.js')).settingSetText(result, argv.global));
     }),
-};
+});
 
-const resetCommand: CommandModule<GlobalOptions, KeyOptions> = {
-  command: 'reset <key>',
-  describe: "Remove a setting from this repository's git config (or the global one with --global)",
-  builder: (y) => y.positional('key', { type: 'string', demandOption: true, describe: 'e.g. review.gate' }),
+const resetCommand = tableCommand<KeyOptions>(declaration('settings reset'), {
   handler: (argv) =>
     withSettings('settings reset', argv, async (settings) => {
       const { key, scope, now } = await settings.resetSetting({ key: argv.key });
       if (argv.format === 'json') return printJson('settings reset', true, { key, scope });
       printText((await import('../../views/settings.js')).settingResetText(key, now, argv.global));
     }),
-};
+});
 
-export const settingsCommand: CommandModule<GlobalOptions, SettingsOptions> = {
-  command: 'settings [command]',
-  describe: 'Settings (git config brv.*): list, get <key>, set <key> <value>, reset <key>',
-  builder: (y: Argv<GlobalOptions>) =>
-    y
-      .command(listCommand)
-      .command(getCommand as never)
-      .command(setCommand as never)
-      .command(resetCommand as never)
-      .option('global', { type: 'boolean', describe: "Your global git config (every repository's default), not this repository's" })
-      .epilog(
-        'Settings are git config keys under brv.* (git config brv.review.gate true works too); a repository value overrides a global one. ' +
-          'Unknown keys and invalid values are refused.',
-      ),
+export const settingsCommand = tableCommand<SettingsOptions>(declaration('settings'), {
+  subcommands: [listCommand, getCommand, setCommand, resetCommand],
   handler: (argv) => {
     if (argv.command !== undefined) {
       const message = `Unknown settings command "${argv.command}": use list, get <key>, set <key> <value> or reset <key>.`;
@@ -109,4 +82,4 @@ export const settingsCommand: CommandModule<GlobalOptions, SettingsOptions> = {
     }
     return withSettings('settings', argv, (settings) => printList(settings, argv, 'settings'));
   },
-};
+});

@@ -1,15 +1,14 @@
-import type { CommandModule } from 'yargs';
-import { withBrv, type GlobalOptions } from '../context.js';
+import { withBrv } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { statusText } from '../../views/setup.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
-export const statusCommand: CommandModule<GlobalOptions, GlobalOptions> = {
-  command: 'status',
-  describe: 'Show the repository, brv branch and tip, topic count and open curate sessions',
+export const statusCommand = tableCommand(declaration('status'), {
   handler: (argv) =>
     withBrv('status', argv, async (brv) => {
       const status = await brv.setup.status();
       if (argv.format === 'json') return printJson('status', true, status);
       printText(statusText(status));
     }),
-};
+});

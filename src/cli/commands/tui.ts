@@ -1,9 +1,10 @@
 import { tmpdir } from 'node:os';
-import type { CommandModule } from 'yargs';
 import { cliActor, cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
 import { EXIT_USAGE, printError } from '../output.js';
 import { configuredEditor } from './edit.js';
 import { cliIo } from '../io.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 /** NO_COLOR (no-color.org): present and not empty. */
 function noColor(): boolean {
@@ -38,14 +39,6 @@ export async function startTui(argv: GlobalOptions): Promise<void> {
   });
 }
 
-export const tuiCommand: CommandModule<GlobalOptions, GlobalOptions> = {
-  command: 'tui',
-  describe: 'Open the interactive terminal: ask questions, read topics, review changes, live (also: brv with no arguments)',
-  builder: (y) =>
-    y.epilogue(
-      'Type a question and press Enter for the ranked topics; / starts a command (/help lists them, Tab completes). The status ' +
-        'line shows the brv branch, topics, pending reviews and the remote, and changes made elsewhere (an agent curating, ' +
-        'git fetch) show up as they happen. Prompt history is kept per repository in .git/brv/tui-history. NO_COLOR is respected.',
-    ) as never,
+export const tuiCommand = tableCommand(declaration('tui'), {
   handler: (argv) => startTui(argv),
-};
+});

@@ -1,7 +1,8 @@
-import type { CommandModule } from 'yargs';
 import { cliActor, withBrv, type GlobalOptions } from '../context.js';
 import { printJson, printText } from '../output.js';
 import { branchCreatedText, branchDeletedText, branchesText, checkoutText, mergeText } from '../../views/vc.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface BranchOptions extends GlobalOptions {
   name?: string;
@@ -10,16 +11,7 @@ interface BranchOptions extends GlobalOptions {
   all: boolean;
 }
 
-export const vcBranchCommand: CommandModule<GlobalOptions, BranchOptions> = {
-  command: 'branch [name]',
-  describe: 'List brv branches, create one at the current tip, or delete one (-d)',
-  builder: (y) =>
-    y
-      .positional('name', { type: 'string', describe: 'Create this brv branch at the current tip' })
-      .option('delete', { alias: 'd', type: 'string', describe: 'Delete this brv branch (refused if not merged, unless --force)' })
-      .option('force', { type: 'boolean', default: false, describe: 'With -d: delete even if not merged' })
-      .option('all', { alias: 'a', type: 'boolean', default: false, describe: 'Also list remote-tracking brv branches' })
-      .conflicts('name', 'delete'),
+export const vcBranchCommand = tableCommand<BranchOptions>(declaration('vc branch'), {
   handler: (argv) =>
     withBrv('vc branch', argv, async (brv) => {
       if (argv.delete) {
@@ -36,20 +28,14 @@ export const vcBranchCommand: CommandModule<GlobalOptions, BranchOptions> = {
       if (argv.format === 'json') return printJson('vc branch', true, { current: brv.branch, branches });
       printText(branchesText(branches));
     }),
-};
+});
 
 interface CheckoutOptions extends GlobalOptions {
   branch: string;
   b: boolean;
 }
 
-export const vcCheckoutCommand: CommandModule<GlobalOptions, CheckoutOptions> = {
-  command: 'checkout <branch>',
-  describe: "Switch this worktree's brv branch (curate and query act on it); code checkout is untouched",
-  builder: (y) =>
-    y
-      .positional('branch', { type: 'string', demandOption: true, describe: 'A brv branch (or one only on a remote, to track it)' })
-      .option('b', { type: 'boolean', default: false, describe: 'Create the branch at the current tip first' }),
+export const vcCheckoutCommand = tableCommand<CheckoutOptions>(declaration('vc checkout'), {
   handler: (argv) =>
     withBrv(
       'vc checkout',
@@ -62,20 +48,17 @@ export const vcCheckoutCommand: CommandModule<GlobalOptions, CheckoutOptions> = 
       undefined,
       { repairHead: true }, // checkout is the fix for a damaged brv/HEAD
     ),
-};
+});
 
 interface MergeOptions extends GlobalOptions {
   branch: string;
 }
 
-export const vcMergeCommand: CommandModule<GlobalOptions, MergeOptions> = {
-  command: 'merge <branch>',
-  describe: 'Merge a brv branch (or <remote>/<branch>) into the current one, topic by topic; nothing is lost',
-  builder: (y) => y.positional('branch', { type: 'string', demandOption: true, describe: 'The brv branch to merge in' }),
+export const vcMergeCommand = tableCommand<MergeOptions>(declaration('vc merge'), {
   handler: (argv) =>
     withBrv('vc merge', argv, async (brv) => {
       const result = await brv.history.merge({ source: argv.branch }, cliActor());
       if (argv.format === 'json') return printJson('vc merge', true, result);
       printText(mergeText(argv.branch, result));
     }),
-};
+});

@@ -1,4 +1,3 @@
-import type { CommandModule } from 'yargs';
 import { stoppingGit } from '../stop-git-with-brv.js';
 import path from 'node:path';
 import { cliActor, cliService, reportingErrors, withBrv, type GlobalOptions, cliCwd } from '../context.js';
@@ -17,9 +16,11 @@ import {
   remotesText,
   syncText,
 } from '../../views/vc.js';
-import { BRV_REF_PREFIX, REMOTE_LAYOUTS, remoteTrackingPrefix, type RemoteLayout } from '../../base/ref-names.js';
+import { REMOTE_LAYOUTS, type RemoteLayout } from '../../base/ref-names.js';
 import { redactCredentials } from '../../base/errors.js';
 import type { SyncProgress } from '../../service/sharing.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface RemoteOptions extends GlobalOptions {
   action?: string;
@@ -28,25 +29,10 @@ interface RemoteOptions extends GlobalOptions {
   layout?: RemoteLayout;
 }
 
-const LAYOUT_HELP = `refs (${BRV_REF_PREFIX}*, the default) or branches (ordinary branches brv/<branch> and brv-review/<id>, for hosts that accept only branches and tags; see the README)`;
-
-export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
-  command: 'remote [action] [name] [url]',
-  describe:
-    "Show or change the repository's git remotes (add | set-url | set-layout | remove); any URL git accepts. add also makes a plain git fetch/pull from it bring knowledge",
-  builder: (y) =>
-    y
-      .positional('action', {
-        choices: ['add', 'set-url', 'set-layout', 'remove'] as const,
-        describe: 'Omit to list the remotes. set-layout <name> <refs|branches>: where the remote keeps knowledge',
-      })
-      .positional('name', { type: 'string', describe: 'Remote name, e.g. origin' })
-      .positional('url', {
-        type: 'string',
-        describe: 'GitHub/GitLab URL, ssh path, file:// URL or a directory (set-layout: refs or branches)',
-      })
-      .option('layout', { choices: REMOTE_LAYOUTS, describe: `With add: where the remote keeps knowledge, ${LAYOUT_HELP}` }),
+export const vcRemoteCommand = tableCommand<RemoteOptions>(declaration('vc remote'), {
   handler: (argv) => {
+    // Which positionals are needed depends on the action (and set-layout's third is a layout, not a URL):
+    // checked here, not declared.
     const missing =
       argv.action && !argv.name
         ? 'a remote name'
@@ -98,7 +84,7 @@ export const vcRemoteCommand: CommandModule<GlobalOptions, RemoteOptions> = {
       printText(remotesText(remotes));
     });
   },
-};
+});
 
 /** Runs a fetch, pull, push or sync with its steps and git's transfer progress on stderr. */
 export async function withSyncProgress<T>(argv: GlobalOptions, run: (onProgress: (step: SyncProgress) => void) => Promise<T>): Promise<T> {
@@ -114,10 +100,7 @@ interface RemoteArg extends GlobalOptions {
   remote?: string;
 }
 
-export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
-  command: 'fetch [remote]',
-  describe: `Fetch a remote's brv branches and reviews into ${remoteTrackingPrefix('<remote>')} (nothing local changes)`,
-  builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
+export const vcFetchCommand = tableCommand<RemoteArg>(declaration('vc fetch'), {
   handler: stoppingGit((argv) =>
     withBrv('vc fetch', argv, async (brv) => {
       const result = await withSyncProgress(argv, (onProgress) => brv.sharing.fetch({ remote: argv.remote, onProgress }));
@@ -126,12 +109,9 @@ export const vcFetchCommand: CommandModule<GlobalOptions, RemoteArg> = {
       printText(fetchText(result));
     }),
   ),
-};
+});
 
-export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
-  command: 'pull [remote]',
-  describe: 'Fetch, then merge the remote copy of the current brv branch into it',
-  builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
+export const vcPullCommand = tableCommand<RemoteArg>(declaration('vc pull'), {
   handler: stoppingGit((argv) =>
     withBrv('vc pull', argv, async (brv) => {
       const result = await withSyncProgress(argv, (onProgress) => brv.sharing.pull({ remote: argv.remote, onProgress }, cliActor()));
@@ -139,19 +119,13 @@ export const vcPullCommand: CommandModule<GlobalOptions, RemoteArg> = {
       printText(pullText(result));
     }),
   ),
-};
+});
 
 interface PushOptions extends RemoteArg {
   u: boolean;
 }
 
-export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
-  command: 'push [remote]',
-  describe: 'Push the current brv branch and reviews (never forced; atomic where the server supports it)',
-  builder: (y) =>
-    y
-      .positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' })
-      .option('u', { alias: 'set-upstream', type: 'boolean', default: false, describe: 'Remember this remote for the branch' }),
+export const vcPushCommand = tableCommand<PushOptions>(declaration('vc push'), {
   handler: stoppingGit((argv) =>
     withBrv('vc push', argv, async (brv) => {
       const result = await withSyncProgress(argv, (onProgress) =>
@@ -161,12 +135,9 @@ export const vcPushCommand: CommandModule<GlobalOptions, PushOptions> = {
       printText(pushText(result));
     }),
   ),
-};
+});
 
-export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
-  command: 'sync [remote]',
-  describe: 'Fetch, merge and push the current brv branch and reviews in one step (retries if the remote moves)',
-  builder: (y) => y.positional('remote', { type: 'string', describe: 'Defaults to the upstream, origin, or the only remote' }),
+export const syncCommand = tableCommand<RemoteArg>(declaration('sync'), {
   handler: stoppingGit((argv) =>
     withBrv('sync', argv, async (brv) => {
       if (argv.format === 'text') note(`Syncing brv branch ${brv.branch}…`);
@@ -175,7 +146,7 @@ export const syncCommand: CommandModule<GlobalOptions, RemoteArg> = {
       printText(syncText(result));
     }),
   ),
-};
+});
 
 interface CloneOptions extends GlobalOptions {
   url: string;
@@ -183,17 +154,7 @@ interface CloneOptions extends GlobalOptions {
   layout?: RemoteLayout;
 }
 
-export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
-  command: 'clone <url> [dir]',
-  describe: 'git clone a repository together with its knowledge (brv branches and reviews)',
-  builder: (y) =>
-    y
-      .positional('url', { type: 'string', demandOption: true, describe: 'Any URL git can clone (ssh, https, file://, a path)' })
-      .positional('dir', { type: 'string', describe: 'Target directory (default: from the URL, as git does)' })
-      .option('layout', {
-        choices: REMOTE_LAYOUTS,
-        describe: `Where origin keeps knowledge: ${LAYOUT_HELP}. Default: branches when the remote has brv commits on branches brv/* and no ${BRV_REF_PREFIX}*, else refs`,
-      }),
+export const vcCloneCommand = tableCommand<CloneOptions>(declaration('vc clone'), {
   handler: stoppingGit((argv) =>
     reportingErrors('vc clone', argv, async () => {
       const dir =
@@ -213,4 +174,4 @@ export const vcCloneCommand: CommandModule<GlobalOptions, CloneOptions> = {
       printText(cloneText(result));
     }),
   ),
-};
+});

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import type { CommandModule } from 'yargs';
 import { cliService, reportingErrors, type GlobalOptions, cliCwd } from '../context.js';
-import { EXIT_USAGE, note, printError, printJson, printText } from '../output.js';
+import { note, printJson, printText } from '../output.js';
+import { tableCommand } from '../table-yargs.js';
+import { declaration } from '../../views/command-table.js';
 
 interface WebuiOptions extends GlobalOptions {
   port?: number;
@@ -16,35 +17,9 @@ const STOP_GRACE_MS = 3000;
  * live-event streams, closes the repositories (their git processes) and exits 0. The server code is
  * imported here only, so no other command loads it.
  */
-export const webuiCommand: CommandModule<GlobalOptions, WebuiOptions> = {
-  command: 'webui',
-  describe: "Serve a local dashboard of this repository's knowledge in the browser: topics, search, history, review inbox, live",
-  builder: (y) =>
-    y
-      .option('port', {
-        type: 'number',
-        describe: 'Port on 127.0.0.1 (default 7700, or the next free one up to 7720; a port given here must be free)',
-      })
-      .option('open', {
-        type: 'boolean',
-        default: false,
-        describe:
-          'Open the dashboard in the browser (xdg-open, open or start) with a one-time login link, so the session token is never on a command line',
-      })
-      .epilogue(
-        'Prints "brv webui: http://127.0.0.1:<port>/?token=<secret>" and serves until Ctrl-C. The server listens on loopback ' +
-          'only; the token is new on every start and is exchanged for an HttpOnly, SameSite=Strict cookie, so only the browser ' +
-          'that opened the printed URL (or a script sending "Authorization: Bearer <token>") gets in. Requests naming another ' +
-          'Host, and changes coming from another Origin, are refused. --open hands the opener a one-time login link (single use, ' +
-          'valid 60 s), never the token: a command line is visible to every local user. Every asset ships with brv: it works offline. The JSON API ' +
-          'under /api/ and its live events (/api/events) are described in the README.',
-      ) as never,
+export const webuiCommand = tableCommand<WebuiOptions>(declaration('webui'), {
   handler: (argv) =>
     reportingErrors('webui', argv, async () => {
-      if (argv.port !== undefined && (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535)) {
-        const text = argv.format === 'text' ? ' (see --help)' : '';
-        return printError('webui', argv.format, 'usage', `--port must be a port number from 1 to 65535${text}.`, EXIT_USAGE);
-      }
       // Listening for the stop signals before anything starts: one that comes early still stops cleanly.
       const stopped = new Promise<void>((resolve) => {
         for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
@@ -75,4 +50,4 @@ export const webuiCommand: CommandModule<GlobalOptions, WebuiOptions> = {
       service.terminateGitProcesses();
       process.exit(0);
     }),
-};
+});
