@@ -7,6 +7,7 @@ import { commands } from '../../src/cli/commands/index.js';
 import { complete } from '../../src/cli/complete.js';
 import { fastParse } from '../../src/cli/fast-args.js';
 import { createParser } from '../../src/cli/parser.js';
+import { parsedArgv } from '../helpers/parsed-argv.js';
 import { usage } from '../../src/cli/table-yargs.js';
 import { COMMAND_TABLE, GLOBAL_OPTION_DECLS, type CommandDecl, type OptionDecl } from '../../src/views/command-table.js';
 import { HOOK_NAMES } from '../../src/service/names.js';
@@ -38,25 +39,6 @@ function help(words: string[]): Promise<string> {
       .exitProcess(false)
       .parse(args, (error: Error | null, _argv: unknown, output: string) => (error ? reject(error) : resolve(output)));
   });
-}
-
-/** The argv a command's handler would get (validation passed), or undefined for a usage error. */
-async function parsedArgv(args: string[]): Promise<Record<string, unknown> | undefined> {
-  let seen: Record<string, unknown> | undefined;
-  let failed = false;
-  const stop = new Error('parsed');
-  const parser = createParser(args, 'brv', commands, () => (failed = true))
-    .exitProcess(false)
-    .middleware((argv) => {
-      seen = { ...argv };
-      throw stop;
-    });
-  try {
-    await parser.parseAsync();
-  } catch (error) {
-    if (error !== stop) failed = true;
-  }
-  return failed ? undefined : seen;
 }
 
 /** What yargs hands the top-level command's handler (undefined: a usage error). */

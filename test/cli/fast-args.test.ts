@@ -3,6 +3,7 @@ import type { CommandModule } from 'yargs';
 import { commands } from '../../src/cli/commands/index.js';
 import { fastParse } from '../../src/cli/fast-args.js';
 import { createParser } from '../../src/cli/parser.js';
+import { parsedArgv } from '../helpers/parsed-argv.js';
 import { seededRandom } from '../helpers/random.js';
 
 /** What yargs hands the command's handler for `args` (undefined: a usage error, help or version). */
@@ -15,25 +16,6 @@ async function yargsArgv(args: string[]): Promise<Record<string, unknown> | unde
     await parser.parseAsync();
   } catch {
     failed = true;
-  }
-  return failed ? undefined : seen;
-}
-
-/** The argv any command, sub-commands included, would get: taken once validation passed, before its handler runs. */
-async function parsedArgv(args: string[]): Promise<Record<string, unknown> | undefined> {
-  let seen: Record<string, unknown> | undefined;
-  let failed = false;
-  const stop = new Error('parsed');
-  const parser = createParser(args, 'brv', commands, () => (failed = true))
-    .exitProcess(false)
-    .middleware((argv) => {
-      seen = { ...argv };
-      throw stop;
-    });
-  try {
-    await parser.parseAsync();
-  } catch (error) {
-    if (error !== stop) failed = true;
   }
   return failed ? undefined : seen;
 }

@@ -28,6 +28,21 @@ async function reviewRefs(repo: string): Promise<string[]> {
   return (await git(repo, 'for-each-ref', '--format=%(refname)', 'refs/brv/review/')).split('\n').filter(Boolean);
 }
 
+/** An int setting as listed, untouched: its default, with its bounds. */
+function intSetting(index: number, value: number) {
+  const spec = SETTINGS[index]!;
+  return {
+    key: spec.key,
+    value,
+    default: value,
+    source: 'default',
+    type: 'int',
+    min: spec.min,
+    max: spec.max,
+    description: spec.description,
+  };
+}
+
 test('list shows every setting with its default, type and description', async (t) => {
   const repo = await makeRepo();
   const env = await globalEnv();
@@ -52,48 +67,12 @@ test('list shows every setting with its default, type and description', async (t
       choices: ['warn', 'block'],
       description: SETTINGS[2]!.description,
     },
-    {
-      key: 'llm.timeout',
-      value: 60,
-      default: 60,
-      source: 'default',
-      type: 'int',
-      min: SETTINGS[3]!.min,
-      max: SETTINGS[3]!.max,
-      description: SETTINGS[3]!.description,
-    },
-    {
-      key: 'llm.retries',
-      value: 2,
-      default: 2,
-      source: 'default',
-      type: 'int',
-      min: SETTINGS[4]!.min,
-      max: SETTINGS[4]!.max,
-      description: SETTINGS[4]!.description,
-    },
+    intSetting(3, 60),
+    intSetting(4, 2),
     { key: 'retrieval.hybrid', value: false, default: false, source: 'default', type: 'bool', description: SETTINGS[5]!.description },
     { key: 'sync.holdRemovals', value: true, default: true, source: 'default', type: 'bool', description: SETTINGS[6]!.description },
-    {
-      key: 'sync.removalLimit',
-      value: 10,
-      default: 10,
-      source: 'default',
-      type: 'int',
-      min: SETTINGS[7]!.min,
-      max: SETTINGS[7]!.max,
-      description: SETTINGS[7]!.description,
-    },
-    {
-      key: 'sync.removalShare',
-      value: 20,
-      default: 20,
-      source: 'default',
-      type: 'int',
-      min: SETTINGS[8]!.min,
-      max: SETTINGS[8]!.max,
-      description: SETTINGS[8]!.description,
-    },
+    intSetting(7, 10),
+    intSetting(8, 20),
     { key: 'sync.requireSigned', value: false, default: false, source: 'default', type: 'bool', description: SETTINGS[9]!.description },
   ]);
   // `brv settings` alone lists too; the text form names each key with its value and source.
