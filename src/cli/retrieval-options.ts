@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import type { GlobalOptions } from './context.js';
 import { checkNumbers, type OptionTable } from './options.js';
 import { startProgress } from './progress.js';
+import { backgroundMaintenance } from './background-maintenance.js';
 
 /** The options `query` and `search` share: what to look for and which topics may answer. */
 export interface RetrievalOptions extends GlobalOptions {
@@ -53,6 +54,8 @@ export function retrievalRequest(argv: RetrievalOptions) {
       // The first hybrid query embeds every topic: progress too.
       onEmbedProgress: startProgress('Embedding topics', argv).onProgress,
       ...(argv.lexical ? { hybrid: false } : argv.hybrid === undefined ? {} : { hybrid: argv.hybrid }),
+      // A tree with no index: answered from a scan, its index written by the background maintenance.
+      scan: backgroundMaintenance(),
     },
   };
 }

@@ -139,7 +139,7 @@ function writeDocument(out: ByteWriter, doc: SegmentInput, path: Uint8Array): vo
   const blob = doc.blob.toLowerCase();
   if (!BLOB.test(blob)) throw new Error(`Index document ${doc.path}: blob must be 40 or 64 hex digits, got "${doc.blob}".`);
   out.byte(blob.length / 2);
-  for (let i = 0; i < blob.length / 2; i++) out.byte(parseInt(blob.slice(i * 2, i * 2 + 2), 16));
+  out.raw(Buffer.from(blob, 'hex'));
   out.lengthPrefixed(path);
   out.lengthPrefixed(utf8(doc.title));
   const dates = doc.dates.map((d) => /^(\d{4})-(\d{2})-(\d{2})$/.exec(d)).filter((m) => m !== null);
