@@ -7,7 +7,8 @@ import { buildSegment, mergeSegments, Segment } from '../../src/index/segment.js
 import type { SegmentInput } from '../../src/index/fields.js';
 import type { QueryRequest } from '../../src/service/retrieval.js';
 import { internals, openBrv } from '../helpers/service.js';
-import { ENV, tempDir } from '../helpers/repo.js';
+import { brvJson, ENV, tempDir } from '../helpers/repo.js';
+import { waitForMaintenance } from '../../bench/lib/report.js';
 
 // Issue 34, point 1: the first query of a tree with no index (a fresh clone, a `--depth 1` clone, a
 // fresh `git fast-import`, a deleted .git/brv) answers from a scan of the blobs (tree-index.ts,
@@ -158,4 +159,26 @@ test('one segment over all documents has the bytes of chunks merged (a scan buil
   const whole = buildSegment(docs);
   const chunks = [0, 250, 500].map((from) => Segment.open(buildSegment(docs.slice(from, from + 250))));
   t.deepEqual(mergeSegments(chunks.map((segment) => ({ segment }))), whole);
+});
+
+test('brv query and search as agents run them: the first answers from a scan and starts maintenance, which writes the index; the next answers the same from it', async (t) => {
+  const dir = await fastImported();
+  const run = async (args: string[]) => {
+    const result = await brvJson(dir, args, { unset: ['BRV_NO_AUTO_MAINTENANCE'] });
+    if (!result.json?.success) throw new Error(`${args.join(' ')} failed: ${result.stdout} ${result.stderr}`);
+    return result.json.data as Record<string, unknown> & { metadata?: { index: { build: string } }; index?: { build: string } };
+  };
+  for (const args of [
+    ['query', 'zebra crossing', '--limit', '4'],
+    ['search', 'zebra harbour', '--kind', 'rule'],
+    ['query', 'cache token', '--scope', 'caching'],
+  ]) {
+    await rm(path.join(dir, '.git', 'brv'), { recursive: true, force: true });
+    const cold = await run(args);
+    t.is((cold.metadata ?? cold).index!.build, 'scan', args.join(' '));
+    await waitForMaintenance(dir);
+    const warm = await run(args);
+    t.is((warm.metadata ?? warm).index!.build, 'cached', args.join(' '));
+    t.deepEqual(answer(cold), answer(warm), args.join(' '));
+  }
 });
