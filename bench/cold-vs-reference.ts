@@ -97,7 +97,13 @@ interface Corpus {
 
 const work = await mkdtemp(path.join(tmpdir(), 'brv-bench-cold-ref-'));
 
-async function corpus(name: string, topics: number, files: Array<[string, string]>, questions: string[], onlyWarm = false): Promise<Corpus> {
+async function corpus(
+  name: string,
+  topics: number,
+  files: Array<[string, string]>,
+  questions: string[],
+  onlyWarm = false,
+): Promise<Corpus> {
   const repo = path.join(work, name);
   await execa('git', ['init', '-q', repo], { env, extendEnv: false });
   await execa('git', ['fast-import', '--quiet'], { cwd: repo, env, extendEnv: false, input: fastImportStream(files) });
@@ -186,7 +192,9 @@ async function measure(c: Corpus) {
       const warm = paths(got.brvWarm);
       if (cold.join('\n') !== warm.join('\n')) {
         mismatches++;
-        console.error(`  round ${round + 1}: the cold answer differs from the warm one:\n    cold ${cold.join(' ')}\n    warm ${warm.join(' ')}`);
+        console.error(
+          `  round ${round + 1}: the cold answer differs from the warm one:\n    cold ${cold.join(' ')}\n    warm ${warm.join(' ')}`,
+        );
       }
       if (got.refCold) {
         const theirs = new Set(paths(got.refCold));
@@ -249,7 +257,9 @@ const ms = (v: number | undefined) => (v === undefined ? '-' : `${Math.round(v)}
 console.log(
   `\nfirst query with no index, brv against the reference BM25 CLI (p50 of ${runs}, ms wall / CPU; NODE_EXTRA_CA_CERTS ${env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'}):`,
 );
-console.log('corpus              brv cold     ref cold     cold ratio (wall, CPU)  brv warm   ref warm   node -e 0   warm − floor  same answer');
+console.log(
+  'corpus              brv cold     ref cold     cold ratio (wall, CPU)  brv warm   ref warm   node -e 0   warm − floor  same answer',
+);
 for (const r of results) {
   const pair = (f: { wallMs: { p50: number; n: number }; cpuMs: { p50: number } }) =>
     f.wallMs.n === 0 ? '-' : `${ms(f.wallMs.p50)}/${ms(f.cpuMs.p50)}`;
