@@ -28,7 +28,7 @@
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argValue, BENCH_ENV, CLI, percentiles, waitForMaintenance, writeReport } from './lib/report.js';
@@ -232,6 +232,7 @@ async function measure(c: Corpus) {
 
 // ------------------------------------------------------------------ run
 
+const loadAtStart = os.loadavg().map((l) => Math.round(l * 10) / 10);
 const results = [];
 try {
   const corpora: Corpus[] = [];
@@ -277,10 +278,14 @@ for (const r of results) {
     ].join(' '),
   );
 }
+const loadAverage = { start: loadAtStart, end: os.loadavg().map((l) => Math.round(l * 10) / 10) };
+console.log(`load average (1, 5, 15 min): ${loadAverage.start.join(' ')} at the start, ${loadAverage.end.join(' ')} at the end`);
 await writeReport(argValue('name', withoutExtraCa ? 'cold-vs-reference-without-extra-ca' : 'cold-vs-reference'), {
   cli: path.relative(ROOT, cli),
   reference: path.relative(ROOT, reference),
   extraCaCerts: env.NODE_EXTRA_CA_CERTS !== undefined,
+  // Over ~2 on these 2-core machines, wall times stretch with the queueing: read the CPU ratio beside the wall one.
+  loadAverage,
   limit: Number(limit),
   targets: { coldOverReference: 1.5, warmOverFloorMs: { 1000: 30, 10000: 60 } },
   corpora: results,
