@@ -9,7 +9,7 @@ import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob, type DocCacheWriter } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
 import { docstoreBytes, DocstoreBytes, docstoreChunks, DocstoreFile, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
-import { buildSegment, mergeSegments, Segment } from './segment.js';
+import { buildSegment, comparePathKeys, mergeSegments, pathOrderKey, Segment, SegmentBuilder } from './segment.js';
 import { SegmentFile } from './segment-file.js';
 import {
   FINE_RACY_WINDOW_NS,
@@ -742,20 +742,80 @@ export class TreeIndexStore {
     const listed = (await listing).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
     const { blobs, skipped } = screenBlobs(listed);
     counts.total = blobs.length;
-    // One segment in one pass when the topics are small enough, else chunks merged as a full build
-    // does: the same bytes either way (mergeSegments), so the same answers.
     const bytes = blobs.reduce((sum, blob) => sum + blob.size, 0);
-    const chunk = bytes <= SCAN_ONE_PASS_BYTES ? Math.max(1, blobs.length) : FULL_BUILD_CHUNK;
-    const parts: Segment[] = [];
-    for (let from = 0; from === 0 || from < blobs.length; from += chunk) {
-      const read = await this.readDocuments(blobs.slice(from, from + chunk), counts, 'scan');
-      skipped.push(...read.skipped);
-      parts.push(Segment.open(buildSegment(read.documents)));
+    let segment: Segment;
+    if (bytes <= SCAN_ONE_PASS_BYTES) {
+      segment = await this.scanOnePass(blobs, counts, skipped);
+    } else {
+      // Chunks merged, as a full build does (bounded memory): the same bytes (mergeSegments).
+      const parts: Segment[] = [];
+      for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
+        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, 'scan');
+        skipped.push(...read.skipped);
+        parts.push(Segment.open(buildSegment(read.documents)));
+      }
+      segment = Segment.open(mergeSegments(parts.map((part) => ({ segment: part }))));
     }
-    const segment = parts.length === 1 ? parts[0]! : Segment.open(mergeSegments(parts.map((part) => ({ segment: part }))));
     const file = `scan-${randomBytes(8).toString('hex')}`;
     this.scanned.add(file);
     return { stack: { segments: [segment], deleted: new Set() }, files: [file], skipped: sortSkipped(skipped) };
+  }
+
+  /**
+   * One segment over `blobs` (screened), each topic extracted (fields only) and analysed in turn, in
+   * the segment's path order, so no topic's texts outlive its analysis: the bytes `buildSegment`
+   * writes for the documents `readDocuments` reads. Blobs that are no topic, or missing, go to `skipped`.
+   */
+  private async scanOnePass(
+    blobs: ReadonlyArray<{ path: string; oid: string; size: number }>,
+    counts: Counts,
+    skipped: SkippedTopic[],
+  ): Promise<Segment> {
+    const ordered = blobs
+      .map((blob) => {
+        const topicPath = topicPathFromBlobPath(blob.path)!;
+        return { blob, topicPath, key: pathOrderKey(topicPath) };
+      })
+      .sort((a, b) => comparePathKeys(a.key, b.key));
+    const cached = this.docs.read(ordered.map((o) => o.blob.oid));
+    mark('index: cache read');
+    const extractor = fastFieldsExtractor();
+    const contents: Array<Buffer | undefined> = await Promise.all(
+      ordered.map((o, i) => (cached[i] === undefined ? this.repo.readBlob(o.blob.oid) : undefined)),
+    );
+    const extract = await extractor;
+    mark('index: blobs read');
+    const builder = new SegmentBuilder(ordered.length);
+    for (let i = 0; i < ordered.length; i++) {
+      const { blob, topicPath, key } = ordered[i]!;
+      let doc = cached[i];
+      if (doc !== undefined) {
+        counts.cached++;
+      } else {
+        const content = contents[i];
+        contents[i] = undefined;
+        if (content === undefined) {
+          skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
+          continue;
+        }
+        counts.parsed++;
+        counts.parsedBytes = (counts.parsedBytes ?? 0) + blob.size;
+        const html = content.toString('utf8');
+        doc = extract(html);
+        if (doc === undefined) {
+          const full = (await analyzer()).fullBlobDocument(html);
+          doc = isBlobProblem(full) ? full : { ...full, markdown: '' };
+        }
+      }
+      progressed(counts, 1);
+      if (isBlobProblem(doc)) {
+        skipped.push({ path: blob.path, problem: doc.problem, message: doc.message });
+        continue;
+      }
+      builder.add(documentAt(topicPath, blob.oid, doc), key);
+    }
+    mark('index: topics extracted');
+    return Segment.open(builder.finish());
   }
 
   /**
