@@ -780,11 +780,12 @@ export class TreeIndexStore {
     const cached = this.docs.read(ordered.map((o) => o.blob.oid));
     mark('index: cache read');
     const extractor = fastFieldsExtractor();
-    const contents: Array<Buffer | undefined> = await Promise.all(
-      ordered.map((o, i) => (cached[i] === undefined ? this.repo.readBlob(o.blob.oid) : undefined)),
+    // Every blob asked for at once, each taken as git sends it: extraction runs while git reads the next ones.
+    const contents: Array<Promise<Buffer | undefined> | undefined> = ordered.map((o, i) =>
+      cached[i] === undefined ? this.repo.readBlob(o.blob.oid) : undefined,
     );
+    for (const content of contents) content?.catch(() => {}); // awaited below; not unhandled if an earlier one throws
     const extract = await extractor;
-    mark('index: blobs read');
     const builder = new SegmentBuilder(ordered.length);
     for (let i = 0; i < ordered.length; i++) {
       const { blob, topicPath, key } = ordered[i]!;
@@ -792,7 +793,7 @@ export class TreeIndexStore {
       if (doc !== undefined) {
         counts.cached++;
       } else {
-        const content = contents[i];
+        const content = await contents[i];
         contents[i] = undefined;
         if (content === undefined) {
           skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
