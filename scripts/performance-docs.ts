@@ -218,6 +218,56 @@ export const TARGETS: readonly Target[] = [
       return { figure: `p50 ${ms(p50)}`, floor: overFloor(p50, num(data, 'nodeFloorMs', 'p50')), met: p50 <= 250 };
     },
   },
+  ...(
+    [
+      ['long-50', '50 long topics (~5,000 words each)'],
+      ['short-10000', '10,000 short topics'],
+    ] as const
+  ).map(([corpus, topics]): Target => ({
+    id: `cold-vs-reference-${corpus}`,
+    area: 'Speed and scale',
+    what: `first query with no index (fast-imported, \`.git/brv\` deleted) over the reference BM25 CLI's, ${topics}, same run (issue 34)`,
+    goal: '≤ ×1.5 p50',
+    benchmark: 'cold-vs-reference',
+    read: (data) => {
+      const c = row(data.corpora, 'corpus', corpus);
+      const ratio = num(c, 'coldOverReference');
+      const brv = num(c, 'brvCold', 'wallMs', 'p50');
+      const reference = num(c, 'refCold', 'wallMs', 'p50');
+      if (ratio === undefined || brv === undefined || reference === undefined) return undefined;
+      const cpu = num(c, 'coldOverReferenceCpu');
+      const load = num(data, 'loadAverage', 'start', 0);
+      return {
+        figure: `×${ratio} (${ms(brv)} against ${ms(reference)}; CPU ×${cpu}; same answer as warm: ${num(c, 'coldAnswerMismatches') === 0 ? 'yes' : 'no'}${load === undefined ? '' : `; load ${load}`})`,
+        floor: overFloor(brv, num(c, 'floor', 'wallMs', 'p50')),
+        met: ratio <= 1.5,
+      };
+    },
+  })),
+  ...(
+    [
+      ['short-1000-warm', 1000, 30],
+      ['short-10000', 10000, 60],
+    ] as const
+  ).map(([corpus, topics, goal]): Target => ({
+    id: `warm-over-floor-${topics}`,
+    area: 'Speed and scale',
+    what: `warm \`query\` end to end minus \`node -e 0\`, paired in one run, ${topics.toLocaleString('en-US')} topics (issue 34)`,
+    goal: `≤ ${goal} ms`,
+    benchmark: 'cold-vs-reference',
+    read: (data) => {
+      const c = row(data.corpora, 'corpus', corpus);
+      const over = num(c, 'warmOverFloorMs', 'p50');
+      const floor = num(c, 'floor', 'wallMs', 'p50');
+      if (over === undefined || floor === undefined) return undefined;
+      const load = num(data, 'loadAverage', 'start', 0);
+      return {
+        figure: `${ms(over)} over the floor${load === undefined ? '' : ` (load ${load})`}`,
+        floor: `node -e 0 ${ms(floor)}`,
+        met: over <= goal,
+      };
+    },
+  })),
   {
     id: 'curate-continuation-10000',
     area: 'Speed and scale',

@@ -11,11 +11,8 @@ import { cliIo } from './io.js';
  * a query then compacts inline only once the index is far past due. Never fails the command.
  */
 export async function maintainInBackground(brv: Brv, compaction: IndexCompaction, cwd: string | undefined): Promise<void> {
-  if (compaction !== 'due') return;
+  if (compaction !== 'due' || !backgroundMaintenance()) return;
   const io = cliIo();
-  const off = io.env.BRV_NO_AUTO_MAINTENANCE;
-  if (off !== undefined && off !== '' && off !== '0') return;
-  // Only a real process starts itself again (node + its script); an in-process run (tests) does not.
   const script = io.process?.script;
   if (!io.process || !script) return;
   try {
@@ -29,4 +26,17 @@ export async function maintainInBackground(brv: Brv, compaction: IndexCompaction
   } catch {
     // maintenance is an optimisation: the next query starts it again
   }
+}
+
+/**
+ * Whether this command starts `brv maintenance` after answering when the index is due: then the
+ * first query of a tree with no index answers from a scan and leaves the index to it (retrieval's
+ * `scan`). Off with BRV_NO_AUTO_MAINTENANCE, and in an in-process run (tests), which starts nothing.
+ */
+export function backgroundMaintenance(): boolean {
+  const io = cliIo();
+  const off = io.env.BRV_NO_AUTO_MAINTENANCE;
+  if (off !== undefined && off !== '' && off !== '0') return false;
+  // Only a real process starts itself again (node + its script).
+  return Boolean(io.process?.script);
 }

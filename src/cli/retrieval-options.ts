@@ -1,5 +1,6 @@
 import type { GlobalOptions } from './context.js';
 import { startProgress } from './progress.js';
+import { backgroundMaintenance } from './background-maintenance.js';
 
 /** The arguments `query` and `search` share (declared in the command table): what to look for and which topics may answer. */
 export interface RetrievalOptions extends GlobalOptions {
@@ -29,6 +30,8 @@ export function retrievalRequest(argv: RetrievalOptions) {
       // The first hybrid query embeds every topic: progress too.
       onEmbedProgress: startProgress('Embedding topics', argv).onProgress,
       ...(argv.lexical ? { hybrid: false } : argv.hybrid === undefined ? {} : { hybrid: argv.hybrid }),
+      // A tree with no index: answered from a scan, its index written by the background maintenance.
+      scan: backgroundMaintenance(),
     },
   };
 }

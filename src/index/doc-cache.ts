@@ -43,6 +43,9 @@ export interface BlobDocument {
   readonly markdown: string;
 }
 
+/** A blob document without its markdown: what the index's segment needs (tree-index.ts's scan). */
+export type BlobFields = Omit<BlobDocument, 'markdown'>;
+
 /** A blob that is not indexed, and why (`readStoredTopic`'s verdict): remembered, so it is parsed once. */
 export interface BlobProblem {
   readonly problem: StoredTopicProblem;

@@ -40,7 +40,7 @@ import {
   needsIndentedCode,
   topicHeaderBlocks,
 } from '../topic/render-parts.js';
-import type { CachedBlob } from './doc-cache.js';
+import type { BlobFields, BlobProblem, CachedBlob } from './doc-cache.js';
 import { extractDocument } from './extract.js';
 import { collapseWhitespace } from '../topic/whitespace.js';
 
@@ -853,15 +853,33 @@ function fastTopicMarkdown(topic: Element): string | undefined {
  * full path's verdict here (it needs no parse).
  */
 export function fastBlobDocument(html: string): CachedBlob | undefined {
+  const topic = scanned(html);
+  if (topic === undefined || !('type' in topic)) return topic;
+  const markdown = fastTopicMarkdown(topic);
+  if (markdown === undefined) return undefined;
+  return { ...extractDocument(topic), markdown };
+}
+
+/**
+ * What `fastBlobDocument` answers but the markdown: the index document's fields and facts (or the
+ * blob's problem), `undefined` when the scan is not sure. For the first query of a tree with no
+ * index (tree-index.ts, `scan`), which renders only the topics it returns. Extraction reads the
+ * hast the scan built, which is the full path's (test/query/fast-extract.test.ts checks both paths
+ * agree wherever the scan answers, the markdown bailing or not).
+ */
+export function fastBlobFields(html: string): BlobFields | BlobProblem | undefined {
+  const topic = scanned(html);
+  if (topic === undefined || !('type' in topic)) return topic;
+  return extractDocument(topic);
+}
+
+/** The topic element the scan reads from a canonical blob, a too-large verdict, or undefined (not modeled). */
+function scanned(html: string): Element | BlobProblem | undefined {
   // UTF-8 never has fewer bytes than UTF-16 code units: a long string is refused without encoding it.
   const bytes = html.length > MAX_STORED_TOPIC_BYTES ? html.length : Buffer.byteLength(html);
   if (bytes > MAX_STORED_TOPIC_BYTES) {
     return { problem: 'too-large', message: `The blob is ${bytes} bytes; topics are at most ${MAX_STORED_TOPIC_BYTES} bytes.` };
   }
   if (UNMODELED_CHARACTERS.test(html) || !isWellFormed(html)) return undefined;
-  const topic = scanCanonicalTopic(html);
-  if (topic === undefined) return undefined;
-  const markdown = fastTopicMarkdown(topic);
-  if (markdown === undefined) return undefined;
-  return { ...extractDocument(topic), markdown };
+  return scanCanonicalTopic(html);
 }

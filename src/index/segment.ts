@@ -139,7 +139,7 @@ function writeDocument(out: ByteWriter, doc: SegmentInput, path: Uint8Array): vo
   const blob = doc.blob.toLowerCase();
   if (!BLOB.test(blob)) throw new Error(`Index document ${doc.path}: blob must be 40 or 64 hex digits, got "${doc.blob}".`);
   out.byte(blob.length / 2);
-  for (let i = 0; i < blob.length / 2; i++) out.byte(parseInt(blob.slice(i * 2, i * 2 + 2), 16));
+  out.raw(Buffer.from(blob, 'hex'));
   out.lengthPrefixed(path);
   out.lengthPrefixed(utf8(doc.title));
   const dates = doc.dates.map((d) => /^(\d{4})-(\d{2})-(\d{2})$/.exec(d)).filter((m) => m !== null);
@@ -153,117 +153,167 @@ function writeDocument(out: ByteWriter, doc: SegmentInput, path: Uint8Array): vo
 export function buildSegment(docs: readonly SegmentInput[]): Uint8Array {
   const paths = docs.map((d) => utf8(d.path));
   const order = docs.map((_, i) => i).sort((a, b) => compareBytes(paths[a]!, paths[b]!) || a - b);
-  for (let i = 1; i < order.length; i++) {
-    if (compareBytes(paths[order[i - 1]!]!, paths[order[i]!]!) === 0)
-      throw new Error(`Index documents must have distinct paths; "${docs[order[i]!]!.path}" appears twice.`);
-  }
+  const builder = new SegmentBuilder(docs.length);
+  for (const i of order) builder.add(docs[i]!, paths[i]!);
+  return builder.finish();
+}
 
-  const docCount = docs.length;
-  const fieldLengths = new Uint32Array(docCount * FIELD_COUNT);
-  const docOffsets = new Uint32Array(docCount + 1);
-  const docData = new ByteWriter(docCount * 96);
+/** A topic path as segments order it (bytewise UTF-8): what `SegmentBuilder.add` takes documents in. */
+export function pathOrderKey(path: string): Uint8Array {
+  return utf8(path);
+}
+
+/** `compareBytes` over `pathOrderKey`s: the order of documents in a segment. */
+export function comparePathKeys(a: Uint8Array, b: Uint8Array): number {
+  return compareBytes(a, b);
+}
+
+/**
+ * `buildSegment`, one document at a time, in path order (`pathOrderKey`, `comparePathKeys`): each
+ * document is analysed as it comes, so its texts need not outlive it (a first query's scan of a
+ * fetched tree extracts and analyses each topic in turn). The same documents give the same bytes.
+ */
+export class SegmentBuilder {
+  private docCount = 0;
+  private fieldLengths: Uint32Array;
+  private docOffsets: Uint32Array;
+  private readonly docData: ByteWriter;
   // Postings in document order: term id, document, and the encoded (mask, frequencies) record.
-  const termIds = new TermIds();
-  const terms = termIds.terms;
-  const fieldTerms: number[] = [];
-  const postingTerm = new U32Column();
-  const postingDoc = new U32Column();
-  const recordEnd = new U32Column();
-  const records = new ByteWriter(docCount * 256);
+  private readonly termIds = new TermIds();
+  private readonly fieldTerms: number[] = [];
+  private readonly postingTerm = new U32Column();
+  private readonly postingDoc = new U32Column();
+  private readonly recordEnd = new U32Column();
+  private readonly records: ByteWriter;
   // Per document: the distinct term ids in first-seen order and their frequencies per field, found
   // through `seenIn`/`slotOf` (indexed by term id) instead of a map and an array per term.
-  let seenIn = new Int32Array(1024).fill(-1);
-  let slotOf = new Uint32Array(1024);
-  const docTermIds: number[] = [];
-  let counts = new Uint32Array(256 * FIELD_COUNT);
+  private seenIn = new Int32Array(1024).fill(-1);
+  private slotOf = new Uint32Array(1024);
+  private readonly docTermIds: number[] = [];
+  private counts = new Uint32Array(256 * FIELD_COUNT);
+  private previousPath: Uint8Array | undefined;
 
-  for (let docNo = 0; docNo < docCount; docNo++) {
-    const source = order[docNo]!;
-    const doc = docs[source]!;
-    docOffsets[docNo] = docData.length;
-    writeDocument(docData, doc, paths[source]!);
+  /** `expected`: about how many documents (room is made for more). */
+  constructor(expected: number) {
+    this.fieldLengths = new Uint32Array(Math.max(1, expected) * FIELD_COUNT);
+    this.docOffsets = new Uint32Array(Math.max(1, expected) + 1);
+    this.docData = new ByteWriter(expected * 96);
+    this.records = new ByteWriter(expected * 256);
+  }
+
+  /** Adds the next document; `path` is `pathOrderKey(doc.path)`, after the previous one's. */
+  add(doc: SegmentInput, path: Uint8Array = utf8(doc.path)): void {
+    if (this.previousPath !== undefined) {
+      const order = compareBytes(this.previousPath, path);
+      if (order === 0) throw new Error(`Index documents must have distinct paths; "${doc.path}" appears twice.`);
+      if (order > 0) throw new Error(`Index documents must come in path order; "${doc.path}" came late.`);
+    }
+    this.previousPath = path;
+    const docNo = this.docCount++;
+    if ((docNo + 1) * FIELD_COUNT > this.fieldLengths.length) {
+      const grown = new Uint32Array(this.fieldLengths.length * 2);
+      grown.set(this.fieldLengths);
+      this.fieldLengths = grown;
+    }
+    if (docNo + 2 > this.docOffsets.length) {
+      const grown = new Uint32Array(this.docOffsets.length * 2);
+      grown.set(this.docOffsets);
+      this.docOffsets = grown;
+    }
+    const { termIds, fieldTerms, docTermIds } = this;
+    const terms = termIds.terms;
+    this.docOffsets[docNo] = this.docData.length;
+    writeDocument(this.docData, doc, path);
     docTermIds.length = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
       fieldTerms.length = 0;
-      fieldLengths[docNo * FIELD_COUNT + f] = termIds.add(doc.fields[FIELDS[f]!], fieldTerms);
-      if (terms.length > seenIn.length) {
-        let size = seenIn.length * 2;
+      this.fieldLengths[docNo * FIELD_COUNT + f] = termIds.add(doc.fields[FIELDS[f]!], fieldTerms);
+      if (terms.length > this.seenIn.length) {
+        let size = this.seenIn.length * 2;
         while (size < terms.length) size *= 2;
         const grownSeen = new Int32Array(size).fill(-1);
-        grownSeen.set(seenIn);
-        seenIn = grownSeen;
+        grownSeen.set(this.seenIn);
+        this.seenIn = grownSeen;
         const grownSlot = new Uint32Array(size);
-        grownSlot.set(slotOf);
-        slotOf = grownSlot;
+        grownSlot.set(this.slotOf);
+        this.slotOf = grownSlot;
       }
+      const { seenIn, slotOf } = this;
       for (const id of fieldTerms) {
         if (seenIn[id] !== docNo) {
           seenIn[id] = docNo;
           const slot = docTermIds.length;
           slotOf[id] = slot;
           docTermIds.push(id);
-          if ((slot + 1) * FIELD_COUNT > counts.length) {
-            const grown = new Uint32Array(counts.length * 2);
-            grown.set(counts);
-            counts = grown;
+          if ((slot + 1) * FIELD_COUNT > this.counts.length) {
+            const grown = new Uint32Array(this.counts.length * 2);
+            grown.set(this.counts);
+            this.counts = grown;
           }
-          counts.fill(0, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
+          this.counts.fill(0, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
         }
-        counts[slotOf[id]! * FIELD_COUNT + f]!++;
+        this.counts[slotOf[id]! * FIELD_COUNT + f]!++;
       }
     }
     for (let slot = 0; slot < docTermIds.length; slot++) {
-      postingTerm.push(docTermIds[slot]!);
-      postingDoc.push(docNo);
-      writeRecord(records, counts, slot * FIELD_COUNT);
-      recordEnd.push(records.length);
+      this.postingTerm.push(docTermIds[slot]!);
+      this.postingDoc.push(docNo);
+      writeRecord(this.records, this.counts, slot * FIELD_COUNT);
+      this.recordEnd.push(this.records.length);
     }
   }
-  docOffsets[docCount] = docData.length;
 
-  // Group postings by term (a counting sort keeps each term's documents ascending), terms sorted bytewise.
-  const termBytes = terms.map(utf8);
-  const termOrder = terms.map((_, i) => i).sort((a, b) => compareBytes(termBytes[a]!, termBytes[b]!));
-  const start = new Uint32Array(terms.length + 1);
-  for (let p = 0; p < postingTerm.length; p++) start[postingTerm.values[p]! + 1]!++;
-  for (let t = 0; t < terms.length; t++) start[t + 1]! += start[t]!;
-  const fill = start.slice(0, terms.length);
-  const grouped = new Uint32Array(postingTerm.length);
-  for (let p = 0; p < postingTerm.length; p++) grouped[fill[postingTerm.values[p]!]!++] = p;
+  /** The segment's bytes (the builder is spent). */
+  finish(): Uint8Array {
+    const { docCount, postingTerm, postingDoc, recordEnd, records } = this;
+    const terms = this.termIds.terms;
+    const docOffsets = this.docOffsets.slice(0, docCount + 1);
+    docOffsets[docCount] = this.docData.length;
 
-  const termOffsets = new Uint32Array(terms.length + 1);
-  const termData = new ByteWriter(terms.length * 8);
-  const postingOffsets = new Uint32Array(terms.length + 1);
-  const postingData = new ByteWriter(records.length + postingTerm.length * 2);
-  for (let rank = 0; rank < termOrder.length; rank++) {
-    const id = termOrder[rank]!;
-    termOffsets[rank] = termData.length;
-    termData.raw(termBytes[id]!);
-    postingOffsets[rank] = postingData.length;
-    postingData.varint(start[id + 1]! - start[id]!);
-    let previous = 0;
-    for (let g = start[id]!; g < start[id + 1]!; g++) {
-      const p = grouped[g]!;
-      const doc = postingDoc.values[p]!;
-      postingData.varint(doc - previous);
-      previous = doc;
-      postingData.raw(records.bytes, p === 0 ? 0 : recordEnd.values[p - 1]!, recordEnd.values[p]!);
+    // Group postings by term (a counting sort keeps each term's documents ascending), terms sorted bytewise.
+    const termBytes = terms.map(utf8);
+    const termOrder = terms.map((_, i) => i).sort((a, b) => compareBytes(termBytes[a]!, termBytes[b]!));
+    const start = new Uint32Array(terms.length + 1);
+    for (let p = 0; p < postingTerm.length; p++) start[postingTerm.values[p]! + 1]!++;
+    for (let t = 0; t < terms.length; t++) start[t + 1]! += start[t]!;
+    const fill = start.slice(0, terms.length);
+    const grouped = new Uint32Array(postingTerm.length);
+    for (let p = 0; p < postingTerm.length; p++) grouped[fill[postingTerm.values[p]!]!++] = p;
+
+    const termOffsets = new Uint32Array(terms.length + 1);
+    const termData = new ByteWriter(terms.length * 8);
+    const postingOffsets = new Uint32Array(terms.length + 1);
+    const postingData = new ByteWriter(records.length + postingTerm.length * 2);
+    for (let rank = 0; rank < termOrder.length; rank++) {
+      const id = termOrder[rank]!;
+      termOffsets[rank] = termData.length;
+      termData.raw(termBytes[id]!);
+      postingOffsets[rank] = postingData.length;
+      postingData.varint(start[id + 1]! - start[id]!);
+      let previous = 0;
+      for (let g = start[id]!; g < start[id + 1]!; g++) {
+        const p = grouped[g]!;
+        const doc = postingDoc.values[p]!;
+        postingData.varint(doc - previous);
+        previous = doc;
+        postingData.raw(records.bytes, p === 0 ? 0 : recordEnd.values[p - 1]!, recordEnd.values[p]!);
+      }
     }
-  }
-  termOffsets[terms.length] = termData.length;
-  postingOffsets[terms.length] = postingData.length;
+    termOffsets[terms.length] = termData.length;
+    postingOffsets[terms.length] = postingData.length;
 
-  return assemble({
-    docCount,
-    fieldLengths,
-    docOffsets,
-    docData: docData.view(),
-    termCount: terms.length,
-    termOffsets,
-    termData: termData.view(),
-    postingOffsets,
-    postingData: postingData.view(),
-  });
+    return assemble({
+      docCount,
+      fieldLengths: this.fieldLengths.slice(0, docCount * FIELD_COUNT),
+      docOffsets,
+      docData: this.docData.view(),
+      termCount: terms.length,
+      termOffsets,
+      termData: termData.view(),
+      postingOffsets,
+      postingData: postingData.view(),
+    });
+  }
 }
 
 function writeRecord(out: ByteWriter, freqs: Uint32Array, at: number): void {

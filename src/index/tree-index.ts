@@ -9,7 +9,7 @@ import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob, type DocCacheWriter } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
 import { docstoreBytes, DocstoreBytes, docstoreChunks, DocstoreFile, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
-import { buildSegment, mergeSegments, Segment } from './segment.js';
+import { buildSegment, comparePathKeys, mergeSegments, pathOrderKey, Segment, SegmentBuilder } from './segment.js';
 import { SegmentFile } from './segment-file.js';
 import {
   FINE_RACY_WINDOW_NS,
@@ -47,7 +47,14 @@ import { mark, monotonicNow } from '../base/trace.js';
 
 export type { SkippedTopic, SkipProblem } from './stack.js';
 
-export type IndexBuild = 'cached' | 'incremental' | 'full' | 'empty';
+/**
+ * How an open got its index: read from disk ('cached'), updated from the last indexed tree
+ * ('incremental'), built from every topic and written ('full'), or — for a tree with no index
+ * whose first query asked for it (`open`'s `scan`) — built in memory from a scan of its blobs and
+ * not written ('scan': the same segment a full build writes, so the same answers; `compactTree`
+ * writes it, off the query path).
+ */
+export type IndexBuild = 'cached' | 'incremental' | 'full' | 'scan' | 'empty';
 
 /**
  * Whether an opened index leaves maintenance to do: 'none'; 'due' (its stack is past the compaction
@@ -80,6 +87,8 @@ export interface TreeIndex {
 /** What `compactTree` did. */
 export interface TreeCompaction {
   tree: string;
+  /** Topics indexed: the tree had no index (its first query answered from a scan), and now has one. */
+  indexed?: number;
   /** False when the index was not due (or not indexed yet, or held only in memory). */
   compacted: boolean;
   segmentsBefore: number;
@@ -142,6 +151,11 @@ const KEEP_MANIFESTS = 12;
 /** Topics analysed per chunk in a full build: bounds memory at 100,000 topics. */
 const FULL_BUILD_CHUNK = 2000;
 /**
+ * A scan (`IndexBuild` 'scan') analyses up to this many bytes of topic blobs as one segment, without
+ * the chunks and merge of a full build (which bound memory at 100,000 topics): ~25,000 synthetic topics.
+ */
+const SCAN_ONE_PASS_BYTES = 32 * 1024 * 1024;
+/**
  * A full build that parsed fewer bytes of topics than this does not start maintenance to cache
  * them: the background process (a Node start, then every blob read and extracted again) costs more
  * than the rebuild it would spare, which re-extracts ~4 MiB in ~180 ms on the slowest machine
@@ -166,6 +180,15 @@ interface Built {
 async function fastExtractor() {
   const { fastBlobDocument } = await import('./fast-extract.js');
   return fastBlobDocument;
+}
+
+/** fastExtractor's fields-only form, for a scan: what the segment needs, no markdown (see `IndexBuild`). */
+async function fastFieldsExtractor() {
+  const { fastBlobFields } = await import('./fast-extract.js');
+  return (html: string): CachedBlob | undefined => {
+    const fields = fastBlobFields(html);
+    return fields === undefined || 'problem' in fields ? fields : { ...fields, markdown: '' };
+  };
 }
 
 /**
@@ -213,6 +236,11 @@ export class TreeIndexStore {
   private readonly memory = new Map<string, { segment: Uint8Array; docstore: Buffer }>();
   private readonly memoryManifests = new Map<string, StackManifest>();
   private lastInMemory: string | undefined;
+  /**
+   * Names of the segments scans built (`IndexBuild` 'scan'): held by their TreeIndex only, with no
+   * docstore; their rendered markdown is extracted again from the blob when asked for.
+   */
+  private readonly scanned = new Set<string>();
   /** Why the last write of a segment or manifest failed (kept in memory instead): what maintenance reports. */
   private writeFailure: BrvError | undefined;
 
@@ -235,9 +263,14 @@ export class TreeIndexStore {
    * The index of `tree`: cached, built incrementally or from scratch. `rebuild` ignores what is on
    * disk and builds from the tree (after a damaged file was found while answering).
    */
+  /**
+   * `scan`: when the tree has no index and no small update of the last indexed tree gives it one,
+   * build it in memory and write nothing (build 'scan', compaction 'due'): for a front end that then
+   * has `compactTree` write it, off the query path (the CLI's background `brv maintenance`).
+   */
   async open(
     tree: string | undefined,
-    options: { rebuild?: boolean; onProgress?: (done: number, total?: number) => void } = {},
+    options: { rebuild?: boolean; scan?: boolean; onProgress?: (done: number, total?: number) => void } = {},
   ): Promise<TreeIndex> {
     if (!tree) return this.load(tree, false);
     let opened = options.rebuild ? undefined : this.warm.get(tree);
@@ -250,7 +283,7 @@ export class TreeIndexStore {
       const index = await opened;
       return { ...index, ...NOTHING_BUILT, compaction: index.compaction === 'inline' ? 'none' : index.compaction };
     }
-    opened = this.load(tree, options.rebuild ?? false, options.onProgress);
+    opened = this.load(tree, options.rebuild ?? false, { onProgress: options.onProgress, scan: options.scan ?? false });
     this.warm.delete(tree);
     this.warm.set(tree, opened);
     opened.catch(() => this.warm.delete(tree));
@@ -268,7 +301,16 @@ export class TreeIndexStore {
     return [...(await this.open(tree)).skipped];
   }
 
-  private async load(tree: string | undefined, rebuild: boolean, onProgress?: (done: number, total?: number) => void): Promise<TreeIndex> {
+  /**
+   * `scan`: see `open`. `cache`: a full build writes what it extracts there (maintenance's build of
+   * a scanned tree) instead of leaving it to maintenance (`markUncached`).
+   */
+  private async load(
+    tree: string | undefined,
+    rebuild: boolean,
+    options: { onProgress?: ((done: number, total?: number) => void) | undefined; scan?: boolean; cache?: DocCacheWriter } = {},
+  ): Promise<TreeIndex> {
+    const { onProgress, scan = false, cache } = options;
     const start = monotonicNow();
     const none = { changedTopics: 0, parsedTopics: 0, cachedTopics: 0, hashedSegments: 0 };
     if (!tree)
@@ -319,10 +361,26 @@ export class TreeIndexStore {
         incremental = undefined;
       }
     }
-    const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts));
+    if (!incremental && scan) {
+      const scanned = await this.scanFull(tree, counts);
+      mark('index: scanned');
+      return {
+        tree,
+        ...scanned,
+        build: 'scan',
+        buildMs: monotonicNow() - start,
+        ...none,
+        parsedTopics: counts.parsed,
+        cachedTopics: counts.cached,
+        compaction: 'due',
+      };
+    }
+    const manifest = incremental?.manifest ?? (await this.buildFull(tree, counts, cache ?? 'defer'));
     mark('index: segments written');
     // A full build leaves the per-blob cache of what it extracted to maintenance (`compactTree`).
-    const uncached = incremental ? incremental.uncached : counts.parsed > 0 && (await this.markUncached(tree, counts.parsedBytes ?? 0));
+    const uncached = incremental
+      ? incremental.uncached
+      : !cache && counts.parsed > 0 && (await this.markUncached(tree, counts.parsedBytes ?? 0));
     opened ??= await this.openManifest(manifest, counts);
     await this.publish(tree, manifest);
     mark('index: published');
@@ -351,6 +409,11 @@ export class TreeIndexStore {
     const texts = new Map<string, string>();
     for (const [segment, docs] of bySegment) {
       const file = index.files[segment]!;
+      if (this.scanned.has(file)) {
+        const markdown = await this.renderBlobs(docs.map((doc) => index.stack.segments[segment]!.blob(doc)));
+        docs.forEach((doc, i) => texts.set(`${segment}:${doc}`, markdown[i]!));
+        continue;
+      }
       const inMemory = this.memory.get(file);
       if (inMemory) {
         const store = new DocstoreBytes(inMemory.docstore, file);
@@ -360,6 +423,26 @@ export class TreeIndexStore {
       for (const [doc, text] of readDocstoreEntries(this.docstoreFile(file), docs)) texts.set(`${segment}:${doc}`, text);
     }
     return wanted.map(({ segment, doc }) => texts.get(`${segment}:${doc}`) ?? '');
+  }
+
+  /**
+   * The rendered markdown of topic blobs, as a build stores it in the docstore (a blob that is no
+   * topic, or missing, renders as ''): for the hits of a scanned index.
+   */
+  private async renderBlobs(oids: readonly string[]): Promise<string[]> {
+    const cached = this.docs.read(oids);
+    const [fastBlobDocument, contents] = await Promise.all([
+      fastExtractor(),
+      Promise.all(oids.map((oid, i) => (cached[i] ? undefined : this.repo.readBlob(oid)))),
+    ]);
+    const markdown: string[] = [];
+    for (let i = 0; i < oids.length; i++) {
+      let doc = cached[i];
+      const bytes = contents[i];
+      if (!doc && bytes) doc = fastBlobDocument(bytes.toString('utf8')) ?? (await analyzer()).fullBlobDocument(bytes.toString('utf8'));
+      markdown.push(doc && !isBlobProblem(doc) ? doc.markdown : '');
+    }
+    return markdown;
   }
 
   private async tryIncremental(
@@ -433,11 +516,14 @@ export class TreeIndexStore {
    */
   async compactTree(tree: string): Promise<TreeCompaction> {
     const start = monotonicNow();
-    const cachedTopics = await this.fillCache(tree).catch(() => 0); // an optimisation: never fails maintenance
+    // A tree whose first query answered from a scan (no index yet): its index is built and written now.
+    const built = (await this.readManifest(tree)) ? undefined : await this.buildAfterScan(tree);
+    const cachedTopics = built?.parsed ?? (await this.fillCache(tree).catch(() => 0)); // an optimisation: never fails maintenance
     const manifest = await this.readManifest(tree);
     const before = manifest?.segments.length ?? 0;
     const outcome = (compacted: boolean, after = before) => ({
       tree,
+      ...(built ? { indexed: built.topics } : {}),
       compacted,
       segmentsBefore: before,
       segmentsAfter: after,
@@ -491,6 +577,28 @@ export class TreeIndexStore {
       );
     }
     return outcome(true, compacted.segments.length);
+  }
+
+  /**
+   * Builds and writes the index of `tree`, which has none (a query answered from a scan: see
+   * `open`), caching what it extracts; the open index replaces the scanned one this process may
+   * hold. Undefined when it could not (the next query scans again, or builds).
+   */
+  private async buildAfterScan(tree: string): Promise<{ topics: number; parsed: number } | undefined> {
+    const writer = this.docs.writer();
+    let index: TreeIndex;
+    try {
+      index = await this.load(tree, false, { cache: writer });
+      writer.finish();
+    } catch {
+      return undefined; // maintenance never fails for an optimisation
+    } finally {
+      writer.abort(); // nothing left to drop once finished
+    }
+    this.warm.delete(tree);
+    this.warm.set(tree, Promise.resolve({ ...index, ...NOTHING_BUILT, compaction: 'none' }));
+    if (this.warm.size > WARM_INDEXES) this.warm.delete(this.warm.keys().next().value!);
+    return { topics: index.stack.segments.reduce((sum, segment) => sum + segment.docCount, 0), parsed: index.parsedTopics };
   }
 
   /**
@@ -593,7 +701,7 @@ export class TreeIndexStore {
     return new DocstoreBytes(bytes, this.docstoreFile(file));
   }
 
-  private async buildFull(tree: string, counts: Counts): Promise<StackManifest> {
+  private async buildFull(tree: string, counts: Counts, cache: DocCacheWriter | 'defer'): Promise<StackManifest> {
     const listing = this.repo.listTreeBlobs(tree);
     // The object reader's process starts while git lists the tree: the build reads every blob next.
     this.repo.prepareObjectReader();
@@ -609,7 +717,7 @@ export class TreeIndexStore {
     // query of a fetched tree; maintenance writes them (`fillCache`), off the query path.
     try {
       for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
-        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, 'defer');
+        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, cache);
         skipped.push(...read.skipped);
         const bytes = buildSegment(read.documents);
         const lookup = byPath(bytes, read.rendered);
@@ -621,6 +729,94 @@ export class TreeIndexStore {
       for (const { docstore } of parts) if (docstore instanceof DocstoreFile) docstore.close();
       for (const file of spilled) await rm(file, { force: true });
     }
+  }
+
+  /**
+   * The index `buildFull` would write for `tree`, built in memory from its blobs and written nowhere
+   * (see `IndexBuild` 'scan'): the same chunks and merge, so the same segment bytes, but fields only
+   * (no markdown rendered, no docstore). `rendered` extracts the markdown of the hits it is asked for.
+   */
+  private async scanFull(tree: string, counts: Counts): Promise<{ stack: SegmentStack; files: string[]; skipped: SkippedTopic[] }> {
+    const listing = this.repo.listTreeBlobs(tree);
+    this.repo.prepareObjectReader();
+    const listed = (await listing).filter((b) => topicPathFromBlobPath(b.path) !== undefined);
+    const { blobs, skipped } = screenBlobs(listed);
+    counts.total = blobs.length;
+    const bytes = blobs.reduce((sum, blob) => sum + blob.size, 0);
+    let segment: Segment;
+    if (bytes <= SCAN_ONE_PASS_BYTES) {
+      segment = await this.scanOnePass(blobs, counts, skipped);
+    } else {
+      // Chunks merged, as a full build does (bounded memory): the same bytes (mergeSegments).
+      const parts: Segment[] = [];
+      for (let from = 0; from === 0 || from < blobs.length; from += FULL_BUILD_CHUNK) {
+        const read = await this.readDocuments(blobs.slice(from, from + FULL_BUILD_CHUNK), counts, 'scan');
+        skipped.push(...read.skipped);
+        parts.push(Segment.open(buildSegment(read.documents)));
+      }
+      segment = Segment.open(mergeSegments(parts.map((part) => ({ segment: part }))));
+    }
+    const file = `scan-${randomBytes(8).toString('hex')}`;
+    this.scanned.add(file);
+    return { stack: { segments: [segment], deleted: new Set() }, files: [file], skipped: sortSkipped(skipped) };
+  }
+
+  /**
+   * One segment over `blobs` (screened), each topic extracted (fields only) and analysed in turn, in
+   * the segment's path order, so no topic's texts outlive its analysis: the bytes `buildSegment`
+   * writes for the documents `readDocuments` reads. Blobs that are no topic, or missing, go to `skipped`.
+   */
+  private async scanOnePass(
+    blobs: ReadonlyArray<{ path: string; oid: string; size: number }>,
+    counts: Counts,
+    skipped: SkippedTopic[],
+  ): Promise<Segment> {
+    const ordered = blobs
+      .map((blob) => {
+        const topicPath = topicPathFromBlobPath(blob.path)!;
+        return { blob, topicPath, key: pathOrderKey(topicPath) };
+      })
+      .sort((a, b) => comparePathKeys(a.key, b.key));
+    const cached = this.docs.read(ordered.map((o) => o.blob.oid));
+    mark('index: cache read');
+    const extractor = fastFieldsExtractor();
+    // Every blob asked for at once, each taken as git sends it: extraction runs while git reads the next ones.
+    const contents: Array<Promise<Buffer | undefined> | undefined> = ordered.map((o, i) =>
+      cached[i] === undefined ? this.repo.readBlob(o.blob.oid) : undefined,
+    );
+    for (const content of contents) content?.catch(() => {}); // awaited below; not unhandled if an earlier one throws
+    const extract = await extractor;
+    const builder = new SegmentBuilder(ordered.length);
+    for (let i = 0; i < ordered.length; i++) {
+      const { blob, topicPath, key } = ordered[i]!;
+      let doc = cached[i];
+      if (doc !== undefined) {
+        counts.cached++;
+      } else {
+        const content = await contents[i];
+        contents[i] = undefined;
+        if (content === undefined) {
+          skipped.push({ path: blob.path, problem: 'missing', message: `Blob ${blob.oid} is missing from the repository.` });
+          continue;
+        }
+        counts.parsed++;
+        counts.parsedBytes = (counts.parsedBytes ?? 0) + blob.size;
+        const html = content.toString('utf8');
+        doc = extract(html);
+        if (doc === undefined) {
+          const full = (await analyzer()).fullBlobDocument(html);
+          doc = isBlobProblem(full) ? full : { ...full, markdown: '' };
+        }
+      }
+      progressed(counts, 1);
+      if (isBlobProblem(doc)) {
+        skipped.push({ path: blob.path, problem: doc.problem, message: doc.message });
+        continue;
+      }
+      builder.add(documentAt(topicPath, blob.oid, doc), key);
+    }
+    mark('index: topics extracted');
+    return Segment.open(builder.finish());
   }
 
   /**
@@ -673,7 +869,7 @@ export class TreeIndexStore {
   private async readDocuments(
     blobs: ReadonlyArray<{ path: string; oid: string; size?: number }>,
     counts: Counts,
-    cache: DocCacheWriter | 'write' | 'defer' = 'write',
+    cache: DocCacheWriter | 'write' | 'defer' | 'scan' = 'write',
   ): Promise<{ documents: SegmentInput[]; rendered: Map<string, string>; skipped: SkippedTopic[] }> {
     const documents: SegmentInput[] = [];
     const rendered = new Map<string, string>();
@@ -705,7 +901,7 @@ export class TreeIndexStore {
         counts.parsed += toRead.length;
         counts.parsedBytes = toRead.reduce((sum, oid) => sum + sizes.get(oid)!, counts.parsedBytes ?? 0);
         // The extractor's code loads while git sends the blobs.
-        const extractor = fastExtractor();
+        const extractor = cache === 'scan' ? fastFieldsExtractor() : fastExtractor();
         const contents = await Promise.all(toRead.map((oid) => this.repo.readBlob(oid)));
         const fastBlobDocument = await extractor;
         mark('index: blobs read');
@@ -725,7 +921,8 @@ export class TreeIndexStore {
         if (bailed.length > 0) {
           const { fullBlobDocument } = await analyzer();
           for (const i of bailed) {
-            fresh.set(toRead[i]!, fullBlobDocument(contents[i]!.toString('utf8')));
+            const doc = fullBlobDocument(contents[i]!.toString('utf8'));
+            fresh.set(toRead[i]!, cache === 'scan' && !isBlobProblem(doc) ? { ...doc, markdown: '' } : doc);
             progressed(counts, 1);
           }
         }
@@ -741,7 +938,7 @@ export class TreeIndexStore {
       mark('index: topics extracted');
       try {
         if (cache === 'write') this.docs.write(fresh);
-        else if (cache !== 'defer') for (const [oid, doc] of fresh) cache.add(oid, doc);
+        else if (cache !== 'defer' && cache !== 'scan') for (const [oid, doc] of fresh) cache.add(oid, doc);
       } catch {
         // The cache is an optimisation: a read-only or full disk must not fail the query.
       }
@@ -756,7 +953,7 @@ export class TreeIndexStore {
       }
       const topicPath = topicPathFromBlobPath(blob.path)!;
       documents.push(documentAt(topicPath, blob.oid, doc));
-      rendered.set(topicPath, doc.markdown);
+      if (cache !== 'scan') rendered.set(topicPath, doc.markdown);
     });
     return { documents, rendered, skipped };
   }

@@ -24,6 +24,13 @@ export interface QueryOptions {
   /** Progress while the search index of the tree is built (the first query after many new topics): topics done of `total`. */
   onProgress?: (done: number, total?: number) => void;
   /**
+   * For a front end that runs `compactIndex` after answering (the CLI's background maintenance, a
+   * server between calls): a tree with no index is answered from a scan of its blobs and its index
+   * left to that (`metadata.index.build` 'scan', compaction 'due'), the answer the same as the
+   * index gives (tree-index.ts, `open`). Lexical queries only: a hybrid one builds the index.
+   */
+  scan?: boolean;
+  /**
    * Internal, for measurement (bench/locomo.ts --ablate), not a CLI flag: each ranking feature beyond
    * plain BM25F can be switched off (`false`); unset means on, the default ranking.
    */
@@ -221,7 +228,7 @@ function filters(options: QueryOptions) {
 async function rankedAndRendered(indexes: TreeIndexStore, snapshot: Snapshot, question: string, limit: number, options: QueryOptions) {
   const tree = snapshot.commit?.tree;
   mark('query: modules loaded');
-  let index = await indexes.open(tree, { onProgress: options.onProgress });
+  let index = await indexes.open(tree, { onProgress: options.onProgress, scan: options.scan === true && !options.hybrid });
   mark('query: index opened');
   const answer = async () => {
     const result = search(index.stack, question, {

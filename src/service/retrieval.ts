@@ -149,7 +149,9 @@ function checkScope(scope: string | undefined): void {
 }
 
 function queryOptions(request: QueryRequest, hybrid: HybridOptions | undefined): QueryOptions {
-  const { hybrid: _wanted, onEmbedProgress: _progress, fusion, ...options } = request;
+  const { hybrid: _wanted, onEmbedProgress: _progress, fusion, scan, ...rest } = request;
+  // An older tree (`at`) is not one maintenance indexes: its first query builds its index.
+  const options: QueryOptions = scan && !request.at ? { ...rest, scan } : rest;
   if (!hybrid) return options;
   const { depth, ...weights } = fusion ?? {};
   return {

@@ -10,15 +10,26 @@ export function isBlankText(node: Nodes | RootContent): boolean {
   return node.type === 'text' && node.value.trim() === '';
 }
 
+/** `find(html, property)`, remembered (a first query extracts every topic: ~10 lookups each); bounded. */
+const infos = new Map<string, ReturnType<typeof find>>();
+function propertyInfo(property: string): ReturnType<typeof find> {
+  let info = infos.get(property);
+  if (info === undefined) {
+    if (infos.size >= 4096) infos.clear();
+    infos.set(property, (info = find(html, property)));
+  }
+  return info;
+}
+
 /** The HTML attribute name of a hast property name (`onClick` → `onclick`, `className` → `class`). */
 export function attributeName(property: string): string {
-  return find(html, property).attribute;
+  return propertyInfo(property).attribute;
 }
 
 function attributeValue(property: string, value: Properties[string]): string | undefined {
   if (value === null || value === undefined || value === false) return undefined;
   if (value === true) return '';
-  if (Array.isArray(value)) return value.join(find(html, property).commaSeparated ? ',' : ' ');
+  if (Array.isArray(value)) return value.join(propertyInfo(property).commaSeparated ? ',' : ' ');
   return String(value);
 }
 

@@ -7,7 +7,7 @@ import { normaliseConversation } from '../../bench/lib/locomo-data.js';
 import { syntheticTopic } from '../../bench/lib/synthetic.js';
 import type { CachedBlob } from '../../src/index/doc-cache.js';
 import { blobDocument, fullBlobDocument } from '../../src/index/document.js';
-import { fastBlobDocument } from '../../src/index/fast-extract.js';
+import { fastBlobDocument, fastBlobFields } from '../../src/index/fast-extract.js';
 import type { Element } from 'hast';
 import { attributesOf, elementsIn, flatText, isBvTag, splitList } from '../../src/topic/hast.js';
 import { MAX_STORED_TOPIC_BYTES } from '../../src/topic/limits.js';
@@ -30,11 +30,26 @@ function canonical(html: string): string {
 /** Plain data, as the per-blob cache stores it (no undefined, no prototypes). */
 const plain = (value: CachedBlob) => JSON.parse(JSON.stringify(value)) as unknown;
 
-/** The fast path either bails or answers exactly what the full path does. Returns whether it answered. */
+/** The full path's answer without the markdown: what `fastBlobFields` must answer when it does. */
+function withoutMarkdown(doc: CachedBlob): unknown {
+  const { markdown: _markdown, ...rest } = doc as CachedBlob & { markdown?: string };
+  return plain(rest as CachedBlob);
+}
+
+/**
+ * The fast path either bails or answers exactly what the full path does; so does its fields-only
+ * form (the first query's scan), also where the markdown bails. Returns whether fastBlobDocument answered.
+ */
 function agrees(html: string): { answered: boolean; equal: boolean } {
   const fast = fastBlobDocument(html);
-  if (fast === undefined) return { answered: false, equal: true };
-  return { answered: true, equal: isDeepStrictEqual(plain(fast), plain(fullBlobDocument(html))) };
+  const fields = fastBlobFields(html);
+  if (fast === undefined && fields === undefined) return { answered: false, equal: true };
+  const full = fullBlobDocument(html);
+  const fieldsEqual = fields === undefined || isDeepStrictEqual(plain(fields as CachedBlob), withoutMarkdown(full));
+  // Where the whole document is answered, so are its fields.
+  if (fast !== undefined && fields === undefined) return { answered: true, equal: false };
+  if (fast === undefined) return { answered: false, equal: fieldsEqual };
+  return { answered: true, equal: fieldsEqual && isDeepStrictEqual(plain(fast), plain(full)) };
 }
 
 /** 3,000 topics of `shapes` filled with `text()`: each answered exactly as the full path does, or bailed on. Returns how many were answered. */
