@@ -225,6 +225,9 @@ export interface SectionConflict {
   theirsDisplay?: { html: string; markdown: string };
 }
 
+/** Why an incoming change is held (src/vc/removal.ts HoldKind): it removes too much, or its author is not trusted. */
+export type HoldKind = 'removal' | 'untrusted';
+
 /** A held incoming change (src/vc/removal.ts): where it comes from, and the topics it would delete or empty. */
 export interface HoldDetails {
   source: string;
@@ -233,7 +236,7 @@ export interface HoldDetails {
   topics: number;
   deleted: string[];
   emptied: string[];
-  kind: 'removal' | 'untrusted';
+  kind: HoldKind;
   untrusted: string[];
   reason: string;
 }
@@ -405,7 +408,7 @@ export interface IncomingResult {
     rule: string;
     topics: number;
     opened: boolean;
-    kind: 'untrusted' | 'removal';
+    kind: HoldKind;
     untrusted?: Array<{ commit: string; author: string; signer?: string; key?: string; why: string }>;
   };
 }
