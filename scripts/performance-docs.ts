@@ -394,7 +394,7 @@ export const TARGETS: readonly Target[] = [
   {
     id: 'never-below-bm25',
     area: 'Retrieval quality',
-    what: 'figures below the Lunr BM25 stand-in: four corpora × tune and validate × every category',
+    what: 'figures below the Lunr BM25 stand-in: three corpora (LoCoMo as turns, sessions, haystacks; coding; long documents) × tune and validate × every category',
     goal: 'none',
     benchmark: 'against-bm25',
     read: (data) => {

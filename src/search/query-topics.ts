@@ -75,22 +75,22 @@ export const RANKING_FEATURES = [
   'fieldWeights',
   'questionDates',
   'pathMatch',
-  'neighbours',
   'timeWords',
 ] as const;
 export type RankingFeature = (typeof RANKING_FEATURES)[number];
 /**
  * Ranking features measured and left off by default (each on with `true`), switchable so that
- * --ablate and --try report them next to the default. None now: timeWords was one until neighbours
- * came (docs/archive/bench-notebook-2026.md, "Issue 12: ranking, round 7").
+ * --ablate and --try report them next to the default. neighbours wins on LoCoMo and loses on the
+ * long-documents corpus (issue 34's rule: off by default; docs/decisions/0012-ranking-three-corpora.md).
  */
-export const OPTIONAL_RANKING_FEATURES = [] as const;
+export const OPTIONAL_RANKING_FEATURES = ['neighbours'] as const;
 export type OptionalRankingFeature = (typeof OPTIONAL_RANKING_FEATURES)[number];
 /**
  * feedback: pseudo-relevance feedback (search.ts); passages: re-rank by best-passage coverage
  * (passages.ts); questionFrames: drop question-framing words (question.ts); coordination: the
- * matched-words factor; prefix: prefix expansion of the last word; fieldWeights: title/meta/path/key
- * boosts (off: every field weighs 1); questionDates: topics dated near a day the question names raised;
+ * matched-words factor, counted in the topic's best passage (`rerankByPassage`); prefix: prefix
+ * expansion of the last word; fieldWeights: title/meta/path/key boosts (off: every field weighs 1);
+ * questionDates: topics dated near a day the question names raised;
  * pathMatch: a query word in the topic's path scored once more on its own (search.ts); neighbours: the
  * query words' word-vector neighbours added with a low weight (search.ts, word-neighbours.ts);
  * timeWords: for a question that asks when, a topic's passage score × (1 + 0.5 × the coverage of its
@@ -100,14 +100,14 @@ export type RankingSwitches = Partial<Record<RankingFeature | OptionalRankingFea
 
 /** `search` options for the ranking switches: the default ranking when all are on. */
 function rankingSearchOptions(ranking: RankingSwitches | undefined): SearchOptions {
-  const table = ranking?.neighbours === false ? undefined : shippedWordNeighbours();
-  const neighbours = table === undefined ? {} : { neighbours: { table } };
-  if (!ranking) return neighbours;
+  const table = ranking?.neighbours === true ? shippedWordNeighbours() : undefined;
+  // Coordination is counted over the best passage in the re-ranking (`rerankByPassage`), not over the whole topic in `search`.
+  const base = { coordination: 0, ...(table === undefined ? {} : { neighbours: { table } }) };
+  if (!ranking) return base;
   return {
-    ...neighbours,
+    ...base,
     ...(ranking.feedback === false ? { feedback: false } : {}),
     ...(ranking.questionFrames === false ? { question: false } : {}),
-    ...(ranking.coordination === false ? { coordination: 0 } : {}),
     ...(ranking.prefix === false ? { prefix: false } : {}),
     ...(ranking.pathMatch === false ? { pathMatch: 0 } : {}),
     ...(ranking.fieldWeights === false ? { fields: { title: 1, path: 1, meta: 1, key: 1, body: 1 } } : {}),
@@ -304,6 +304,16 @@ const TIME_WEIGHT = 0.5;
 const DATE_WEIGHT = 1;
 const DATE_WINDOW = 7;
 
+/**
+ * coordination: × (matched / question terms) ^ 0.5, the terms counted in the topic's best passage (at
+ * least half a term, as a topic found only through feedback terms counts in search.ts). Counted over
+ * the whole topic (search.ts' `coordination`, the default until 2026-12-06) it helped short topics and
+ * cost long documents, a 9,000-word manual holding most of a question's words somewhere; counted in the
+ * best passage it helps LoCoMo turns and costs no corpus (docs/decisions/0012-ranking-three-corpora.md).
+ */
+const COORDINATION = 0.5;
+const COORDINATION_FLOOR = 0.5;
+
 /** The dates of the live topic at `path`. */
 function topicDates(stack: SegmentStack, path: string): string[] {
   const { segment, doc } = liveDocument(stack, path);
@@ -311,7 +321,7 @@ function topicDates(stack: SegmentStack, path: string): string[] {
 }
 
 /**
- * The candidates re-ranked by their best passage's coverage of the question (passages.ts), by how
+ * The candidates re-ranked by their best passage's coverage of the question (passages, coordination), by how
  * close their dates are to a day the question names (questionDates), and for a question that asks
  * when, by their best passage with a time word (timeWords).
  */
@@ -324,14 +334,17 @@ function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(
   const ranking = options.ranking;
   const passages = ranking?.passages !== false;
   const spans = ranking?.questionDates !== false ? questionDays(question) : [];
-  if (!passages && spans.length === 0) return rendered;
+  if (!passages && ranking?.coordination === false && spans.length === 0) return rendered;
   const terms = new Set(analyze(question));
-  const timed = ranking?.timeWords !== false && asksWhen(question);
+  const coordination = ranking?.coordination !== false && terms.size > 0;
+  const timed = passages && ranking?.timeWords !== false && asksWhen(question);
   return rendered
     .map((r, order) => {
-      const best = passages ? bestPassage(r.markdown, terms, timed) : { coverage: 0, timedCoverage: 0 };
+      const best = passages || coordination ? bestPassage(r.markdown, terms, timed) : { coverage: 0, timedCoverage: 0 };
+      const coordinated = coordination ? Math.pow(Math.max(best.coverage, COORDINATION_FLOOR / terms.size), COORDINATION) : 1;
+      const passage = passages ? 1 + PASSAGE_WEIGHT * best.coverage : 1;
       const dated = spans.length > 0 ? 1 + DATE_WEIGHT * dateCloseness(topicDates(stack, r.hit.path), spans, DATE_WINDOW) : 1;
-      return { r, order, score: r.hit.score * (1 + PASSAGE_WEIGHT * best.coverage) * (1 + TIME_WEIGHT * best.timedCoverage) * dated };
+      return { r, order, score: r.hit.score * coordinated * passage * (1 + TIME_WEIGHT * best.timedCoverage) * dated };
     })
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .map(({ r, score }) => ({ ...r, hit: { ...r.hit, score } }));

@@ -1,6 +1,8 @@
 import test from 'ava';
 import { execa } from 'execa';
 import path from 'node:path';
+import type { QueryResult } from '../../src/search/query-topics.js';
+import { queryText } from '../../src/views/query.js';
 import { ENV, brv, brvJson, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 async function seed(repo: string) {
@@ -74,22 +76,29 @@ test('no-matches is a success with an empty list; --limit and --scope narrow', a
   t.is((await brvJson(empty, ['query', 'anything'])).json!.data.status, 'no-matches');
 });
 
-test("a question word's neighbours find a topic written in other words, after the topics with the word itself", async (t) => {
+test("a question word's neighbours are off by default: a topic written in other words is not brought in (docs/decisions/0012)", async (t) => {
   const repo = await makeRepo();
   await curateTopic(repo, reply('home/cat', 'Where the cat sleeps', '<bv-fact>Our cat sleeps on the sofa.</bv-fact>'));
   await curateTopic(repo, reply('home/couch', 'The couch', '<bv-fact>The couch came from the market.</bv-fact>'));
   const run = await brvJson(repo, ['query', 'couch']);
   t.deepEqual(
     run.json!.data.matchedDocs.map((d: any) => [d.topicPath, d.matched.terms]),
-    [
-      ['home/couch', ['couch']],
-      ['home/cat', []],
-    ],
+    [['home/couch', ['couch']]],
   );
-  t.regex(
-    (await brv(repo, ['query', 'couch'])).stdout,
-    /## 2\. Where the cat sleeps — home\/cat \(score [\d.]+; matched related words only\)/,
-  );
+});
+
+test('a topic found only through related words (feedback, neighbours) says so in the text answer', (t) => {
+  const doc = {
+    path: 'home/cat.html',
+    topicPath: 'home/cat',
+    title: 'Where the cat sleeps',
+    score: 0.5,
+    format: 'html',
+    rendered_md: '# Where the cat sleeps\n\nOur cat sleeps on the sofa.',
+    matched: { terms: [], fields: [] },
+  };
+  const text = queryText({ status: 'ok', matchedDocs: [doc], metadata: { totalFound: 1, durationMs: 1 } } as unknown as QueryResult);
+  t.regex(text, /## 1\. Where the cat sleeps — home\/cat \(score 0\.50; matched related words only\)/);
 });
 
 test('search gives paths, titles, scores and excerpts', async (t) => {

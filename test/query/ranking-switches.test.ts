@@ -1,14 +1,20 @@
 import test from 'ava';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RANKING_FEATURES, type RankingFeature } from '../../src/search/query-topics.js';
+import {
+  OPTIONAL_RANKING_FEATURES,
+  RANKING_FEATURES,
+  type OptionalRankingFeature,
+  type RankingFeature,
+} from '../../src/search/query-topics.js';
 import type { Brv } from '../../src/service/brv.js';
 import { openBrv } from '../helpers/service.js';
 import { cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
 /**
  * Each ranking feature beyond plain BM25F (`QueryOptions.ranking`, for bench/locomo.ts --ablate)
- * changes the answer when switched off, on a tiny tree where it matters; unset, the ranking is the default.
+ * changes the answer when switched off (an optional one, left off by default: when switched on), on a
+ * tiny tree where it matters; unset, the ranking is the default.
  */
 
 const topic = (p: string, title: string, facts: string[], date?: string) =>
@@ -66,8 +72,8 @@ test.after.always(async () => {
   await cleanup(dir);
 });
 
-async function answer(question: string, off: RankingFeature | RankingFeature[] = []) {
-  const ranking = Object.fromEntries([off].flat().map((feature) => [feature, false]));
+async function answer(question: string, off: RankingFeature | RankingFeature[] = [], on: OptionalRankingFeature[] = []) {
+  const ranking = Object.fromEntries([...[off].flat().map((feature) => [feature, false]), ...on.map((feature) => [feature, true])]);
   const result = await brv.retrieval.query({ question, limit: 50, ranking });
   return result.matchedDocs.map((d) => `${d.topicPath} ${d.score}`);
 }
@@ -81,7 +87,6 @@ const QUESTIONS: Record<RankingFeature, string> = {
   fieldWeights: 'rotate signing keys monthly',
   questionDates: 'Which pottery class with Anna did I go to on June 18th, 2023?',
   pathMatch: 'dog leash',
-  neighbours: 'Where does the cat sleep, on the couch?',
   timeWords: 'When did Melanie paint a sunrise at the lake?',
 };
 
@@ -90,6 +95,18 @@ for (const feature of RANKING_FEATURES) {
     const on = await answer(QUESTIONS[feature]);
     t.true(on.length > 0);
     t.notDeepEqual(await answer(QUESTIONS[feature], feature), on);
+  });
+}
+
+const OPTIONAL_QUESTIONS: Record<OptionalRankingFeature, string> = {
+  neighbours: 'Where does the cat sleep, on the couch?',
+};
+
+for (const feature of OPTIONAL_RANKING_FEATURES) {
+  test(`ranking: ${feature} (off by default) on changes the answer`, async (t) => {
+    const off = await answer(OPTIONAL_QUESTIONS[feature]);
+    t.true(off.length > 0);
+    t.notDeepEqual(await answer(OPTIONAL_QUESTIONS[feature], [], [feature]), off);
   });
 }
 
@@ -106,9 +123,9 @@ test('ranking: every feature named true is the default ranking', async (t) => {
 
 test('ranking: feedback brings in topics without the query words; questionFrames and prefix decide what matches', async (t) => {
   const paths = async (q: string, off?: RankingFeature) => (await answer(q, off)).map((line) => line.split(' ')[0]);
-  // (Without neighbours: "dog" has "pet" for a neighbour, in the path of pets/gear.)
-  t.true((await answer('dog walk', 'neighbours')).some((line) => line.startsWith('pets/gear ')));
-  t.false((await answer('dog walk', ['feedback', 'neighbours'])).some((line) => line.startsWith('pets/gear ')));
+  // (Without neighbours, the default: "dog" has "pet" for a neighbour, in the path of pets/gear.)
+  t.true((await answer('dog walk')).some((line) => line.startsWith('pets/gear ')));
+  t.false((await answer('dog walk', 'feedback')).some((line) => line.startsWith('pets/gear ')));
   t.false((await paths('What kind of art does Caroline make?')).includes('misc/words'));
   t.true((await paths('What kind of art does Caroline make?', 'questionFrames')).includes('misc/words'));
   t.deepEqual(await paths('observab'), ['ops/observability']);
@@ -116,10 +133,10 @@ test('ranking: feedback brings in topics without the query words; questionFrames
 });
 
 test('ranking: neighbours bring in a topic that says "sofa" for a question about a couch, after the topic that says "couch"', async (t) => {
-  const paths = async (q: string, off?: RankingFeature) => (await answer(q, off)).map((line) => line.split(' ')[0]);
-  t.deepEqual(await paths('couch'), ['furniture/couch', 'home/whiskers']);
-  t.deepEqual(await paths('couch', 'neighbours'), ['furniture/couch']);
-  t.deepEqual((await paths('Where does the cat sleep, on the couch?')).slice(0, 2), ['home/whiskers', 'furniture/couch']);
+  const paths = async (q: string, on: OptionalRankingFeature[] = []) => (await answer(q, [], on)).map((line) => line.split(' ')[0]);
+  t.deepEqual(await paths('couch', ['neighbours']), ['furniture/couch', 'home/whiskers']);
+  t.deepEqual(await paths('couch'), ['furniture/couch']);
+  t.deepEqual((await paths('Where does the cat sleep, on the couch?', ['neighbours'])).slice(0, 2), ['home/whiskers', 'furniture/couch']);
 });
 
 test('ranking: timeWords ranks the passage that says when first, for a question that asks when', async (t) => {
