@@ -3,14 +3,15 @@
 // (typecheck, knip, lint:layers) at the same time: they were a serial minute before ava on a
 // 2-core machine. ava's output streams as it comes (.ci/run counts its lines); each check's output
 // is held and printed after ava's, so no line of it lands among ava's. Fails if any of them fails.
-// Arguments go to ava (`npm test -- --no-color`).
+// ava runs in .test-build/, the suite compiled to JavaScript (scripts/build-tests.mjs says why).
+// Arguments go to ava (`npm test -- --no-color`, `npm test -- test/cli/read-ls.test.ts`).
 import { spawn } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
-function run(command, args, { hold }) {
+function run(command, args, { hold, cwd }) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(command, args, { cwd, stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     let output = '';
     if (hold) {
       child.stdout.on('data', (chunk) => (output += chunk));
@@ -42,8 +43,11 @@ if (built.length > 1 && Math.min(...built) > Math.max(...sources)) {
   const build = await run('npm', ['run', 'build'], { hold: false });
   if (build.code !== 0) process.exit(build.code);
 }
+const compile = await run('node', ['scripts/build-tests.mjs'], { hold: false });
+if (compile.code !== 0) process.exit(compile.code);
 const checks = ['typecheck', 'lint:unused', 'lint:layers'].map((script) => run('npm', ['run', '--silent', script], { hold: true }));
-const ava = await run('npx', ['ava', ...process.argv.slice(2)], { hold: false });
+const avaArgs = process.argv.slice(2).map((arg) => (arg.startsWith('-') ? arg : arg.replace(/\.tsx?$/, '.js')));
+const ava = await run('npx', ['ava', ...avaArgs], { hold: false, cwd: '.test-build' });
 let failed = ava.code !== 0;
 for (const check of await Promise.all(checks)) {
   process.stdout.write(`\n# ${check.name}: ${check.code === 0 ? 'ok' : `failed (exit ${check.code})`}\n`);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { cp, readFile, symlink } from 'node:fs/promises';
+import { cp, readFile, realpath, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CLI, ENV, ROOT, brv, brvJson, makeRepo, tempDir } from '../helpers/repo.js';
 
@@ -43,7 +43,8 @@ test('a brv installed without its templates prints nothing and still exits 0', a
   // A copy of the package with dist/ and package.json but no templates/.
   const copy = await tempDir('brv-package-');
   await cp(path.join(ROOT, 'package.json'), path.join(copy, 'package.json'));
-  await cp(path.join(ROOT, 'dist'), path.join(copy, 'dist'), { recursive: true });
+  // (realpath: under `npm test`, ROOT is the compiled mirror, whose dist/ is a link to the real one)
+  await cp(await realpath(path.join(ROOT, 'dist')), path.join(copy, 'dist'), { recursive: true });
   await symlink(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
   const result = await execa(process.execPath, [path.join(copy, 'dist/cli/main.js'), 'hook-prompt-submit'], {
     cwd: copy,
