@@ -79,14 +79,19 @@ export function indentedCode(lines: readonly string[]): string {
   return lines.map((line) => (line.trim() === '' ? '' : `    ${line}`)).join('\n');
 }
 
-export function fenced(text: string, language: string): string {
+/** Verbatim text (a diagram's source) as its lines: the blank lines around it and the indent all its lines share removed. */
+export function verbatimLines(text: string): string[] {
   const lines = text
     .replace(/^\s*\n/, '')
     .trimEnd()
     .split('\n');
   let indent = Infinity;
   for (const line of lines) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)?.[0].length ?? 0);
-  const trimmed = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0));
+  return lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0));
+}
+
+export function fenced(text: string, language: string): string {
+  const trimmed = verbatimLines(text);
   const body = trimmed.join('\n');
   if (body.trim() !== '' && needsIndentedCode(body)) return indentedCode(trimmed);
   const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
