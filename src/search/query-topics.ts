@@ -1,3 +1,4 @@
+import { isCalendarDay } from '../base/dates.js';
 import { BrvError } from '../base/errors.js';
 import type { Snapshot } from '../store/context-store.js';
 import { analyze } from '../index/analyze.js';
@@ -208,14 +209,13 @@ function clampLimit(limit: number | undefined, fallback: number): number {
 
 const normalized = (score: number) => Math.round((score / (1 + score)) * 10000) / 10000;
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 function filters(options: QueryOptions) {
   for (const [name, value] of [
     ['since', options.since],
     ['until', options.until],
   ] as const) {
-    if (value !== undefined && !DAY.test(value)) throw new BrvError('invalid-date', `--${name} takes a day as YYYY-MM-DD, not "${value}".`);
+    if (value !== undefined && !isCalendarDay(value))
+      throw new BrvError('invalid-date', `--${name} takes a day of the calendar as YYYY-MM-DD, not "${value}".`);
   }
   const kinds = options.kinds?.map((k) => (k.startsWith('bv-') ? k : `bv-${k}`).toLowerCase());
   return { kinds, since: options.since, until: options.until };
