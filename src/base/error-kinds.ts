@@ -113,7 +113,8 @@ export const ERROR_KINDS = {
 
   // ---- search ----
   'missing-query': '`brv query` was given no question.',
-  'invalid-date': 'A `--since`/`--until` value is not a day written YYYY-MM-DD.',
+  'invalid-date':
+    'A `--since`/`--until` value is not a day of the calendar written YYYY-MM-DD, or a date given as a revision (`--at`) names no day.',
   'index-corrupt': 'A search index file is damaged; brv rebuilds the index.',
 
   // ---- local state (under <git-common-dir>/brv) ----

@@ -2,7 +2,7 @@ import { isBrvError } from '../base/errors.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { REVIEW_PREFIX } from '../store/layout.js';
 import { oneLine, parseCommitMessage } from '../store/trailers.js';
-import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
+import { MAX_STORED_TOPIC_BYTES, MAX_TOPIC_BYTES } from '../topic/limits.js';
 import { nonPortablePathError, topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
 import { validateTopicHtml } from '../topic/validate.js';
@@ -41,7 +41,7 @@ export async function writeTopic(
   options: WriteOptions,
 ): Promise<WriteResult> {
   store.repo.prepareBatchProcesses();
-  const validation = validateTopicHtml(html);
+  const validation = validateTopicHtml(html, { maxBytes: MAX_TOPIC_BYTES, unknownAttributesAsData: true });
   mark('curate: topic validated');
   if (!validation.ok) return { ok: false, errors: validation.errors.map((e) => ({ ...e })) };
   const topic = validation.topic;

@@ -26,14 +26,15 @@ import { pathFieldText, type FieldName, type SegmentInput } from './fields.js';
  * (and are deleted by the next sweep), and since this version also names the index folder, every
  * index is rebuilt. Analysis (tokenizing, stemming) and the segment format are not part of an entry:
  * a change there bumps `INDEX_VERSION` only, and the rebuild that follows parses no HTML.
- * Bumped too when the cache's layout changes (4: packs). 5: issue 31's inert rendering.
+ * Bumped too when the cache's layout changes (4: packs). 5: issue 31's inert rendering. 8: issue 35's
+ * plain text for excerpts, file paths as code, lists ended before a list item, table captions.
  */
-export const DOC_CACHE_VERSION = 7;
+export const DOC_CACHE_VERSION = 8;
 
 /**
  * Everything the index builder needs from one topic blob, independent of where the blob sits in
  * the tree (the same bytes at two paths are one entry): the field texts and facts of its index
- * document, and its rendered markdown for the docstore.
+ * document, and its rendered markdown and plain text for the docstore.
  */
 export interface BlobDocument {
   readonly title: string;
@@ -41,10 +42,12 @@ export interface BlobDocument {
   readonly dates: readonly string[];
   readonly kinds: readonly string[];
   readonly markdown: string;
+  /** The topic as plain text (src/topic/plain-text.ts): what search excerpts are cut from. */
+  readonly text: string;
 }
 
-/** A blob document without its markdown: what the index's segment needs (tree-index.ts's scan). */
-export type BlobFields = Omit<BlobDocument, 'markdown'>;
+/** A blob document without its markdown and text: what the index's segment needs (tree-index.ts's scan). */
+export type BlobFields = Omit<BlobDocument, 'markdown' | 'text'>;
 
 /** A blob that is not indexed, and why (`readStoredTopic`'s verdict): remembered, so it is parsed once. */
 export interface BlobProblem {
@@ -96,6 +99,7 @@ function isBlobDocument(value: unknown): value is BlobDocument {
   return (
     typeof doc.title === 'string' &&
     typeof doc.markdown === 'string' &&
+    typeof doc.text === 'string' &&
     isStringArray(doc.dates) &&
     isStringArray(doc.kinds) &&
     typeof fields === 'object' &&
@@ -132,7 +136,7 @@ export function serializeEntry(blob: string, doc: CachedBlob): string {
   const body = JSON.stringify(
     isBlobProblem(doc)
       ? { blob, doc: null, problem: doc.problem, message: doc.message }
-      : { blob, doc: { title: doc.title, fields: doc.fields, dates: doc.dates, kinds: doc.kinds, markdown: doc.markdown } },
+      : { blob, doc: { title: doc.title, fields: doc.fields, dates: doc.dates, kinds: doc.kinds, markdown: doc.markdown, text: doc.text } },
   );
   return `${HEADER}${digest(body)}\n${body}`;
 }

@@ -2,8 +2,24 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { BrvError } from '../base/errors.js';
 
+/** What the docstore holds of a topic: its rendered markdown, and its plain text for search excerpts. */
+export interface RenderedTopic {
+  readonly markdown: string;
+  readonly text: string;
+}
+
+/** A topic's docstore entry: its markdown, U+0000, its plain text (neither holds a U+0000: both replace control characters). */
+export function docstoreEntry(topic: RenderedTopic): string {
+  return `${topic.markdown}\u0000${topic.text}`;
+}
+
+export function parseDocstoreEntry(entry: string): RenderedTopic {
+  const at = entry.indexOf('\u0000');
+  return at < 0 ? { markdown: entry, text: '' } : { markdown: entry.slice(0, at), text: entry.slice(at + 1) };
+}
+
 /**
- * Rendered markdown of a segment's documents, in the segment's document order, stored next to it:
+ * Rendered markdown and plain text (`docstoreEntry`) of a segment's documents, in the segment's document order, stored next to it:
  * magic, `u32 count`, `count + 1` u32 offsets, `count` u32 CRC-32s (one per entry), then UTF-8 text.
  * Rendering happens when the index is built (the HTML toolchain is loaded then anyway), so a query
  * reads a few byte ranges and never loads the HTML parser or the markdown renderer. Every entry read

@@ -1,4 +1,5 @@
 import type { Element } from 'hast';
+import { topicPlainText } from '../topic/plain-text.js';
 import { renderTopicMarkdown } from '../topic/render.js';
 import { readStoredTopic } from '../topic/stored.js';
 import { DocCache, documentAt, type CachedBlob } from './doc-cache.js';
@@ -11,7 +12,7 @@ export { dateInWords, datesIn } from './extract.js';
 export { FIELD_COUNT, FIELDS, type FieldName, type SegmentInput } from './fields.js';
 
 export function documentFromTopic(path: string, root: Element): IndexDocument {
-  const { title, fields, dates, kinds } = documentAt(path, '', { ...extractDocument(root), markdown: '' });
+  const { title, fields, dates, kinds } = documentAt(path, '', { ...extractDocument(root), markdown: '', text: '' });
   return { path, title, fields, dates, kinds };
 }
 
@@ -28,7 +29,7 @@ export function blobDocument(html: string): CachedBlob {
 export function fullBlobDocument(html: string): CachedBlob {
   const topic = readStoredTopic(html);
   return topic.ok
-    ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root) }
+    ? { ...extractDocument(topic.root), markdown: renderTopicMarkdown(topic.root), text: topicPlainText(topic.root) }
     : { problem: topic.problem, message: topic.message };
 }
 

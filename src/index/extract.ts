@@ -1,10 +1,10 @@
 import type { Element } from 'hast';
 import { attributesOf, elementsIn, flatText, splitList } from '../topic/hast.js';
 import { topicText } from '../topic/text.js';
-import type { BlobDocument } from './doc-cache.js';
+import type { BlobFields } from './doc-cache.js';
 
 /**
- * What the index takes from a topic's hast (all but the rendered markdown): shared by the full path
+ * What the index takes from a topic's hast (all but the rendered markdown and plain text): shared by the full path
  * (document.ts, after parse5 and the sanitizer) and the fast path (fast-extract.ts), and loading no
  * HTML code itself.
  */
@@ -20,7 +20,7 @@ function isIdentifier(text: string): boolean {
   return !WORDLIKE.test(text);
 }
 
-export function extractDocument(root: Element): Omit<BlobDocument, 'markdown'> {
+export function extractDocument(root: Element): BlobFields {
   const text = topicText(root);
   const related = splitList(attributesOf(root).get('related')).map((ref) => ref.replace(/^@/, '').replace(/\.html$/, ''));
   const key: string[] = [];

@@ -16,6 +16,7 @@ import { find, html as htmlSchema } from 'property-information';
 import { attributesOf } from '../topic/hast.js';
 import { markdownInline, startsCharacterReference } from '../topic/inline.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
+import { topicPlainText } from '../topic/plain-text.js';
 import {
   BLOCK_TAGS,
   BV_GLOBAL_ATTRIBUTES,
@@ -31,6 +32,7 @@ import {
   compose,
   fenced,
   fenceLanguage,
+  filesAsCode,
   inlineCode,
   joinBlocks,
   LABELS,
@@ -822,7 +824,7 @@ function renderChild(child: Element): string | undefined {
     return `**Diagram:**${title ? ` ${title}` : ''}\n\n${fenced(rawText(child), fenceLanguage(attributes.get('type')))}`;
   }
   if (!LABELS.has(tag)) return undefined;
-  const content = contentMarkdown(child.children);
+  const content = contentMarkdown(tag === 'bv-files' ? filesAsCode(child.children) : child.children);
   if (content === undefined) return undefined;
   return compose(labelFor(tag, attributesOf(child)), content.lead, content.body, BULLETED.has(tag));
 }
@@ -857,7 +859,7 @@ export function fastBlobDocument(html: string): CachedBlob | undefined {
   if (topic === undefined || !('type' in topic)) return topic;
   const markdown = fastTopicMarkdown(topic);
   if (markdown === undefined) return undefined;
-  return { ...extractDocument(topic), markdown };
+  return { ...extractDocument(topic), markdown, text: topicPlainText(topic) };
 }
 
 /**

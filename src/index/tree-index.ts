@@ -8,7 +8,17 @@ import { openLocalFileSync, readLocalFile, readLocalFileStat, writeLocalFile, ty
 import { topicPathFromBlobPath } from '../topic/path.js';
 import { DOC_CACHE_VERSION, DocCache, documentAt, isBlobProblem, type CachedBlob, type DocCacheWriter } from './doc-cache.js';
 import type { SegmentInput } from './fields.js';
-import { docstoreBytes, DocstoreBytes, docstoreChunks, DocstoreFile, docstoreLooksValid, readDocstoreEntries } from './docstore.js';
+import {
+  docstoreBytes,
+  DocstoreBytes,
+  docstoreChunks,
+  docstoreEntry,
+  DocstoreFile,
+  docstoreLooksValid,
+  parseDocstoreEntry,
+  readDocstoreEntries,
+  type RenderedTopic,
+} from './docstore.js';
 import { buildSegment, comparePathKeys, mergeSegments, pathOrderKey, Segment, SegmentBuilder } from './segment.js';
 import { SegmentFile } from './segment-file.js';
 import {
@@ -187,7 +197,7 @@ async function fastFieldsExtractor() {
   const { fastBlobFields } = await import('./fast-extract.js');
   return (html: string): CachedBlob | undefined => {
     const fields = fastBlobFields(html);
-    return fields === undefined || 'problem' in fields ? fields : { ...fields, markdown: '' };
+    return fields === undefined || 'problem' in fields ? fields : { ...fields, markdown: '', text: '' };
   };
 }
 
@@ -403,15 +413,15 @@ export class TreeIndexStore {
    * entry is checked against its checksum: a damaged docstore throws `index-corrupt` (open the index
    * again with `rebuild`), it never returns damaged text.
    */
-  async rendered(index: TreeIndex, wanted: ReadonlyArray<{ segment: number; doc: number }>): Promise<string[]> {
+  async rendered(index: TreeIndex, wanted: ReadonlyArray<{ segment: number; doc: number }>): Promise<RenderedTopic[]> {
     const bySegment = new Map<number, number[]>();
     for (const { segment, doc } of wanted) bySegment.set(segment, [...(bySegment.get(segment) ?? []), doc]);
     const texts = new Map<string, string>();
     for (const [segment, docs] of bySegment) {
       const file = index.files[segment]!;
       if (this.scanned.has(file)) {
-        const markdown = await this.renderBlobs(docs.map((doc) => index.stack.segments[segment]!.blob(doc)));
-        docs.forEach((doc, i) => texts.set(`${segment}:${doc}`, markdown[i]!));
+        const entries = await this.renderBlobs(docs.map((doc) => index.stack.segments[segment]!.blob(doc)));
+        docs.forEach((doc, i) => texts.set(`${segment}:${doc}`, entries[i]!));
         continue;
       }
       const inMemory = this.memory.get(file);
@@ -422,7 +432,7 @@ export class TreeIndexStore {
       }
       for (const [doc, text] of readDocstoreEntries(this.docstoreFile(file), docs)) texts.set(`${segment}:${doc}`, text);
     }
-    return wanted.map(({ segment, doc }) => texts.get(`${segment}:${doc}`) ?? '');
+    return wanted.map(({ segment, doc }) => parseDocstoreEntry(texts.get(`${segment}:${doc}`) ?? ''));
   }
 
   /**
@@ -435,14 +445,14 @@ export class TreeIndexStore {
       fastExtractor(),
       Promise.all(oids.map((oid, i) => (cached[i] ? undefined : this.repo.readBlob(oid)))),
     ]);
-    const markdown: string[] = [];
+    const entries: string[] = [];
     for (let i = 0; i < oids.length; i++) {
       let doc = cached[i];
       const bytes = contents[i];
       if (!doc && bytes) doc = fastBlobDocument(bytes.toString('utf8')) ?? (await analyzer()).fullBlobDocument(bytes.toString('utf8'));
-      markdown.push(doc && !isBlobProblem(doc) ? doc.markdown : '');
+      entries.push(doc && !isBlobProblem(doc) ? docstoreEntry(doc) : '');
     }
-    return markdown;
+    return entries;
   }
 
   private async tryIncremental(
@@ -805,7 +815,7 @@ export class TreeIndexStore {
         doc = extract(html);
         if (doc === undefined) {
           const full = (await analyzer()).fullBlobDocument(html);
-          doc = isBlobProblem(full) ? full : { ...full, markdown: '' };
+          doc = isBlobProblem(full) ? full : { ...full, markdown: '', text: '' };
         }
       }
       progressed(counts, 1);
@@ -922,7 +932,7 @@ export class TreeIndexStore {
           const { fullBlobDocument } = await analyzer();
           for (const i of bailed) {
             const doc = fullBlobDocument(contents[i]!.toString('utf8'));
-            fresh.set(toRead[i]!, cache === 'scan' && !isBlobProblem(doc) ? { ...doc, markdown: '' } : doc);
+            fresh.set(toRead[i]!, cache === 'scan' && !isBlobProblem(doc) ? { ...doc, markdown: '', text: '' } : doc);
             progressed(counts, 1);
           }
         }
@@ -953,7 +963,7 @@ export class TreeIndexStore {
       }
       const topicPath = topicPathFromBlobPath(blob.path)!;
       documents.push(documentAt(topicPath, blob.oid, doc));
-      if (cache !== 'scan') rendered.set(topicPath, doc.markdown);
+      if (cache !== 'scan') rendered.set(topicPath, docstoreEntry(doc));
     });
     return { documents, rendered, skipped };
   }

@@ -135,7 +135,7 @@ export async function topicVectors(
   const live = new Set(docs.map((d) => d.blob));
   for (let start = 0; start < missing.length; start += READ_CHUNK) {
     const chunk = missing.slice(start, start + READ_CHUNK);
-    const texts = (await indexes.rendered(index, chunk)).map(embeddingText);
+    const texts = (await indexes.rendered(index, chunk)).map((topic) => embeddingText(topic.markdown));
     for (let at = 0; at < chunk.length; at += EMBED_BATCH) {
       const batch = chunk.slice(at, at + EMBED_BATCH);
       stats.requests++;

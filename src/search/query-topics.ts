@@ -1,3 +1,4 @@
+import { isCalendarDay } from '../base/dates.js';
 import { BrvError } from '../base/errors.js';
 import type { Snapshot } from '../store/context-store.js';
 import { analyze } from '../index/analyze.js';
@@ -208,14 +209,13 @@ function clampLimit(limit: number | undefined, fallback: number): number {
 
 const normalized = (score: number) => Math.round((score / (1 + score)) * 10000) / 10000;
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 function filters(options: QueryOptions) {
   for (const [name, value] of [
     ['since', options.since],
     ['until', options.until],
   ] as const) {
-    if (value !== undefined && !DAY.test(value)) throw new BrvError('invalid-date', `--${name} takes a day as YYYY-MM-DD, not "${value}".`);
+    if (value !== undefined && !isCalendarDay(value))
+      throw new BrvError('invalid-date', `--${name} takes a day of the calendar as YYYY-MM-DD, not "${value}".`);
   }
   const kinds = options.kinds?.map((k) => (k.startsWith('bv-') ? k : `bv-${k}`).toLowerCase());
   return { kinds, since: options.since, until: options.until };
@@ -272,7 +272,7 @@ function liveDocument(stack: SegmentStack, path: string): { segment: number; doc
   return { segment: -1, doc: -1 };
 }
 
-/** The pre-rendered markdown of each hit, read from the docstore of the segment that holds it live. */
+/** The pre-rendered markdown and plain text of each hit, read from the docstore of the segment that holds it live. */
 async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: readonly SearchHit[]) {
   const locations = hits.map((hit) => liveDocument(index.stack, hit.path));
   const texts = await indexes.rendered(
@@ -280,7 +280,7 @@ async function renderedHits(indexes: TreeIndexStore, index: TreeIndex, hits: rea
     locations.filter((l) => l.segment >= 0),
   );
   let next = 0;
-  return hits.map((hit, i) => ({ hit, markdown: locations[i]!.segment >= 0 ? texts[next++]! : '' }));
+  return hits.map((hit, i) => ({ hit, ...(locations[i]!.segment >= 0 ? texts[next++]! : { markdown: '', text: '' }) }));
 }
 
 /** Candidates re-ranked by passage evidence; LoCoMo sessions: MRR 0.817 → 0.834 at weight 1 (docs/decisions/0007-ranking-features.md). */
@@ -350,7 +350,7 @@ function rerankByPassage<T extends { hit: SearchHit; markdown: string }>(
     .map(({ r, score }) => ({ ...r, hit: { ...r.hit, score } }));
 }
 
-type Rendered = { hit: SearchHit; markdown: string };
+type Rendered = { hit: SearchHit; markdown: string; text: string };
 
 /** The lexical candidates re-ranked by passage, fused with the dense ranking when hybrid is asked for, cut to `limit`. */
 async function finalRanking(
@@ -423,9 +423,12 @@ async function fuseDense(
       : { path: key, title: denseHit.title, blob: denseHit.blob, score: score / best, matched: { terms: [], fields: [] } };
   });
   const denseOnly = hits.filter((h) => !byPath.has(h.path));
-  const markdown = new Map((await renderedHits(indexes, index, denseOnly)).map((r) => [r.hit.path, r.markdown]));
+  const denseRendered = new Map((await renderedHits(indexes, index, denseOnly)).map((r) => [r.hit.path, r]));
   return {
-    rendered: hits.map((hit) => ({ hit, markdown: byPath.get(hit.path)?.markdown ?? markdown.get(hit.path) ?? '' })),
+    rendered: hits.map((hit) => {
+      const { markdown, text } = byPath.get(hit.path) ?? denseRendered.get(hit.path) ?? { markdown: '', text: '' };
+      return { hit, markdown, text };
+    }),
     denseOnly: denseOnly.length,
   };
 }
@@ -485,12 +488,12 @@ export async function searchTopics(
   const found = await rankedAndRendered(indexes, snapshot, text, Math.max(limit, PASSAGE_POOL), options);
   const { info } = found;
   const { rendered, totalFound, hybrid } = await finalRanking(indexes, found, text, limit, options);
-  const results: SearchResultItem[] = rendered.map(({ hit, markdown }) => ({
+  const results: SearchResultItem[] = rendered.map(({ hit, text }) => ({
     path: `${hit.path}.html`,
     topicPath: hit.path,
     title: hit.title,
     score: hybrid?.ran ? Math.round(hit.score * 10000) / 10000 : normalized(hit.score),
-    excerpt: excerpt(plainText(markdown), hit.matched.terms),
+    excerpt: excerpt(text, hit.matched.terms),
     matched: { terms: hit.matched.terms, fields: hit.matched.fields },
   }));
   return {
@@ -506,19 +509,7 @@ export async function searchTopics(
 
 const EXCERPT_LENGTH = 160;
 
-/** Rendered markdown without its markup, for excerpts. */
-function plainText(markdown: string): string {
-  return markdown
-    .split('\n')
-    .filter((line) => !line.startsWith('# ') && !/^(Tags|Keywords|Related): /.test(line))
-    .join(' ')
-    .replace(/[*_`>#]+|^\s*[-+]\s+/g, '')
-    .replace(/\s+-\s+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** The window of body text around the first matched word (or its stem-length prefix). */
+/** The window of a topic's plain text (src/topic/plain-text.ts) around the first matched word (or its stem-length prefix). */
 export function excerpt(body: string, terms: readonly string[]): string {
   const lower = body.toLowerCase();
   let at = -1;
@@ -527,7 +518,20 @@ export function excerpt(body: string, terms: readonly string[]): string {
     const found = probe ? lower.indexOf(probe) : -1;
     if (found >= 0 && (at < 0 || found < at)) at = found;
   }
-  const start = Math.max(0, (at < 0 ? 0 : at) - 40);
-  const slice = body.slice(start, start + EXCERPT_LENGTH).trim();
-  return `${start > 0 ? '…' : ''}${slice}${start + EXCERPT_LENGTH < body.length ? '…' : ''}`;
+  // The window's ends at spaces where one is near: a path or identifier at an edge is not cut.
+  const match = at < 0 ? 0 : at;
+  let start = Math.max(0, match - 40);
+  if (start > 0 && body[start - 1] !== ' ') {
+    const back = body.lastIndexOf(' ', start);
+    const forward = body.indexOf(' ', start);
+    if (back >= 0 && start - back <= 24) start = back + 1;
+    else if (forward >= 0 && forward < match) start = forward + 1;
+  }
+  let end = Math.min(body.length, start + EXCERPT_LENGTH);
+  if (end < body.length && body[end] !== ' ') {
+    const cut = body.lastIndexOf(' ', end);
+    if (cut > start + EXCERPT_LENGTH / 2) end = cut;
+  }
+  const slice = body.slice(start, end).trim();
+  return `${start > 0 ? '…' : ''}${slice}${end < body.length ? '…' : ''}`;
 }

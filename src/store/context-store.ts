@@ -1,3 +1,4 @@
+import { isCalendarDay } from '../base/dates.js';
 import { BrvError } from '../base/errors.js';
 import { RefMovedError, type CommitInfo, type GitRepository, type RefUpdate, type TreeBlob } from '../git/repository.js';
 import { GitCommandError } from '../git/run.js';
@@ -125,6 +126,9 @@ export class ContextStore {
   async resolveCommit(branch: string, rev: string): Promise<CommitInfo> {
     let commit: CommitInfo | undefined;
     if (looksLikeDate(rev)) {
+      // git reads any date somehow (2026-13-45 is a day in 2027): one that names no day is refused.
+      if (/^\d{4}-/.test(rev) && !isCalendarDay(rev.slice(0, 10)))
+        throw new BrvError('invalid-date', `${rev} is not a date: ${rev.slice(0, 10)} is no day of the calendar.`);
       const { stdout } = await this.repo.git(['rev-list', '-1', `--before=${rev}`, branchRef(branch), '--'], { okExitCodes: [128] });
       if (stdout.trim()) commit = await this.repo.readCommit(stdout.trim());
       if (!commit) throw new BrvError('not-found', `brv branch ${branch} has no commit before ${rev}.`);

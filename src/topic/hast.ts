@@ -1,4 +1,4 @@
-import type { Element, Nodes, Properties, RootContent } from 'hast';
+import type { Element, ElementContent, Nodes, Properties, RootContent } from 'hast';
 import { find, html } from 'property-information';
 import { collapseWhitespace } from './whitespace.js';
 
@@ -65,6 +65,17 @@ export function flatText(node: Nodes): string {
     }
   }
   return collapseWhitespace(parts.join('')).trim();
+}
+
+/** All text below `element` as written (line breaks kept), concatenated. Iterative: safe on any depth. */
+export function rawText(element: Element): string {
+  const parts: string[] = [];
+  const stack: ElementContent[] = [...element.children].reverse();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.type === 'text') parts.push(next.value);
+    else if (next.type === 'element') for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
+  }
+  return parts.join('');
 }
 
 /** Deepest element nesting under `node`, computed without recursion. */

@@ -40,10 +40,16 @@ export function markdownInline(value: string, context: InlineContext = 'inline')
     if (char === '_')
       escape = !(WORD.test(text[at - 1] ?? '') && WORD.test(text[at + 1] ?? '')); // intraword _ is literal
     // Without definitions (none can be written: a "[" starting a line is escaped), "[" opens a link
-    // only with a "](", "][" or "]:" after it; showdown also takes "] (" for a link.
+    // only with a "](" or "][" after it; showdown also takes "] (" for a link. "]:" makes a
+    // definition only where the "[" starts a line: the value's start, which the caller may put
+    // there ("[must]: …" mid-value stays as written).
     // At the end too: what is written after the value may be one of those, or " (".
     else if (char === ']')
-      escape = at + 1 === text.length || '([:'.includes(text[at + 1]!) || (text[at + 1] === ' ' && text[at + 2] === '(');
+      escape =
+        at + 1 === text.length ||
+        '(['.includes(text[at + 1]!) ||
+        (text[at + 1] === ':' && text[0] === '[') ||
+        (text[at + 1] === ' ' && text[at + 2] === '(');
     else if (char === '#' && context === 'heading')
       escape = at === 0 || text[at - 1] === ' '; // a closing sequence
     else if (at === 0 && context === 'line-start') escape ||= LINE_START.has(char); // a list, quote, rule, heading, definition

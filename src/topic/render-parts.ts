@@ -1,10 +1,12 @@
 /**
  * The string-level parts of a topic's markdown rendering, shared by render.ts (the full path, over
  * hast) and the indexer's fast extractor (src/index/fast-extract.ts): no HTML or markdown library
- * here, so a fast extraction loads none, and both paths produce the same bytes by construction.
+ * here (hast is only plain objects), so a fast extraction loads none, and both paths produce the same bytes by construction.
  */
+import type { Element, ElementContent, Text } from 'hast';
 import { splitList } from './hast.js';
 import { CONTROL, markdownInline } from './inline.js';
+import { collapseWhitespace } from './whitespace.js';
 
 export const LABELS = new Map<string, string>(
   Object.entries({
@@ -77,14 +79,19 @@ export function indentedCode(lines: readonly string[]): string {
   return lines.map((line) => (line.trim() === '' ? '' : `    ${line}`)).join('\n');
 }
 
-export function fenced(text: string, language: string): string {
+/** Verbatim text (a diagram's source) as its lines: the blank lines around it and the indent all its lines share removed. */
+export function verbatimLines(text: string): string[] {
   const lines = text
     .replace(/^\s*\n/, '')
     .trimEnd()
     .split('\n');
   let indent = Infinity;
   for (const line of lines) if (line.trim() !== '') indent = Math.min(indent, /^[ \t]*/.exec(line)?.[0].length ?? 0);
-  const trimmed = lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0));
+  return lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0));
+}
+
+export function fenced(text: string, language: string): string {
+  const trimmed = verbatimLines(text);
   const body = trimmed.join('\n');
   if (body.trim() !== '' && needsIndentedCode(body)) return indentedCode(trimmed);
   const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
@@ -114,6 +121,16 @@ export function labelFor(tag: string, attributes: ReadonlyMap<string, string>): 
   ].filter(Boolean);
   const label = parts.length > 0 ? `**${name}** ${parts.join(' ')}:` : `**${name}:**`;
   return BULLETED.has(tag) ? `- ${label}` : label;
+}
+
+/** labelFor as plain text, for excerpts: `Rule [must] (r1):`, `Fact (subject=rate_limit):`; values as written. */
+export function plainLabel(tag: string, attributes: ReadonlyMap<string, string>): string {
+  const name = LABELS.get(tag) ?? tag;
+  const severity = attributes.get('severity') ?? '';
+  const id = attributes.get('id') ?? '';
+  const details = (DETAILS.get(tag) ?? []).filter((key) => attributes.has(key)).map((key) => `${key}=${attributes.get(key) ?? ''}`);
+  const parts = [severity ? `[${severity}]` : '', id ? `(${id})` : '', details.length > 0 ? `(${details.join(', ')})` : ''].filter(Boolean);
+  return `${name}${parts.length > 0 ? ` ${parts.join(' ')}` : ''}:`;
 }
 
 /**
@@ -151,11 +168,61 @@ export function topicHeaderBlocks(attributes: ReadonlyMap<string, string>): stri
   ];
 }
 
+/** An empty HTML comment: what ends a list before a block that would otherwise continue it (every renderer drops it). */
+export const LIST_END = '<!---->';
+
+/** A line that starts a list item at the left margin. */
+const LIST_ITEM = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+
+/**
+ * Whether a block ends with a list at the left margin that is not the block itself (a bulleted
+ * element is one item, and the next one continues its list on purpose): `**Files:**` and its items.
+ */
+function endsWithList(block: string): boolean {
+  const lines = block.split('\n');
+  for (let i = lines.length - 1; i > 0; i--) {
+    const line = lines[i]!;
+    if (line === '' || line.startsWith(' ') || line.startsWith('\t')) continue;
+    return LIST_ITEM.test(line);
+  }
+  return false;
+}
+
+/**
+ * A block that starts with a list item right after a block that ends with a list (a rule after
+ * `<bv-files>`) would be one more item of that list in every renderer; an empty comment between
+ * them ends the list.
+ */
+function separated(blocks: readonly string[]): string[] {
+  return blocks.map((block, i) => (i > 0 && LIST_ITEM.test(block) && endsWithList(blocks[i - 1]!) ? `${LIST_END}\n\n${block}` : block));
+}
+
+/**
+ * `<li>`s of `<bv-files>` that are plain text, their path (the whole text, or its first word when
+ * that looks like a path: a `/` or `.` in it) as code, as the element's spec asks writers to put
+ * it; a list item with any markup is left as written. Both renderings (render.ts, fast-extract.ts) use it.
+ */
+export function filesAsCode(children: readonly ElementContent[]): ElementContent[] {
+  return children.map((child) => {
+    if (child.type !== 'element') return child;
+    if (child.tagName === 'ul' || child.tagName === 'ol') return { ...child, children: filesAsCode(child.children) };
+    if (child.tagName !== 'li' || child.children.length === 0 || !child.children.every((c) => c.type === 'text')) return child;
+    const text = collapseWhitespace(child.children.map((c) => (c as Text).value).join('')).trim();
+    const space = text.indexOf(' ');
+    const path = space < 0 ? text : text.slice(0, space);
+    if (path === '' || (space >= 0 && !/[/.]/.test(path))) return child;
+    const code: Element = { type: 'element', tagName: 'code', properties: {}, children: [{ type: 'text', value: path }] };
+    return { ...child, children: space < 0 ? [code] : [code, { type: 'text', value: text.slice(space) }] };
+  });
+}
+
 /**
  * The blocks joined into the final markdown; whatever they held, no control character leaves as it
  * was, and a line or paragraph separator (U+2028, U+2029) is a space: JavaScript renderers' regular
  * expressions (showdown's) take it for a line break, so a tag after one in code would start a line there.
  */
 export function joinBlocks(blocks: readonly string[]): string {
-  return (blocks.filter((block) => block.trim() !== '').join('\n\n') + '\n').replace(CONTROL, '\uFFFD').replace(/[\u2028\u2029]/g, ' ');
+  return (separated(blocks.filter((block) => block.trim() !== '')).join('\n\n') + '\n')
+    .replace(CONTROL, '\uFFFD')
+    .replace(/[\u2028\u2029]/g, ' ');
 }

@@ -23,11 +23,13 @@ import {
   compose,
   fenced,
   fenceLanguage,
+  filesAsCode,
   indentedCode,
   inlineCode,
   joinBlocks,
   LABELS,
   labelFor,
+  LIST_END,
   MARKDOWN_SIGNIFICANT,
   needsIndentedCode,
   topicHeaderBlocks,
@@ -124,9 +126,6 @@ function code(node: Code, parent: MdastParents | undefined, state: State, info: 
   const previous = parent?.children[index - 1];
   return previous?.type === 'list' || (previous?.type === 'code' && isIndented(previous)) ? `${LIST_END}\n\n${value}` : value;
 }
-
-/** An empty HTML comment: what ends a list before indented code (every renderer drops it). */
-const LIST_END = '<!---->';
 
 function isIndented(node: Code): boolean {
   return node.value.trim() !== '' && needsIndentedCode(node.value);
@@ -266,11 +265,12 @@ function secureNode(node: MdastNodes): MdastNodes[] {
   return [node];
 }
 
-const RESHAPED = new Set(['details', 'summary', 'abbr']);
+const RESHAPED = new Set(['details', 'summary', 'abbr', 'caption']);
 
 /**
  * Elements hast-util-to-mdast has no markdown shape for, made into ones it has: <details> is its
- * <summary> as a bold line, then its content; <abbr title> reads "HTML (HyperText Markup Language)".
+ * <summary> as a bold line, then its content; <abbr title> reads "HTML (HyperText Markup Language)";
+ * a table's <caption> is the paragraph before it (hast-util-to-mdast drops it).
  * Depth is bounded: stored and validated topics are at most MAX_NESTING_DEPTH deep.
  */
 function reshape(node: ElementContent): ElementContent {
@@ -284,6 +284,14 @@ function reshape(node: ElementContent): ElementContent {
     return { type: 'element', tagName: 'p', properties: {}, children: text ? [strong] : [] };
   }
   if (node.tagName === 'details') return { type: 'element', tagName: 'div', properties: {}, children };
+  if (node.tagName === 'table') {
+    // Markdown tables have no caption: it is the paragraph before the table.
+    const caption = children.find((c): c is Element => c.type === 'element' && c.tagName === 'caption');
+    if (caption) {
+      const table: Element = { ...node, children: children.filter((c) => c !== caption) };
+      return { type: 'element', tagName: 'div', properties: {}, children: [{ ...caption, tagName: 'div', properties: {} }, table] };
+    }
+  }
   if (node.tagName === 'abbr') {
     const title = attributesOf(node).get('title')?.replace(/\s+/g, ' ').trim();
     const text = rawText(node).trim();
@@ -330,7 +338,7 @@ function renderChild(child: Element): string {
     return `**Diagram:**${title ? ` ${title}` : ''}\n\n${fenced(rawText(child), fenceLanguage(attributesOf(child).get('type')))}`;
   }
   if (LABELS.has(tag)) {
-    const { lead, body } = contentMarkdown(child.children);
+    const { lead, body } = contentMarkdown(tag === 'bv-files' ? filesAsCode(child.children) : child.children);
     return compose(labelFor(tag, attributesOf(child)), lead, body, BULLETED.has(tag));
   }
   if (tag.startsWith('bv-')) return `- ${markdownInline(flatText(child), 'line-start')}`;

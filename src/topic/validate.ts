@@ -1,10 +1,11 @@
 import type { Element, Nodes, Root } from 'hast';
+import { find, html as htmlSchema } from 'property-information';
 import { serializeCanonical } from './canonical.js';
 import { attributesOf, elementsIn, isBlankText, isBvTag, nestingDepth, splitList, startOf } from './hast.js';
 import { checkNesting } from './nesting.js';
 import { parseTopicHtml, stripCodeFence } from './parse.js';
 import { normalizeTopicPath } from './path.js';
-import { ELEMENTS, elementSpec, validateElementAttributes } from './registry.js';
+import { ELEMENTS, elementSpec, isDataAttribute, validateElementAttributes } from './registry.js';
 import { parseRelated } from './related.js';
 import { checkSafety, isUnsafeAttributeName, sanitizerWouldChange } from './safety.js';
 import type { ParsedTopic, TopicError, TopicPath, TopicValidation } from './types.js';
@@ -15,6 +16,11 @@ export { MAX_NESTING_DEPTH, MAX_TOPIC_BYTES };
 
 export interface TopicLimits {
   readonly maxBytes: number;
+  /**
+   * An unknown attribute of a bv-* element (`owner="…"`: inert, it only describes) is kept as
+   * `data-owner` with a warning instead of refused, as `brv import` repairs it (curate's writes).
+   */
+  readonly unknownAttributesAsData?: boolean;
 }
 
 const DEFAULT_LIMITS: TopicLimits = { maxBytes: MAX_TOPIC_BYTES };
@@ -154,15 +160,38 @@ function closeNames(tag: string): string[] {
   });
 }
 
-function checkVocabulary(topic: Element): TopicError[] {
+/**
+ * Whether `error` is an unknown attribute name that `data-<name>` can keep: a name the element's
+ * spec does not have (a bad value of a known one, or a reserved name, is still an error), and whose
+ * data-* form is a valid name not already on the element.
+ */
+function keepableAsData(tag: string, error: TopicError, attributes: ReadonlyMap<string, string>): boolean {
+  const name = error.attribute;
+  if (error.kind !== 'attribute-validation' || name === undefined || !attributes.has(name)) return false;
+  if (elementSpec(tag)?.attributes.some((a) => a.name === name) || !/unknown attribute/.test(error.message)) return false;
+  return isDataAttribute(`data-${name}`) && !attributes.has(`data-${name}`);
+}
+
+function checkVocabulary(topic: Element, unknownAsData: boolean, warnings: string[]): TopicError[] {
   const errors: TopicError[] = [];
   for (const element of elementsIn(topic)) {
     const tag = element.tagName;
     if (!isBvTag(tag) || (tag === 'bv-topic' && element !== topic)) continue;
     if (elementSpec(tag)) {
-      const attributes = [...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name));
+      const attributes = new Map([...attributesOf(element)].filter(([name]) => !isUnsafeAttributeName(name)));
       const at = startOf(element);
-      for (const error of validateElementAttributes(tag, new Map(attributes))) errors.push({ ...error, ...at });
+      for (const error of validateElementAttributes(tag, attributes)) {
+        if (unknownAsData && keepableAsData(tag, error, attributes)) {
+          const name = error.attribute!;
+          const value = attributes.get(name)!;
+          delete element.properties[find(htmlSchema, name).property];
+          element.properties[find(htmlSchema, `data-${name}`).property] = value;
+          const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
+          warnings.push(`<${tag}> ${name}="${shown}" is not a ${tag} attribute; kept as data-${name}.`);
+          continue;
+        }
+        errors.push({ ...error, ...at });
+      }
     } else {
       const close = closeNames(tag);
       const hint = close.length > 0 ? ` Did you mean <${close.join('>, <')}>?` : '';
@@ -267,9 +296,15 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
     });
     return { ok: false, errors };
   }
-  for (const found of [checkOutside(root, topic), checkVocabulary(topic), checkNesting(topic)]) pushAll(errors, found);
-  const warnings = commentWarnings(root);
-  if (errors.length === 0 && sanitizerWouldChange(warnings.length > 0 ? withoutComments(root) : root)) {
+  const kept: string[] = [];
+  for (const found of [
+    checkOutside(root, topic),
+    checkVocabulary(topic, limits.unknownAttributesAsData === true, kept),
+    checkNesting(topic),
+  ])
+    pushAll(errors, found);
+  const warnings = [...commentWarnings(root), ...kept];
+  if (errors.length === 0 && sanitizerWouldChange(warnings.length > kept.length ? withoutComments(root) : root)) {
     errors.push({
       kind: 'unsafe-html',
       message:
@@ -278,5 +313,5 @@ export function validateTopicHtml(html: string, limits: TopicLimits = DEFAULT_LI
   }
   return errors.length > 0
     ? { ok: false, errors: locatedInInput(html, errors) }
-    : { ok: true, topic: toParsedTopic(warnings.length > 0 ? withoutComments(topic) : topic, warnings) };
+    : { ok: true, topic: toParsedTopic(warnings.length > kept.length ? withoutComments(topic) : topic, warnings) };
 }

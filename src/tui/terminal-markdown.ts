@@ -8,6 +8,7 @@ import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import stringWidth from 'string-width';
 import { printable } from '../topic/printable.js';
+import { LIST_END } from '../topic/render-parts.js';
 
 export interface SpanStyle {
   bold?: boolean;
@@ -254,6 +255,8 @@ export function renderTerminalMarkdown(markdown: string, width: number): StyledL
   const root = parseMarkdown(markdown);
   const lines: StyledLine[] = [];
   for (const block of root.children) {
+    // The empty comment rendered topics put between two lists (LIST_END, render-parts.ts) is not shown.
+    if (block.type === 'html' && block.value === LIST_END) continue;
     if (lines.length > 0) lines.push([]);
     lines.push(...blockLines(block, Math.max(MIN_WIDTH, width)));
   }

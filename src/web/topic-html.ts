@@ -1,10 +1,10 @@
 import type { Element, ElementContent, Properties } from 'hast';
 import { sanitize, type Schema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
-import { attributesOf, flatText } from '../topic/hast.js';
+import { attributesOf, rawText } from '../topic/hast.js';
 import { BLOCK_TAGS, ELEMENTS, INLINE_TAGS, elementSpec } from '../topic/registry.js';
 import { readStoredTopic } from '../topic/stored.js';
-import { LABELS } from '../topic/render-parts.js';
+import { filesAsCode, LABELS, verbatimLines } from '../topic/render-parts.js';
 import { STRIPPED_TAGS } from '../topic/safety.js';
 
 /** A stored topic as the dashboard shows it. */
@@ -121,10 +121,11 @@ function section(node: Element): ElementContent {
     .map((a) => `${a.name}: ${attributes.get(a.name)}`);
   const label = element('h3', ['bv-label'], [text(known ? LABELS.get(node.tagName)! : 'Other')]);
   if (meta.length > 0) label.children.push(text(' '), element('span', ['bv-meta'], [text(meta.join(' · '))]));
+  // Text content (a diagram's source, a pattern) is verbatim: its line breaks are kept.
   const body =
     spec?.content === 'text'
-      ? [element('pre', undefined, [element('code', undefined, [text(flatText(node))])])]
-      : listed(content(node.children));
+      ? [element('pre', undefined, [element('code', undefined, [text(verbatimLines(rawText(node)).join('\n'))])])]
+      : listed(content(node.tagName === 'bv-files' ? filesAsCode(node.children) : node.children));
   return element('section', ['bv', known ? `bv-${name}` : 'bv-other'], [label, element('div', ['bv-body'], body)]);
 }
 

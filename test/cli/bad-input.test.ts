@@ -18,6 +18,9 @@ async function assertUntouched(t: any, repo: string, tip: string | undefined) {
   t.is(await git(repo, 'status', '--porcelain'), '');
 }
 
+/** Invalid topic fixtures that curate writes anyway, keeping what the validator refuses as data-* (with a warning). */
+const CURATE_KEEPS = new Set(['unknown-attribute.html']);
+
 test('every invalid topic fixture is rejected with its kinds (one-shot --html-file)', async (t) => {
   const { repo, tip } = await protectedRepo();
   const dir = path.join(ROOT, 'fixtures/topics/invalid');
@@ -25,12 +28,16 @@ test('every invalid topic fixture is rejected with its kinds (one-shot --html-fi
   const files = (await readdir(dir)).filter((f) => f.endsWith('.html'));
   t.is(files.length, Object.keys(expected).length);
   await Promise.all(
-    files.map(async (file) => {
-      const run = await brvJson(repo, ['curate', '--html-file', path.join(dir, file)]);
-      t.is(run.exitCode, 1, file);
-      const kinds = [...new Set(run.json!.data.errors.map((e: any) => e.kind))].sort();
-      t.deepEqual(kinds, [...expected[file]!].sort(), file);
-    }),
+    // An unknown attribute of a bv-* element is invalid for the validator, but curate keeps it as
+    // data-* with a warning (test/curate/unknown-attributes.test.ts).
+    files
+      .filter((file) => !CURATE_KEEPS.has(file))
+      .map(async (file) => {
+        const run = await brvJson(repo, ['curate', '--html-file', path.join(dir, file)]);
+        t.is(run.exitCode, 1, file);
+        const kinds = [...new Set(run.json!.data.errors.map((e: any) => e.kind))].sort();
+        t.deepEqual(kinds, [...expected[file]!].sort(), file);
+      }),
   );
   await assertUntouched(t, repo, tip);
 });

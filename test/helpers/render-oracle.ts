@@ -302,10 +302,38 @@ function htmlFindings(renderer: RendererName, html: string, options: OracleOptio
  * Renders every markdown document with every renderer and returns, per document, what is not inert
  * (empty when harmless). One Python process for the whole call: batch documents for speed.
  */
-export function renderOracle(markdowns: readonly string[], options: OracleOptions = {}): Finding[][] {
-  const renderers = activeRenderers(options.renderers);
+function renderEach(markdowns: readonly string[], renderers: readonly RendererName[]): Array<Array<[RendererName, Rendered]>> {
   const python = renderers.some((name) => name.startsWith('python-markdown')) ? renderPython(markdowns) : [];
   const js = renderers.filter((name) => !name.startsWith('python-markdown'));
+  return markdowns.map((markdown, index) => {
+    const outputs: Array<[RendererName, Rendered]> = js.map((name) => [name, renderJs(name, markdown)]);
+    const pair = python[index];
+    if (pair) {
+      if (renderers.includes('python-markdown')) outputs.push(['python-markdown', pair[0]]);
+      if (renderers.includes('python-markdown+ext')) outputs.push(['python-markdown+ext', pair[1]]);
+    }
+    return outputs;
+  });
+}
+
+/**
+ * Every document's HTML in every renderer (those available), for tests of what a reader sees: the
+ * structure (lists, code, tables), not only inertness. A renderer that fails is an error.
+ */
+export function renderHtml(
+  markdowns: readonly string[],
+  renderers: readonly RendererName[] = RENDERERS,
+): Array<Array<[RendererName, string]>> {
+  return renderEach(markdowns, activeRenderers(renderers)).map((outputs) =>
+    outputs.map(([name, rendered]) => {
+      if ('error' in rendered) throw new Error(`${name} failed: ${rendered.error}`);
+      return [name, rendered.html];
+    }),
+  );
+}
+
+export function renderOracle(markdowns: readonly string[], options: OracleOptions = {}): Finding[][] {
+  const outputs = renderEach(markdowns, activeRenderers(options.renderers));
   return markdowns.map((markdown, index) => {
     const findings: Finding[] = [];
     const control = CONTROL.exec(markdown);
@@ -315,13 +343,7 @@ export function renderOracle(markdowns: readonly string[], options: OracleOption
         kind: 'control',
         detail: `control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0')} in the markdown`,
       });
-    const outputs: Array<[RendererName, Rendered]> = js.map((name) => [name, renderJs(name, markdown)]);
-    const pair = python[index];
-    if (pair) {
-      if (renderers.includes('python-markdown')) outputs.push(['python-markdown', pair[0]]);
-      if (renderers.includes('python-markdown+ext')) outputs.push(['python-markdown+ext', pair[1]]);
-    }
-    for (const [renderer, rendered] of outputs) {
+    for (const [renderer, rendered] of outputs[index]!) {
       if ('error' in rendered) findings.push({ renderer, kind: 'error', detail: `renderer failed: ${rendered.error}` });
       else findings.push(...htmlFindings(renderer, rendered.html, options));
     }

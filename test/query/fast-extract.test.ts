@@ -30,9 +30,9 @@ function canonical(html: string): string {
 /** Plain data, as the per-blob cache stores it (no undefined, no prototypes). */
 const plain = (value: CachedBlob) => JSON.parse(JSON.stringify(value)) as unknown;
 
-/** The full path's answer without the markdown: what `fastBlobFields` must answer when it does. */
+/** The full path's answer without the markdown and plain text: what `fastBlobFields` must answer when it does. */
 function withoutMarkdown(doc: CachedBlob): unknown {
-  const { markdown: _markdown, ...rest } = doc as CachedBlob & { markdown?: string };
+  const { markdown: _markdown, text: _text, ...rest } = doc as CachedBlob & { markdown?: string; text?: string };
   return plain(rest as CachedBlob);
 }
 

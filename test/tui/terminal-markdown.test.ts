@@ -62,3 +62,12 @@ test('wrapping counts wide characters as two columns and keeps indentation of pl
     JSON.stringify(plain),
   );
 });
+
+test('a rule after <bv-files> is a list of its own, and the comment that ends the files list is not shown', (t) => {
+  const topic =
+    '<bv-topic path="a/b" title="T"><bv-files><li>migrations/0001_init.sql</li><li>*.test.ts</li></bv-files>' +
+    '<bv-rule severity="must">Keep migrations.</bv-rule></bv-topic>';
+  const text = renderTerminalMarkdown(renderStoredTopic(topic), 80).map(plainLine).join('\n');
+  t.regex(text, /Files:\n\n• migrations\/0001_init\.sql\n• \*\.test\.ts\n\n• Rule \[must\]: Keep migrations\./);
+  t.false(text.includes('<!--'), text);
+});

@@ -86,3 +86,11 @@ test('a blob that is not a topic is a notice, not its bytes', (t) => {
   t.regex(html, /cannot be shown as a topic/);
   t.notRegex(html, /<script/);
 });
+
+test('a diagram keeps its line breaks (a <pre>), and file paths are code, as in the Markdown rendering', (t) => {
+  const { html } = topicDisplayHtml(
+    '<bv-topic path="a/b" title="T"><bv-diagram type="mermaid" title="Flow">graph TD\n  A --&gt; B\n  B --&gt; C\n</bv-diagram><bv-files><li>migrations/0001_init.sql</li><li><code>src/a.ts</code></li></bv-files></bv-topic>',
+  );
+  t.true(html.includes('<pre><code>graph TD\n  A --> B\n  B --> C</code></pre>'), html);
+  t.true(html.includes('<li><code>migrations/0001_init.sql</code></li><li><code>src/a.ts</code></li>'), html);
+});
