@@ -530,6 +530,9 @@ export class TreeIndexStore {
     const built = (await this.readManifest(tree)) ? undefined : await this.buildAfterScan(tree);
     const cachedTopics = built?.parsed ?? (await this.fillCache(tree).catch(() => 0)); // an optimisation: never fails maintenance
     const manifest = await this.readManifest(tree);
+    // The segments just built are checked and stamped here, once older than the racy window, so
+    // the first warm query after a scan does not hash megabytes (segment-stamps.ts), as after a compaction.
+    if (built && manifest && !shouldCompact(manifest)) await this.stampWhenSettled(manifest).catch(() => undefined); // an optimisation: never fails maintenance
     const before = manifest?.segments.length ?? 0;
     const outcome = (compacted: boolean, after = before) => ({
       tree,
@@ -566,10 +569,7 @@ export class TreeIndexStore {
     } else {
       await this.retire(manifest, compacted);
       await this.publish(tree, compacted, { last: false });
-      // Once the new segment is older than the racy window, check it and stamp it here, off the
-      // query path, so the next query does not hash it (segment-stamps.ts).
-      await new Promise((resolve) => setTimeout(resolve, Number(FINE_RACY_WINDOW_NS / 1_000_000n) + 50));
-      opened = await this.openManifest(compacted, counts).catch(() => this.openManifest(compacted, counts, verified));
+      opened = await this.stampWhenSettled(compacted, counts).catch(() => this.openManifest(compacted, counts, verified));
     }
     const index: TreeIndex = { tree, ...opened, skipped: compacted.skipped, ...NOTHING_BUILT, compaction: 'none' };
     this.warm.delete(tree);
@@ -587,6 +587,16 @@ export class TreeIndexStore {
       );
     }
     return outcome(true, compacted.segments.length);
+  }
+
+  /**
+   * Opens `manifest` once its newest segment is older than the racy window, so that the segments are
+   * checked and stamped here, off the query path, and the next query does not hash them
+   * (segment-stamps.ts). Maintenance only: it waits ~150 ms.
+   */
+  private async stampWhenSettled(manifest: StackManifest, counts: Counts = { parsed: 0, cached: 0, hashed: 0 }) {
+    await new Promise((resolve) => setTimeout(resolve, Number(FINE_RACY_WINDOW_NS / 1_000_000n) + 50));
+    return this.openManifest(manifest, counts);
   }
 
   /**
