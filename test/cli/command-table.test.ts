@@ -175,6 +175,12 @@ test('completion offers every option of a command, and the choices of options an
   }
 });
 
+test('every positional a command needs has an example, for the message when it is missing', (t) => {
+  for (const [path, decl] of walk())
+    for (const positional of decl.positionals ?? [])
+      if (positional.demand) t.truthy(positional.example, `${path.join(' ')} <${positional.name}>`);
+});
+
 test('the lists the table writes out are the library’s, in its order', (t) => {
   t.deepEqual(findCommand(['hooks', 'install'])!.positionals![0]!.choices, HOOK_NAMES);
   t.deepEqual(findCommand(['hooks', 'run'])!.positionals![0]!.choices, HOOK_NAMES);
