@@ -166,9 +166,14 @@ function isUsageError(error: Error | null | undefined): boolean {
 }
 
 /** yargs' messages, made to say what to do where they do not. */
-function explain(message: string, script: string, commands: readonly string[]): string {
+function explain(message: string, script: string, commands: readonly string[], args: readonly string[]): string {
   const short = /^Not enough non-option arguments: got (\d+), need at least \d+$/.exec(message);
-  if (short) return missingArgumentsMessage(script, commands, Number(short[1])) ?? message;
+  if (short) {
+    // The positional words given, for the example; unknown when an option's value may be among them.
+    const words = typedWords(args).slice(commands.length);
+    const given = words.length === Number(short[1]) ? words : Array.from({ length: Number(short[1]) }, () => undefined);
+    return missingArgumentsMessage(script, commands, given) ?? message;
+  }
   if (commands.length > 0 && message === findCommand(commands)?.demandCommand) return subcommandsMessage(script, commands) ?? message;
   // yargs suggests hidden commands too (`brv hooks foo` → "Did you mean run?"): list the ones people run instead.
   const suggested = /^Did you mean (\S+)\?$/.exec(message)?.[1];
@@ -238,6 +243,7 @@ export function createParser(
             (error instanceof ArgumentCheckError ? error.message : message) || error?.message || 'Invalid command line.',
             scriptName,
             words,
+            args,
           ),
       );
       // Stop yargs here: without this it would still run the command's handler.

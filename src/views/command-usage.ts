@@ -13,32 +13,34 @@ function subcommandList(script: string, path: readonly string[], decl: CommandDe
   return `Name a ${path.join(' ')} command: ${list} (${command} --help says what each does). For example: ${command} ${first.name}`;
 }
 
-/** An example command line: the demanded positionals' examples (the table gives each one). */
-function exampleLine(script: string, path: readonly string[], decl: CommandDecl): string {
-  const values = (decl.positionals ?? []).filter((p) => p.demand).map((p) => p.example ?? `<${p.name}>`);
+/** An example command line: the positional words given so far, then the table's example of each one still missing. */
+function exampleLine(script: string, path: readonly string[], decl: CommandDecl, given: readonly (string | undefined)[]): string {
+  const values = (decl.positionals ?? []).filter((p) => p.demand).map((p, i) => given[i] ?? p.example ?? `<${p.name}>`);
   return [script, ...path, ...values].join(' ');
 }
 
 /**
- * The message for a command line that gives `given` of the positional words the command at `path`
- * needs (yargs' "Not enough non-option arguments"): what is missing, or the sub-commands to choose
- * from. Undefined when the table does not know the command.
+ * The message for a command line that gives only `given` of the positional words the command at
+ * `path` needs (yargs' "Not enough non-option arguments"; a word undefined when it is not known):
+ * what is missing, or the sub-commands to choose from. Undefined when the table does not know the command.
  */
-export function missingArgumentsMessage(script: string, path: readonly string[], given: number): string | undefined {
+export function missingArgumentsMessage(
+  script: string,
+  path: readonly string[],
+  given: readonly (string | undefined)[],
+): string | undefined {
   const decl = findCommand(path);
   if (!decl) return undefined;
   if (decl.subcommands && !decl.positionals) return subcommandList(script, path, decl);
-  const missing = (decl.positionals ?? []).filter((p, i) => p.demand && i >= given);
+  const missing = (decl.positionals ?? []).filter((p, i) => p.demand && i >= given.length);
   if (missing.length === 0) return undefined;
-  const said = (describe: string | undefined) => describe?.replace(/\.$/, '');
-  const what =
-    missing.length === 1
-      ? `<${missing[0]!.name}>${said(missing[0]!.describe) ? `: ${said(missing[0]!.describe)}` : ''}`
-      : missing
-          .map((p) => `<${p.name}>${said(p.describe) ? ` (${said(p.describe)})` : ''}`)
-          .join(', ')
-          .replace(/, (?=<[^<]*$)/, ' and ');
-  return `${script} ${path.join(' ')} is missing ${what}. For example: ${exampleLine(script, path, decl)}`;
+  const said = (p: (typeof missing)[number]) => (p.describe ? `${p.describe.replace(/\.$/, '')}.` : '');
+  const example = `For example: ${exampleLine(script, path, decl, given)}`;
+  const command = `${script} ${path.join(' ')}`;
+  if (missing.length === 1) return `${command} is missing <${missing[0]!.name}>: ${said(missing[0]!)} ${example}`.replace(/: {2}/, ': ');
+  const names = missing.map((p) => `<${p.name}>`);
+  const each = missing.filter((p) => p.describe).map((p) => `<${p.name}>: ${said(p)}`);
+  return [`${command} is missing ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}.`, ...each, example].join(' ');
 }
 
 /** The message for a command that needs a sub-command and got none it knows (`brv vc`, `brv hooks foo`). */

@@ -20,9 +20,10 @@ test('a missing argument is named, with an example, for text and JSON alike (exi
     [['review', 'approve'], /brv review approve is missing <id>.*For example: brv review approve [0-9a-f]{12}$/],
     [
       ['settings', 'set'],
-      /brv settings set is missing <key> \(e\.g\. review\.gate\) and <value> .*For example: brv settings set review\.gate true$/,
+      /brv settings set is missing <key> and <value>\. <key>: e\.g\. review\.gate\. <value>: .*For example: brv settings set review\.gate true$/,
     ],
-    [['settings', 'set', 'review.gate'], /brv settings set is missing <value>: .*For example: brv settings set review\.gate true$/],
+    // The words given are in the example.
+    [['settings', 'set', 'hooks.preCommit'], /brv settings set is missing <value>: .*For example: brv settings set hooks\.preCommit true$/],
   ];
   for (const [args, message] of cases) {
     const run = await brv(dir, args);
