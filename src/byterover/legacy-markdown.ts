@@ -23,16 +23,8 @@ export type LegacyMarkdownErrorKind = 'invalid-frontmatter' | 'invalid-encoding'
 export type LegacyMarkdownResult =
   { ok: true; path: TopicPath; html: string; notes: string[] } | { ok: false; kind: LegacyMarkdownErrorKind; message: string };
 
-/** Frontmatter fields ByteRover stamps or scores; brv has git history and no ranking sidecar. */
-const DROPPED_FRONTMATTER_FIELDS: readonly string[] = [
-  'createdAt',
-  'updatedAt',
-  'importance',
-  'recency',
-  'maturity',
-  'accessCount',
-  'updateCount',
-];
+/** Frontmatter fields ByteRover scores; brv has no ranking sidecar. */
+const DROPPED_FRONTMATTER_FIELDS: readonly string[] = ['importance', 'recency', 'maturity', 'accessCount', 'updateCount'];
 
 const FACT_CATEGORIES = new Set(elementSpec('bv-fact')?.attributes.find((a) => a.name === 'category')?.values ?? []);
 const DIAGRAM_TYPES = new Set(elementSpec('bv-diagram')?.attributes.find((a) => a.name === 'type')?.values ?? []);
@@ -498,6 +490,21 @@ function paragraphOf(children: PhrasingContent[]): Paragraph {
   return { type: 'paragraph', children };
 }
 
+/** A paragraph's phrasing cut at its line breaks (soft and hard); markup spanning a break stays on its first line. */
+function splitLines(children: readonly PhrasingContent[]): PhrasingContent[][] {
+  const lines: PhrasingContent[][] = [[]];
+  for (const node of children) {
+    if (node.type === 'break') lines.push([]);
+    else if (node.type === 'text' && node.value.includes('\n')) {
+      node.value.split('\n').forEach((part, i) => {
+        if (i > 0) lines.push([]);
+        if (part !== '') lines[lines.length - 1]!.push({ type: 'text', value: part });
+      });
+    } else lines[lines.length - 1]!.push(node);
+  }
+  return lines.filter((line) => line.length > 0);
+}
+
 class TopicBuilder {
   readonly output: Output;
   readonly related: string[] = [];
@@ -628,8 +635,11 @@ class TopicBuilder {
   private rules(nodes: RootContent[]): void {
     for (const node of nodes) {
       if (node.type === 'paragraph') {
-        const { content } = this.converter.inline([node]);
-        if (!isEmpty(content)) this.output.element('bv-rule', {}, content);
+        // ByteRover writes its rules as lines of one paragraph: one rule per line.
+        for (const line of splitLines(node.children)) {
+          const { content } = this.converter.inline([paragraphOf(line)]);
+          if (!isEmpty(content)) this.output.element('bv-rule', {}, content);
+        }
       } else if (node.type === 'list') {
         for (const item of node.children) {
           const { content, rest } = this.converter.inline(item.children);
@@ -749,6 +759,12 @@ function parsePattern(item: ListItem): { pattern: string; flags?: string; descri
 /** A legacy relation (`@domain/topic/file.md`, `domain/topic/file.md`) as a related ref of the HTML format. */
 function relatedRef(raw: string): string | undefined {
   const bare = raw.trim().replace(/^@/, '');
+  // A folder's generated context.md is not imported (tree.ts): a relation to it names the folder.
+  const folder = /^(.+)\/context\.md$/i.exec(bare);
+  if (folder) {
+    const result = normalizeTopicPath(folder[1]!);
+    return result.ok ? `@${result.path}` : undefined;
+  }
   const topic = /\.md$/i.test(bare) || /\.html$/i.test(bare);
   const stem = bare.replace(/\.(md|html)$/i, '');
   const result = normalizeTopicPath(stem);
@@ -765,6 +781,8 @@ interface Frontmatter {
   tags: string[];
   keywords: string[];
   related: string[];
+  /** ByteRover's createdAt/updatedAt, kept as data-createdat/data-updatedat (see repair.ts keepStamps for why). */
+  stamps: Array<[string, string]>;
   dropped: string[];
   unknown: Array<[string, unknown]>;
 }
@@ -804,7 +822,7 @@ function parseFrontmatter(yaml: string): Frontmatter | Failure {
     return fail('invalid-frontmatter', 'The YAML frontmatter is not a mapping of fields (title:, summary:, tags:, …).');
   }
   const fields = value as Record<string, unknown>;
-  const result: Frontmatter = { tags: [], keywords: [], related: [], dropped: [], unknown: [] };
+  const result: Frontmatter = { tags: [], keywords: [], related: [], stamps: [], dropped: [], unknown: [] };
   for (const [key, field] of Object.entries(fields)) {
     if (key === 'title' || key === 'summary') {
       if (field === null || field === undefined) continue;
@@ -819,6 +837,8 @@ function parseFrontmatter(yaml: string): Frontmatter | Failure {
         if (text === undefined) return fail('invalid-frontmatter', `Frontmatter field "${key}" must be a list of strings.`);
         for (const value of key === 'related' ? [text.trim()] : text.split(',')) if (value.trim()) result[key].push(value.trim());
       }
+    } else if ((key === 'createdAt' || key === 'updatedAt') && scalarString(field)?.trim()) {
+      result.stamps.push([`data-${key.toLowerCase()}`, scalarString(field)!.trim()]);
     } else if (DROPPED_FRONTMATTER_FIELDS.includes(key)) {
       result.dropped.push(key);
     } else {
@@ -980,7 +1000,13 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
   const keywords = frontmatter?.keywords ?? [];
   const list = (items: string[]) => (items.length > 0 ? splitList(items.join(',')).join(',') : undefined);
   if (frontmatter?.dropped.length) {
-    notes.push(`Dropped frontmatter field(s) ${frontmatter.dropped.join(', ')}: brv keeps history in git and stores no ranking signals.`);
+    notes.push(`Dropped frontmatter field(s) ${frontmatter.dropped.join(', ')}: brv stores no ranking signals.`);
+  }
+  const stamps = Object.fromEntries(frontmatter?.stamps ?? []);
+  if (frontmatter?.stamps.length) {
+    notes.push(
+      `Kept ${frontmatter.stamps.map(([name]) => name.replace(/^data-(\w+)at$/, (_, w: string) => `${w}At`)).join(' and ')} as ${frontmatter.stamps.map(([name]) => name).join(' and ')} on <bv-topic> (brv's own history is in git).`,
+    );
   }
   const topic = el(
     'bv-topic',
@@ -991,6 +1017,7 @@ export function convertLegacyMarkdown(input: string | Uint8Array, relativePath: 
       tags: list(tags),
       keywords: list(keywords),
       related: list(related),
+      ...stamps,
     },
     builder.output.elements(),
   );

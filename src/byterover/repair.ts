@@ -18,6 +18,7 @@ import { validateTopicHtml } from '../topic/validate.js';
 export type RepairKind =
   | 'comment-dropped'
   | 'stamp-dropped'
+  | 'stamp-kept'
   | 'content-around-topic-kept'
   | 'wrapper-removed'
   | 'attribute-kept-as-data'
@@ -466,6 +467,7 @@ export function repairByteRoverTopic(html: string): RepairedTopic {
     validation = validateTopicHtml(toHtml(root));
   }
   if (keepLostAttributes(root, validation, repairs)) validation = validateTopicHtml(toHtml(root));
+  if (validation.ok && keepStamps(root, repairs)) validation = validateTopicHtml(toHtml(root));
   if (validation.ok) noteStamps(validation, repairs);
   else if (repairs.length > 0) {
     // Said so: the file itself may be under the limit, the repaired topic is what was checked. Its
@@ -484,6 +486,33 @@ function* walk(node: Nodes): Generator<Nodes> {
     yield next;
     if ('children' in next) for (const child of next.children) stack.push(child);
   }
+}
+
+/**
+ * ByteRover's stamped `createdat`/`updatedat` (when the topic was first and last written there) kept
+ * as `data-createdat`/`data-updatedat` on <bv-topic>, as import keeps every attribute brv has no name
+ * for. Not a <time> or <bv-timestamp>: those date the knowledge itself (query --since/--until, "in May"
+ * questions), and these are file times. Not the import commit's date either: one import is one commit.
+ * A stamp whose data-* name is taken stays as it was (dropped by the canonical form; noteStamps says so).
+ */
+function keepStamps(root: Root, repairs: Repair[]): boolean {
+  const topic = firstTopic(root);
+  if (!topic) return false;
+  const attributes = attributesOf(topic);
+  const kept: string[] = [];
+  for (const name of TOLERATED_TOPIC_ATTRIBUTES) {
+    const value = attributes.get(name);
+    if (value === undefined || value.trim() === '' || attributes.has(`data-${name}`)) continue;
+    delete topic.properties[propertyOf(name)];
+    topic.properties[propertyOf(`data-${name}`)] = value;
+    kept.push(`${name}="${excerpt(value)}"`);
+  }
+  if (kept.length === 0) return false;
+  repairs.push({
+    repair: 'stamp-kept',
+    message: `Kept ByteRover's stamped ${kept.join(', ')} as data-* attributes of <bv-topic> (brv's own history is in git).`,
+  });
+  return true;
 }
 
 function noteStamps(validation: TopicValidation, repairs: Repair[]): void {

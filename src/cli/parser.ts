@@ -1,8 +1,9 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { commands } from './commands/index.js';
 import { ArgumentCheckError } from './options.js';
-import { GLOBAL_OPTION_DECLS } from '../views/command-table.js';
-import { BRV_REF_PREFIX } from '../base/ref-names.js';
+import { GLOBAL_OPTION_DECLS, findCommand } from '../views/command-table.js';
+import { missingArgumentsMessage, subcommandsMessage } from '../views/command-usage.js';
+import { BRV_REF_PREFIX, DEFAULT_BRANCH, branchRef } from '../base/ref-names.js';
 import { ELEMENTS } from '../topic/registry.js';
 import { EXIT_USAGE, commandWord, printError, requestedFormat, type OutputFormat } from './output.js';
 import { cliIo, currentCliIo } from './io.js';
@@ -65,7 +66,36 @@ const BYTEROVER_COMMANDS: Record<string, string> = {
   debug: '`brv doctor` checks git, the repository, hooks, connectors and the index; BRV_TRACE=1 brv … shows timings.',
   locations: 'brv keeps knowledge in each git repository; `brv status` shows this one, `brv source list` the others it reads.',
   'query-log': 'brv records no query log; `brv vc log` shows the history of the knowledge.',
+  'gen-rules':
+    "brv writes an agent's rules with its connectors: `brv connectors install <agent> --type rules` puts brv's rules block in that agent's rules file (`brv connectors list` names each agent's file).",
+  // ByteRover's `brv vc` works a separate git repository in .brv/context-tree with a staging area; brv's
+  // knowledge is git objects in this repository, and every write is already a commit.
+  'vc init': `Run \`brv init\`: it creates the context tree in this git repository (${branchRef(DEFAULT_BRANCH)}); there is no separate .brv/context-tree repository to initialise.`,
+  'vc add':
+    'brv has no staging area: curate, edit, rm and import each record one commit at once, so there is nothing to add. `brv vc log` lists them.',
+  'vc commit':
+    'brv commits each change as it is made (curate, edit, rm, import; the commit names who, why and the impact), so there is nothing to commit. `brv vc log` lists them.',
+  'vc reset':
+    'brv has no staging area or working copy of the knowledge to reset. Undo a change with `brv review reject <id>` (it reverts that change on the current tip), bring one topic back as it was with `brv read <path> --at <rev> --raw | brv curate --html-file - --overwrite`, or switch branches with `brv vc checkout <branch>`.',
 };
+
+/** The first words of a command line that are not options (nor the values of brv's global options), before any `--`. */
+function typedWords(args: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    if (arg === '--format' || arg === '-C') i++;
+    else if (!arg.startsWith('-')) words.push(arg);
+  }
+  return words;
+}
+
+/** What to run instead of a ByteRover command brv does not have (`brv pull`, `brv vc add`), when `known` are the command words yargs recognised. */
+function byteRoverHint(args: readonly string[], known: readonly string[]): string | undefined {
+  const typed = typedWords(args).slice(0, known.length + 1);
+  return typed.length === known.length + 1 ? BYTEROVER_COMMANDS[typed.join(' ')] : undefined;
+}
 
 /** yargs reads `--limit abc` as NaN and runs the command anyway: a number option must hold a number. */
 function numbersAreNumbers(argv: Record<string, unknown>, options: { number?: string[] }): true | Error {
@@ -136,7 +166,18 @@ function isUsageError(error: Error | null | undefined): boolean {
 }
 
 /** yargs' messages, made to say what to do where they do not. */
-function explain(message: string): string {
+function explain(message: string, script: string, commands: readonly string[], args: readonly string[]): string {
+  const short = /^Not enough non-option arguments: got (\d+), need at least \d+$/.exec(message);
+  if (short) {
+    // The positional words given, for the example; unknown when an option's value may be among them.
+    const words = typedWords(args).slice(commands.length);
+    const given = words.length === Number(short[1]) ? words : Array.from({ length: Number(short[1]) }, () => undefined);
+    return missingArgumentsMessage(script, commands, given) ?? message;
+  }
+  if (commands.length > 0 && message === findCommand(commands)?.demandCommand) return subcommandsMessage(script, commands) ?? message;
+  // yargs suggests hidden commands too (`brv hooks foo` → "Did you mean run?"): list the ones people run instead.
+  const suggested = /^Did you mean (\S+)\?$/.exec(message)?.[1];
+  if (suggested !== undefined && findCommand([...commands, suggested])?.hidden) return subcommandsMessage(script, commands) ?? message;
   const missing = /^Not enough arguments following: (\S+)$/.exec(message);
   // One line: "Invalid values:\n  Argument: format, Given: …" reads as well joined.
   if (!missing) return message.trim().replace(/\s*\n\s*/g, ' ');
@@ -153,7 +194,14 @@ export function createParser(
   scriptName: string,
   list: readonly CommandModule[] = commands,
   reportUsage: (command: string, format: OutputFormat, message: string) => void = (command, format, message) =>
-    printError(command, format, 'usage', `${message}${format === 'text' ? ' (see --help)' : ''}`, EXIT_USAGE),
+    // A message that ends with an example needs no pointer to --help (it would read as part of the example).
+    printError(
+      command,
+      format,
+      'usage',
+      `${message}${format === 'text' && !/For example: .*$/.test(message) ? ' (see --help)' : ''}`,
+      EXIT_USAGE,
+    ),
 ): Argv {
   const parser = yargs(markLiterals(args))
     .scriptName(scriptName)
@@ -186,11 +234,17 @@ export function createParser(
         .getInternalMethods()
         .getContext().commands;
       const command = words.length ? words.join(' ') : commandWord(args);
-      const byterover = words.length ? undefined : BYTEROVER_COMMANDS[commandWord(args)];
+      const byterover = byteRoverHint(args, words);
       reportUsage(
         command,
         requestedFormat(args),
-        byterover ?? explain((error instanceof ArgumentCheckError ? error.message : message) || error?.message || 'Invalid command line.'),
+        byterover ??
+          explain(
+            (error instanceof ArgumentCheckError ? error.message : message) || error?.message || 'Invalid command line.',
+            scriptName,
+            words,
+            args,
+          ),
       );
       // Stop yargs here: without this it would still run the command's handler.
       throw new UsageFailure(message);

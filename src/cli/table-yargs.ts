@@ -40,6 +40,7 @@ function forYargs(decl: OptionDecl | PositionalDecl): Record<string, unknown> {
     name: _name,
     demand: _demand,
     variadic: _variadic,
+    example: _example,
     ...spec
   } = decl as OptionDecl & Partial<PositionalDecl>;
   return spec;

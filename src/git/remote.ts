@@ -296,14 +296,13 @@ function classifyTransportError(error: unknown, remote: string, url?: string): u
     );
   }
   if (
-    /does not appear to be a git repository|not a git repository|invalid gitfile format|repository '[^']*' not found|returned error: 404\b/i.test(
+    /does not appear to be a git repository|not a git repository|invalid gitfile format|repository '[^']*' (not found|does not exist)|returned error: 404\b/i.test(
       stderr,
     )
   ) {
-    return new BrvError(
-      'remote-not-found',
-      `There is no git repository at the remote ${remote}: git says "${reason}". Check the path or URL (brv vc remote set-url <name> <url>).`,
-    );
+    // A clone names its URL itself (remote === url): there is no remote to set a URL on.
+    const fix = remote === url ? 'Check the path or URL.' : 'Check the path or URL (brv vc remote set-url <name> <url>).';
+    return new BrvError('remote-not-found', `There is no git repository at the remote ${remote}: git says "${reason}". ${fix}`);
   }
   if (
     /unable to access|unable to connect|Could not resolve host|Connection refused|Connection timed out|Couldn't connect|Network is unreachable|No route to host|Could not read from remote|the remote end hung up/i.test(

@@ -8,7 +8,8 @@ import { runGit } from '../git/run.js';
 import { BRANCH_PREFIX, REVIEW_PREFIX, SOURCES_PREFIX } from '../base/ref-names.js';
 
 /** What a value names, for completion (the command table's `values`). */
-export type ValueKind = 'topic-path' | 'folder' | 'branch' | 'remote' | 'review-id' | 'agent' | 'setting-key' | 'kind' | 'source';
+export type ValueKind =
+  'topic-path' | 'folder' | 'branch' | 'remote' | 'review-id' | 'agent' | 'setting-key' | 'kind' | 'source' | 'provider';
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
@@ -50,6 +51,11 @@ export async function completionValues(kind: ValueKind, cwd: string, env: Readon
     case 'setting-key':
       return (await import('../settings/registry.js')).SETTINGS.map((setting) => setting.key);
     case 'kind':
-      return (await import('../topic/registry.js')).ELEMENTS.map((element) => element.name);
+      // What --kind filters on: every element but the root, which every topic has.
+      return (await import('../topic/registry.js')).ELEMENTS.map((element) => element.name).filter((name) => name !== 'bv-topic');
+    case 'provider': {
+      const { PROVIDERS, LOCAL_SERVERS } = await import('../models/llm/catalog.js');
+      return [...PROVIDERS.map((provider) => provider.id), ...Object.keys(LOCAL_SERVERS)];
+    }
   }
 }

@@ -134,7 +134,10 @@ export class ContextStore {
       if (!commit) throw new BrvError('not-found', `brv branch ${branch} has no commit before ${rev}.`);
     } else {
       if (/^-|[\s\0]/.test(rev)) throw new BrvError('invalid-revision', `"${rev}" is not a revision.`);
-      for (const candidate of [`refs/brv/heads/${rev}`, `refs/brv/${rev}`, rev]) {
+      // HEAD (and @) is this worktree's brv branch, not git's code HEAD: `vc show HEAD~1`, `read --at HEAD`.
+      const head = /^(?:HEAD|@)(?=$|[~^])/.exec(rev);
+      const named = head ? `${branchRef(branch)}${rev.slice(head[0].length)}` : rev;
+      for (const candidate of head ? [named] : [`refs/brv/heads/${rev}`, `refs/brv/${rev}`, rev]) {
         commit = await this.repo.readCommit(candidate);
         if (commit) break;
       }

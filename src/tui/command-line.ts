@@ -36,6 +36,7 @@ const ARG_KINDS: Record<ValueKind, ArgKind> = {
   'setting-key': 'setting',
   kind: 'text',
   source: 'source',
+  provider: 'text',
 };
 
 /**

@@ -46,6 +46,8 @@ export interface PositionalDecl {
   conflicts?: string;
   /** What the value names, for completion. */
   values?: ValueKind;
+  /** A value to show when it is missing (`brv read` alone: "Example: brv read security/auth"); every demanded positional has one. */
+  example?: string;
 }
 
 export interface CommandDecl {
@@ -88,6 +90,7 @@ export const GLOBAL_OPTION_DECLS = {
 export const AT = {
   type: 'string',
   describe: 'As it was at a brv commit, branch (main~2), tag, or date (2026-11-01)',
+  values: 'branch',
 } as const satisfies OptionDecl;
 
 /** The options `query` and `search` share: what to look for and which topics may answer. */
@@ -174,7 +177,16 @@ export const CURATE: CommandDecl = {
 export const QUERY: CommandDecl = {
   name: 'query',
   describe: 'Ranked topics for a question, rendered as markdown for an agent to read',
-  positionals: [{ name: 'question', type: 'string', demand: true, variadic: true, describe: 'What you want to know (quotes optional)' }],
+  positionals: [
+    {
+      name: 'question',
+      type: 'string',
+      demand: true,
+      variadic: true,
+      describe: 'What you want to know (quotes optional)',
+      example: '"how are JWTs signed"',
+    },
+  ],
   options: {
     ...RETRIEVAL_OPTIONS,
     answer: {
@@ -193,7 +205,7 @@ export const QUERY: CommandDecl = {
 export const SEARCH: CommandDecl = {
   name: 'search',
   describe: 'Find topics: paths, titles, scores and excerpts (use read to see one)',
-  positionals: [{ name: 'question', type: 'string', demand: true, variadic: true, describe: 'Words to look for' }],
+  positionals: [{ name: 'question', type: 'string', demand: true, variadic: true, describe: 'Words to look for', example: 'jwt refresh' }],
   options: RETRIEVAL_OPTIONS,
 };
 

@@ -52,6 +52,7 @@ const AGENT = {
   demand: true,
   describe: 'Agent id, name or alias (see brv connectors list), any case',
   values: 'agent',
+  example: 'claude-code',
 } as const satisfies PositionalDecl;
 
 const REVIEW_ID = {
@@ -60,9 +61,17 @@ const REVIEW_ID = {
   demand: true,
   describe: 'The review id (a prefix is enough)',
   values: 'review-id',
+  example: '7e2e92853519',
 } as const;
 
-const SETTING_KEY = { name: 'key', type: 'string', demand: true, describe: 'e.g. review.gate', values: 'setting-key' } as const;
+const SETTING_KEY = {
+  name: 'key',
+  type: 'string',
+  demand: true,
+  describe: 'e.g. review.gate',
+  values: 'setting-key',
+  example: 'review.gate',
+} as const;
 
 /** Every top-level command, in the order `--help` lists them. */
 export const COMMAND_TABLE: readonly CommandDecl[] = [
@@ -95,7 +104,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
   {
     name: 'read',
     describe: 'Show one topic, rendered as markdown (or its stored HTML with --raw)',
-    positionals: [{ name: 'path', type: 'string', demand: true, describe: TOPIC_PATH, values: 'topic-path' }],
+    positionals: [{ name: 'path', type: 'string', demand: true, describe: TOPIC_PATH, values: 'topic-path', example: 'security/auth' }],
     options: {
       raw: {
         type: 'boolean',
@@ -115,7 +124,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
   {
     name: 'rm',
     describe: 'Remove a topic (or a folder of topics with --recursive) in one DELETE commit',
-    positionals: [{ name: 'path', type: 'string', demand: true, describe: TOPIC_PATH, values: 'topic-path' }],
+    positionals: [{ name: 'path', type: 'string', demand: true, describe: TOPIC_PATH, values: 'topic-path', example: 'security/auth' }],
     options: {
       recursive: { alias: 'r', type: 'boolean', default: false, describe: 'Remove every topic under a folder' },
       reason: { type: 'string', describe: 'Why, recorded in the commit (Brv-Reason)' },
@@ -131,6 +140,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         type: 'string',
         demand: true,
         describe: 'A ByteRover project, its .brv/ or .brv/context-tree, or any folder of topics (scanned recursively)',
+        example: '../old-project',
       },
     ],
     options: {
@@ -151,7 +161,13 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     name: 'export',
     describe: "Write the topics as files in ByteRover's layout (<dir>/.brv/context-tree/<path>.html)",
     positionals: [
-      { name: 'dir', type: 'string', demand: true, describe: 'Project folder to write .brv/context-tree/ into (created if missing)' },
+      {
+        name: 'dir',
+        type: 'string',
+        demand: true,
+        describe: 'Project folder to write .brv/context-tree/ into (created if missing)',
+        example: '../exported',
+      },
     ],
     options: {
       force: {
@@ -185,6 +201,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
             name: 'range',
             type: 'string',
             describe: 'Nothing: the last commit; <rev>: from rev to the tip; <a>..<b>: between two (branches, commits, main~2, dates)',
+            values: 'branch',
           },
         ],
         options: {
@@ -195,7 +212,9 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       {
         name: 'show',
         describe: 'One brv commit and its topic changes, or <rev>:<path> for a topic as it was then',
-        positionals: [{ name: 'spec', type: 'string', describe: 'A brv commit, branch (main~1), tag or date; or <rev>:<topic path>' }],
+        positionals: [
+          { name: 'spec', type: 'string', describe: 'A brv commit, branch (main~1), tag or date; or <rev>:<topic path>', values: 'branch' },
+        ],
         options: { stat: { type: 'boolean', default: false, describe: 'List changed topics without their diffs' } },
       },
       {
@@ -225,6 +244,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
             demand: true,
             describe: 'A brv branch (or one only on a remote, to track it)',
             values: 'branch',
+            example: 'feature',
           },
         ],
         options: { b: { type: 'boolean', default: false, describe: 'Create the branch at the current tip first' } },
@@ -232,7 +252,16 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       {
         name: 'merge',
         describe: 'Merge a brv branch (or <remote>/<branch>) into the current one, topic by topic; nothing is lost',
-        positionals: [{ name: 'branch', type: 'string', demand: true, describe: 'The brv branch to merge in', values: 'branch' }],
+        positionals: [
+          {
+            name: 'branch',
+            type: 'string',
+            demand: true,
+            describe: 'The brv branch to merge in',
+            values: 'branch',
+            example: 'origin/main',
+          },
+        ],
       },
       {
         name: 'remote',
@@ -269,7 +298,13 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         name: 'clone',
         describe: 'git clone a repository together with its knowledge (brv branches and reviews)',
         positionals: [
-          { name: 'url', type: 'string', demand: true, describe: 'Any URL git can clone (ssh, https, file://, a path)' },
+          {
+            name: 'url',
+            type: 'string',
+            demand: true,
+            describe: 'Any URL git can clone (ssh, https, file://, a path)',
+            example: 'git@github.com:team/project.git',
+          },
           { name: 'dir', type: 'string', describe: 'Target directory (default: from the URL, as git does)' },
         ],
         options: {
@@ -283,7 +318,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         name: 'config',
         describe: "Read or set the author of brv commits (the repository's git user.name / user.email)",
         positionals: [
-          { name: 'key', choices: ['user.name', 'user.email'], demand: true, describe: 'user.name or user.email' },
+          { name: 'key', choices: ['user.name', 'user.email'], demand: true, describe: 'user.name or user.email', example: 'user.name' },
           { name: 'value', type: 'string', describe: 'New value (omit to read)' },
         ],
       },
@@ -313,7 +348,14 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         describe: 'Resolve the merge conflicts of a topic of a review: keep --ours, --theirs or --both, or --edit it',
         positionals: [
           REVIEW_ID,
-          { name: 'topic', type: 'string', demand: true, describe: 'A topic of the review, e.g. security/auth', values: 'topic-path' },
+          {
+            name: 'topic',
+            type: 'string',
+            demand: true,
+            describe: 'A topic of the review, e.g. security/auth',
+            values: 'topic-path',
+            example: 'security/auth',
+          },
         ],
         options: {
           section: {
@@ -377,7 +419,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         describe: 'Run by the installed hooks (or chained from hooks brv does not edit)',
         hidden: true,
         positionals: [
-          { name: 'hook', type: 'string', choices: HOOK_NAMES, demand: true, describe: 'The hook being run' },
+          { name: 'hook', type: 'string', choices: HOOK_NAMES, demand: true, describe: 'The hook being run', example: 'post-merge' },
           { name: 'args', type: 'string', variadic: true, describe: "The hook's own arguments" },
         ],
         options: { 'cache-only': { type: 'boolean', describe: 'pre-commit: only build the cited-files cache for the current brv tree' } },
@@ -465,7 +507,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         name: 'add',
         describe: 'git worktree add, and give the new worktree a brv branch (it shares all knowledge of the repository)',
         positionals: [
-          { name: 'path', type: 'string', demand: true, describe: 'Where the new working tree goes' },
+          { name: 'path', type: 'string', demand: true, describe: 'Where the new working tree goes', example: '../project-feature' },
           { name: 'commitish', type: 'string', describe: 'Code to check out there (as for git worktree add)' },
         ],
         options: {
@@ -482,7 +524,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       {
         name: 'remove',
         describe: 'git worktree remove (knowledge stays: it lives in the shared refs)',
-        positionals: [{ name: 'path', type: 'string', demand: true, describe: 'The worktree to remove' }],
+        positionals: [{ name: 'path', type: 'string', demand: true, describe: 'The worktree to remove', example: '../project-feature' }],
         options: { force: { type: 'boolean', default: false, describe: 'Remove even with uncommitted code changes there' } },
       },
       { name: 'list', describe: 'Worktrees of this repository and the brv branch each works on' },
@@ -497,7 +539,13 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         name: 'add',
         describe: "Read another repository's knowledge too (queries include it as origin: shared); it is never written to",
         positionals: [
-          { name: 'location', type: 'string', demand: true, describe: 'A path to another repository, or any URL git can fetch' },
+          {
+            name: 'location',
+            type: 'string',
+            demand: true,
+            describe: 'A path to another repository, or any URL git can fetch',
+            example: '../platform',
+          },
         ],
         options: {
           alias: { type: 'string', requiresArg: true, describe: 'Name for it (default: the last path segment)' },
@@ -508,7 +556,9 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       {
         name: 'remove',
         describe: 'Stop reading a knowledge source (by alias or location)',
-        positionals: [{ name: 'source', type: 'string', demand: true, describe: 'Alias or location', values: 'source' }],
+        positionals: [
+          { name: 'source', type: 'string', demand: true, describe: 'Alias or location', values: 'source', example: 'platform' },
+        ],
       },
       { name: 'refresh', describe: 'Fetch every knowledge source again (brv sync does this too)' },
     ],
@@ -526,7 +576,10 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       {
         name: 'set',
         describe: "Set a setting in this repository's git config (brv.<key>), or the global one with --global",
-        positionals: [SETTING_KEY, { name: 'value', type: 'string', demand: true, describe: 'Checked against the setting’s type' }],
+        positionals: [
+          SETTING_KEY,
+          { name: 'value', type: 'string', demand: true, describe: 'Checked against the setting’s type', example: 'true' },
+        ],
         examples: [
           ['$0 settings set review.gate true', 'Hold high-impact changes until approved'],
           ['$0 settings set hooks.preCommit block --global', 'Refuse such commits in every repository'],
@@ -551,7 +604,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
   {
     name: 'edit',
     describe: 'Edit a topic in $VISUAL/$EDITOR: checked on save, committed only if nobody changed it meanwhile (Brv-Op: edit)',
-    positionals: [{ name: 'path', type: 'string', demand: true, describe: TOPIC_PATH, values: 'topic-path' }],
+    positionals: [{ name: 'path', type: 'string', demand: true, describe: TOPIC_PATH, values: 'topic-path', example: 'security/auth' }],
     epilog:
       'The editor is $VISUAL, else $EDITOR, else vi (vi only on a terminal). A topic that fails validation is reopened with the ' +
       'errors in a comment at the top; save it unchanged (or empty the file) to give up. If the topic changed while you ' +
@@ -561,7 +614,7 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     name: 'completion',
     describe:
       'Print a shell completion script (bash, zsh or fish): commands, sub-commands, options and their values — topic paths, branches, remotes, review ids, agents, setting keys, kinds',
-    positionals: [{ name: 'shell', choices: COMPLETION_SHELLS, demand: true, describe: 'The shell to complete in' }],
+    positionals: [{ name: 'shell', choices: COMPLETION_SHELLS, demand: true, describe: 'The shell to complete in', example: 'bash' }],
     examples: [
       ['source <(brv completion bash)', 'Complete brv (and git brv) in this bash session'],
       ['brv completion fish > ~/.config/fish/completions/brv.fish', 'Install it for fish'],
@@ -651,6 +704,8 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
             demand: true,
             describe:
               'openai, anthropic, google, mistral, groq, xai, deepseek, openrouter, togetherai, fireworks, cerebras, openai-compatible (or ollama, lmstudio, vllm, llama.cpp)',
+            example: 'openai',
+            values: 'provider',
           },
         ],
         options: {
@@ -678,36 +733,40 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       {
         name: 'switch',
         describe: 'Use another connected provider',
-        positionals: [{ name: 'provider', type: 'string', demand: true }],
+        positionals: [
+          { name: 'provider', type: 'string', demand: true, describe: 'A connected provider', example: 'openai', values: 'provider' },
+        ],
       },
       {
         name: 'disconnect',
         describe: 'Forget a provider and the key brv stored for it',
-        positionals: [{ name: 'provider', type: 'string', demand: true }],
+        positionals: [
+          { name: 'provider', type: 'string', demand: true, describe: 'A connected provider', example: 'openai', values: 'provider' },
+        ],
       },
       {
         name: 'check',
         describe: 'Send one small request to the provider in use (or the one named): key, URL and model work',
-        positionals: [{ name: 'provider', type: 'string' }],
+        positionals: [{ name: 'provider', type: 'string', values: 'provider' }],
       },
     ],
   },
   {
     name: 'model',
     describe: 'The model in use: list, switch <model>',
-    options: { provider: { type: 'string', describe: 'Another provider' } },
+    options: { provider: { type: 'string', describe: 'Another provider', values: 'provider' } },
     subcommands: [
       {
         name: 'list',
         describe: 'Well-known models of the provider in use (or --provider), the current one marked',
-        options: { provider: { type: 'string', describe: 'Another provider' } },
+        options: { provider: { type: 'string', describe: 'Another provider', values: 'provider' } },
       },
       {
         name: 'switch',
         describe: 'Use another model of the provider in use (any id the provider accepts)',
-        positionals: [{ name: 'model', type: 'string', demand: true }],
+        positionals: [{ name: 'model', type: 'string', demand: true, describe: 'Any model id the provider accepts', example: 'gpt-5' }],
         options: {
-          provider: { type: 'string', describe: 'Another connected provider' },
+          provider: { type: 'string', describe: 'Another connected provider', values: 'provider' },
           embedding: { type: 'boolean', describe: 'Set the embedding model (hybrid retrieval) instead; none turns it off' },
         },
         examples: [

@@ -10,8 +10,15 @@ const BASH = `###-begin-brv-completions-###
 # brv completion for bash. Install: brv completion bash > ~/.local/share/bash-completion/completions/brv
 # (or add 'source <(brv completion bash)' to ~/.bashrc). Also completes 'git brv …' with git's completion.
 _brv_complete_words() {
-  local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$(brv __complete "$@" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  # brv prints the candidates that fit the word being typed, one a line. They are taken as printed, never
+  # through compgen -W, which would run a $(…) or \`…\` in a name (topic paths and review ids come from
+  # pushes); one with a character the shell reads is quoted (printf %q).
+  local line
+  COMPREPLY=()
+  while IFS= read -r line; do
+    if [[ $line == *[^[:alnum:]_./:@%+,=-]* ]]; then printf -v line '%q' "$line"; fi
+    COMPREPLY+=("$line")
+  done < <(brv __complete "$@" 2>/dev/null)
   # A folder (security/) is completed further, not ended with a space.
   if [[ \${#COMPREPLY[@]} -eq 1 && \${COMPREPLY[0]} == */ ]]; then compopt -o nospace 2>/dev/null || true; fi
 }

@@ -22,6 +22,10 @@ export function importNotes(result: ImportView): string[] {
     notes.push(`converted from Markdown: ${topic.relative} → ${topic.path}`);
     for (const line of topic.notes) notes.push(`  ${line}`);
   }
+  // ByteRover's generated folder descriptions look like topics: say by name that they were left out.
+  const contexts = result.skipped.filter((file) => file.reason === 'derived' && /(^|\/)context\.md$/.test(file.relative));
+  if (contexts.length > 0)
+    notes.push(`not imported: ${contexts.map((file) => file.relative).join(', ')} (folder descriptions ByteRover generated, not topics)`);
   if (result.skipped.length > 0)
     notes.push(`${result.skipped.length} file(s) not topics (generated indexes, archives, other files): see --format json`);
   return notes;

@@ -65,20 +65,27 @@ test('brv import <ByteRover project>: HTML as is, Markdown converted, derived fi
       '_archived/ archived',
       '_index.md derived',
       '_manifest.json derived',
+      'auth/context.md derived',
       'auth/jwt/token_refresh.abstract.md derived',
       'auth/jwt/token_refresh.overview.md derived',
       'index.html derived',
       'notes/todo.txt not-a-topic',
       'notes/whiteboard.png not-a-topic',
       'ops/_index.md derived',
+      'ops/context.md derived',
       'security/_index.md derived',
     ],
   );
   t.is(Number(await git(repo, 'rev-list', '--count', 'refs/brv/heads/main')), 1);
-  t.regex(await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main'), /^import: 24 added, 0 updated/);
+  t.regex(await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main'), /^import: 22 added, 0 updated/);
   const converted = await showTopic(repo, 'auth/jwt/token_refresh.html');
   t.true(converted?.includes('<bv-pattern description="JWT in the Authorization header" flags="i">'));
-  t.false(/createdat|updatedat/.test((await showTopic(repo, 'security/auth.html')) ?? 'missing'));
+  // ByteRover's file times, kept as data-* (never as its bare stamps).
+  const auth = (await showTopic(repo, 'security/auth.html')) ?? 'missing';
+  t.false(/ (createdat|updatedat)=/.test(auth));
+  t.regex(auth, / data-createdat="2026-05-01T10:00:00.000Z" data-updatedat="2026-05-02T09:00:00.000Z"/);
+  t.regex(converted ?? '', / data-createdat="2026-03-01T10:00:00.000Z" data-updatedat="2026-04-02T08:30:00.000Z"/);
+  t.regex(converted ?? '', / related="[^"]*@auth"/, 'a relation to auth/context.md names the folder');
   // The converted topics are readable like any other.
   const read = await brvJson(repo, ['read', 'database/postgres/connection_pool']);
   t.true(read.json!.data.content.includes('**Task:** Keep connection counts under the Postgres limit'));
@@ -114,7 +121,7 @@ test('export → import is lossless: byte-identical topic blobs in a fresh repos
   // Importing the export back into the first repository changes nothing.
   const tip = await refTip(first);
   const back = await brvJson(first, ['import', out]);
-  t.like(back.json!.data, { ok: true, unchanged: 24, added: [], updated: [], repaired: [] });
+  t.like(back.json!.data, { ok: true, unchanged: 22, added: [], updated: [], repaired: [] });
   t.is(await refTip(first), tip);
 });
 
@@ -163,7 +170,7 @@ test('a bad ByteRover tree: typed errors per file and nothing written; --skip-in
 
 type Repaired = { relative: string; path: string; repairs: Array<{ repair: string; message: string }> };
 const repairKinds = (data: { repaired: Repaired[] }) =>
-  Object.fromEntries(data.repaired.map((r) => [r.relative, r.repairs.map((x) => x.repair).filter((k) => k !== 'stamp-dropped')]));
+  Object.fromEntries(data.repaired.map((r) => [r.relative, r.repairs.map((x) => x.repair).filter((k) => k !== 'stamp-kept')]));
 
 test('ByteRover quirks import: repaired, listed per file, nothing lost', async (t) => {
   const repo = await makeRepo();
@@ -185,7 +192,7 @@ test('ByteRover quirks import: repaired, listed per file, nothing lost', async (
   const auth = data.repaired.find((r: Repaired) => r.relative === 'security/auth.html');
   t.true(
     auth.repairs.some(
-      (r: { repair: string; message: string }) => r.repair === 'stamp-dropped' && r.message.includes('2026-05-01T10:00:00.000Z'),
+      (r: { repair: string; message: string }) => r.repair === 'stamp-kept' && r.message.includes('2026-05-01T10:00:00.000Z'),
     ),
   );
   // The same repairs are on each topic entry.
@@ -214,11 +221,13 @@ test('brv import (text): one line per repair, per file', async (t) => {
   const repo = await makeRepo();
   const run = await brv(repo, ['import', PROJECT]);
   t.is(run.exitCode, 0, run.stderr);
-  t.regex(run.stdout, /^Imported 24 new and 0 updated topics \(0 unchanged\) in commit [0-9a-f]+\.$/m);
+  t.regex(run.stdout, /^Imported 22 new and 0 updated topics \(0 unchanged\) in commit [0-9a-f]+\.$/m);
   t.regex(run.stdout, /^Repaired \d+ topics that ByteRover accepts but brv stores differently:$/m);
   t.regex(run.stdout, /^ {2}ops\/deploy\.html: comment-dropped: Dropped the comment <!--TODO: document the manual override-->/m);
   t.regex(run.stdout, /^ {2}api\/rate_limits\.html: content-around-topic-kept: Content after <bv-topic>/m);
   t.regex(run.stdout, /^ {2}team\/ownership\.html: attribute-kept-as-(data|fact): <bv-topic> owner="platform-team"/m);
+  // ByteRover's generated folder descriptions are named as left out.
+  t.regex(run.stderr, /^not imported: auth\/context\.md, ops\/context\.md \(folder descriptions ByteRover generated, not topics\)$/m);
 });
 
 test('brv import --dry-run: the full report, and nothing written (no ref, no object)', async (t) => {

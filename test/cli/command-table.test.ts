@@ -1,5 +1,4 @@
 import test from 'ava';
-import { execa } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandModule } from 'yargs';
@@ -16,6 +15,7 @@ import { CONNECTOR_TYPES } from '../../src/setup/connectors/agents.js';
 import { COMPLETION_SHELLS } from '../../src/views/completion.js';
 import { REMOTE_LAYOUTS } from '../../src/base/ref-names.js';
 import { findCommand } from '../../src/views/command-table.js';
+import { Bash, shellWord } from '../helpers/bash.js';
 import { plantTree } from '../helpers/plant.js';
 import { CLI, ENV, ROOT, brv, curateTopic, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
@@ -175,6 +175,12 @@ test('completion offers every option of a command, and the choices of options an
   }
 });
 
+test('every positional a command needs has an example, for the message when it is missing', (t) => {
+  for (const [path, decl] of walk())
+    for (const positional of decl.positionals ?? [])
+      if (positional.demand) t.truthy(positional.example, `${path.join(' ')} <${positional.name}>`);
+});
+
 test('the lists the table writes out are the library’s, in its order', (t) => {
   t.deepEqual(findCommand(['hooks', 'install'])!.positionals![0]!.choices, HOOK_NAMES);
   t.deepEqual(findCommand(['hooks', 'run'])!.positionals![0]!.choices, HOOK_NAMES);
@@ -294,17 +300,18 @@ test('brv __complete prints no planted candidate holding a line break, another c
 test('completion scripts: bash completes values through brv __complete; zsh and fish scripts call it', async (t) => {
   const repo = await richRepo();
   const bin = await brvBin();
-  const complete = async (words: string[], fn = '_brv_completions') => {
-    const script = `source <(brv completion bash) && COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}) && COMP_CWORD=${words.length - 1} && ${fn} && printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const run = await execa('bash', ['--norc', '--noprofile', '-c', script], {
-      cwd: repo,
-      env: { ...ENV, PATH: `${bin}:${process.env.PATH}` },
-      extendEnv: false,
-      reject: false,
-    });
-    t.is(run.exitCode, 0, run.stderr);
-    return run.stdout.split('\n').filter(Boolean);
-  };
+  // One bash for every question (test/helpers/bash.ts).
+  const bash = new Bash({ ...ENV, PATH: `${bin}:${process.env.PATH}` }, repo);
+  t.teardown(() => bash.close());
+  await bash.run('source <(brv completion bash)');
+  const complete = async (words: string[], fn = '_brv_completions') =>
+    (
+      await bash.run(
+        `COMP_WORDS=(${words.map(shellWord).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      )
+    )
+      .split('\n')
+      .filter(Boolean);
   t.deepEqual(await complete(['brv', 'read', 'sec']), ['security/']);
   t.deepEqual(await complete(['brv', 'read', 'security/a']), ['security/auth-tokens']);
   t.deepEqual(await complete(['brv', 'vc', 'checkout', 'e']), ['experiment']);

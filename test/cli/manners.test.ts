@@ -2,6 +2,7 @@ import test from 'ava';
 import { execa } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Bash, shellWord } from '../helpers/bash.js';
 import { plantTree } from '../helpers/plant.js';
 import { CLI, ENV, ROOT, brv, brvJson, cleanup, makeRepo, tempDir } from '../helpers/repo.js';
 
@@ -103,17 +104,18 @@ test("ByteRover's command names point at what brv has", async (t) => {
 test('brv completion bash: a real bash completes commands, sub-commands, options and their values (brv and git brv)', async (t) => {
   const bin = await tempDir();
   await writeFile(path.join(bin, 'brv'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
-  const complete = async (words: string[], fn = '_brv_completions') => {
-    const script = `source <(brv completion bash) && COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}) && COMP_CWORD=${words.length - 1} && ${fn} && printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const run = await execa('bash', ['--norc', '--noprofile', '-c', script], {
-      cwd: bin,
-      env: { ...ENV, PATH: `${bin}:${process.env.PATH}` },
-      extendEnv: false,
-      reject: false,
-    });
-    t.is(run.exitCode, 0, run.stderr);
-    return run.stdout.split('\n').filter(Boolean);
-  };
+  // One bash for every question (test/helpers/bash.ts).
+  const bash = new Bash({ ...ENV, PATH: `${bin}:${process.env.PATH}` }, bin);
+  t.teardown(() => bash.close());
+  await bash.run('source <(brv completion bash)');
+  const complete = async (words: string[], fn = '_brv_completions') =>
+    (
+      await bash.run(
+        `COMP_WORDS=(${words.map(shellWord).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      )
+    )
+      .split('\n')
+      .filter(Boolean);
   t.deepEqual(await complete(['brv', 'qu']), ['query']);
   t.true((await complete(['brv', ''])).includes('completion'));
   t.deepEqual(await complete(['brv', 'vc', 'pu']), ['pull', 'push']);

@@ -48,8 +48,9 @@ test('--at reads knowledge as it was at a brv commit, branch expression or date'
   // Dates: the test environment pins commit dates to 2026-01-01.
   t.deepEqual((await brvJson(repo, ['ls', '--at', '2026-01-02'])).json!.data.topics, ['a/other', 'a/topic']);
   t.is((await brvJson(repo, ['ls', '--at', '2025-12-31'])).json!.data.error.kind, 'not-found');
-  // A code commit is not knowledge.
-  t.is((await brvJson(repo, ['ls', '--at', 'HEAD'])).json!.data.error.kind, 'not-a-brv-commit');
+  // A code commit is not knowledge; HEAD is the brv branch's tip, not git's code HEAD.
+  t.is((await brvJson(repo, ['ls', '--at', await git(repo, 'rev-parse', 'HEAD')])).json!.data.error.kind, 'not-a-brv-commit');
+  t.deepEqual((await brvJson(repo, ['ls', '--at', 'HEAD~1'])).json!.data.topics, ['a/topic']);
   t.is((await brvJson(repo, ['ls', '--at=--upload-pack=evil'])).json!.data.error.kind, 'invalid-revision');
   t.is((await brvJson(repo, ['ls', '--at', 'nonexistent'])).json!.data.error.kind, 'not-found');
 });

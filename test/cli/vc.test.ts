@@ -238,6 +238,6 @@ test('log, diff and show speak in topics', async (t) => {
   await ok(repo, ['vc', 'config', 'user.name', 'Grace']);
   t.is((await ok(repo, ['vc', 'config', 'user.name'])).value, 'Grace');
   t.is(await git(repo, 'config', 'user.name'), 'Grace');
-  const notBrv = await brvJson(repo, ['vc', 'show', 'HEAD']);
+  const notBrv = await brvJson(repo, ['vc', 'show', await git(repo, 'rev-parse', 'HEAD')]);
   t.is(notBrv.json?.data.error.kind, 'not-a-brv-commit');
 });

@@ -34,7 +34,6 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
       ['api/errors.html', 'html'],
       ['api/rate_limits.html', 'html'],
       ['architecture/index.html', 'html'],
-      ['auth/context.md', 'markdown'],
       ['auth/jwt/token_refresh.md', 'markdown'],
       ['auth/sessions/logout.md', 'markdown'],
       ['build/ci.html', 'html'],
@@ -46,7 +45,6 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
       ['frontend/state.html', 'html'],
       ['observability/logging.html', 'html'],
       ['observability/metrics.html', 'html'],
-      ['ops/context.md', 'markdown'],
       ['ops/deploy.html', 'html'],
       ['ops/incidents/2026_03_outage.html', 'html'],
       ['ops/runbooks/rollback.md', 'markdown'],
@@ -65,12 +63,14 @@ test('scan of a ByteRover project: topics, and every other file skipped with its
       ['_archived/', 'archived'],
       ['_index.md', 'derived'],
       ['_manifest.json', 'derived'],
+      ['auth/context.md', 'derived'],
       ['auth/jwt/token_refresh.abstract.md', 'derived'],
       ['auth/jwt/token_refresh.overview.md', 'derived'],
       ['index.html', 'derived'],
       ['notes/todo.txt', 'not-a-topic'],
       ['notes/whiteboard.png', 'not-a-topic'],
       ['ops/_index.md', 'derived'],
+      ['ops/context.md', 'derived'],
       ['security/_index.md', 'derived'],
     ],
   );
@@ -150,7 +150,7 @@ test('missing folders and files are typed errors', async (t) => {
   t.true(isBrvError(file) && file.kind === 'import-read-error');
 });
 
-test('an HTML topic is read canonically, without its stamped attributes', async (t) => {
+test('an HTML topic is read canonically, its stamped attributes kept as data-*', async (t) => {
   const read = await readByteRoverTopic({
     file: path.join(TREE, 'security/cookies.html'),
     relative: 'security/cookies.html',
@@ -159,14 +159,15 @@ test('an HTML topic is read canonically, without its stamped attributes', async 
   if (!read.ok) return t.fail(JSON.stringify(read.errors));
   t.is(read.path, 'security/cookies');
   t.is(read.blobPath, 'security/cookies.html');
-  t.false(/createdat|updatedat|2026-05-03/.test(read.html));
+  t.false(/ (createdat|updatedat)=/.test(read.html));
+  t.regex(read.html, / data-createdat="2026-05-03T11:00:00.000Z"/);
   t.true(read.html.startsWith('<bv-topic path="security/cookies" title="Session cookies"'));
   t.deepEqual(read.notes, []);
   t.deepEqual(
     read.repairs.map((r) => r.repair),
-    ['stamp-dropped'],
+    ['stamp-kept'],
   );
-  t.true(read.repairs[0]!.message.includes('createdat="2026-05-03T11:00:00.000Z"'), 'the dropped values are in the report');
+  t.true(read.repairs[0]!.message.includes('createdat="2026-05-03T11:00:00.000Z"'), 'the kept values are in the report');
 });
 
 test('an HTML topic whose path attribute differs from its file location says so', async (t) => {
@@ -207,8 +208,8 @@ test('planning the good tree: HTML imported as is, Markdown converted, all valid
     plan.converted.map((c) => c.path),
     BYTEROVER_MARKDOWN_TOPICS,
   );
-  t.is(plan.topics.size, 24);
-  t.is(plan.skipped.length, 12);
+  t.is(plan.topics.size, 22);
+  t.is(plan.skipped.length, 14);
 });
 
 test('with keep, each topic goes to it as it is read and the plan holds no topic text (an import of 100,000 topics held them all)', async (t) => {
@@ -258,7 +259,12 @@ test('repairs: each quirk ByteRover accepts gets its repair, and the result vali
     ['<bv-topic path="a/b" title="T"><bv-pattern><code>^a$</code></bv-pattern></bv-topic>', ['markup-flattened']],
     ['<bv-topic path="a/b" title="T"><bv-rule><p>R</p></bv-rule></bv-topic>', ['markup-flattened']],
     ['<bv-topic path="a/b" title="T"><bv-highlights><li>x</li></bv-highlights></bv-topic>', ['list-item-wrapped']],
-    ['<bv-topic path="a/b" title="T" createdat="2026-01-01T00:00:00Z"><bv-rule>R</bv-rule></bv-topic>', ['stamp-dropped']],
+    ['<bv-topic path="a/b" title="T" createdat="2026-01-01T00:00:00Z"><bv-rule>R</bv-rule></bv-topic>', ['stamp-kept']],
+    // Its data-* name taken: the stamp is dropped, and the report says so.
+    [
+      '<bv-topic path="a/b" title="T" createdat="2026-01-01T00:00:00Z" data-createdat="x"><bv-rule>R</bv-rule></bv-topic>',
+      ['stamp-dropped'],
+    ],
   ];
   for (const [html, expected] of cases) {
     const { validation, repairs } = repairByteRoverTopic(html);
@@ -349,4 +355,22 @@ test('repairs never walk what the validator refused as too deep or too large: 10
   t.false(validation.ok);
   if (!validation.ok) t.is(validation.errors[0]!.kind, 'too-large');
   t.deepEqual(repairs, []);
+});
+
+test("a folder's generated context.md (no frontmatter) is skipped as derived; a topic named context.md is imported", async (t) => {
+  const dir = await tree({
+    'a/context.md': '---\ntitle: Context\n---\nA topic about context.',
+    'b/context.md': '# B\n\nWhat the b folder holds.',
+    'b/x.md': '---\ntitle: X\n---\nText.',
+  });
+  const scan = await scanByteRoverTree(dir);
+  t.deepEqual(
+    scan.topics.map((e) => e.relative),
+    ['a/context.md', 'b/x.md'],
+  );
+  t.deepEqual(
+    scan.skipped.map((s) => [s.relative, s.reason]),
+    [['b/context.md', 'derived']],
+  );
+  t.regex(scan.skipped[0]!.message, /generated description of the folder b\//);
 });

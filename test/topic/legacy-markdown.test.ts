@@ -59,9 +59,12 @@ for (const name of markdownFixtures()) {
     if (!validation.ok) return t.fail(JSON.stringify(validation.errors));
     // Canonical: importing the output again (brv export → brv import) gives the same bytes.
     t.is(validation.topic.canonicalHtml, result.html);
-    t.false(/createdat|updatedat|importance|maturity/i.test(result.html));
+    // ByteRover's file times are kept as data-* attributes (never as the bare stamps); its scores are dropped.
+    t.false(/ (createdat|updatedat)=|importance|maturity/i.test(result.html));
     const rendered = words(renderTopicMarkdown(validation.topic.root));
-    const missing = [...words(source.replace(DROPPED_LINE, ''))].filter((w) => !rendered.has(w));
+    // A relation to a folder's generated context.md (not imported) names the folder.
+    const kept = source.replace(DROPPED_LINE, '').replace(/([\w/]+)\/context\.md\b/g, '$1');
+    const missing = [...words(kept)].filter((w) => !rendered.has(w));
     t.deepEqual(missing, [], `words of ${name} missing from the rendered topic`);
   });
 }
@@ -75,7 +78,9 @@ test('every §1.6 section of a full legacy topic maps to its element', (t) => {
     summary: 'Refresh tokens rotate on every use; access tokens live 15 minutes',
     tags: 'security,jwt',
     keywords: 'refresh,rotation,jti',
-    related: '@security/auth/session_store.html,@auth/context.html',
+    related: '@security/auth/session_store.html,@auth',
+    'data-createdat': '2026-03-01T10:00:00.000Z',
+    'data-updatedat': '2026-04-02T08:30:00.000Z',
   });
   t.deepEqual(children(result.html), [
     ['bv-reason', {}, 'Captured after the refresh/logout race in March so the next change keeps the invariants.'],
@@ -111,7 +116,7 @@ test('every §1.6 section of a full legacy topic maps to its element', (t) => {
   t.true(
     result.html.includes('<code class="language-ts">const pair = await refreshToken(oldToken)\nif (!pair) throw new Unauthorized()</code>'),
   );
-  t.true(result.notes.some((n) => n.includes('createdAt, updatedAt')));
+  t.true(result.notes.some((n) => n.includes('Kept createdAt and updatedAt as data-createdat and data-updatedat')));
   t.true(result.notes.some((n) => n.includes('"security" is not a bv-fact category')));
 });
 
@@ -129,9 +134,10 @@ test('pre-3.7.1 topic: scoring fields dropped, Relations → related, Features �
     ['bv-decision', {}, 'We chose PgBouncer over pgpool because it is simpler to operate.'],
   ]);
   const dropped = result.notes.find((n) => n.startsWith('Dropped frontmatter'));
-  for (const field of ['importance', 'recency', 'maturity', 'accessCount', 'updateCount', 'createdAt', 'updatedAt']) {
+  for (const field of ['importance', 'recency', 'maturity', 'accessCount', 'updateCount']) {
     t.true(dropped?.includes(field), field);
   }
+  t.false(/createdAt|updatedAt/.test(dropped ?? ''), 'file times are kept, not dropped');
   t.true(result.notes.some((n) => n.includes('"Gotchas"')));
 });
 
@@ -356,4 +362,38 @@ test('link reference definitions: used ones become links, unused ones are kept a
   );
   t.deepEqual(children(result.html), [['bv-reason', {}, 'See the spec . [unused]: https://example.com/other']]);
   t.true(result.html.includes('<a href="https://example.com/spec" title="Spec">the spec</a>'));
+});
+
+test('### Rules written as lines of one paragraph: one rule per line (a bullet stays one rule, however it wraps)', (t) => {
+  const result = convert(
+    md(
+      'title: Tokens',
+      '## Narrative\n### Rules\nRule 1: Sign with RS256\nRule 2: Rotate keys **monthly**  \nRule 3: Never log tokens\n\n- A bullet rule\n  wrapped onto a second line\n- Another\n',
+    ),
+    'auth/tokens.md',
+  );
+  t.deepEqual(
+    children(result.html).filter(([tag]) => tag === 'bv-rule'),
+    [
+      ['bv-rule', {}, 'Rule 1: Sign with RS256'],
+      ['bv-rule', {}, 'Rule 2: Rotate keys monthly'],
+      ['bv-rule', {}, 'Rule 3: Never log tokens'],
+      ['bv-rule', {}, 'A bullet rule wrapped onto a second line'],
+      ['bv-rule', {}, 'Another'],
+    ],
+  );
+});
+
+test("createdAt and updatedAt are kept as data-createdat and data-updatedat; a relation to a folder's context.md names the folder", (t) => {
+  const result = convert(
+    md(
+      "title: T\nrelated: [auth/context.md]\ncreatedAt: '2025-11-02T10:00:00.000Z'\nupdatedAt: 2026-01-05T08:00:00.000Z",
+      '## Reason\nWhy.',
+    ),
+    'auth/t.md',
+  );
+  const attributes = attributesOf(topicOf(result.html));
+  t.is(attributes.get('data-createdat'), '2025-11-02T10:00:00.000Z');
+  t.is(attributes.get('data-updatedat'), '2026-01-05T08:00:00.000Z');
+  t.is(attributes.get('related'), '@auth');
 });

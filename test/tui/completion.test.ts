@@ -72,7 +72,7 @@ test('the slash commands that mirror CLI commands take their arguments and optio
   t.deepEqual(shape('edit'), { args: ['topic'], options: undefined });
   t.deepEqual(shape('rm'), { args: ['topic'], options: { '--recursive': 'flag', '--reason': 'text' } });
   t.deepEqual(shape('vc', 'log'), { args: ['topic'], options: { '--limit': 'text', '--all': 'flag' } });
-  t.deepEqual(shape('vc', 'diff'), { args: ['text'], options: undefined });
+  t.deepEqual(shape('vc', 'diff'), { args: ['branch'], options: undefined });
   t.deepEqual(shape('vc', 'merge'), { args: ['branch'], options: undefined });
   t.deepEqual(shape('sync'), { args: ['remote'], options: undefined });
   // Derived values complete: a branch for /vc merge, a remote for /sync, folders for /search --scope.
