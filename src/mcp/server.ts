@@ -94,7 +94,10 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
           if (answered.modelError) {
             // No answer, but what retrieval found (no model needed) follows the typed error.
             const { kind, message } = answered.modelError;
-            return { ...text(`${errorMarkdown(kind, `No answer: ${message}`)}\n\n${queryMarkdown(answered.query, args.query)}`), isError: true };
+            return {
+              ...text(`${errorMarkdown(kind, `No answer: ${message}`)}\n\n${queryMarkdown(answered.query, args.query)}`),
+              isError: true,
+            };
           }
           const { answerMarkdown } = await import('../views/answer.js');
           return text(answerMarkdown(answered));

@@ -197,7 +197,12 @@ test('answer with the endpoint refusing connections: the retrieval and llm-unava
   const server = await startLlmServer();
   const url = server.url;
   await server.close();
-  const env = { BRV_LLM_PROVIDER: 'openai-compatible', BRV_LLM_BASE_URL: url, BRV_LLM_MODEL: 'test-model', BRV_LLM_API_KEY: 'sk-test-0000' };
+  const env = {
+    BRV_LLM_PROVIDER: 'openai-compatible',
+    BRV_LLM_BASE_URL: url,
+    BRV_LLM_MODEL: 'test-model',
+    BRV_LLM_API_KEY: 'sk-test-0000',
+  };
   const [{ activeConnection }, { ProviderConfigFile }, { KeyStore }, { openClient }] = await Promise.all([
     import('../../src/models/llm/active.js'),
     import('../../src/models/llm/config.js'),

@@ -241,7 +241,9 @@ export class LlmClient {
         : ` Store a valid key with brv providers connect ${provider} --api-key - (read from standard input).`;
     }
     if (kind === 'llm-rejected') {
-      return from === 'env' ? ' Check BRV_LLM_MODEL.' : ` Check the model: brv providers model list ${provider}, brv providers model switch <model>.`;
+      return from === 'env'
+        ? ' Check BRV_LLM_MODEL.'
+        : ` Check the model: brv providers model list ${provider}, brv providers model switch <model>.`;
     }
     if (kind === 'llm-rate-limited') return ' Wait and try again, or raise brv settings set llm.retries <n>.';
     return '';
