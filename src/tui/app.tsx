@@ -200,6 +200,8 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     if (suspended) released.current?.();
   }, [suspended]);
   const exitArmed = useRef(0);
+  /** A y/N question waiting for its key (`/rm`): the next key answers it, whatever screen is up. */
+  const confirmNow = useRef<Extract<Outcome, { type: 'confirm' }> | undefined>(undefined);
   const deciding = useRef(false);
   const runId = useRef(0);
   /** Cancels the running work when it can be (a self-driven curate): Ctrl-C aborts it. */
@@ -325,12 +327,18 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     async (outcome: Outcome) => {
       switch (outcome.type) {
         case 'text':
-          return push({
+          push({
             type: 'pager',
             title: outcome.title,
             ...(outcome.markdown ? { markdown: outcome.text } : { text: outcome.text }),
             offset: 0,
           });
+          if (outcome.message) setMessage(outcome.message);
+          return;
+        case 'confirm':
+          confirmNow.current = outcome;
+          setMessage({ tone: 'info', text: outcome.question });
+          return;
         case 'results':
           return push({ type: 'results', title: outcome.title, question: outcome.question, items: outcome.items, selected: 0 });
         case 'topic': {
@@ -570,6 +578,18 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         setTimeout(next, 0);
       };
       next();
+      return;
+    }
+    // A y/N question: y does it; any other key (n, Enter, Esc, Ctrl-C) keeps everything as it is.
+    const asked = confirmNow.current;
+    if (asked) {
+      confirmNow.current = undefined;
+      if (input === 'y' || input === 'Y') {
+        void run(asked.doing, () => asked.proceed()).then(async (outcome) => {
+          if (outcome) await apply(outcome);
+          void refresh();
+        });
+      } else setMessage({ tone: 'info', text: asked.declined });
       return;
     }
     // Ctrl-C: stop what runs; otherwise leave on the second press.

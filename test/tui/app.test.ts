@@ -259,3 +259,32 @@ test.serial('a long note or error is wrapped at the terminal width, wide charact
   // The prompt and the status line are still there, below it.
   t.regex(frame, /edit-aborted: The topic still fails validation[^\n]*\n(.+\n)+› ?\n.*3 topics/);
 });
+
+test.serial('/rm asks first: N (or any other key) keeps the topic, y removes it', async (t) => {
+  const repo = await threeTopics();
+  const ui = mountApp(t, repo, { noColor: true });
+  await ui.see(/3 topics/);
+  await ui.type('/rm security/auth');
+  await ui.type(ENTER);
+  await ui.see(/Remove the topic security\/auth\? One commit, reviewable\. y removes, any other key keeps it\./);
+  await ui.type('N');
+  await ui.see(/Kept security\/auth: nothing was removed\./);
+  t.truthy(await showTopic(repo, 'security/auth.html'), 'N keeps the topic');
+  await ui.type('/rm security --recursive');
+  await ui.type(ENTER);
+  await ui.see(/Remove 2 topics under security\/ \(security\/auth, security\/cookies\)\?/);
+  await ui.type(ESC);
+  await ui.see(/Kept security: nothing was removed\./);
+  t.truthy(await showTopic(repo, 'security/cookies.html'));
+  await ui.type('/rm security/auth');
+  await ui.type(ENTER);
+  await ui.see(/Remove the topic security\/auth\?/);
+  await ui.type('y');
+  await ui.see(/Removed security\/auth \(commit [0-9a-f]+\)\./);
+  t.is(await showTopic(repo, 'security/auth.html'), undefined);
+  await ui.see(/2 topics/);
+  // Nothing there: said at once, nothing asked.
+  await ui.type('/rm security/nothing');
+  await ui.type(ENTER);
+  await ui.see(/No topic at security\/nothing/);
+});
