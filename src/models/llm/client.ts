@@ -266,7 +266,7 @@ class CallFailure extends Error {
     /** Text had arrived: a retry would repeat it (never retried). */
     readonly streamed: boolean,
   ) {
-    super('model call failed');
+    super(errorText(cause));
   }
 }
 
