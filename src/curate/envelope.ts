@@ -1,4 +1,5 @@
 import type { ErrorKind } from '../base/error-kinds.js';
+import type { RemovedContent } from '../topic/removed.js';
 
 /** The curate wire contract, kept identical to ByteRover's tool mode so existing agents work unchanged. */
 export type CurateStatus = 'needs-llm-step' | 'done' | 'failed';
@@ -37,6 +38,8 @@ export interface CurateEnvelope {
   review?: { id: string; gated: boolean };
   /** On done: the change is held for review `review.id` (review.gate) and is not on the branch until a person approves it. */
   held?: boolean;
+  /** On done: what replacing the stored topic (--overwrite) took out of it; absent when nothing. */
+  removed?: RemovedContent;
 }
 
 export function failed(kind: ErrorKind, message: string, sessionId?: string): CurateEnvelope {

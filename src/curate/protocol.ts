@@ -140,6 +140,7 @@ export async function continueSession(
     overwrite,
     sessionId: session.id,
     agent: ctx.agent,
+    reviewRemovals: selfDriven,
   });
   if (result.ok) {
     await ctx.sessions.remove(session.id);
@@ -207,5 +208,6 @@ function doneEnvelope(result: Extract<WriteResult, { ok: true }>): CurateEnvelop
     ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     ...(result.review ? { review: { id: result.review.id, gated: result.review.gated } } : {}),
     ...(result.review?.gated ? { held: true } : {}),
+    ...(result.removed ? { removed: result.removed } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { oneLine, parseCommitMessage } from '../store/trailers.js';
 import { MAX_STORED_TOPIC_BYTES, MAX_TOPIC_BYTES } from '../topic/limits.js';
 import { nonPortablePathError, topicBlobPath } from '../topic/path.js';
 import { relatedWarnings, type PathKind } from '../topic/related.js';
+import { removedContent, removedCount, removedLines, type RemovedContent } from '../topic/removed.js';
 import { validateTopicHtml } from '../topic/validate.js';
 import type { CurateError, CurateMeta } from './envelope.js';
 import { mark } from '../base/trace.js';
@@ -14,6 +15,11 @@ export interface WriteOptions {
   overwrite: boolean;
   sessionId?: string;
   agent?: string;
+  /**
+   * The topic comes from a model brv drives (self-driven curate): replacing a topic in a way that
+   * removes content opens a review whatever impact the model declared.
+   */
+  reviewRemovals?: boolean;
 }
 
 export type WriteResult =
@@ -27,6 +33,8 @@ export type WriteResult =
       warnings: string[];
       /** The review this change opened (high impact): see ContextStore.commit. */
       review?: OpenedReview;
+      /** What replacing the stored topic took out of it (absent when nothing was). */
+      removed?: RemovedContent;
     }
   | { ok: false; errors: CurateError[] };
 
@@ -79,6 +87,7 @@ export async function writeTopic(
       oversized = true;
       existing = Buffer.alloc(0);
     }
+    let removed: RemovedContent | undefined;
     if (existing) {
       const existingHtml = oversized ? undefined : existing.toString('utf8');
       if (existingHtml === topic.canonicalHtml) return { stop: unchanged([...topic.warnings]) };
@@ -96,6 +105,8 @@ export async function writeTopic(
           },
         };
       }
+      const taken = existingHtml === undefined ? undefined : removedContent(existingHtml, topic.canonicalHtml);
+      if (taken && removedCount(taken) > 0) removed = taken;
     }
     if (!existing) {
       if (nonPortable) return { stop: { ok: false, errors: [{ ...nonPortable }] } };
@@ -143,9 +154,20 @@ export async function writeTopic(
           previousSummary: meta?.previousSummary,
           session: options.sessionId,
           agent: options.agent,
+          ...(removed ? { removed: removedLines(removed) } : {}),
         },
+        ...(removed && options.reviewRemovals ? { needsReview: true } : {}),
       },
-      result: { ok: true, filePath, topicPath: topic.path, type, commit: undefined, unchanged: false, warnings },
+      result: {
+        ok: true,
+        filePath,
+        topicPath: topic.path,
+        type,
+        commit: undefined,
+        unchanged: false,
+        warnings,
+        ...(removed ? { removed } : {}),
+      },
     };
   });
   await cached;

@@ -78,7 +78,8 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
             .optional()
             .describe(
               'Answer in words from the top topics with the model connected to brv (brv providers connect), citing topic paths; ' +
-                '"not in the knowledge" when they do not hold it. limit: topics read (default 5). Fails with no-provider when none is connected',
+                '"not in the knowledge" when they do not hold it. limit: topics read (default 5). When the model fails (no-provider when none is connected, ' +
+                'llm-unavailable …) the result is an error naming its kind, followed by the topics found',
             ),
           cwd,
         })
@@ -90,6 +91,14 @@ export function createMcpServer(options: ServerOptions): { server: McpServer; po
         if (args.answer) {
           const answered = await brv.retrieval.answer({ question: args.query, ...(args.limit ? { limit: args.limit } : {}) });
           if (answered.query.metadata.index.compaction === 'due') maintenance.schedule(brv);
+          if (answered.modelError) {
+            // No answer, but what retrieval found (no model needed) follows the typed error.
+            const { kind, message } = answered.modelError;
+            return {
+              ...text(`${errorMarkdown(kind, `No answer: ${message}`)}\n\n${queryMarkdown(answered.query, args.query)}`),
+              isError: true,
+            };
+          }
           const { answerMarkdown } = await import('../views/answer.js');
           return text(answerMarkdown(answered));
         }

@@ -12,7 +12,8 @@ import type { LlmClient, LlmUsage } from '../models/llm/client.js';
 import type { SkippedTopic, TreeCompaction, TreeIndexStore } from '../index/tree-index.js';
 import { startDetached } from '../proc/detached.js';
 import type { Snapshot } from '../store/context-store.js';
-import { BrvError } from '../base/errors.js';
+import { BrvError, isBrvError } from '../base/errors.js';
+import type { ErrorKind } from '../base/error-kinds.js';
 import { normalizeTopicPath, topicPathFromBlobPath } from '../topic/path.js';
 import path from 'node:path';
 import type { RepositoryContext } from './context.js';
@@ -431,21 +432,61 @@ export class Retrieval {
     return merge(local, shared, Math.min(request.limit ?? 10, 50));
   }
 
+  /** The usage of an answer that made no model call: the connection named when there is one. */
+  private async noUsage(): Promise<LlmUsage> {
+    const active = await this.ctx.llmConnection().catch(() => undefined);
+    return {
+      provider: active?.connection.provider ?? 'none',
+      model: active?.connection.model ?? 'none',
+      requests: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      embeddingTokens: 0,
+      costUsd: null,
+    };
+  }
+
   /**
    * A grounded answer (`brv query --answer`): the question's top topics (the normal ranking, knowledge
    * sources included) shown to the connected model as data, its reply checked (only citations of
    * shown topics survive; an answer citing none is "not in the knowledge"). When retrieval finds
    * nothing relevant (src/models/llm/answer.ts `relevantTopics`), the answer is "not in the knowledge"
-   * without any model call. `no-provider` when no model is connected.
+   * without any model call. A failure of the model (`no-provider` when none is connected, an outage) is
+   * `modelError` beside the retrieval, never in its place.
    */
   async answer(request: AnswerRequest): Promise<AnswerResult> {
     const { onAnswerText, signal, ...query } = request;
     const limit = Math.max(1, Math.min(request.limit ?? ANSWER_TOPICS, 50));
-    const [llm, result, grounded] = await Promise.all([this.ctx.llm(), this.query({ ...query, limit }), import('../models/llm/answer.js')]);
+    // The model's failure (none connected, no key) waits until retrieval is done: what it found is kept.
+    const client = this.ctx.llm().then(
+      (llm) => ({ llm }),
+      (error: unknown) => ({ error }),
+    );
+    const [connected, result, grounded] = await Promise.all([client, this.query({ ...query, limit }), import('../models/llm/answer.js')]);
+    const failed = (error: unknown, usage: LlmUsage): AnswerResult => {
+      if (!isBrvError(error) || !MODEL_FAILURES.has(error.kind)) throw error;
+      return {
+        question: request.question,
+        answer: '',
+        citations: [],
+        rejectedCitations: [],
+        notInKnowledge: false,
+        topics: [],
+        usage,
+        query: result,
+        modelError: { kind: error.kind, message: error.message },
+      };
+    };
+    if ('error' in connected) return failed(connected.error, await this.noUsage());
+    const { llm } = connected;
     if (!llm) {
-      throw new BrvError(
-        'no-provider',
-        'An answer needs a model and none is connected: run brv providers connect <provider> (e.g. brv providers connect openai --api-key -), or set BRV_LLM_PROVIDER and BRV_LLM_MODEL. A query without an answer needs no model.',
+      return failed(
+        new BrvError(
+          'no-provider',
+          'An answer needs a model and none is connected: run brv providers connect <provider> (e.g. brv providers connect openai --api-key -), or set BRV_LLM_PROVIDER and BRV_LLM_MODEL. A query without an answer needs no model.',
+        ),
+        await this.noUsage(),
       );
     }
     const before = llm.usage();
@@ -460,13 +501,18 @@ export class Retrieval {
     const topics = shown.map((t) => ({ path: t.path, title: t.title, score: t.score }));
     let checked: import('../models/llm/answer.js').CheckedAnswer = { text: '', citations: [], rejectedCitations: [], notInKnowledge: true };
     if (shown.length > 0) {
-      const reply = await llm.generate({
-        system: grounded.ANSWER_SYSTEM,
-        prompt: grounded.answerPrompt(request.question.trim(), shown),
-        maxOutputTokens: grounded.ANSWER_LIMITS.maxOutputTokens,
-        ...(signal ? { signal } : {}),
-        ...(onAnswerText ? { onText: onAnswerText } : {}),
-      });
+      let reply: string;
+      try {
+        reply = await llm.generate({
+          system: grounded.ANSWER_SYSTEM,
+          prompt: grounded.answerPrompt(request.question.trim(), shown),
+          maxOutputTokens: grounded.ANSWER_LIMITS.maxOutputTokens,
+          ...(signal ? { signal } : {}),
+          ...(onAnswerText ? { onText: onAnswerText } : {}),
+        });
+      } catch (error) {
+        return { ...failed(error, usageSince(before, llm.usage())), topics };
+      }
       checked = grounded.checkAnswer(
         reply,
         topics.map((t) => t.path),
@@ -511,7 +557,26 @@ export interface AnswerResult {
   usage: LlmUsage;
   /** The retrieval the answer was made from (`brv query`'s result). */
   query: QueryResult;
+  /**
+   * The model failed (none connected, no key, unreachable, refused, timed out, an unusable reply): no
+   * answer, but `query` still holds what retrieval found (it needs no model). Cancelling is thrown.
+   */
+  modelError?: { kind: ErrorKind; message: string };
 }
+
+/** Failures of the model (not of retrieval) that leave an answer's retrieval standing. */
+const MODEL_FAILURES: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
+  'no-provider',
+  'missing-api-key',
+  'unknown-provider',
+  'provider-config-unreadable',
+  'llm-auth',
+  'llm-bad-reply',
+  'llm-rate-limited',
+  'llm-rejected',
+  'llm-timeout',
+  'llm-unavailable',
+]);
 
 /** What a client spent between two readings of its tally (a long-lived server's client counts every call). */
 function usageSince(before: LlmUsage, after: LlmUsage): LlmUsage {

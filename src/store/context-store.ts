@@ -39,6 +39,11 @@ export interface PlannedCommit {
   allowEmpty?: boolean;
   /** Other refs moved in the same transaction (a review ref deleted by its decision). */
   alsoUpdate?: RefUpdate[];
+  /**
+   * A person must see this change whatever impact it declares (a model's write that removes content):
+   * it opens a review as a high-impact one does, held under review.gate.
+   */
+  needsReview?: boolean;
 }
 
 /**
@@ -301,7 +306,7 @@ export class ContextStore {
         }
         mark('store: trees written');
         const parents = [...(base ? [base.oid] : []), ...(decision.write.extraParents ?? [])];
-        const opens = await this.reviewFor(meta);
+        const opens = await this.reviewFor(meta, decision.write.needsReview === true);
         const recorded = opens?.gated ? { ...meta, gate: 'held' } : meta;
         commit = await this.repo.commitTree(tree, parents, formatCommitMessage(subject, recorded));
         if (base && startTree === base.tree) edited = { tree, paths: allEdits.map((e) => e.path) };
@@ -348,10 +353,10 @@ export class ContextStore {
     if (problem) throw problem;
   }
 
-  private async reviewFor(meta: CommitMeta): Promise<{ gated: boolean } | undefined> {
+  private async reviewFor(meta: CommitMeta, needsReview: boolean): Promise<{ gated: boolean } | undefined> {
     // brv dream only proposes: its commit is always held for a person, whatever the review settings say.
     if (meta.op === 'dream') return { gated: true };
-    const high = meta.impact === 'high';
+    const high = meta.impact === 'high' || needsReview;
     const wanted = high || meta.type === 'DELETE' || (meta.conflicts?.length ?? 0) > 0;
     // A decision opens none, but for the conflicts a reject's revert kept marked (someone must pick).
     if (!wanted || (meta.op.startsWith('review-') && !meta.conflicts?.length)) return undefined;

@@ -41,6 +41,8 @@ export interface CommitMeta {
   untrusted?: string[];
   /** `brv dream`'s proposals, one per changed topic: `<kind> <file>: <action> — <why>`. */
   proposals?: string[];
+  /** What a curate that replaced a topic took out of it, one per line: `fact <subject>`, `rule <text>`, `file <path>`, `section <name>`. */
+  removed?: string[];
 }
 
 const KEYS: Array<[keyof CommitMeta, string]> = [
@@ -61,8 +63,9 @@ const KEYS: Array<[keyof CommitMeta, string]> = [
   ['proposals', 'Brv-Proposal'],
   ['hold', 'Brv-Hold'],
   ['untrusted', 'Brv-Untrusted'],
+  ['removed', 'Brv-Removed'],
 ];
-const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files', 'proposals', 'untrusted']);
+const LIST_FIELDS = new Set<keyof CommitMeta>(['conflicts', 'files', 'proposals', 'untrusted', 'removed']);
 
 const MAX_VALUE_LENGTH = 500;
 

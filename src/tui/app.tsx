@@ -28,7 +28,7 @@ import { NO_VALUES, readRepository, statusText, workTreeFiles, type CompletionVa
 import { editText } from '../views/edit.js';
 import { printable } from '../topic/printable.js';
 import { mark } from '../base/trace.js';
-import { renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
+import { plainLine, renderTerminalMarkdown, widthOf, wrapPlainText, type StyledLine } from './terminal-markdown.js';
 
 /** A ref that moved, as the repository's watch reports it (typed: a branch, a review, a remote's copy …). */
 export type RefChange = RefChangeEvent;
@@ -139,6 +139,20 @@ function lineEditFor(input: string, key: Key): LineEdit | undefined {
   return undefined;
 }
 
+/**
+ * A note or error as rows of the terminal's width, wide characters counted as two columns; more than
+ * `max` rows end in "…" on the last.
+ */
+function messageLines(text: string, width: number, max: number): string[] {
+  const lines = wrapPlainText(text, width).map(plainLine);
+  if (lines.length <= max) return lines;
+  const kept = lines.slice(0, max);
+  let last = kept[max - 1]!;
+  while (last !== '' && widthOf(`${last}…`) > width) last = [...last].slice(0, -1).join('');
+  kept[max - 1] = `${last}…`;
+  return kept;
+}
+
 /** Lines of a pager screen for a width (laid out again when the terminal is resized). */
 function pagerLines(screen: Extract<Screen, { type: 'pager' }>, width: number): StyledLine[] {
   if (screen.markdown !== undefined) return renderTerminalMarkdown(screen.markdown, width);
@@ -186,6 +200,8 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     if (suspended) released.current?.();
   }, [suspended]);
   const exitArmed = useRef(0);
+  /** A y/N question waiting for its key (`/rm`): the next key answers it, whatever screen is up. */
+  const confirmNow = useRef<Extract<Outcome, { type: 'confirm' }> | undefined>(undefined);
   const deciding = useRef(false);
   const runId = useRef(0);
   /** Cancels the running work when it can be (a self-driven curate): Ctrl-C aborts it. */
@@ -208,8 +224,18 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
 
   const width = Math.max(20, size.columns);
   const choiceRows = choices.length === 0 ? 0 : Math.min(3, Math.ceil(choices.join('  ').length / width));
+  // The line under the screen (what runs, a note, an error) is wrapped, not cut: the end of a note is
+  // often what helps (where an abandoned edit was kept, the cost). It takes up to a third of the rows.
+  const below = busy
+    ? `${busy.label}${busy.progress ? ` ${busy.progress}` : ''} (Ctrl-C stops)`
+    : message
+      ? message.text
+      : notification
+        ? `● ${notification}`
+        : '';
+  const belowLines = messageLines(printable(below), width, Math.max(1, Math.floor(size.rows / 3)));
   // The frame stays a line short of the terminal: ink redraws the whole screen for taller output.
-  const mainHeight = Math.max(3, size.rows - 1 - 3 - choiceRows);
+  const mainHeight = Math.max(3, size.rows - 1 - 2 - belowLines.length - choiceRows);
 
   const leave = useCallback(() => {
     exit();
@@ -301,12 +327,18 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     async (outcome: Outcome) => {
       switch (outcome.type) {
         case 'text':
-          return push({
+          push({
             type: 'pager',
             title: outcome.title,
             ...(outcome.markdown ? { markdown: outcome.text } : { text: outcome.text }),
             offset: 0,
           });
+          if (outcome.message) setMessage(outcome.message);
+          return;
+        case 'confirm':
+          confirmNow.current = outcome;
+          setMessage({ tone: 'info', text: outcome.question });
+          return;
         case 'results':
           return push({ type: 'results', title: outcome.title, question: outcome.question, items: outcome.items, selected: 0 });
         case 'topic': {
@@ -548,6 +580,18 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       next();
       return;
     }
+    // A y/N question: y does it; any other key (n, Enter, Esc, Ctrl-C) keeps everything as it is.
+    const asked = confirmNow.current;
+    if (asked) {
+      confirmNow.current = undefined;
+      if (input === 'y' || input === 'Y') {
+        void run(asked.doing, () => asked.proceed()).then(async (outcome) => {
+          if (outcome) await apply(outcome);
+          void refresh();
+        });
+      } else setMessage({ tone: 'info', text: asked.declined });
+      return;
+    }
     // Ctrl-C: stop what runs; otherwise leave on the second press.
     if (key.ctrl && input === 'c') {
       if (busy) {
@@ -756,7 +800,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     while (widthOf(shown) > promptWidth) shown = shown.slice(0, -1);
     return { shown, caret: widthOf(before.slice(start)) };
   }, [line, promptWidth]);
-  const promptRow = mainHeight + 1 + choiceRows;
+  const promptRow = mainHeight + belowLines.length + choiceRows;
   useEffect(() => {
     if (suspended) return;
     if (screen.type === 'curate' && FIELDS[screen.field]!.name !== 'kind' && !busy) {
@@ -815,22 +859,21 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       </Box>
     );
   }
-  const below = busy
-    ? `${busy.label}${busy.progress ? ` ${busy.progress}` : ''} (Ctrl-C stops)`
-    : message
-      ? message.text
-      : notification
-        ? `● ${notification}`
-        : '';
+  const belowColor = busy
+    ? color('yellow')
+    : message?.tone === 'error'
+      ? color('red')
+      : notification && !message
+        ? color('green')
+        : undefined;
   const view = (
     <Box flexDirection="column" width={width}>
       {main}
-      <Text
-        wrap="truncate"
-        color={busy ? color('yellow') : message?.tone === 'error' ? color('red') : notification && !message ? color('green') : undefined}
-      >
-        {printable(below) || ' '}
-      </Text>
+      {belowLines.map((text, i) => (
+        <Text key={i} wrap="truncate" color={belowColor}>
+          {text || ' '}
+        </Text>
+      ))}
       {choiceRows > 0 ? (
         <Box height={choiceRows}>
           <Text wrap="wrap" dimColor>

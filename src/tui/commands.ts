@@ -10,6 +10,10 @@ import { curateAutoNotes, curateAutoProgressLine, curateText } from '../views/cu
 import { doctorText } from '../views/doctor.js';
 import { usageLine } from '../views/usage.js';
 import { queryText } from '../views/query.js';
+import { answerMarkdown } from '../views/answer.js';
+import { dreamText } from '../views/dream.js';
+import { isBrvError } from '../base/errors.js';
+import { DREAM_KINDS, type DreamKind } from '../service/knowledge.js';
 import { knowledgeNoticeText } from '../views/arrival.js';
 import { settingSetText, settingsText } from '../views/settings.js';
 import { sourcesText } from '../views/worktree.js';
@@ -39,13 +43,16 @@ export interface ResultItem {
 }
 
 export type Outcome =
-  | { type: 'text'; title: string; text: string; markdown?: boolean }
+  /** A page of output; `message` is said under it (the cost of a model call, a model's error beside what was found). */
+  | { type: 'text'; title: string; text: string; markdown?: boolean; message?: { tone: 'error' | 'info'; text: string } }
   | { type: 'results'; title: string; question: string; items: ResultItem[] }
   | { type: 'topic'; path: string; source?: string; note?: string }
   | { type: 'review'; id?: string }
   | { type: 'edit'; path: string }
   | { type: 'curate'; path?: string }
   | { type: 'note'; text: string }
+  /** A question answered y or N before anything is done (`/rm`): `proceed` on y, `declined` said otherwise. */
+  | { type: 'confirm'; question: string; doing: string; proceed: () => Promise<Outcome>; declined: string }
   | { type: 'help' }
   | { type: 'exit' };
 
@@ -64,8 +71,16 @@ export interface CommandContext {
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'query',
-    summary: 'Ask a question: the matching topics, rendered',
-    usage: '/query <question>',
+    summary: 'Ask a question: the matching topics, rendered (--answer: in words, as /ask)',
+    usage: '/query <question> [--answer]',
+    ...fromTable(['query'], ['answer']),
+    repeat: true,
+  },
+  {
+    name: 'ask',
+    summary:
+      'Answer a question in words from the top topics with the connected model, citing them (brv query --answer); if the model fails, the topics found and why',
+    usage: '/ask <question>',
     ...fromTable(['query']),
     repeat: true,
   },
@@ -101,9 +116,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'rm',
-    summary: 'Remove a topic (a folder with --recursive); one commit, reviewable',
+    summary: 'Remove a topic (a folder with --recursive) after you answer y; one commit, reviewable',
     usage: '/rm <topic> [--recursive] [--reason <why>]',
     ...fromTable(['rm'], ['recursive', 'reason']),
+  },
+  {
+    name: 'dream',
+    summary: 'Find topics to consolidate and propose merges, links and removals as one held review (brv dream)',
+    usage: '/dream [--scope <folder>] [--kinds merge,link,prune,stale,synthesize] [--max N] [--dry-run]',
+    ...fromTable(['dream'], ['scope', 'kinds', 'max', 'dry-run']),
   },
   {
     name: 'review',
@@ -140,10 +161,10 @@ export const COMMANDS: readonly CommandSpec[] = [
 
 const LIMIT = 20;
 
-function limitOption(value: string | true | undefined, fallback: number, max: number): number {
+function limitOption(value: string | true | undefined, fallback: number, max: number, name = '--limit'): number {
   if (value === undefined || value === true) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--limit takes a whole number from 1 to ${max}.`);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a whole number from 1 to ${max}.`);
   return Math.min(n, max);
 }
 
@@ -184,8 +205,12 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
   const { args, options } = command;
   const text = args.join(' ').trim();
   switch (command.name) {
+    case 'ask':
+      if (!text) throw new Error('Ask something: /ask <question>.');
+      return answerOutcome(ctx, text);
     case 'query': {
       if (!text) throw new Error('Ask something: /query <question>.');
+      if (options['--answer'] === true) return answerOutcome(ctx, text);
       const brv = await ctx.brv();
       const before = brv.knowledgeArrival();
       const result = await brv.retrieval.query({ question: text, limit: 5 });
@@ -209,20 +234,11 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
         text: withNotice(brv, before, listText(listed)),
       };
     }
-    case 'rm': {
+    case 'rm':
       if (!args[0]) throw new Error('Name a topic: /rm <topic>.');
-      const removed = await (
-        await ctx.brv()
-      ).knowledge.remove(
-        {
-          path: args[0],
-          recursive: options['--recursive'] === true,
-          ...(typeof options['--reason'] === 'string' ? { reason: options['--reason'] } : {}),
-        },
-        ctx.actor,
-      );
-      return { type: 'note', text: removeText(removed) };
-    }
+      return removeOutcome(ctx, args[0], options);
+    case 'dream':
+      return dreamOutcome(ctx, options);
     case 'curate': {
       if (text && (await (await ctx.brv()).knowledge.modelConnection())) return curateAuto(ctx, text);
       if (args.length > 1)
@@ -267,6 +283,108 @@ export async function runCommand(ctx: CommandContext, command: ParsedCommand): P
       return { type: 'exit' };
     default:
       throw new Error(`No command /${command.name}.`);
+  }
+}
+
+/** `/ask`, `/query --answer`: the model's checked answer; when the model fails, what retrieval found with the error under it. */
+async function answerOutcome(ctx: CommandContext, question: string): Promise<Outcome> {
+  const brv = await ctx.brv();
+  try {
+    const result = await brv.retrieval.answer({
+      question,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      onAnswerText: (received) => ctx.progress(`characters received ${received}`),
+    });
+    if (result.modelError) {
+      const { kind, message } = result.modelError;
+      return {
+        type: 'text',
+        title: `Query: ${question} (no answer)`,
+        text: queryText(result.query),
+        markdown: true,
+        message: { tone: 'error', text: `${kind}: No answer: ${message} The topics brv found are above.` },
+      };
+    }
+    return {
+      type: 'text',
+      title: `Answer: ${question}`,
+      text: answerMarkdown(result),
+      markdown: true,
+      ...(result.usage.requests > 0 ? { message: { tone: 'info' as const, text: usageLine(result.usage) } } : {}),
+    };
+  } finally {
+    ctx.progress(undefined);
+  }
+}
+
+/** `/rm`: what would go, asked first (y/N); nothing is removed on any other answer. */
+async function removeOutcome(ctx: CommandContext, raw: string, options: ParsedCommand['options']): Promise<Outcome> {
+  const brv = await ctx.brv();
+  const path = raw.replace(/\/+$/, '');
+  const recursive = options['--recursive'] === true;
+  const reason = typeof options['--reason'] === 'string' ? options['--reason'] : undefined;
+  const exists = await brv.knowledge.read({ path }).then(
+    () => true,
+    (error: unknown) => {
+      if (isBrvError(error) && error.kind === 'not-found') return false;
+      throw error;
+    },
+  );
+  const under = exists ? [] : (await brv.knowledge.list({ prefix: path })).topics;
+  if (!exists && under.length === 0) throw new Error(`No topic at ${path}: /ls lists them (Tab completes paths).`);
+  if (!exists && !recursive)
+    throw new Error(
+      `${path} is a folder of ${under.length} topic${under.length === 1 ? '' : 's'}: /rm ${path} --recursive removes all of them.`,
+    );
+  const what = exists ? `the topic ${path}` : `${under.length} topic${under.length === 1 ? '' : 's'} under ${path}/ (${clipList(under)})`;
+  return {
+    type: 'confirm',
+    question: `Remove ${what}? One commit, reviewable. y removes, any other key keeps ${exists ? 'it' : 'them'}.`,
+    doing: `Removing ${path}…`,
+    declined: `Kept ${path}: nothing was removed.`,
+    proceed: async () => {
+      const removed = await brv.knowledge.remove({ path, recursive, ...(reason !== undefined ? { reason } : {}) }, ctx.actor);
+      return { type: 'note', text: removeText(removed) };
+    },
+  };
+}
+
+function clipList(paths: readonly string[]): string {
+  return paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`;
+}
+
+/** `/dream`: the candidates and proposals, recorded as one held review (`/review` decides it). */
+async function dreamOutcome(ctx: CommandContext, options: ParsedCommand['options']): Promise<Outcome> {
+  const text = (name: string) => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
+  const kindsText = text('--kinds');
+  const kinds = kindsText
+    ?.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  const unknown = kinds?.filter((k) => !(DREAM_KINDS as readonly string[]).includes(k)) ?? [];
+  if (kinds && (kinds.length === 0 || unknown.length > 0))
+    throw new Error(`--kinds takes a comma-separated list of ${DREAM_KINDS.join(', ')}.`);
+  const brv = await ctx.brv();
+  try {
+    const result = await brv.knowledge.dream(
+      {
+        ...(text('--scope') ? { scope: text('--scope') } : {}),
+        ...(kinds ? { kinds: kinds as DreamKind[] } : {}),
+        max: limitOption(options['--max'], 50, 1000, '--max'),
+        dryRun: options['--dry-run'] === true,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        onProgress: (step, done, total) => ctx.progress(`${step} ${done}${total ? ` of ${total}` : ''}`),
+      },
+      ctx.actor,
+    );
+    return {
+      type: 'text',
+      title: 'Dream',
+      text: dreamText(result),
+      ...(result.usage ? { message: { tone: 'info' as const, text: usageLine(result.usage) } } : {}),
+    };
+  } finally {
+    ctx.progress(undefined);
   }
 }
 

@@ -5,6 +5,7 @@ import { errorMarkdown } from './errors.js';
 import { markdownInline } from '../topic/inline.js';
 import { renderVocabulary } from '../topic/registry.js';
 import { shortOid } from './format.js';
+import type { RemovedContent } from '../topic/removed.js';
 
 type CurateHtmlView = CurateHtmlResult;
 
@@ -22,6 +23,7 @@ export function curateText(envelope: CurateEnvelope): string {
       );
       if (review) lines.push(`Review ${review.id} opened: a person looks at this change (brv review pending).`);
     }
+    if (envelope.removed) lines.push(removedText(envelope.topicPath ?? '', envelope.removed));
     for (const warning of envelope.warnings ?? []) lines.push(`warning: ${warning}`);
   } else if (envelope.status === 'needs-llm-step') {
     if (envelope.errors?.length) {
@@ -37,6 +39,19 @@ export function curateText(envelope: CurateEnvelope): string {
     if (envelope.sessionId) lines.push(`The session ${envelope.sessionId} is still open; fix the response and continue it.`);
   }
   return lines.join('\n');
+}
+
+/** What replacing a topic took out of it, counted and named: `Removed from security/jwt: 1 fact (ttl), 2 files (a.ts, b.ts).` */
+export function removedText(topicPath: string, removed: RemovedContent): string {
+  const part = (names: string[], one: string, many: string) =>
+    names.length === 0 ? [] : [`${names.length} ${names.length === 1 ? one : many} (${names.map((n) => clip(n, 60)).join(', ')})`];
+  const parts = [
+    ...part(removed.facts, 'fact', 'facts'),
+    ...part(removed.rules, 'rule', 'rules'),
+    ...part(removed.files, 'file', 'files'),
+    ...part(removed.sections, 'section', 'sections'),
+  ];
+  return `Removed from ${topicPath}: ${parts.join(', ')}.`;
 }
 
 /** `line 5:3: ` where the error's element starts in the HTML sent, or nothing. */
@@ -57,7 +72,11 @@ function heldLine(topicPath: string, id: string, unchanged: boolean): string {
  */
 export function curateMarkdown(result: CurateHtmlView): string {
   if (result.ok && result.review?.gated) {
-    return [heldLine(result.topicPath, result.review.id, result.unchanged), ...result.warnings.map((w) => `  ⚠ ${w}`)].join('\n');
+    return [
+      heldLine(result.topicPath, result.review.id, result.unchanged),
+      ...(result.removed ? [`  ${removedText(result.topicPath, result.removed)}`] : []),
+      ...result.warnings.map((w) => `  ⚠ ${w}`),
+    ].join('\n');
   }
   if (result.ok) {
     const verb = result.unchanged
@@ -68,6 +87,7 @@ export function curateMarkdown(result: CurateHtmlView): string {
     const lines = [`✓ ${verb} ${result.filePath}${result.commit ? ` (commit ${shortOid(result.commit)})` : ''}`];
     const { review } = result;
     if (review) lines.push(`  review ${review.id} opened${review.gated ? ': the change waits for approval' : ''} (brv review pending)`);
+    if (result.removed) lines.push(`  ${removedText(result.topicPath, result.removed)}`);
     for (const warning of result.warnings) lines.push(`  ⚠ ${warning}`);
     return lines.join('\n');
   }

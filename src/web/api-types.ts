@@ -82,6 +82,8 @@ export interface CommitMeta {
   hold?: string;
   untrusted?: string[];
   proposals?: string[];
+  /** What a curate that replaced a topic took out of it (`fact …`, `rule …`, `file …`, `section …`). */
+  removed?: string[];
 }
 
 /** One commit of the knowledge history, as GET /api/changes and /api/topic/history send it. */

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brv, git, makeRepo, ROOT } from '../helpers/repo.js';
+import { brv, git, makeRepo, ROOT, tempDir } from '../helpers/repo.js';
 import { put } from '../helpers/knowledge.js';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server.js';
 
@@ -208,4 +208,68 @@ test("a knowledge source's topics are shown and cited as alias:path", async (t) 
     citations: ['platform:platform/logging'],
     rejectedCitations: ['platform/logging'],
   });
+});
+
+/** A loopback port nothing listens on (a server started and closed). */
+async function closedPort(): Promise<number> {
+  const server = await startLlmServer();
+  const port = Number(new URL(server.url).port);
+  await server.close();
+  return port;
+}
+
+test('the endpoint down: the topics retrieval found (text and JSON), the typed model error naming the fix, one attempt, exit 1', async (t) => {
+  const repo = await seeded();
+  await git(repo, 'config', 'brv.llm.retries', '2');
+  const url = `http://127.0.0.1:${await closedPort()}/v1`;
+  const env = { BRV_LLM_PROVIDER: 'openai-compatible', BRV_LLM_BASE_URL: url, BRV_LLM_MODEL: 'test-model', BRV_LLM_API_KEY: KEY };
+  const text = await brv(repo, ['query', 'how are tokens signed', '--answer'], { env });
+  t.is(text.exitCode, 1);
+  t.regex(text.stdout, /JWT signing — security\/jwt/);
+  t.regex(text.stdout, /Sign tokens with RS256/);
+  t.regex(text.stderr, /^error: No answer: openai-compatible \(test-model\) could not be reached: .*ECONNREFUSED/m);
+  t.regex(text.stderr, new RegExp(`Start the server at ${url.replace(/[.]/g, '\\.')}, or point brv at another \\(BRV_LLM_BASE_URL`));
+  t.regex(text.stderr, /\[llm-unavailable\]/);
+  t.regex(text.stderr, /1 request,/, 'a refused connection is not retried');
+
+  const json = await brv(repo, ['query', 'how are tokens signed', '--answer', '--format', 'json'], { env });
+  t.is(json.exitCode, 1);
+  t.false(json.json!.success);
+  const data = json.json!.data;
+  t.is(data.matchedDocs[0].topicPath, 'security/jwt');
+  t.is(data.answer, null);
+  t.is(data.error.kind, 'llm-unavailable');
+  t.regex(data.error.message, /BRV_LLM_BASE_URL/);
+  t.is(data.usage.requests, 1);
+  t.false(JSON.stringify(json.json).includes(KEY));
+});
+
+test('the endpoint down as a configured provider: the fix is brv providers connect … --base-url', async (t) => {
+  const [repo, home] = await Promise.all([seeded(), tempDir('brv-user-')]);
+  // Provider settings are per user: this test's own home.
+  const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+  const port = await closedPort();
+  const connect = await brv(repo, ['providers', 'connect', 'ollama', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'llama3'], {
+    env,
+  });
+  t.is(connect.exitCode, 0, connect.stderr);
+  const run = await brv(repo, ['query', 'how are tokens signed', '--answer', '--format', 'json'], { env });
+  t.is(run.exitCode, 1, run.stdout);
+  t.is(run.json!.data.matchedDocs[0].topicPath, 'security/jwt');
+  t.is(run.json!.data.error.kind, 'llm-unavailable');
+  t.regex(run.json!.data.error.message, /brv providers connect openai-compatible --base-url <url> \(brv providers check tests it/);
+});
+
+test('a 500: retried within llm.retries, then the topics with llm-unavailable', async (t) => {
+  const { repo, server, env } = await setup(t);
+  await git(repo, 'config', 'brv.llm.retries', '1');
+  server.fallback = { status: 500, body: { error: { message: 'the model crashed' } }, headers: { 'retry-after': '0' } };
+  const run = await brv(repo, ['query', 'how are tokens signed', '--answer', '--format', 'json'], { env });
+  t.is(run.exitCode, 1);
+  t.is(server.requests.length, 2, 'one retry, as llm.retries says');
+  const data = run.json!.data;
+  t.is(data.matchedDocs[0].topicPath, 'security/jwt');
+  t.is(data.error.kind, 'llm-unavailable');
+  t.regex(data.error.message, /failed \(500\) \(after 2 attempts\): the model crashed/);
+  t.like(data.usage, { requests: 2 });
 });

@@ -302,3 +302,72 @@ test('brv curate without a provider loads no chunk of the ai SDK', async (t) => 
     for (const chunk of chunks) t.false(await holdsAi(chunk), `${args.join(' ')} loads ${chunk}`);
   }
 });
+
+const FULL_JWT = [
+  '<bv-reason><p>Auth review 2026-11.</p></bv-reason>',
+  '<bv-fact subject="access_token_ttl" value="15 minutes">Access tokens live 15 minutes.</bv-fact>',
+  '<bv-rule severity="must">Sign tokens with RS256.</bv-rule>',
+  '<bv-rule severity="must">Rotate signing keys monthly.</bv-rule>',
+  '<bv-files><li><code>src/auth/jwt.ts</code></li><li><code>src/auth/keys.ts</code></li></bv-files>',
+].join('');
+
+test('a model overwrite that removes content says what it removed and opens a review, though the model declared impact low', async (t) => {
+  const { server, repo, env } = await setup();
+  await curateTopic(repo, reply('security/jwt', 'JWT', FULL_JWT));
+  server.reply({
+    text: reply('security/jwt', 'JWT', '<bv-rule severity="must">Sign tokens with RS256.</bv-rule>', { impact: 'low', type: 'UPDATE' }),
+  });
+  const json = await brvJson(repo, ['curate', 'tokens are signed with RS256', '--auto', '--overwrite'], { env });
+  t.is(json.exitCode, 0, json.stderr);
+  const data = json.json!.data;
+  t.like(data, { ok: true, topicPath: 'security/jwt', type: 'UPDATE' });
+  t.deepEqual(data.removed, {
+    facts: ['access_token_ttl'],
+    rules: ['Rotate signing keys monthly.'],
+    files: ['src/auth/jwt.ts', 'src/auth/keys.ts'],
+    sections: ['bv-reason'],
+  });
+  t.truthy(data.review?.id, 'a review opened whatever impact the model declared');
+  const message = await git(repo, 'log', '-1', '--format=%B', 'refs/brv/heads/main');
+  t.regex(message, /Brv-Impact: low/);
+  t.regex(
+    message,
+    /Brv-Removed: fact access_token_ttl\nBrv-Removed: rule Rotate signing keys monthly\.\nBrv-Removed: file src\/auth\/jwt\.ts/,
+  );
+  t.truthy(await refTip(repo, `refs/brv/review/${data.review.id}`));
+
+  // In text, and held when review.gate is on: the topic stays as it was until a person approves.
+  await git(repo, 'config', 'brv.review.gate', 'true');
+  await curateTopic(repo, reply('security/jwt', 'JWT', FULL_JWT), ['--overwrite']);
+  const before = await showTopic(repo, 'security/jwt.html');
+  server.reply({ text: reply('security/jwt', 'JWT', '<bv-rule severity="must">Sign tokens with RS256.</bv-rule>', { impact: 'low' }) });
+  const text = await brv(repo, ['curate', 'tokens are signed with RS256', '--overwrite'], { env });
+  t.is(text.exitCode, 0, text.stderr);
+  t.regex(text.stdout, /^Held for review [0-9a-f]+: security\/jwt is not on the branch/);
+  t.regex(
+    text.stdout,
+    /Removed from security\/jwt: 1 fact \(access_token_ttl\), 1 rule \(Rotate signing keys monthly\.\), 2 files \(src\/auth\/jwt\.ts, src\/auth\/keys\.ts\), 1 section \(bv-reason\)\./,
+  );
+  t.is(await showTopic(repo, 'security/jwt.html'), before);
+});
+
+test("a person's curate --overwrite that removes content reports what it removed (no review for a low-impact person's change)", async (t) => {
+  const repo = await makeRepo();
+  await curateTopic(repo, reply('security/jwt', 'JWT', FULL_JWT));
+  const file = path.join(await tempDir('brv-html-'), 'jwt.html');
+  await writeFile(file, '<bv-topic path="security/jwt" title="JWT"><bv-rule severity="must">Sign tokens with RS256.</bv-rule></bv-topic>');
+  const run = await brv(repo, ['curate', '--html-file', file, '--overwrite', '--meta', '{"impact":"low"}']);
+  t.is(run.exitCode, 0, run.stderr);
+  t.regex(
+    run.stdout,
+    /^Curated security\/jwt \(UPDATE\) in commit [0-9a-f]{10}\.\nRemoved from security\/jwt: 1 fact \(access_token_ttl\), 1 rule/,
+  );
+  t.notRegex(run.stdout, /Review/);
+  // Nothing removed: nothing said.
+  await writeFile(
+    file,
+    '<bv-topic path="security/jwt" title="JWT"><bv-rule severity="must">Sign tokens with RS256.</bv-rule><bv-rule>More.</bv-rule></bv-topic>',
+  );
+  const grown = await brvJson(repo, ['curate', '--html-file', file, '--overwrite']);
+  t.is(grown.json!.data.removed, undefined);
+});

@@ -9,7 +9,11 @@ import { testService } from './service.js';
 // The REPL as a component in ink's test renderer, against a real repository through the real service.
 
 /** The App on `repo` (closed, and the repository removed, when the test ends). */
-export function mountApp(t: ExecutionContext, repo: string, options: { noColor?: boolean; history?: string[] } = {}) {
+export function mountApp(
+  t: ExecutionContext,
+  repo: string,
+  options: { noColor?: boolean; history?: string[]; editTopic?: (path: string) => Promise<any> } = {},
+) {
   const pool = testService.pool(repo, { serverName: 'brv tui' });
   const listeners = new Set<(change: RefChange) => void>();
   const saved: string[] = [];
@@ -25,6 +29,7 @@ export function mountApp(t: ExecutionContext, repo: string, options: { noColor?:
       },
       noColor: options.noColor ?? false,
       onExit: () => exited++,
+      ...(options.editTopic ? { editTopic: options.editTopic } : {}),
     }),
   );
   const frame = () => app.lastFrame() ?? '';

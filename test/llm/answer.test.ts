@@ -178,13 +178,57 @@ test('answer: nothing relevant retrieved → "not in the knowledge" with zero mo
   t.is(mock.prompts.length, 0);
 });
 
-test('answer without a connected model: no-provider', async (t) => {
+test('answer without a connected model: no-provider beside what retrieval found', async (t) => {
   const brv = await seeded();
   t.teardown(() => brv.close());
   internals(brv).llm = async () => undefined;
-  const error = await t.throwsAsync(brv.retrieval.answer({ question: 'how are tokens signed' }));
-  t.is((error as { kind?: string }).kind, 'no-provider');
-  t.regex(error!.message, /brv providers connect/);
+  const result = await brv.retrieval.answer({ question: 'how are tokens signed' });
+  t.is(result.modelError?.kind, 'no-provider');
+  t.regex(result.modelError!.message, /brv providers connect/);
+  t.is(result.query.matchedDocs[0]!.topicPath, 'security/jwt');
+  t.like(result, { answer: '', citations: [], notInKnowledge: false });
+  t.is(result.usage.requests, 0);
+});
+
+test('answer with the endpoint refusing connections: the retrieval and llm-unavailable well under a second, one attempt', async (t) => {
+  const brv = await seeded();
+  t.teardown(() => brv.close());
+  const { startLlmServer } = await import('../helpers/llm-server.js');
+  const server = await startLlmServer();
+  const url = server.url;
+  await server.close();
+  const env = {
+    BRV_LLM_PROVIDER: 'openai-compatible',
+    BRV_LLM_BASE_URL: url,
+    BRV_LLM_MODEL: 'test-model',
+    BRV_LLM_API_KEY: 'sk-test-0000',
+  };
+  const [{ activeConnection }, { ProviderConfigFile }, { KeyStore }, { openClient }] = await Promise.all([
+    import('../../src/models/llm/active.js'),
+    import('../../src/models/llm/config.js'),
+    import('../../src/models/llm/keys.js'),
+    import('../../src/models/llm/resolve.js'),
+  ]);
+  const active = await activeConnection(env, new ProviderConfigFile('/nonexistent/brv'));
+  // The default policy retries twice: a refused connection is not among what it retries.
+  const client = await openClient(active!, new KeyStore('/nonexistent/brv', env, undefined), {
+    timeoutMs: 60_000,
+    maxRetries: 2,
+    maxReplyChars: 1_000_000,
+  });
+  internals(brv).llm = async () => client;
+  await brv.retrieval.query({ question: 'warm the index' });
+  const started = performance.now();
+  const result = await brv.retrieval.answer({ question: 'how are tokens signed' });
+  const took = performance.now() - started;
+  t.true(took < 1_000, `took ${Math.round(took)} ms`);
+  t.log(`answered with the endpoint refusing in ${Math.round(took)} ms`);
+  t.is(result.modelError?.kind, 'llm-unavailable');
+  t.regex(result.modelError!.message, /ECONNREFUSED/);
+  t.regex(result.modelError!.message, /Start the server at http:\/\/127\.0\.0\.1:\d+\/v1, or point brv at another \(BRV_LLM_BASE_URL/);
+  t.is(result.usage.requests, 1);
+  t.is(result.query.matchedDocs[0]!.topicPath, 'security/jwt');
+  t.is(result.topics[0]!.path, 'security/jwt', 'the topics the model would have read');
 });
 
 test('answer: a cancelled call is llm-cancelled', async (t) => {

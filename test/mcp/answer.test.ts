@@ -58,3 +58,18 @@ test('brv-query with answer: a 401 is an llm-auth tool error without the key; no
   t.regex(textOf(none), /no-provider/);
   t.regex(textOf(none), /brv providers connect/);
 });
+
+test('brv-query with answer and the model failing (500): an llm-unavailable tool error, then the topics retrieval found', async (t) => {
+  const { server, client } = await setup(t);
+  server.fallback = { status: 500, body: { error: { message: 'the model crashed' } } };
+  const result = await client.callTool({ name: 'brv-query', arguments: { query: 'how are tokens signed', answer: true } });
+  t.true(result.isError);
+  const text = textOf(result);
+  t.regex(
+    text,
+    /^✗ llm-unavailable: No answer: openai-compatible \(test-model\) failed \(500\): the model crashed\. Try again later, or point brv at another server \(BRV_LLM_BASE_URL/,
+  );
+  t.regex(text, /## JWT signing/);
+  t.regex(text, /Sign tokens with RS256/);
+  t.is(server.requests.length, 1);
+});

@@ -72,6 +72,8 @@ test('curate then query through a real client; changes by other processes are se
     arguments: { html: topic('security/jwt', 'Use ES256.'), confirmOverwrite: true },
   });
   t.regex(textOf(replaced), /✓ Replaced topic at security\/jwt\.html/);
+  // What the replacement took out is said, counted and named.
+  t.regex(textOf(replaced), /\n {2}Removed from security\/jwt: 1 rule \([^)]*RS256/);
   const high = await client.callTool({
     name: 'brv-curate',
     arguments: { html: topic('security/keys', 'Rotate monthly.'), meta: { impact: 'high' } },

@@ -4,6 +4,7 @@ import { plantTree } from '../helpers/plant.js';
 import { curateTopic, reply, showTopic } from '../helpers/repo.js';
 import { openBrv } from '../helpers/service.js';
 import { mountApp } from '../helpers/tui-app.js';
+import { BrvError } from '../../src/base/errors.js';
 
 // The REPL as a component, in ink's test renderer, against a real repository through the real
 // service. The pseudo-terminal end to end (a real `brv`, tmux) is test/tui/terminal.test.ts.
@@ -233,4 +234,57 @@ test.serial('a hostile commit (escapes, a bell, a bidi override in its subject a
   await ui.type(ENTER);
   const log = await ui.see(/History/);
   for (const screen of [noted, log]) t.notRegex(screen, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+});
+
+test.serial('a long note or error is wrapped at the terminal width, wide characters counted, never cut', async (t) => {
+  const repo = await threeTopics();
+  const kept = '/tmp/brv-kept-0123456789/セキュリティ認証のトピック-security-auth-edited.html';
+  const ui = mountApp(t, repo, {
+    editTopic: async () => {
+      throw new BrvError(
+        'edit-aborted',
+        `The topic still fails validation and was saved unchanged, so nothing was written. Your text is in ${kept}.`,
+      );
+    },
+  });
+  await ui.see(/3 topics/);
+  await ui.type('/edit security/auth');
+  await ui.type(ENTER);
+  const frame = await ui.see(/nothing was written/);
+  // The whole message is on screen, over as many rows as it needs (ink's test terminal is 100 columns).
+  const flat = frame.replace(/\n\s*/g, ' ');
+  t.true(flat.includes(`Your text is in ${kept}.`), frame);
+  const { default: stringWidth } = await import('string-width');
+  for (const row of frame.split('\n')) t.true(stringWidth(row) <= 100, `a row wider than the terminal: ${row}`);
+  // The prompt and the status line are still there, below it.
+  t.regex(frame, /edit-aborted: The topic still fails validation[^\n]*\n(.+\n)+› ?\n.*3 topics/);
+});
+
+test.serial('/rm asks first: N (or any other key) keeps the topic, y removes it', async (t) => {
+  const repo = await threeTopics();
+  const ui = mountApp(t, repo, { noColor: true });
+  await ui.see(/3 topics/);
+  await ui.type('/rm security/auth');
+  await ui.type(ENTER);
+  await ui.see(/Remove the topic security\/auth\? One commit, reviewable\. y removes, any other key keeps it\./);
+  await ui.type('N');
+  await ui.see(/Kept security\/auth: nothing was removed\./);
+  t.truthy(await showTopic(repo, 'security/auth.html'), 'N keeps the topic');
+  await ui.type('/rm security --recursive');
+  await ui.type(ENTER);
+  await ui.see(/Remove 2 topics under security\/ \(security\/auth, security\/cookies\)\?/);
+  await ui.type(ESC);
+  await ui.see(/Kept security: nothing was removed\./);
+  t.truthy(await showTopic(repo, 'security/cookies.html'));
+  await ui.type('/rm security/auth');
+  await ui.type(ENTER);
+  await ui.see(/Remove the topic security\/auth\?/);
+  await ui.type('y');
+  await ui.see(/Removed security\/auth \(commit [0-9a-f]+\)\./);
+  t.is(await showTopic(repo, 'security/auth.html'), undefined);
+  await ui.see(/2 topics/);
+  // Nothing there: said at once, nothing asked.
+  await ui.type('/rm security/nothing');
+  await ui.type(ENTER);
+  await ui.see(/No topic at security\/nothing/);
 });

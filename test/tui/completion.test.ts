@@ -65,7 +65,7 @@ test('the slash commands that mirror CLI commands take their arguments and optio
     return { args: chosen.args, options: chosen.options };
   };
   // What the TUI declared by hand before the table; now derived (src/tui/command-line.ts fromTable).
-  t.deepEqual(shape('query'), { args: ['text'], options: undefined });
+  t.deepEqual(shape('query'), { args: ['text'], options: { '--answer': 'flag' } });
   t.deepEqual(shape('search'), { args: ['text'], options: { '--scope': 'folder', '--limit': 'text' } });
   t.deepEqual(shape('read'), { args: ['topic'], options: { '--source': 'source' } });
   t.deepEqual(shape('ls'), { args: ['folder'], options: undefined });

@@ -115,3 +115,68 @@ test.serial('without a model, /curate keeps the guided template, and words are n
   await ui.see(/Path\s+ops\/deploy/);
   t.is(server.requests.length, requests);
 });
+
+/** A repository with one topic a question about token signing finds. */
+async function jwtRepository(): Promise<string> {
+  const repo = await repository();
+  const { curateTopic } = await import('../helpers/repo.js');
+  await curateTopic(repo, reply('security/jwt', 'JWT signing', '<bv-rule severity="must">Sign tokens with RS256.</bv-rule>'));
+  return repo;
+}
+
+test.serial('with a model, /ask answers in words citing the topic, the cost under it; /query --answer is the same', async (t) => {
+  connect(true);
+  const repo = await jwtRepository();
+  const ui = mountApp(t, repo, { noColor: true });
+  await ui.see(/1 topic/);
+  server.reply({ text: 'Tokens are signed with RS256 [security/jwt].' }, { text: 'RS256 [security/jwt].' });
+  await ui.type('/ask how are tokens signed');
+  await ui.type(ENTER);
+  const answered = await ui.see(/Answer: how are tokens signed/);
+  t.regex(answered, /Tokens are signed with RS256 \[security\/jwt\]\./);
+  t.regex(answered, /Sources/);
+  t.regex(answered, /model openai-compatible test-model: 1 request/);
+  await ui.type('\u001b');
+  await ui.see(/Ask a question/);
+  await ui.type('/query how are tokens signed --answer');
+  await ui.type(ENTER);
+  await ui.see(/RS256 \[security\/jwt\]\./);
+});
+
+test.serial('with the model failing, /ask shows the topics found and the typed error naming the fix', async (t) => {
+  connect(true);
+  const repo = await jwtRepository();
+  const ui = mountApp(t, repo, { noColor: true });
+  await ui.see(/1 topic/);
+  server.reply({ status: 500, body: { error: { message: 'the model crashed' } } });
+  await ui.type('/ask how are tokens signed');
+  await ui.type(ENTER);
+  const frame = await ui.see(/llm-unavailable: No answer/);
+  t.regex(frame, /JWT signing/);
+  t.regex(frame, /Sign tokens with RS256/);
+  t.regex(
+    frame.replace(/\n\s*/g, ' '),
+    /failed \(500\): the model crashed\. Try again later, or point brv at another server \(BRV_LLM_BASE_URL/,
+  );
+});
+
+test.serial('/dream --dry-run lists what it would propose; /dream records one held review', async (t) => {
+  connect(false);
+  const repo = await repository();
+  const { curateTopic } = await import('../helpers/repo.js');
+  const files = '<bv-files><li><code>deploy/pipeline.yml</code></li></bv-files>';
+  await curateTopic(repo, reply('ops/deploy', 'Deploying', `<bv-rule>Canary first.</bv-rule>${files}`));
+  await curateTopic(repo, reply('ops/rollback', 'Rolling back', `<bv-rule>Roll back within five minutes.</bv-rule>${files}`));
+  const ui = mountApp(t, repo, { noColor: true });
+  await ui.see(/2 topics/);
+  await ui.type('/dream --dry-run');
+  await ui.type(ENTER);
+  const dry = await ui.see(/Proposals \(not recorded\)|No candidates|candidates/i);
+  t.notRegex(dry, /held for review/);
+  await ui.type('\u001b');
+  await ui.see(/Ask a question/);
+  await ui.type('/dream');
+  await ui.type(ENTER);
+  const held = await ui.see(/Dream\n/);
+  t.regex(held, /held for review [0-9a-f]+/);
+});

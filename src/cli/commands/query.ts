@@ -1,9 +1,10 @@
 import { withBrv } from '../context.js';
 import { retrievalRequest, type RetrievalOptions } from '../retrieval-options.js';
-import { note, printJson, printText } from '../output.js';
+import { EXIT_FAILURE, note, printJson, printText } from '../output.js';
+import { errorText } from '../../views/errors.js';
 import { queryText } from '../../views/query.js';
 import { maintainInBackground } from '../background-maintenance.js';
-import { cliRun } from '../io.js';
+import { cliRun, setExitCode } from '../io.js';
 import { hybridNotes } from '../../views/hybrid.js';
 import type { Brv } from '../../service/brv.js';
 import { tableCommand } from '../table-yargs.js';
@@ -53,6 +54,19 @@ async function answer(brv: Brv, argv: QueryOptions): Promise<void> {
     progress.finish();
   }
   const { query, usage, ...rest } = result;
+  if (rest.modelError) {
+    // No answer, but what retrieval found (it needs no model) is printed as brv query prints it, and
+    // the model's error beside it, typed: exit 1, as for any command that could not do what was asked.
+    const { kind, message } = rest.modelError;
+    if (argv.format === 'json') printJson('query', false, { ...query, answer: null, error: { kind, message }, usage });
+    else {
+      printText(queryText(query));
+      note(errorText(kind, `No answer: ${message}`));
+      if (usage.requests > 0) note(usageLine(usage));
+    }
+    setExitCode(EXIT_FAILURE);
+    return maintainInBackground(brv, query.metadata.index.compaction, argv.C);
+  }
   if (argv.format === 'json') {
     printJson('query', true, {
       ...query,

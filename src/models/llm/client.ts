@@ -40,6 +40,10 @@ export interface ClientIdentity {
   embeddingModel?: string;
   /** Where the API key came from (never the key): shown by `brv providers list`. */
   keySource?: string;
+  /** The server's URL when the connection names one (a local server): said when it cannot be reached. */
+  baseUrl?: string;
+  /** Where the connection was chosen: an error's fix names the setting to change (`env`: BRV_LLM_*). */
+  from?: 'env' | 'config';
 }
 
 /**
@@ -77,8 +81,15 @@ export class LlmClient {
     };
   }
 
-  /** One completion, streamed (for progress and the idle timeout); the whole text when it ends. */
+  /**
+   * One completion, streamed (for progress and the idle timeout); the whole text when it ends. A
+   * failure before any text arrived is tried again when it can recover (see `retryDelay`).
+   */
   async generate(request: GenerateRequest): Promise<string> {
+    return this.retrying(request.signal, () => this.generateOnce(request));
+  }
+
+  private async generateOnce(request: GenerateRequest): Promise<string> {
     const guard = new CallGuard(this.policy.timeoutMs, request.signal);
     let text = '';
     let tooLarge = false;
@@ -88,7 +99,8 @@ export class LlmClient {
         model: this.models.language,
         system: request.system,
         prompt: request.prompt,
-        maxRetries: this.policy.maxRetries,
+        // brv retries itself (retrying): the SDK's retries would also repeat a refused connection.
+        maxRetries: 0,
         abortSignal: guard.signal,
         // Errors arrive as stream parts and are thrown below; the SDK's default handler would print them.
         onError: () => {},
@@ -114,7 +126,7 @@ export class LlmClient {
         }
       }
     } catch (error) {
-      if (!tooLarge) throw this.failure(error, guard);
+      if (!tooLarge) throw new CallFailure(error, guard, text.length > 0);
     } finally {
       guard.dispose();
     }
@@ -137,11 +149,15 @@ export class LlmClient {
       );
     }
     if (texts.length === 0) return [];
+    return this.retrying(signal, () => this.embedOnce(texts, signal));
+  }
+
+  private async embedOnce(texts: readonly string[], signal: AbortSignal | undefined): Promise<number[][]> {
     const guard = new CallGuard(this.policy.timeoutMs, signal);
     try {
-      const model = await this.models.embedding();
+      const model = await this.models.embedding!();
       this.tally.requests += 1;
-      const result = await embedMany({ model, values: [...texts], maxRetries: this.policy.maxRetries, abortSignal: guard.signal });
+      const result = await embedMany({ model, values: [...texts], maxRetries: 0, abortSignal: guard.signal });
       this.tally.embeddingTokens += result.usage?.tokens ?? 0;
       if (
         result.embeddings.length !== texts.length ||
@@ -151,7 +167,7 @@ export class LlmClient {
       }
       return result.embeddings;
     } catch (error) {
-      throw this.failure(error, guard);
+      throw new CallFailure(error, guard, false);
     } finally {
       guard.dispose();
     }
@@ -166,8 +182,27 @@ export class LlmClient {
     return `${this.identity.provider} (${this.identity.model})`;
   }
 
-  /** Any failure of a call as a typed error whose message names the provider and never the key. */
-  private failure(error: unknown, guard: CallGuard): BrvError {
+  /**
+   * Runs one call, again after a failure that can recover (a 429, a 5xx, a connection reset before
+   * any text arrived) while `llm.retries` allows, waiting as `retryDelay` says; anything else (a
+   * refused connection, an unknown host, a refused key) fails at once. Every failure leaves as a
+   * typed error.
+   */
+  private async retrying<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!(error instanceof CallFailure)) throw error;
+        const wait = attempt <= this.policy.maxRetries && !error.streamed ? retryDelay(error.cause, attempt) : undefined;
+        if (wait === undefined || error.guard.cancelled || error.guard.timedOut || signal?.aborted) throw this.failure(error, attempt);
+        if (!(await pause(wait, signal))) throw new BrvError('llm-cancelled', 'The model call was cancelled; nothing was written.');
+      }
+    }
+  }
+
+  /** A failed call as a typed error whose message names the provider, says what to do, and never carries the key. */
+  private failure({ cause: error, guard }: CallFailure, attempts: number): BrvError {
     if (error instanceof BrvError) return error;
     if (guard.cancelled) return new BrvError('llm-cancelled', 'The model call was cancelled; nothing was written.');
     if (guard.timedOut) {
@@ -176,8 +211,42 @@ export class LlmClient {
         `${this.name()} sent nothing for ${Math.round(this.policy.timeoutMs / 1000)} s; brv gave up (raise it with brv settings set llm.timeout <seconds>).`,
       );
     }
-    const { kind, message } = classify(error, this.name(), this.policy.maxRetries);
-    return new BrvError(kind, this.redact(message));
+    const { kind, message } = classify(error, this.name(), attempts);
+    const answered = APICallError.isInstance(error) && error.statusCode !== undefined;
+    return new BrvError(kind, `${this.redact(message)}${this.fix(kind, answered)}`);
+  }
+
+  /** What to do about a failure of this connection (`answered`: the server answered, with a 5xx): the command or setting that changes it. */
+  private fix(kind: BrvError['kind'], answered: boolean): string {
+    const { provider, baseUrl, from } = this.identity;
+    if (kind === 'llm-unavailable') {
+      const where = answered
+        ? `Try again later, or point brv at another ${baseUrl ? 'server' : 'provider'}`
+        : baseUrl
+          ? `Start the server at ${urlShown(baseUrl)}, or point brv at another`
+          : 'Check the network, or connect another provider';
+      const how =
+        from === 'env'
+          ? baseUrl
+            ? ' (BRV_LLM_BASE_URL; BRV_LLM_PROVIDER=none turns the model off)'
+            : ' (BRV_LLM_PROVIDER; BRV_LLM_PROVIDER=none turns the model off)'
+          : baseUrl
+            ? `: brv providers connect ${provider} --base-url <url> (brv providers check tests it; brv providers disconnect ${provider} stops using it)`
+            : `: brv providers connect <provider> (brv providers check tests it; brv providers disconnect ${provider} stops using it)`;
+      return ` ${where}${how}.`;
+    }
+    if (kind === 'llm-auth') {
+      return from === 'env'
+        ? ' Set a valid key in BRV_LLM_API_KEY.'
+        : ` Store a valid key with brv providers connect ${provider} --api-key - (read from standard input).`;
+    }
+    if (kind === 'llm-rejected') {
+      return from === 'env'
+        ? ' Check BRV_LLM_MODEL.'
+        : ` Check the model: brv providers model list ${provider}, brv providers model switch <model>.`;
+    }
+    if (kind === 'llm-rate-limited') return ' Wait and try again, or raise brv settings set llm.retries <n>.';
+    return '';
   }
 
   private redact(message: string): string {
@@ -189,28 +258,93 @@ export class LlmClient {
   }
 }
 
-/** The error kind and message of a failed call, from what the SDK threw. */
-function classify(error: unknown, name: string, retries: number): { kind: BrvError['kind']; message: string } {
-  const afterRetries = RetryError.isInstance(error) && error.reason === 'maxRetriesExceeded';
+/** A call that failed, with what it had received: the retry loop decides whether to try again. */
+class CallFailure extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly guard: CallGuard,
+    /** Text had arrived: a retry would repeat it (never retried). */
+    readonly streamed: boolean,
+  ) {
+    super(errorText(cause));
+  }
+}
+
+/** The longest wait brv accepts between attempts (a Retry-After asking for longer fails at once, saying so). */
+const MAX_RETRY_WAIT_MS = 30_000;
+/** Errors of a connection that was made and then lost: the next one may work. A refused connection or an unknown host will not. */
+const TRANSIENT_NETWORK = /ECONNRESET|UND_ERR_SOCKET|EPIPE|socket hang up|other side closed/i;
+
+/**
+ * How long to wait before trying a failed call again, or undefined when trying again cannot help:
+ * 408, 429 and 5xx answers (Retry-After honoured up to 30 s) and a connection lost mid-request;
+ * otherwise 1 s, 2 s, 4 s … (at most 8 s) for attempt 1, 2, 3 ….
+ */
+function retryDelay(error: unknown, attempt: number): number | undefined {
+  const backoff = Math.min(8_000, 1_000 * 2 ** (attempt - 1));
+  if (APICallError.isInstance(error) && error.statusCode !== undefined) {
+    const status = error.statusCode;
+    if (status !== 408 && status !== 429 && status < 500) return undefined;
+    const asked = retryAfterMs(error.responseHeaders);
+    if (asked === undefined) return backoff;
+    return asked <= MAX_RETRY_WAIT_MS ? asked : undefined;
+  }
+  return TRANSIENT_NETWORK.test(`${errorText(error)}${causeCode(error)}`) ? backoff : undefined;
+}
+
+function retryAfterMs(headers: Record<string, string> | undefined): number | undefined {
+  const ms = Number(headers?.['retry-after-ms']);
+  if (headers?.['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.['retry-after'];
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() !== '' && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Waits `ms`; false when `signal` aborted first. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const done = (finished: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(finished);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A base URL as an error shows it: scheme, host, port and path, never a query. */
+function urlShown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return '(the configured base URL)';
+  }
+}
+
+/** The error kind and message of a failed call, from what the SDK threw, after `attempts` tries. */
+function classify(error: unknown, name: string, attempts: number): { kind: BrvError['kind']; message: string } {
   const cause = RetryError.isInstance(error) ? error.lastError : error;
-  const tries = afterRetries ? ` (after ${retries + 1} attempts)` : '';
+  const tries = attempts > 1 ? ` (after ${attempts} attempts)` : '';
   if (LoadAPIKeyError.isInstance(cause)) return { kind: 'missing-api-key', message: `${name} needs an API key: ${errorText(cause)}` };
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode;
     const said = providerMessage(cause);
     if (status === 401 || status === 403) return { kind: 'llm-auth', message: `${name} refused the API key (${status})${said}.` };
     if (status === 429) return { kind: 'llm-rate-limited', message: `${name} answered 429 Too Many Requests${tries}${said}.` };
-    if (status === undefined || status >= 500) {
-      return {
-        kind: 'llm-unavailable',
-        message: `${name} failed${status ? ` (${status})` : ''}${tries}${said || `: ${errorText(cause)}`}.`,
-      };
-    }
+    if (status === undefined) return { kind: 'llm-unavailable', message: `${name} could not be reached${tries}: ${withCode(cause)}.` };
+    if (status >= 500) return { kind: 'llm-unavailable', message: `${name} failed (${status})${tries}${said}.` };
     return { kind: 'llm-rejected', message: `${name} refused the request (${status})${said}.` };
   }
   const text = errorText(cause);
   if (/fetch failed|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|socket|network|terminated/i.test(text + causeCode(cause))) {
-    return { kind: 'llm-unavailable', message: `${name} could not be reached${tries}: ${text}${causeCode(cause)}.` };
+    return { kind: 'llm-unavailable', message: `${name} could not be reached${tries}: ${withCode(cause)}.` };
   }
   return { kind: 'llm-bad-reply', message: `${name} sent a reply brv cannot read: ${text}` };
 }
@@ -232,9 +366,22 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** An error's message with its system error code, unless the message already says it. */
+function withCode(error: unknown): string {
+  const text = errorText(error);
+  const code = causeCode(error);
+  return text.includes(code.slice(2, -1)) ? text : `${text}${code}`;
+}
+
+/** The system error code (ECONNREFUSED …) somewhere down the cause chain (fetch wraps it twice), as ` (CODE)`. */
 function causeCode(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return typeof cause?.code === 'string' ? ` (${cause.code})` : '';
+  let cause = (error as { cause?: unknown } | undefined)?.cause;
+  for (let depth = 0; depth < 4 && cause && typeof cause === 'object'; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return ` (${code})`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return '';
 }
 
 /**

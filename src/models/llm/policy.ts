@@ -4,7 +4,7 @@
 export interface CallPolicy {
   /** No answer, or no new streamed text, for this long: `llm-timeout`. */
   timeoutMs: number;
-  /** Retries of a failed request (429, 5xx, network), with the SDK's exponential backoff (it honours Retry-After). */
+  /** Retries of a failed request that can recover (408, 429, 5xx, a connection lost mid-request; never a refused one): 1 s, 2 s, 4 s … or Retry-After up to 30 s. */
   maxRetries: number;
   /** A reply longer than this is cut off and refused (`llm-bad-reply`): a provider cannot make brv hold gigabytes. */
   maxReplyChars: number;

@@ -41,6 +41,8 @@ export async function openClient(
       model: connection.model,
       ...(embeddingId ? { embeddingModel: embeddingId } : {}),
       keySource: describeKeySource(found.source),
+      ...(connection.baseUrl ? { baseUrl: connection.baseUrl } : {}),
+      from: active.from,
     },
     { language, ...(embedding ? { embedding } : {}) },
     policy,
