@@ -10,7 +10,7 @@ export function ProvidersSection() {
   const { refresh } = useApp();
   const answer = useApi('/api/providers');
   const view = answer.data === null ? null : readProviders(answer.data);
-  const models = useApi(view?.active ? '/api/providers/models' : null);
+  const models = useApi(view?.active && !view.fromEnv ? '/api/providers/models' : null);
   const modelView = models.data === null ? null : readModels(models.data);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
@@ -49,7 +49,8 @@ export function ProvidersSection() {
               </span>
             )}
           </p>
-          {modelView !== null && modelView.models.length > 0 ? (
+          {/* Chosen by the environment: the model is BRV_LLM_MODEL's, not a setting to change here. */}
+          {modelView !== null && modelView.models.length > 0 && !view.fromEnv ? (
             <label class="field inline">
               <span class="field-label">Model</span>
               <select
