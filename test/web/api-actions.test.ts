@@ -335,6 +335,17 @@ test('every action is behind the session, the Host check and (mutations) the Ori
         }
       }
     }
+    // The same requests with the session (and an unknown field, so nothing is written) reach their handlers.
+    for (const [method, p] of ACTIONS) {
+      const routed = await request(server.port, {
+        method,
+        path: p,
+        headers: session(server, true),
+        body: method === 'POST' ? '{"unknown":1}' : undefined,
+      });
+      t.not(routed.status, 404, `${method} ${p}: ${routed.body}`);
+      if (method === 'POST') t.is(routed.json.error.kind, 'invalid-request', `${method} ${p}`);
+    }
     t.is(await git(repo, 'for-each-ref', BRV_REF_PREFIX), before, 'no ref moved');
     t.is((await get(server, '/api/providers')).json.active, undefined, 'no provider connected');
   } finally {
