@@ -12,7 +12,7 @@ import { complete } from './completion.js';
 import { helpMarkdown } from './help.js';
 import type { InputHistory } from './input-history.js';
 import { backspacesIn, cleanInput, editLine, EMPTY_LINE, type Line, type LineEdit } from './line-editor.js';
-import { EMPTY_FORM, FIELDS, formGap, formHtml, formMeta, KINDS, type CurateForm, type TextField } from './curate-form.js';
+import { EMPTY_FORM, FIELDS, formGap, formHtml, formMeta, KINDS, type CurateForm, type TextField } from '../views/curate-form.js';
 import {
   clampOffset,
   CurateScreen,

@@ -6,7 +6,7 @@ import { printable } from '../topic/printable.js';
 import { plainLine, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
 import type { CheckHtmlResult } from '../service/knowledge.js';
 import type { ReviewListWithDiffs } from '../service/review.js';
-import { FIELDS, formGap, formHtml, KINDS, type CurateForm } from './curate-form.js';
+import { FIELDS, formGap, formHtml, KINDS, type CurateForm } from '../views/curate-form.js';
 
 /** Cuts a line to `width` columns. */
 function clipLine(line: StyledLine, width: number): StyledLine {

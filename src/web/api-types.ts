@@ -655,6 +655,216 @@ export interface ConnectorUninstallResponse {
   removedDirectories: string[];
 }
 
+// ---- Creating, deleting, asking, dreaming, branch actions, model providers (src/web/action-routes.ts) ----
+
+/** GET /api/curate/form: the New topic form's fields and kinds (the TUI's guided `/curate`, src/views/curate-form.ts). */
+export interface CurateFormResponse {
+  fields: Array<{ name: string; label: string; hint: string }>;
+  kinds: Array<{ label: string }>;
+}
+
+/** The New topic form's values; `kind` indexes CurateFormResponse.kinds. */
+export interface CurateFormValues {
+  path: string;
+  title: string;
+  summary: string;
+  kind: number;
+  text: string;
+  reason: string;
+}
+
+/** POST /api/curate/check: the form checked by curate's validator, nothing written. */
+export interface CurateCheckBody {
+  form: CurateFormValues;
+}
+
+/** POST /api/curate/check: what the form still lacks (`gap`), else the topic it makes and what the validator says of it. */
+export interface CurateCheckResponse {
+  gap: string | null;
+  html: string | null;
+  path: string | null;
+  warnings: string[];
+  errors: ValidationProblem[];
+}
+
+/** POST /api/topics: a new topic from the form, or as topic HTML; `overwrite` replaces one at its path. */
+export interface CreateTopicBody {
+  form?: CurateFormValues;
+  html?: string;
+  /** With `html`: the meta curate records (`{ "reason": … }`). */
+  reason?: string;
+  overwrite?: boolean;
+}
+
+/** POST /api/topics (refused: 409 `path-exists`, or 422 `invalid-topic` with EditInvalidDetail). */
+export interface CreateTopicResponse {
+  status: 'written' | 'unchanged';
+  path: string;
+  type: string;
+  commit: string | null;
+  warnings: string[];
+  review?: OpenedReview;
+}
+
+/** POST /api/topics/remove: a topic (a folder's topics with `recursive`), as `brv rm`. */
+export interface RemoveTopicBody {
+  path: string;
+  recursive?: boolean;
+  reason?: string;
+}
+
+/** POST /api/topics/remove. */
+export interface RemoveTopicResponse {
+  removed: string[];
+  commit: string;
+}
+
+/** POST /api/ask: `brv query --answer`. */
+export interface AskBody {
+  question: string;
+  /** Topics retrieved (default 5). */
+  limit?: number;
+}
+
+/**
+ * POST /api/ask: the model's answer with the topics it cites, and the topics retrieval found. Without a model
+ * (or when it fails) `answer` is null and `note` says why and how to fix it: the topics are still there.
+ */
+export interface AskResponse {
+  question: string;
+  answer: string | null;
+  citations: string[];
+  notInKnowledge: boolean;
+  topics: Array<{ path: string; title: string; score: number; excerpt: string; source?: string }>;
+  model: { provider: string; model: string } | null;
+  note: ApiFailure | null;
+}
+
+/** POST /api/dream: `brv dream` (kinds: link, merge, prune, stale, synthesize). */
+export interface DreamBody {
+  scope?: string;
+  kinds?: string[];
+  max?: number;
+  dryRun?: boolean;
+}
+
+/** POST /api/dream: the proposals, held on a review (never on the branch), and `brv dream`'s own text. */
+export interface DreamResponse {
+  text: string;
+  topics: number;
+  candidates: number;
+  proposals: Array<{ type: string; why: string; changes: Array<{ path: string; action: 'add' | 'update' | 'remove' }> }>;
+  notes: string[];
+  dryRun: boolean;
+  review: { id: string; commit: string } | null;
+}
+
+/** POST /api/branches/create: a new brv branch at the current tip (or `start`). */
+export interface CreateBranchBody {
+  name: string;
+  start?: string;
+}
+
+/** POST /api/branches/create. */
+export interface CreateBranchResponse {
+  branch: string;
+  commit: string;
+}
+
+/** POST /api/branches/checkout: make `name` this worktree's brv branch (`create`: new, from the current tip). */
+export interface CheckoutBody {
+  name: string;
+  create?: boolean;
+}
+
+/** POST /api/branches/checkout. */
+export interface CheckoutResponse {
+  branch: string;
+  previous: string | null;
+  created: boolean;
+  commit: string | null;
+}
+
+/** POST /api/branches/merge: another brv branch (local, or `<remote>/<branch>`) into the current one. */
+export interface MergeBody {
+  source: string;
+}
+
+/** POST /api/branches/merge (conflicts: kept in the topics, with the review that settles them). */
+export interface MergeResponse {
+  status: 'up-to-date' | 'fast-forward' | 'merged' | 'held' | 'diverged';
+  commit: string;
+  merged: string[];
+  conflicts: string[];
+  review?: OpenedReview;
+}
+
+/** A model provider as `brv providers list` shows it: where its key comes from, never the key. */
+export interface ProviderEntry {
+  id: string;
+  name: string;
+  connected: boolean;
+  active: boolean;
+  model: string;
+  baseUrl?: string;
+  embeddingModel?: string;
+  key: { from: string; source: string };
+  keyOptional: boolean;
+  keyVariables: readonly string[];
+}
+
+/** GET /api/providers. */
+export interface ProvidersResponse {
+  providers: ProviderEntry[];
+  active?: { provider: string; model: string; from: 'env' | 'config' };
+  configFile: string;
+  credentialsFile: string;
+}
+
+/** GET /api/providers/models[?provider=…]: the models to choose from (default: the provider in use). */
+export interface ModelsResponse {
+  provider: string;
+  current: string;
+  embeddingModel?: string;
+  defaultEmbeddingModel?: string;
+  models: Array<{ id: string; current: boolean; price?: { input: number; output: number } }>;
+}
+
+/** POST /api/providers/connect: the key is stored outside any repository and never sent back. */
+export interface ConnectProviderBody {
+  provider: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  embeddingModel?: string;
+}
+
+/** POST /api/providers/connect. */
+export interface ConnectProviderResponse {
+  provider: ProviderEntry;
+  keyStoredIn?: string;
+  warnings: string[];
+}
+
+/** POST /api/providers/model: the chat model (or with `embedding`, the embedding model) of a connected provider. */
+export interface ModelBody {
+  model: string;
+  provider?: string;
+  embedding?: boolean;
+}
+
+/** POST /api/providers/switch and /disconnect. */
+export interface ProviderBody {
+  provider: string;
+}
+
+/** POST /api/providers/disconnect. */
+export interface DisconnectProviderResponse {
+  provider: string;
+  wasActive: boolean;
+  keyRemoved: boolean;
+}
+
 // ---- Live events ----
 
 /** What a moved `refs/brv/*` ref names (src/base/ref-names.ts): the client never parses ref names. */
@@ -708,6 +918,21 @@ export interface ApiRoutes {
   '/api/hooks/uninstall': { POST: HooksUninstallResponse };
   '/api/connectors/install': { POST: ConnectorInstallResponse };
   '/api/connectors/uninstall': { POST: ConnectorUninstallResponse };
+  '/api/curate/form': { GET: CurateFormResponse };
+  '/api/curate/check': { POST: CurateCheckResponse };
+  '/api/topics': { POST: CreateTopicResponse };
+  '/api/topics/remove': { POST: RemoveTopicResponse };
+  '/api/ask': { POST: AskResponse };
+  '/api/dream': { POST: DreamResponse };
+  '/api/branches/create': { POST: CreateBranchResponse };
+  '/api/branches/checkout': { POST: CheckoutResponse };
+  '/api/branches/merge': { POST: MergeResponse };
+  '/api/providers': { GET: ProvidersResponse };
+  '/api/providers/models': { GET: ModelsResponse };
+  '/api/providers/connect': { POST: ConnectProviderResponse };
+  '/api/providers/model': { POST: ProviderEntry };
+  '/api/providers/switch': { POST: ProviderEntry };
+  '/api/providers/disconnect': { POST: DisconnectProviderResponse };
 }
 
 /** The endpoints that stream their progress to `Accept: application/x-ndjson` (lines: SyncStreamLine). */
@@ -729,4 +954,16 @@ export interface ApiBodies {
   '/api/hooks/uninstall': { POST: HooksBody };
   '/api/connectors/install': { POST: ConnectorBody };
   '/api/connectors/uninstall': { POST: ConnectorBody };
+  '/api/curate/check': { POST: CurateCheckBody };
+  '/api/topics': { POST: CreateTopicBody };
+  '/api/topics/remove': { POST: RemoveTopicBody };
+  '/api/ask': { POST: AskBody };
+  '/api/dream': { POST: DreamBody };
+  '/api/branches/create': { POST: CreateBranchBody };
+  '/api/branches/checkout': { POST: CheckoutBody };
+  '/api/branches/merge': { POST: MergeBody };
+  '/api/providers/connect': { POST: ConnectProviderBody };
+  '/api/providers/model': { POST: ModelBody };
+  '/api/providers/switch': { POST: ProviderBody };
+  '/api/providers/disconnect': { POST: ProviderBody };
 }

@@ -12,6 +12,7 @@ import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
 import { errorStatus, HttpError, limitParam, queryString, STREAMED, type Handler, type TypedRoutes } from './request.js';
+import { actionRoutes } from './action-routes.js';
 import { manageRoutes } from './manage-routes.js';
 import { reviewRoutes } from './review-routes.js';
 import { topicDisplayHtml } from './topic-html.js';
@@ -142,7 +143,13 @@ const READ_CACHE_MS = 1000;
  * (git config, hook files, agent files, the home directory, other worktrees' brv/HEAD), or must be
  * exact (the version an edit opens is what its save is compared with).
  */
-const UNSHARED_READS: ReadonlySet<string> = new Set(['/api/edit', '/api/branches', '/api/setup']);
+const UNSHARED_READS: ReadonlySet<string> = new Set([
+  '/api/edit',
+  '/api/branches',
+  '/api/setup',
+  '/api/providers',
+  '/api/providers/models',
+]);
 const MAX_CACHED_READS = 256;
 
 /** The JSON API (see README, "Web dashboard"): method → path → handler; its answers are declared in api-types.ts. */
@@ -358,7 +365,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     throw error;
   }
   const assetsDir = (async () => realpath(options.assetsDir ?? path.join(brvPackageRoot(), 'dist', 'web')))().catch(() => undefined);
-  const routes = { ...apiRoutes(brvVersion()), ...reviewRoutes(), ...manageRoutes(options.service), ...treeRoutes() };
+  const routes = {
+    ...apiRoutes(brvVersion()),
+    ...reviewRoutes(),
+    ...manageRoutes(options.service),
+    ...treeRoutes(),
+    ...actionRoutes(options.service),
+  };
   const reads = new ReadCache(() => hub.latestId);
   const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 500 });
   for (const [route, methods] of Object.entries(routes)) {

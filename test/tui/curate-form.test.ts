@@ -1,6 +1,6 @@
 import test from 'ava';
 import { validateTopicHtml } from '../../src/topic/validate.js';
-import { EMPTY_FORM, formGap, formHtml, formMeta, KINDS } from '../../src/tui/curate-form.js';
+import { EMPTY_FORM, formGap, formHtml, formMeta, KINDS } from '../../src/views/curate-form.js';
 
 test('the form makes a valid topic with every value escaped, whatever is typed', (t) => {
   const form = {

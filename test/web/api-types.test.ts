@@ -16,6 +16,7 @@ import type {
   TopicResponse,
 } from '../../src/web/api-types.js';
 import type { ChangeEvent } from '../../src/web/events.js';
+import type { actionRoutes } from '../../src/web/action-routes.js';
 import type { manageRoutes } from '../../src/web/manage-routes.js';
 import type { STREAMED } from '../../src/web/request.js';
 import type { reviewRoutes } from '../../src/web/review-routes.js';
@@ -27,7 +28,8 @@ import { knowledgeRepo, request, session, startFor } from './http.js';
 type Server = ReturnType<typeof apiRoutes> &
   ReturnType<typeof treeRoutes> &
   ReturnType<typeof reviewRoutes> &
-  ReturnType<typeof manageRoutes>;
+  ReturnType<typeof manageRoutes> &
+  ReturnType<typeof actionRoutes>;
 /** What the handler of `method` on `path` answers as JSON (a stream's marker is not an answer). */
 type Answer<P extends keyof Server, M extends keyof Server[P]> = Server[P][M] extends (...args: never[]) => Promise<infer R>
   ? Exclude<R, typeof STREAMED>
@@ -90,6 +92,21 @@ const sameMethods: {
   '/api/hooks/uninstall': true,
   '/api/connectors/install': true,
   '/api/connectors/uninstall': true,
+  '/api/curate/form': true,
+  '/api/curate/check': true,
+  '/api/topics': true,
+  '/api/topics/remove': true,
+  '/api/ask': true,
+  '/api/dream': true,
+  '/api/branches/create': true,
+  '/api/branches/checkout': true,
+  '/api/branches/merge': true,
+  '/api/providers': true,
+  '/api/providers/models': true,
+  '/api/providers/connect': true,
+  '/api/providers/model': true,
+  '/api/providers/switch': true,
+  '/api/providers/disconnect': true,
 };
 // Every request body belongs to a declared endpoint and method.
 const bodiesDeclared: {
@@ -109,6 +126,18 @@ const bodiesDeclared: {
   '/api/hooks/uninstall': true,
   '/api/connectors/install': true,
   '/api/connectors/uninstall': true,
+  '/api/curate/check': true,
+  '/api/topics': true,
+  '/api/topics/remove': true,
+  '/api/ask': true,
+  '/api/dream': true,
+  '/api/branches/create': true,
+  '/api/branches/checkout': true,
+  '/api/branches/merge': true,
+  '/api/providers/connect': true,
+  '/api/providers/model': true,
+  '/api/providers/switch': true,
+  '/api/providers/disconnect': true,
 };
 // The progress lines of a streamed sync (src/web/progress-stream.ts) carry the service's progress as it is.
 const progressFits: All<Exact<SyncProgress, ApiSyncProgress>> = true;
@@ -144,6 +173,21 @@ const answersFit: {
   '/api/hooks/uninstall': { POST: true },
   '/api/connectors/install': { POST: true },
   '/api/connectors/uninstall': { POST: true },
+  '/api/curate/form': { GET: true },
+  '/api/curate/check': { POST: true },
+  '/api/topics': { POST: true },
+  '/api/topics/remove': { POST: true },
+  '/api/ask': { POST: true },
+  '/api/dream': { POST: true },
+  '/api/branches/create': { POST: true },
+  '/api/branches/checkout': { POST: true },
+  '/api/branches/merge': { POST: true },
+  '/api/providers': { GET: true },
+  '/api/providers/models': { GET: true },
+  '/api/providers/connect': { POST: true },
+  '/api/providers/model': { POST: true },
+  '/api/providers/switch': { POST: true },
+  '/api/providers/disconnect': { POST: true },
 };
 
 // The fields of two answers, listed once for the run-time check (a missing or extra key fails the type check).

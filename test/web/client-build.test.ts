@@ -34,10 +34,11 @@ test('app.js evaluates no strings as code; app.css imports nothing remote; both 
   t.notRegex(css, /@import|@font-face|url\(/i, 'no imports, web fonts or remote images');
   // A budget, not a measurement (the report gives the figures): Preact + the pages. The review inbox (batch
   // selection, merge conflicts: +2.7 kB gzipped) and the virtualised tree with sources (+3.8 kB) took it
-  // from 67 KB / 22.6 kB gzipped to about 87 KB / 29 kB.
+  // from 67 KB / 22.6 kB gzipped to about 87 KB / 29 kB; the action pages (New topic, Ask, Dream, delete, branch
+  // actions, the Model section: about 16 KB, 4.5 kB gzipped) to about 110 KB / 36 kB.
   const { size } = await stat(path.join(WEB, 'assets', 'app.js'));
-  t.true(size < 100_000, `app.js is ${size} bytes`);
-  t.true(gzipSync(js).length < 34_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
+  t.true(size < 120_000, `app.js is ${size} bytes`);
+  t.true(gzipSync(js).length < 40_000, `app.js is ${gzipSync(js).length} bytes gzipped`);
 });
 
 // The client is left out of the Node layer rules (.dependency-cruiser.cjs): it must stay self-contained,

@@ -1,7 +1,10 @@
 // The shell of the dashboard: routing (History API), the nav, the status bar, live updates and shortcuts.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { AskPage } from './ask-page.js';
 import { BranchesPage } from './branches-page.js';
+import { DreamPage } from './dream-page.js';
+import { NewTopicPage } from './new-topic.js';
 import { ChangesPage } from './changes.js';
 import { KeySequence } from './keys.js';
 import { KnowledgePage } from './knowledge.js';
@@ -71,6 +74,7 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
         <nav class="nav" aria-label="Pages">
           <NavLink page="knowledge" current={page} label="Knowledge" />
           <NavLink page="search" current={page} label="Search" />
+          <NavLink page="ask" current={page} label="Ask" />
           <NavLink page="changes" current={page} label="Changes" />
           <NavLink page="reviews" current={page} label="Reviews">
             {pending > 0 ? (
@@ -80,8 +84,10 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
               </span>
             ) : null}
           </NavLink>
+          <NavLink page="dream" current={page} label="Dream" />
           <NavLink page="branches" current={page} label="Branches" />
           <NavLink page="setup" current={page} label="Setup" />
+          <NavLink page="new" current={page} label="+ New" />
         </nav>
       </header>
       <main id="main" class="main" tabIndex={-1}>
@@ -129,6 +135,9 @@ const NAV_TEST_IDS: Record<Page, string> = {
   reviews: 'nav-reviews',
   branches: 'nav-branches',
   setup: 'nav-setup',
+  new: 'nav-new',
+  ask: 'nav-ask',
+  dream: 'nav-dream',
 };
 
 function NavLink({ page, current, label, children }: { page: Page; current: Page | null; label: string; children?: ComponentChildren }) {
@@ -154,6 +163,12 @@ function PageView({ route }: { route: Route }) {
       return <BranchesPage />;
     case 'setup':
       return <SetupPage />;
+    case 'new':
+      return <NewTopicPage folder={route.folder} />;
+    case 'ask':
+      return <AskPage q={route.q} />;
+    case 'dream':
+      return <DreamPage />;
     case 'not-found':
       return (
         <div class="placeholder">
@@ -181,6 +196,12 @@ function titleOf(route: Route): string {
       return 'Branches & sync';
     case 'setup':
       return 'Setup';
+    case 'new':
+      return 'New topic';
+    case 'ask':
+      return route.q ? `Ask: ${route.q}` : 'Ask';
+    case 'dream':
+      return 'Dream';
     case 'not-found':
       return 'Not found';
   }

@@ -3,6 +3,7 @@
 // real error). The ref events an operation causes refresh the rest of the dashboard.
 import { useState } from 'preact/hooks';
 import { postStream, toApiError, type ApiError } from './api.js';
+import { BranchActionsBar, BranchRowButtons, useBranchActions, type BranchActions } from './branch-actions.js';
 import {
   readBranches,
   readSyncProgress,
@@ -42,6 +43,7 @@ export function BranchesPage() {
   const [progress, setProgress] = useState<SyncProgressView | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [remote, setRemote] = useState('');
+  const actions = useBranchActions();
 
   const run = async (op: SyncOp): Promise<void> => {
     if (running !== null) return;
@@ -132,9 +134,10 @@ export function BranchesPage() {
           <section aria-labelledby="branches-heading">
             <h2 id="branches-heading">Branches</h2>
             {view.local.length === 0 ? <p class="muted">No brv branch yet: the first curate creates one.</p> : null}
+            <BranchActionsBar actions={actions} />
             <ul class="rows">
               {view.local.map((row) => (
-                <BranchItem key={row.name} row={row} />
+                <BranchItem key={row.name} row={row} current={view.current} actions={actions} />
               ))}
             </ul>
             {view.tracking.length > 0 ? (
@@ -188,7 +191,7 @@ export function BranchesPage() {
   );
 }
 
-function BranchItem({ row }: { row: BranchRow }) {
+function BranchItem({ row, current, actions }: { row: BranchRow; current?: string; actions?: BranchActions }) {
   return (
     <li
       class={row.current ? 'row current' : 'row'}
@@ -210,6 +213,7 @@ function BranchItem({ row }: { row: BranchRow }) {
           <span class="badge subtle tracking">{trackingLabel(row)}</span>
         </>
       ) : null}
+      {actions ? <BranchRowButtons row={row} current={current ?? ''} actions={actions} /> : null}
     </li>
   );
 }

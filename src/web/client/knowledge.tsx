@@ -6,8 +6,9 @@ import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange }
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readChanges, type ChangeView } from './entries.js';
 import { topicHref, type TopicTab } from './routes.js';
+import { TopicDelete, takeDeleted } from './topic-delete.js';
 import { TreePane } from './tree-view.js';
-import { DiffView, ErrorBox, shortOid, Time, useApi, useApp } from './ui.js';
+import { DiffView, ErrorBox, Link, shortOid, Time, useApi, useApp } from './ui.js';
 
 export function KnowledgePage({ topic, tab, source }: { topic: string | null; tab: TopicTab; source: string | null }) {
   const [count, setCount] = useState<number | null>(null);
@@ -24,9 +25,20 @@ export function KnowledgePage({ topic, tab, source }: { topic: string | null; ta
 }
 
 function NoTopic({ count }: { count: number | null }) {
+  const [deleted] = useState(takeDeleted);
   return (
     <div class="placeholder">
       <h1>Knowledge</h1>
+      {deleted ? (
+        <p class="saved-note" data-testid="topic-deleted" role="status">
+          {deleted}
+        </p>
+      ) : null}
+      <p>
+        <Link href="/new" data-testid="new-topic" class="button">
+          + New topic
+        </Link>
+      </p>
       <p class="muted">
         {count === null
           ? ''
@@ -66,9 +78,12 @@ function TopicView({ path, tab, source }: { path: string; tab: TopicTab; source:
           </p>
         </div>
         {source === null ? (
-          <button type="button" data-testid="topic-edit" disabled={editing || data === null} onClick={editor.open}>
-            Edit
-          </button>
+          <div class="topic-actions">
+            <button type="button" data-testid="topic-edit" disabled={editing || data === null} onClick={editor.open}>
+              Edit
+            </button>
+            <TopicDelete path={path} disabled={editing || data === null} />
+          </div>
         ) : null}
       </header>
       {source !== null ? (

@@ -1,7 +1,7 @@
 // The client's URLs (History API): every page is a shareable address the server answers with index.html.
 // Pure: no DOM, tested in test/web/client-routes.test.ts.
 
-export type Page = 'knowledge' | 'search' | 'changes' | 'reviews' | 'branches' | 'setup';
+export type Page = 'knowledge' | 'search' | 'changes' | 'reviews' | 'branches' | 'setup' | 'new' | 'ask' | 'dream';
 export type TopicTab = 'rendered' | 'raw' | 'history';
 
 export type Route =
@@ -12,6 +12,10 @@ export type Route =
   | { page: 'reviews' }
   | { page: 'branches' }
   | { page: 'setup' }
+  /** A new topic (`folder`: the path it starts with); a question to answer; a dream run. */
+  | { page: 'new'; folder: string }
+  | { page: 'ask'; q: string }
+  | { page: 'dream' }
   | { page: 'not-found'; path: string };
 
 /** Search filters, as the API takes them: a folder, a bv-* element, a date range, a revision ("as of"). */
@@ -86,6 +90,9 @@ export function parseRoute(pathname: string, search = ''): Route {
     if (first === 'reviews') return { page: 'reviews' };
     if (first === 'branches') return { page: 'branches' };
     if (first === 'setup') return { page: 'setup' };
+    if (first === 'new') return { page: 'new', folder: params.get('folder') ?? '' };
+    if (first === 'ask') return { page: 'ask', q: params.get('q') ?? '' };
+    if (first === 'dream') return { page: 'dream' };
   }
   return { page: 'not-found', path: pathname };
 }
@@ -107,6 +114,12 @@ export function routeHref(route: Route): string {
       return '/branches';
     case 'setup':
       return '/setup';
+    case 'new':
+      return route.folder ? `/new?${new URLSearchParams({ folder: route.folder }).toString()}` : '/new';
+    case 'ask':
+      return route.q ? `/ask?${new URLSearchParams({ q: route.q }).toString()}` : '/ask';
+    case 'dream':
+      return '/dream';
     case 'not-found':
       return route.path;
   }

@@ -14,6 +14,7 @@ import {
   type Part,
   type SettingRow,
 } from './setup.js';
+import { ProvidersSection } from './providers-section.js';
 import { ErrorBox, useApi, useApp } from './ui.js';
 
 export function SetupPage() {
@@ -44,6 +45,7 @@ export function SetupPage() {
           <Section id="doctor" title="Doctor" part={view.doctor}>
             {(doctor) => <Doctor ok={doctor.ok} findings={doctor.findings} />}
           </Section>
+          <ProvidersSection />
         </>
       ) : null}
     </div>

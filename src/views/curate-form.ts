@@ -1,5 +1,6 @@
-// `/curate` without a model: a topic written from a guided template, one field at a time. Pure: the
-// fields, and the topic HTML they make (every value escaped), which the App validates as you type.
+// A topic written from a guided template, one field at a time (the TUI's `/curate` without a model, the
+// dashboard's New topic form, which the server builds through these). Pure: the fields, and the topic HTML
+// they make (every value escaped), which each front end validates as you type.
 
 /** What the knowledge is, as the element that holds it. */
 export const KINDS = [
