@@ -203,6 +203,8 @@ export function actionRoutes(service: BrvService) {
         res.once('close', () => controller.abort());
         try {
           const answered = await b.retrieval.answer({ question, ...(limit ? { limit } : {}), signal: controller.signal });
+          // A model failure comes back beside what retrieval found (the CLI shows both the same way).
+          if (answered.modelError) return unanswered(answered.modelError.kind, answered.modelError.message);
           return {
             question,
             answer: answered.notInKnowledge ? null : answered.answer,
