@@ -15,6 +15,7 @@ import type { Snapshot } from '../store/context-store.js';
 import { BrvError, isBrvError } from '../base/errors.js';
 import type { ErrorKind } from '../base/error-kinds.js';
 import { normalizeTopicPath, topicPathFromBlobPath } from '../topic/path.js';
+import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import path from 'node:path';
 import type { RepositoryContext } from './context.js';
 
@@ -82,6 +83,16 @@ export interface CatalogResult {
   /** `title` is empty for a blob search leaves out (too large, not a topic: see `skippedTopics`). */
   topics: Array<{ path: string; title: string }>;
 }
+
+/** Every topic's `related` refs, resolved: what a front end walks the knowledge graph by (backlinks included). */
+export interface LinksResult {
+  commit: string | undefined;
+  /** Topics with at least one ref, sorted by path; a ref to nothing that exists is left out. */
+  topics: Array<{ path: string; related: Array<{ path: string; kind: 'topic' | 'folder' }> }>;
+}
+
+/** Topic blobs read per `git cat-file --batch` by `links`. */
+const LINKS_READ_CHUNK = 2000;
 
 export interface CompactIndexRequest {
   /**
@@ -287,6 +298,58 @@ export class Retrieval {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((path) => ({ path, title: titles.get(path) ?? '' }));
     return { commit: snapshot.commit?.oid, topics };
+  }
+
+  /**
+   * Every topic's `related` refs at the branch tip (or `at`, or a knowledge source's tip), each resolved as
+   * `brv curate` checks it: a topic when one is there, else a folder holding topics. Reads every topic blob (one
+   * `git cat-file --batch` per chunk; blobs over the stored-topic limit are skipped): a front end keeps the answer
+   * per commit (`catalogTip`).
+   */
+  async links(request: CatalogRequest = {}): Promise<LinksResult> {
+    const [{ readBlobs }, { scanTopic }, snapshot] = await Promise.all([
+      import('../models/dream/last-changes.js'),
+      import('../models/dream/scan.js'),
+      this.ctx.readSnapshot(request),
+    ]);
+    const blobs = (await this.ctx.store.listBlobs(snapshot)).flatMap((blob) => {
+      const topic = topicPathFromBlobPath(blob.path);
+      return topic === undefined ? [] : [{ ...blob, topic }];
+    });
+    const topics = new Set<string>(blobs.map((blob) => blob.topic));
+    const folders = new Set(
+      blobs.flatMap((blob) =>
+        blob.topic
+          .split('/')
+          .slice(0, -1)
+          .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+      ),
+    );
+    const readable = blobs.filter((blob) => blob.size <= MAX_STORED_TOPIC_BYTES);
+    const found: LinksResult['topics'] = [];
+    for (let i = 0; i < readable.length; i += LINKS_READ_CHUNK) {
+      const chunk = readable.slice(i, i + LINKS_READ_CHUNK);
+      const contents = await readBlobs(
+        this.ctx.repo,
+        chunk.map((blob) => blob.oid),
+      );
+      chunk.forEach((blob, j) => {
+        const html = contents[j]?.toString('utf8');
+        if (html === undefined || !/\brelated\s*=/i.test(html)) return;
+        // Only the root's own attributes count, and they open the blob: its head is scanned, not its body.
+        const head = html.slice(0, 16 * 1024);
+        const scanned = scanTopic(blob.topic, blob.oid, head) ?? scanTopic(blob.topic, blob.oid, html);
+        const related: LinksResult['topics'][number]['related'] = [];
+        for (const path of new Set<string>(scanned?.related ?? [])) {
+          if (path === blob.topic) continue;
+          if (topics.has(path)) related.push({ path, kind: 'topic' });
+          else if (folders.has(path)) related.push({ path, kind: 'folder' });
+        }
+        if (related.length > 0) found.push({ path: blob.topic, related });
+      });
+    }
+    found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { commit: snapshot.commit?.oid, topics: found };
   }
 
   /** The commit `catalog(request)` would read now, without listing anything. */

@@ -644,10 +644,16 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         describe:
           'Open the dashboard in the browser (xdg-open, open or start) with a one-time login link, so the session token is never on a command line',
       },
+      'new-token': {
+        type: 'boolean',
+        default: false,
+        describe: "Replace the repository's session token with a new one: every browser that had the old one must open the new URL",
+      },
     },
     epilog:
       'Prints "brv webui: http://127.0.0.1:<port>/?token=<secret>" and serves until Ctrl-C. The server listens on loopback ' +
-      'only; the token is new on every start and is exchanged for an HttpOnly, SameSite=Strict cookie, so only the browser ' +
+      'only; the token is kept per repository (.git/brv/webui-secret, readable by you alone), so open tabs reconnect after a ' +
+      'restart on the same port, and is exchanged for an HttpOnly, SameSite=Strict cookie, so only the browser ' +
       'that opened the printed URL (or a script sending "Authorization: Bearer <token>") gets in. Requests naming another ' +
       'Host, and changes coming from another Origin, are refused. --open hands the opener a one-time login link (single use, ' +
       'valid 60 s), never the token: a command line is visible to every local user. Every asset ships with brv: it works offline. The JSON API ' +

@@ -114,13 +114,25 @@ export interface TreeResponse {
   folder: string;
   /** Topics below the folder, at any depth. */
   count: number;
-  /** Children listed: sub-folders first (sorted by name), then topics (sorted by name); `offset` indexes that list. */
+  /** Children listed: sub-folders first (by name), then topics (by title, as the tree shows them; numbers in order, case aside); `offset` indexes that list. */
   total: number;
   folderTotal: number;
   offset: number;
   folders: Array<{ path: string; name: string; count: number }>;
   topics: Array<{ path: string; name: string; title: string }>;
   /** A knowledge source's tree: its alias. */
+  source?: string;
+}
+
+/**
+ * GET /api/topic/links?path=…[&source=…]: the knowledge graph around a topic. `related`: what its `related`
+ * attribute names that exists (a topic, or a folder holding topics); `backlinks`: the topics whose `related` names it.
+ */
+export interface TopicLinksResponse {
+  path: string;
+  commit: string | null;
+  related: Array<{ path: string; kind: 'topic' | 'folder'; title: string }>;
+  backlinks: Array<{ path: string; title: string }>;
   source?: string;
 }
 
@@ -897,6 +909,7 @@ export interface ApiRoutes {
   '/api/search': { GET: SearchResponse };
   '/api/changes': { GET: HistoryResponse };
   '/api/tree': { GET: TreeResponse };
+  '/api/topic/links': { GET: TopicLinksResponse };
   '/api/sources': { GET: SourcesResponse };
   '/api/reviews': { GET: ReviewsResponse };
   '/api/reviews/approve': { POST: ReviewDecision };

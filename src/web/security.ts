@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorKind } from '../base/error-kinds.js';
 
 /**
- * The session cookie: the per-start secret, HttpOnly and SameSite=Strict so no other site's page can
+ * The session cookie: the repository's secret (session-secret.ts), HttpOnly and SameSite=Strict so no other site's page can
  * send or read it. Named by port: cookies are not scoped by port, so two dashboards (two
  * repositories) on one machine would otherwise overwrite each other's session.
  */
@@ -15,7 +15,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/** A fresh secret per server start: 32 random bytes, URL-safe. */
+/** A new secret: 32 random bytes, URL-safe (the session's, kept per repository: session-secret.ts; a login nonce). */
 export function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }

@@ -11,6 +11,7 @@ import type { BrvService } from '../service/service.js';
 import { brvVersion } from '../service/texts.js';
 import { EventHub, parseEventId } from './events.js';
 import { newSecret, presentedSecret, refuseForeign, sameSecret, sessionCookie, setSecurityHeaders } from './security.js';
+import { repositorySecret } from './session-secret.js';
 import { errorStatus, HttpError, limitParam, queryString, STREAMED, type Handler, type TypedRoutes } from './request.js';
 import { actionRoutes } from './action-routes.js';
 import { manageRoutes } from './manage-routes.js';
@@ -31,8 +32,10 @@ export interface WebServerOptions {
   strictPort?: boolean;
   /** The client's files (index.html, assets/); default `<package root>/dist/web`. */
   assetsDir?: string;
-  /** The session secret (tests); default a fresh random one per start. */
+  /** The session secret (tests); default the repository's, kept across restarts (session-secret.ts). */
   secret?: string;
+  /** Replace the repository's kept secret with a new one: every browser logs in again (`brv webui --new-token`). */
+  newToken?: boolean;
   /** Events kept for replay (default 1,000). */
   eventBuffer?: number;
   /** A live-events client with more unsent bytes is disconnected (default 1 MiB). */
@@ -342,7 +345,7 @@ async function bind(server: Server, options: WebServerOptions): Promise<number> 
  * events (events.ts).
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
-  const secret = options.secret ?? newSecret();
+  let secret = options.secret ?? '';
   // One-time login nonces → when they expire (see WebServer.oneTimeUrl).
   const logins = new Map<string, number>();
   const pool: RepositoryPool = options.service.pool(options.launchDir, { serverName: 'brv webui' });
@@ -351,13 +354,16 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const server = createServer({ maxHeaderSize: 32 * 1024 });
   try {
     // Outside a repository: a typed error before anything listens.
-    await pool.resolve(undefined).catch((error: unknown) => {
+    const brv = await pool.resolve(undefined).catch((error: unknown) => {
       if (!isBrvError(error) || error.kind !== 'cwd-required') throw error;
       throw new BrvError(
         'not-a-git-repository',
         `${options.launchDir} is not inside a git repository: brv webui serves the repository it is started in (cd into it, or pass -C <dir>).`,
       );
     });
+    // Kept per repository: a restarted server (on the same port) still accepts the cookie of every open tab. Where
+    // it cannot be kept (a read-only repository), a secret for this run only, as before.
+    secret ||= await repositorySecret(brv.repository.commonDir, { renew: options.newToken }).catch(() => newSecret());
     subscription = await pool.watch((move) => hub.publish(move), { onError: () => {} });
   } catch (error) {
     hub.close();

@@ -1,10 +1,10 @@
 import type { Element, ElementContent, Properties } from 'hast';
 import { sanitize, type Schema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
-import { attributesOf, rawText } from '../topic/hast.js';
+import { attributesOf } from '../topic/hast.js';
 import { BLOCK_TAGS, ELEMENTS, INLINE_TAGS, elementSpec } from '../topic/registry.js';
 import { readStoredTopic } from '../topic/stored.js';
-import { filesAsCode, LABELS, verbatimLines } from '../topic/render-parts.js';
+import { LABELS } from '../topic/render-parts.js';
 import { STRIPPED_TAGS } from '../topic/safety.js';
 
 /** A stored topic as the dashboard shows it. */
@@ -110,6 +110,40 @@ function listed(nodes: ElementContent[]): ElementContent[] {
   return out;
 }
 
+/** The text of a verbatim element (a diagram, a pattern) as written: its line breaks and indentation kept. */
+function verbatimText(node: Element): string {
+  const parts: string[] = [];
+  const walk = (nodes: readonly ElementContent[]): void => {
+    for (const child of nodes) {
+      if (child.type === 'text') parts.push(child.value);
+      else if (child.type === 'element') walk(child.children);
+    }
+  };
+  walk(node.children);
+  return parts
+    .join('')
+    .replace(/^[ \t]*\n/, '')
+    .trimEnd();
+}
+
+/**
+ * A `<bv-files>` item written as plain text (`<li>src/a.ts (the parser)</li>`): its leading path shown as code, as
+ * the element asks ("path in <code>"); an http(s) address there becomes a link (`finish` checks it). A file of the
+ * project is never a link: the dashboard serves no working tree. Items with markup of their own stay as written.
+ */
+function fileItem(node: ElementContent): ElementContent {
+  if (node.type !== 'element') return node;
+  if (node.tagName === 'ul' || node.tagName === 'ol') return { ...node, children: node.children.map(fileItem) };
+  if (node.tagName !== 'li' || node.children.some((child) => child.type !== 'text')) return node;
+  const match = /^(\s*)(\S+)([\s\S]*)$/.exec(node.children.map((child) => (child.type === 'text' ? child.value : '')).join(''));
+  if (!match) return node;
+  const [, before, path, after] = match as unknown as [string, string, string, string];
+  const shown = /^https?:\/\//i.test(path)
+    ? { ...element('a', undefined, [text(path)]), properties: { href: path } }
+    : element('code', undefined, [text(path)]);
+  return { ...node, children: [text(before), shown, text(after)].filter((child) => child.type !== 'text' || child.value !== '') };
+}
+
 /** One bv-* element as `<section class="bv bv-<name>">` with a label (and its attributes as text). */
 function section(node: Element): ElementContent {
   const name = node.tagName.slice('bv-'.length);
@@ -121,11 +155,11 @@ function section(node: Element): ElementContent {
     .map((a) => `${a.name}: ${attributes.get(a.name)}`);
   const label = element('h3', ['bv-label'], [text(known ? LABELS.get(node.tagName)! : 'Other')]);
   if (meta.length > 0) label.children.push(text(' '), element('span', ['bv-meta'], [text(meta.join(' · '))]));
-  // Text content (a diagram's source, a pattern) is verbatim: its line breaks are kept.
+  const children = spec?.content === 'text' ? [] : content(node.children);
   const body =
     spec?.content === 'text'
-      ? [element('pre', undefined, [element('code', undefined, [text(verbatimLines(rawText(node)).join('\n'))])])]
-      : listed(content(node.tagName === 'bv-files' ? filesAsCode(node.children) : node.children));
+      ? [element('pre', undefined, [element('code', undefined, [text(verbatimText(node))])])]
+      : listed(node.tagName === 'bv-files' ? children.map(fileItem) : children);
   return element('section', ['bv', known ? `bv-${name}` : 'bv-other'], [label, element('div', ['bv-body'], body)]);
 }
 

@@ -4,11 +4,16 @@ import { normalizeTopicPath } from '../topic/path.js';
 import type { TreeResponse } from './api-types.js';
 import { HttpError, limitParam, queryString, type TypedRoutes } from './request.js';
 
-/** One folder of a catalog: its direct children (sorted by name) and how many topics it holds at any depth. */
+/**
+ * One folder of a catalog: its direct children, sorted as the tree shows them (folders by name, topics by
+ * title), where each name stands, and how many topics it holds at any depth.
+ */
 interface FolderNode {
   count: number;
   folders: string[];
   topics: Array<{ name: string; title: string }>;
+  /** Child name → its index in `folders` or `topics`. */
+  positions?: Map<string, number>;
 }
 
 /** Every folder of one commit's catalog, by path ('' is the root): each request reads only its folder's children. */
@@ -18,6 +23,11 @@ interface FolderIndex {
 }
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** What a person expects of a list of names: case and accents aside, "Note 2" before "Note 10"; a fixed locale, the same everywhere. */
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+const asShown = (a: string, b: string): number => collator.compare(a, b) || byCodeUnits(a, b);
+/** The tree shows a topic's title (its name when it has none): that is the order. */
+const shownTitle = (topic: { name: string; title: string }): string => topic.title.trim() || topic.name;
 
 /** The folder index of a catalog (topic paths, as `retrieval.catalog` lists them). A path listed twice counts once. */
 function buildFolderIndex(commit: string | undefined, topics: ReadonlyArray<{ path: string; title: string }>): FolderIndex {
@@ -46,22 +56,28 @@ function buildFolderIndex(commit: string | undefined, topics: ReadonlyArray<{ pa
     node.topics.push({ name: segments[segments.length - 1]!, title: topic.title });
   }
   for (const node of folders.values()) {
-    node.folders.sort(byCodeUnits);
-    node.topics.sort((a, b) => byCodeUnits(a.name, b.name));
+    node.folders.sort(asShown);
+    node.topics.sort((a, b) => asShown(shownTitle(a), shownTitle(b)) || byCodeUnits(a.name, b.name));
   }
   return { commit, folders };
 }
 
-/** The position of `name` in a sorted list (or where it would be). */
-function lowerBound<T>(list: readonly T[], name: string, key: (item: T) => string): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (key(list[mid]!) < name) low = mid + 1;
-    else high = mid;
+/** Where the child `name` (a folder or a topic) stands in the folder's list (undefined: not there). Built on first use. */
+function positionOf(node: FolderNode, name: string, type: 'folder' | 'topic'): number | undefined {
+  if (!node.positions) {
+    node.positions = new Map();
+    node.folders.forEach((folder, i) => node.positions!.set(`d${folder}`, i));
+    node.topics.forEach((topic, i) => node.positions!.set(`t${topic.name}`, i));
   }
-  return low;
+  return node.positions.get(`${type === 'folder' ? 'd' : 't'}${name}`);
+}
+
+/** A topic's title as the tree shows it (its name when it has none); undefined when the catalog has no such topic. */
+function topicTitle(index: FolderIndex, path: string): string | undefined {
+  const at = path.lastIndexOf('/');
+  const node = index.folders.get(at < 0 ? '' : path.slice(0, at));
+  const position = node ? positionOf(node, path.slice(at + 1), 'topic') : undefined;
+  return position === undefined ? undefined : shownTitle(node!.topics[position]!);
 }
 
 type TreeLevel = Omit<TreeResponse, 'source'>;
@@ -78,9 +94,7 @@ function treeLevel(index: FolderIndex, folder: string, page: { offset: number; l
   if (page.around !== undefined) {
     const rest = page.around.slice(folder === '' ? 0 : folder.length + 1).split('/');
     const position =
-      rest.length > 1
-        ? lowerBound(node.folders, rest[0]!, (name) => name)
-        : node.folders.length + lowerBound(node.topics, rest[0]!, (topic) => topic.name);
+      rest.length > 1 ? (positionOf(node, rest[0]!, 'folder') ?? 0) : node.folders.length + (positionOf(node, rest[0]!, 'topic') ?? 0);
     offset = Math.floor(Math.min(position, Math.max(total - 1, 0)) / page.limit) * page.limit;
   }
   const end = Math.min(offset + page.limit, total);
@@ -110,13 +124,15 @@ function treeLevel(index: FolderIndex, folder: string, page: { offset: number; l
 const KEPT_INDEXES = 4;
 
 /**
- * Folder indexes by (source, commit): built once per commit from `retrieval.catalog`, shared by
- * concurrent requests (the promise is kept), so a tree request costs one ref read and its page.
+ * What is derived from one commit of the branch (or of a source), by (source, commit): built once per commit,
+ * shared by concurrent requests (the promise is kept), so a request costs one ref read and a lookup.
  */
-export class FolderIndexes {
-  private readonly built = new Map<string, Promise<FolderIndex>>();
+class PerCommit<T extends { commit: string | undefined }> {
+  private readonly built = new Map<string, Promise<T>>();
 
-  async get(brv: Brv, source: string | undefined): Promise<FolderIndex> {
+  constructor(private readonly build: (brv: Brv, request: { at?: string; source?: string }) => Promise<T>) {}
+
+  async get(brv: Brv, source: string | undefined): Promise<T> {
     const { commit } = await brv.retrieval.catalogTip({ source });
     const key = `${source ?? ''}\0${brv.branch}\0${commit ?? ''}`;
     let index = this.built.get(key);
@@ -130,7 +146,7 @@ export class FolderIndexes {
     // moves), and an index of another commit kept under this key would be served for it from then on. A
     // source is read only at its tip, so an index of another tip is answered once and not kept.
     const request = source === undefined && commit !== undefined ? { at: commit } : { source };
-    index = brv.retrieval.catalog(request).then((catalog) => buildFolderIndex(catalog.commit, catalog.topics));
+    index = this.build(brv, request);
     this.built.set(key, index);
     const built = index;
     built.then(
@@ -143,6 +159,36 @@ export class FolderIndexes {
     );
     while (this.built.size > KEPT_INDEXES) this.built.delete(this.built.keys().next().value!);
     return index;
+  }
+}
+
+/** Folder indexes, from `retrieval.catalog`: a tree request costs one ref read and its page. */
+export class FolderIndexes extends PerCommit<FolderIndex> {
+  constructor() {
+    super((brv, request) => brv.retrieval.catalog(request).then((catalog) => buildFolderIndex(catalog.commit, catalog.topics)));
+  }
+}
+
+/** The knowledge graph of one commit: each topic's resolved `related` refs, and the topics naming each topic. */
+interface LinkIndex {
+  commit: string | undefined;
+  related: ReadonlyMap<string, ReadonlyArray<{ path: string; kind: 'topic' | 'folder' }>>;
+  backlinks: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Link indexes, from `retrieval.links` (which reads every topic: once per commit, never per request). */
+class LinkIndexes extends PerCommit<LinkIndex> {
+  constructor() {
+    super(async (brv, request) => {
+      const links = await brv.retrieval.links(request);
+      const related = new Map(links.topics.map((topic) => [topic.path, topic.related]));
+      const backlinks = new Map<string, string[]>();
+      // links.topics is sorted by path: so is every list of backlinks.
+      for (const topic of links.topics)
+        for (const ref of topic.related)
+          if (ref.kind === 'topic') backlinks.set(ref.path, [...(backlinks.get(ref.path) ?? []), topic.path]);
+      return { commit: links.commit, related, backlinks };
+    });
   }
 }
 
@@ -187,8 +233,33 @@ function offsetParam(url: URL): number {
 const PAGE = 500;
 const MAX_PAGE = 2000;
 
-export function treeRoutes(indexes = new FolderIndexes()) {
+export function treeRoutes(indexes = new FolderIndexes(), links = new LinkIndexes()) {
   return {
+    '/api/topic/links': {
+      GET: async ({ brv, url }) => {
+        const source = sourceParam(url);
+        const path = folderParam(url, 'path');
+        const b = await brv();
+        const [index, graph] = await Promise.all([indexes.get(b, source), links.get(b, source)]);
+        if (path === '' || topicTitle(index, path) === undefined)
+          throw new HttpError(404, 'not-found', `No topic ${path}${source === undefined ? '' : ` in knowledge source ${source}`}.`);
+        // Titles from the folder index, which may be of a commit a moment newer: a topic gone since is left out.
+        const titled = (p: string) => topicTitle(index, p);
+        return {
+          path,
+          commit: graph.commit ?? null,
+          related: (graph.related.get(path) ?? []).flatMap((ref) =>
+            ref.kind === 'folder'
+              ? [{ ...ref, title: ref.path }]
+              : titled(ref.path) === undefined
+                ? []
+                : [{ ...ref, title: titled(ref.path)! }],
+          ),
+          backlinks: (graph.backlinks.get(path) ?? []).flatMap((p) => (titled(p) === undefined ? [] : [{ path: p, title: titled(p)! }])),
+          ...(source === undefined ? {} : { source }),
+        };
+      },
+    },
     '/api/tree': {
       GET: async ({ brv, url }) => {
         const source = sourceParam(url);
@@ -230,5 +301,5 @@ export function treeRoutes(indexes = new FolderIndexes()) {
         };
       },
     },
-  } satisfies TypedRoutes<'/api/tree' | '/api/sources'>;
+  } satisfies TypedRoutes<'/api/tree' | '/api/sources' | '/api/topic/links'>;
 }

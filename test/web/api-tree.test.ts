@@ -184,3 +184,36 @@ test('without sources: an empty list; an uninitialised repository: an empty root
   t.is(root.status, 200, root.body);
   t.like(root.json, { commit: null, count: 0, total: 0, folders: [], topics: [] });
 });
+
+test('GET /api/tree?around= finds the page of a topic listed by title; GET /api/topic/links: related refs resolved, backlinks', async (t) => {
+  const repo = await makeRepo();
+  t.teardown(() => cleanup(repo));
+  const linked = (path: string, title: string, related: string) =>
+    `<bv-topic path="${path}" title="${title}" related="${related}"><bv-rule>Text.</bv-rule></bv-topic>`;
+  await plantTree(repo, {
+    'f/a.html': topic('f/a', 'Zulu'),
+    'f/b.html': topic('f/b', 'Alpha'),
+    'f/c.html': linked('f/c', 'Mike', '@f/a.html, @g, @missing/topic.html, @f/c'),
+    'g/d.html': linked('g/d', 'Delta', '@f/a'),
+  });
+  const server = await startFor(repo);
+  t.teardown(() => server.close());
+  const get = getter(server);
+  const page = await get('/api/tree?folder=f&limit=1&around=f/a');
+  t.is(page.json.offset, 2, 'Zulu is listed last');
+  t.deepEqual(page.json.topics, [{ path: 'f/a', name: 'a', title: 'Zulu' }]);
+
+  const links = await get('/api/topic/links?path=f/c');
+  t.is(links.status, 200, links.body);
+  t.deepEqual(links.json.related, [
+    { path: 'f/a', kind: 'topic', title: 'Zulu' },
+    { path: 'g', kind: 'folder', title: 'g' },
+  ]);
+  t.deepEqual(links.json.backlinks, []);
+  t.deepEqual((await get('/api/topic/links?path=f/a')).json.backlinks, [
+    { path: 'f/c', title: 'Mike' },
+    { path: 'g/d', title: 'Delta' },
+  ]);
+  t.is((await get('/api/topic/links?path=f/nope')).status, 404);
+  t.is((await get('/api/topic/links?path=../etc')).status, 400);
+});

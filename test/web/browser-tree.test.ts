@@ -206,8 +206,8 @@ browserTest('live: a change reloads the loaded folders in place, keeping what is
     await tree.evaluate((element) => ((element as unknown as PageElement).scrollTop = 26 * 5000));
     await page.locator('[data-testid="tree-topic"][data-path="big/t05000"]').waitFor();
     await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1));
-    // Another process commits (as a push or an agent would): the tree follows without a reload.
-    await plantBulk(repo!, [['big/s-new.html', topic('big/s-new', 'Newcomer')]]);
+    // Another process commits (as a push or an agent would): the tree follows without a reload. (Titled to sort first.)
+    await plantBulk(repo!, [['big/s-new.html', topic('big/s-new', 'A newcomer')]]);
     await page.locator('[data-testid="live-notice"]').waitFor({ timeout: 10_000 });
     // The big folder has one more child: the rows in view say so (aria-setsize), where they were.
     await page.locator(`[data-testid="tree-topic"][data-path="big/t05000"][aria-setsize="${BIG + 1}"]`).waitFor({ timeout: 10_000 });

@@ -295,6 +295,14 @@ browserTest('every page renders for the README screenshots', async (t) => {
       await d.page.screenshot({ path: file });
       t.true((await stat(file)).size > 10_000, name);
     }
+    // On a phone: the topic first, the tree behind its button; then the tree opened above the topic.
+    await d.page.setViewportSize({ width: 390, height: 844 });
+    await d.page.goto(`${d.server.origin}/knowledge/security/cookies`);
+    await d.page.locator('[data-testid="topic-body"]').waitFor();
+    await d.page.screenshot({ path: path.join(dir, 'knowledge-phone.png') });
+    await d.page.locator('[data-testid="tree-toggle"]').click();
+    await d.page.locator('[data-testid="tree-topic"][data-path="security/cookies"]').waitFor();
+    await d.page.screenshot({ path: path.join(dir, 'knowledge-phone-tree.png') });
     t.deepEqual(d.incidents, []);
   } finally {
     await close(d);

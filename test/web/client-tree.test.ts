@@ -5,6 +5,7 @@ import {
   levelKey,
   PAGE_SIZE,
   markStale,
+  pageHolds,
   pagesToLoad,
   readLevelPage,
   rowCount,
@@ -225,4 +226,20 @@ test('after a change every page is stale: the rows stay, and only the pages in v
   // A folder still loading asks for its first page.
   const loading = { ...state, expanded: new Set(state.expanded).add(levelKey('', 'api')) };
   t.deepEqual(pagesToLoad(loading, visibleRows(loading, 0, 2)), [{ root: '', folder: 'api', offset: 0 }]);
+});
+
+test('nothing is asked for twice: a folder loaded since its rows were drawn, a page or the page holding a topic that is here', (t) => {
+  const state = sample();
+  const loading = { ...state, expanded: new Set(state.expanded).add(levelKey('', 'api')) };
+  const drawn = visibleRows(loading, 0, 2);
+  // The answer for api/ landed between the render that drew its "loading" row and the effect that reads it.
+  const landed = { ...loading, levels: new Map(loading.levels).set(levelKey('', 'api'), level('api', [], ['errors'])) };
+  t.deepEqual(pagesToLoad(landed, drawn), []);
+  const security = state.levels.get(levelKey('', 'security'))!;
+  t.true(pageHolds(security, 'security', { offset: 0 }));
+  t.false(pageHolds(security, 'security', { offset: PAGE_SIZE }));
+  t.true(pageHolds(security, 'security', { around: 'security/auth/tokens' }), 'the folder on the way is on a loaded page');
+  t.true(pageHolds(security, 'security', { around: 'security/csp' }));
+  t.false(pageHolds(security, 'security', { around: 'security/missing' }));
+  t.false(pageHolds(markStale(state).levels.get(levelKey('', 'security'))!, 'security', { around: 'security/csp' }), 'stale: asked again');
 });

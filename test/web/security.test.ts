@@ -1,6 +1,6 @@
 import test from 'ava';
 import path from 'node:path';
-import { symlink } from 'node:fs/promises';
+import { chmod, lstat, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { cleanup, refTip } from '../helpers/repo.js';
 import { fakeAssets, knowledgeRepo, request, SECRET_FILE_TEXT, session, startFor } from './http.js';
 
@@ -246,5 +246,50 @@ test('bad API requests get typed JSON errors: unknown endpoint 404, wrong method
     t.false(JSON.stringify((await get('/api/nope')).json).includes('at '), 'no stack');
   } finally {
     await server.close();
+  }
+});
+
+test("the session secret is the repository's, kept 0600 across restarts; a file not this user's alone is replaced; --new-token renews it", async (t) => {
+  const { repo } = await fixture;
+  const file = path.join(repo, '.git', 'brv', 'webui-secret');
+  await rm(file, { force: true });
+  const first = await startFor(repo, { secret: undefined });
+  const kept = first.secret;
+  await first.close();
+  t.regex(kept, /^[A-Za-z0-9_-]{43}$/);
+  t.is((await stat(file)).mode & 0o777, 0o600);
+  // A restart: the same secret, so an open tab's cookie still opens the API (and no token is needed again).
+  const second = await startFor(repo, { secret: undefined });
+  try {
+    t.is(second.secret, kept);
+    t.is((await request(second.port, { path: '/api/status', headers: session(second) })).status, 200);
+  } finally {
+    await second.close();
+  }
+  // Readable by others (or a link planted where the file goes): not trusted, a new secret is written in its place.
+  await chmod(file, 0o644);
+  const third = await startFor(repo, { secret: undefined });
+  await third.close();
+  t.not(third.secret, kept);
+  t.is((await stat(file)).mode & 0o777, 0o600);
+  const elsewhere = path.join(repo, 'planted-secret');
+  await writeFile(elsewhere, `${'a'.repeat(43)}\n`, { mode: 0o600 });
+  await rm(file);
+  await symlink(elsewhere, file);
+  const fourth = await startFor(repo, { secret: undefined });
+  await fourth.close();
+  t.not(fourth.secret, 'a'.repeat(43));
+  t.false((await lstat(file)).isSymbolicLink());
+  t.is(await readFile(elsewhere, 'utf8'), `${'a'.repeat(43)}\n`, 'the link target is not written through');
+  // --new-token: a new secret; the old session is refused from then on.
+  const renewed = await startFor(repo, { secret: undefined, newToken: true });
+  try {
+    t.not(renewed.secret, fourth.secret);
+    const old = await request(renewed.port, { path: '/api/status', headers: { cookie: `brv_session_${renewed.port}=${fourth.secret}` } });
+    t.is(old.status, 401);
+    t.is((await request(renewed.port, { path: '/api/status', headers: session(renewed) })).status, 200);
+  } finally {
+    await renewed.close();
+    await rm(elsewhere, { force: true });
   }
 });

@@ -94,3 +94,17 @@ test('a diagram keeps its line breaks (a <pre>), and file paths are code, as in 
   t.true(html.includes('<pre><code>graph TD\n  A --> B\n  B --> C</code></pre>'), html);
   t.true(html.includes('<li><code>migrations/0001_init.sql</code></li><li><code>src/a.ts</code></li>'), html);
 });
+
+test('a diagram keeps its line breaks; a file item written as text shows its path as code, an address as a link, never a project file as one', (t) => {
+  const { html } = topicDisplayHtml(
+    '<bv-topic path="a/b" title="T"><bv-diagram type="ascii">client\n  |\n  v\nserver</bv-diagram>' +
+      '<bv-files><li>src/a.ts (the parser)</li><li><code>src/b.ts</code></li><li>https://example.com/spec</li></bv-files></bv-topic>',
+  );
+  t.true(html.includes('<pre><code>client\n  |\n  v\nserver</code></pre>'), html);
+  t.true(html.includes('<li><code>src/a.ts</code> (the parser)</li>'), html);
+  t.true(html.includes('<li><code>src/b.ts</code></li>'), html);
+  t.true(
+    html.includes('<li><a href="https://example.com/spec" rel="noopener noreferrer nofollow">https://example.com/spec</a></li>'),
+    html,
+  );
+});

@@ -103,3 +103,18 @@ test('the branch moving between the tip read and the catalog read: the index is 
   sourceTip = 'c1';
   t.is((await indexes.get(source, 'platform')).commit, 'c1', 'built again, not the c2 index kept under c1');
 });
+
+test('a folder lists its topics by the title the tree shows (numbers in order, case aside; no title: the name)', async (t) => {
+  const { brv } = fakeBrv({ commit: 'c1' }, [
+    { path: 'n/a-zed', title: 'Zed' },
+    { path: 'n/b-note10', title: 'Note 10' },
+    { path: 'n/c-note2', title: 'note 2' },
+    { path: 'n/d-untitled', title: '' },
+    { path: 'n/e-alpha', title: 'Alpha' },
+  ]);
+  const index = await new FolderIndexes().get(brv, undefined);
+  t.deepEqual(
+    index.folders.get('n')!.topics.map((topic) => topic.name),
+    ['e-alpha', 'd-untitled', 'c-note2', 'b-note10', 'a-zed'],
+  );
+});

@@ -7,6 +7,7 @@ import { declaration } from '../../views/command-table.js';
 interface WebuiOptions extends GlobalOptions {
   port?: number;
   open: boolean;
+  newToken: boolean;
 }
 
 /** How long stopping may take before the process exits anyway (a git that hangs must not keep it). */
@@ -34,6 +35,7 @@ export const webuiCommand = tableCommand<WebuiOptions>(declaration('webui'), {
         launchDir: path.resolve(cliCwd(argv.C)),
         port: argv.port ?? DEFAULT_PORT,
         strictPort: argv.port !== undefined,
+        newToken: argv.newToken,
       });
       if (argv.format === 'json') printJson('webui', true, { url: server.url, port: server.port });
       else printText(webuiText({ url: server.url, port: server.port, wanted: argv.port ?? DEFAULT_PORT }));

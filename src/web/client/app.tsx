@@ -17,7 +17,8 @@ import { App as AppContext, ErrorBox, Link, shortOid, useApi, type AppState } fr
 
 const NOTICE_MS = 6000;
 
-type LiveState = 'connecting' | 'live' | 'reconnecting';
+/** 'signed-out': the server is back but refuses this tab's session (`brv webui --new-token`): only a new login helps. */
+type LiveState = 'connecting' | 'live' | 'reconnecting' | 'signed-out';
 
 function currentRoute(): Route {
   return parseRoute(location.pathname, location.search);
@@ -114,7 +115,9 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
             ) : null}
           </>
         ) : null}
-        <span class={`live live-${live}`}>{live === 'live' ? '● live' : live === 'connecting' ? '○ connecting' : '○ reconnecting'}</span>
+        <span class={`live live-${live}`} data-testid="live-state">
+          {LIVE_LABELS[live]}
+        </span>
       </footer>
       <div class="live-region" role="status" aria-live="polite">
         {notice !== null ? (
@@ -126,6 +129,13 @@ function Shell({ route, live, notice }: { route: Route; live: LiveState; notice:
     </div>
   );
 }
+
+const LIVE_LABELS: Record<LiveState, string> = {
+  live: '● live',
+  connecting: '○ connecting',
+  reconnecting: '○ reconnecting',
+  'signed-out': '○ signed out: open the URL brv webui printed',
+};
 
 /** The browser tests find the nav links by these ids (the contract's list). */
 const NAV_TEST_IDS: Record<Page, string> = {
@@ -258,6 +268,13 @@ function useLive(refresh: () => void): { live: LiveState; notice: string | null 
         if (current.readyState === EventSource.CLOSED) {
           current.close();
           retry = setTimeout(connect, cursor.current.failed());
+          // Refused rather than unreachable: say so (it keeps trying: a login in another tab sets the cookie for this one).
+          fetch('/api/status', { credentials: 'same-origin' }).then(
+            (answer) => {
+              if (answer.status === 401 && !stopped) setLive('signed-out');
+            },
+            () => {},
+          );
         }
       };
     };

@@ -1,23 +1,37 @@
 // The Knowledge page: the folder tree (virtualised, loaded a level at a time: tree-view.tsx) and the open topic
 // (Rendered / Raw / History); a knowledge source's topic read-only (Rendered / Raw).
-import { useCallback, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { ApiGetPath } from './api.js';
 import { readCommit, readTopicDiff, toggleVersion, topicDiffHref, versionRange } from './diff.js';
 import { EditorPanel, useTopicEditor } from './editor.js';
 import { readChanges, type ChangeView } from './entries.js';
 import { topicHref, type TopicTab } from './routes.js';
 import { TopicDelete, takeDeleted } from './topic-delete.js';
+import { TopicLinks } from './topic-links.js';
 import { TreePane } from './tree-view.js';
 import { DiffView, ErrorBox, Link, shortOid, Time, useApi, useApp } from './ui.js';
 
 export function KnowledgePage({ topic, tab, source }: { topic: string | null; tab: TopicTab; source: string | null }) {
   const [count, setCount] = useState<number | null>(null);
+  // On a narrow screen the tree is a drawer above the topic (app.css): open while no topic is, closed once one opens.
+  const [treeOpen, setTreeOpen] = useState(topic === null);
+  useEffect(() => setTreeOpen(topic === null), [topic, source]);
   return (
-    <div class="knowledge">
-      <nav class="tree-pane" aria-label="Topics">
+    <div class={treeOpen ? 'knowledge tree-open' : 'knowledge'}>
+      <button
+        type="button"
+        class="tree-toggle"
+        data-testid="tree-toggle"
+        aria-expanded={treeOpen}
+        aria-controls="tree-pane"
+        onClick={() => setTreeOpen((open) => !open)}
+      >
+        {treeOpen ? 'Hide topics' : `Topics${count === null ? '' : ` (${count})`}`}
+      </button>
+      <nav class="tree-pane" id="tree-pane" aria-label="Topics" data-testid="tree-pane">
         <TreePane topic={topic} source={source} onCount={setCount} />
       </nav>
-      <section class="topic-pane">
+      <section class="topic-pane" data-testid="topic-pane">
         {topic === null ? <NoTopic count={count} /> : <TopicView key={`${source ?? ''}:${topic}`} path={topic} tab={tab} source={source} />}
       </section>
     </div>
@@ -131,12 +145,15 @@ function TopicView({ path, tab, source }: { path: string; tab: TopicTab; source:
               </pre>
             ) : (
               // Sanitised by the server (src/web/topic-html.ts); the CSP forbids scripts whatever it contains.
-              <div
-                class="topic-body"
-                data-testid="topic-body"
-                onClick={followInternalLink}
-                dangerouslySetInnerHTML={{ __html: data.html }}
-              />
+              <>
+                <div
+                  class="topic-body"
+                  data-testid="topic-body"
+                  onClick={followInternalLink}
+                  dangerouslySetInnerHTML={{ __html: data.html }}
+                />
+                <TopicLinks path={path} source={source} />
+              </>
             )}
           </div>
         </>

@@ -12,6 +12,7 @@ import {
   levelKey,
   markStale,
   PAGE_SIZE,
+  pageHolds,
   pagesToLoad,
   readLevelPage,
   rowCount,
@@ -73,6 +74,8 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
   const inFlight = useRef(new Map<string, number>());
   const again = useRef(new Set<string>());
   const failed = useRef(new Set<string>());
+  // Levels whose first page is on its way → the pages asked for meanwhile (asked for after it, if still needed).
+  const firstLoads = useRef(new Map<string, Array<{ offset?: number; around?: string }>>());
   const openAll = useRef(false);
   const loadedRevision = useRef(-1);
 
@@ -91,11 +94,26 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
         if (asked < loadedRevision.current) again.current.add(id);
         return Promise.resolve();
       }
+      // Nothing is asked for twice: a page here already (and fresh), or one asked for while the level's first is on its way.
+      const level = latest.current.levels.get(key);
+      if (level && pageHolds(level, folder, page)) return Promise.resolve();
+      const waiting = firstLoads.current.get(key);
+      if (!level && waiting) {
+        waiting.push(page);
+        return Promise.resolve();
+      }
+      if (!level) firstLoads.current.set(key, []);
       inFlight.current.set(id, loadedRevision.current);
       const landed = (): void => {
         inFlight.current.delete(id);
         // A burst of changes: the answer that landed predates the last one, so the final state is asked for.
         if (again.current.delete(id)) void load(root, folder, page);
+      };
+      const askWaiting = (): void => {
+        const pages = firstLoads.current.get(key);
+        if (level || !pages) return;
+        firstLoads.current.delete(key);
+        for (const next of pages) void load(root, folder, next);
       };
       return getJson(treeUrl(root, folder, page)).then(
         (body) => {
@@ -117,9 +135,11 @@ function useTreeData(current: { root: Root; topic: string } | null): TreeData {
             }
             return { ...previous, levels, expanded };
           });
+          askWaiting();
         },
         (reason: unknown) => {
           landed();
+          askWaiting();
           if (isAbort(reason)) return;
           const problem = toApiError(reason);
           if (problem.status === 404 && (folder !== '' || root !== '')) {
@@ -229,7 +249,9 @@ export function TreePane({ topic, source, onCount }: { topic: string | null; sou
   /** The row that has the tab stop (roving tabindex): its key, and its index when it was chosen. */
   const [focus, setFocus] = useState<{ key: string; index: number }>({ key: '', index: 0 });
   const wantsDomFocus = useRef(false);
-  const scrolledTo = useRef<string | null>(null);
+  /** The open topic's row as last scrolled to; and whether the tree is hidden (a closed drawer: app.css), which scrolls nothing. */
+  const scrolledTo = useRef<{ key: string; index: number } | null>(null);
+  const [hidden, setHidden] = useState(false);
 
   const local = state.levels.get(levelKey('', ''));
   useEffect(() => onCount(local ? local.count : null), [local?.count]);
@@ -237,7 +259,10 @@ export function TreePane({ topic, source, onCount }: { topic: string | null; sou
   useLayoutEffect(() => {
     const element = scroller.current;
     if (!element) return;
-    const measure = (): void => setViewport(element.clientHeight || 600);
+    const measure = (): void => {
+      setViewport(element.clientHeight || 600);
+      setHidden(element.clientHeight === 0);
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(element);
@@ -267,15 +292,23 @@ export function TreePane({ topic, source, onCount }: { topic: string | null; sou
     }
   };
 
-  // The open topic: its row gets the tab stop and is scrolled into view once its folders have loaded.
+  // The open topic: its row gets the tab stop and is scrolled into view once its folders have loaded (and once the
+  // tree is shown); while folders above it load and push it down, it is kept in view unless scrolled away from.
   const currentRow = current ? topicRowKey(current.root, current.topic) : null;
   const currentIndex = current ? rowIndex(state, current.root, current.topic, 'topic') : undefined;
   useLayoutEffect(() => {
-    if (currentRow === null || currentIndex === undefined || scrolledTo.current === currentRow) return;
-    scrolledTo.current = currentRow;
-    setFocus({ key: currentRow, index: currentIndex });
+    if (currentRow === null || currentIndex === undefined || hidden) return;
+    const before = scrolledTo.current;
+    if (before?.key === currentRow && before.index === currentIndex) return;
+    scrolledTo.current = { key: currentRow, index: currentIndex };
+    if (before?.key !== currentRow) setFocus({ key: currentRow, index: currentIndex });
+    else {
+      const element = scroller.current;
+      const wasInView = element !== null && scrollToShow(before.index, ROW_HEIGHT, element.scrollTop, element.clientHeight) === null;
+      if (!wasInView) return;
+    }
     scrollTo(currentIndex);
-  }, [currentRow, currentIndex]);
+  }, [currentRow, currentIndex, hidden]);
 
   // Before paint, so that a key pressed next finds the focus already moved.
   useLayoutEffect(() => {

@@ -316,13 +316,31 @@ export function pagesToLoad(state: TreeState, rows: readonly Row[]): Array<{ roo
   for (const row of rows) {
     if (row.index < 0 && row.type !== 'pending') continue;
     const offset = row.index < 0 ? 0 : Math.floor(row.index / PAGE_SIZE) * PAGE_SIZE;
-    if (row.index >= 0 && state.levels.get(levelKey(row.root, row.folder))?.pages.has(offset)) continue;
+    const level = state.levels.get(levelKey(row.root, row.folder));
+    // A folder's "loading" row drawn before its first page arrived (the rows lag the state by a render): loaded already.
+    if (row.index < 0 ? level !== undefined : level?.pages.has(offset)) continue;
     const id = `${levelKey(row.root, row.folder)}\u0000${offset}`;
     if (seen.has(id)) continue;
     seen.add(id);
     pages.push({ root: row.root, folder: row.folder, offset });
   }
   return pages;
+}
+
+/**
+ * Whether a loaded level answers a request for one of its pages already: the page at `offset` is loaded (and not
+ * stale), or, for `around` (a path below `folder`), the page holding the child on its way is.
+ */
+export function pageHolds(level: Level, folder: string, page: { offset?: number; around?: string }): boolean {
+  if (page.around === undefined) return level.pages.has(page.offset ?? 0);
+  const rest = page.around.slice(folder === '' ? 0 : folder.length + 1).split('/');
+  const childPath = folder === '' ? rest[0]! : `${folder}/${rest[0]!}`;
+  const [from, to] = rest.length > 1 ? [0, level.folderTotal] : [level.folderTotal, level.total];
+  for (let i = from; i < to; i++) {
+    const child = level.children[i];
+    if (child?.path === childPath) return level.pages.has(Math.floor(i / PAGE_SIZE) * PAGE_SIZE);
+  }
+  return false;
 }
 
 /**
