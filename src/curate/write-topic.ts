@@ -14,6 +14,8 @@ export interface WriteOptions {
   overwrite: boolean;
   sessionId?: string;
   agent?: string;
+  /** The model that wrote the topic (`provider/model`), recorded as Brv-Model. */
+  model?: string;
 }
 
 export type WriteResult =
@@ -143,6 +145,7 @@ export async function writeTopic(
           previousSummary: meta?.previousSummary,
           session: options.sessionId,
           agent: options.agent,
+          model: options.model,
         },
       },
       result: { ok: true, filePath, topicPath: topic.path, type, commit: undefined, unchanged: false, warnings },
