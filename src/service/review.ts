@@ -94,7 +94,10 @@ export class Review {
             if (op.type === 'MERGE' && before) {
               // What lands is the branch now: a conflict resolved since (ours, theirs, an edit) shows as resolved.
               const now = await this.history.topicDiff({ path: op.path, from: before }).catch(() => undefined);
-              if (now) return now.status === 'unchanged' ? { ...op, diff: null, landing: 'unchanged' } : { ...op, diff: now.diff, landing: 'diff' };
+              if (now)
+                return now.status === 'unchanged'
+                  ? { ...op, diff: null, landing: 'unchanged' }
+                  : { ...op, diff: now.diff, landing: 'diff' };
             }
             const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
             // A topic over the stored-topic limit is never read: its problem instead of a diff, the others as usual.
