@@ -254,7 +254,7 @@ export interface InboxFilter {
 export const NO_FILTER: InboxFilter = { agent: '', author: '', impact: '', since: '' };
 
 /** The "how recent" choices of the filter, in hours. */
-export const SINCE_HOURS: Readonly<Record<string, number>> = { '1h': 1, '1d': 24, '7d': 24 * 7, '30d': 24 * 30 };
+const SINCE_HOURS: Readonly<Record<string, number>> = { '1h': 1, '1d': 24, '7d': 24 * 7, '30d': 24 * 30 };
 
 interface FilterableReview {
   author: string;
