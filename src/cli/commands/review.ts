@@ -21,7 +21,12 @@ interface PendingOptions extends GlobalOptions, ReviewFilter {}
 async function printPending(brv: Brv, format: GlobalOptions['format'], command: string, filter: ReviewFilter = {}): Promise<void> {
   const list = await brv.review.pending(filter);
   if (format === 'json') return printJson(command, true, list);
-  printText(reviewsText(list, Object.values(filter).some((value) => value !== undefined && value !== '')));
+  printText(
+    reviewsText(
+      list,
+      Object.values(filter).some((value) => value !== undefined && value !== ''),
+    ),
+  );
 }
 
 const reviewPendingCommand = tableCommand<PendingOptions>(declaration('review pending'), {

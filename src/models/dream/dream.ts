@@ -499,7 +499,9 @@ async function record(
         meta: {
           op: 'dream',
           agent: options.agent,
-          ...(options.modelName && proposals.some((p) => p.type === 'merge' || p.type === 'synthesize') ? { model: options.modelName } : {}),
+          ...(options.modelName && proposals.some((p) => p.type === 'merge' || p.type === 'synthesize')
+            ? { model: options.modelName }
+            : {}),
           reason: 'consolidation proposed by brv dream',
           proposals: lines,
         },
