@@ -15,6 +15,8 @@ export interface CurateContext {
   sessions: SessionStore;
   branch: string;
   agent?: string;
+  /** The model writing the responses (self-driven curate): recorded as Brv-Model. */
+  model?: string;
 }
 
 export interface CurateRequest {
@@ -141,6 +143,7 @@ export async function continueSession(
     sessionId: session.id,
     agent: ctx.agent,
     reviewRemovals: selfDriven,
+    ...(ctx.model ? { model: ctx.model } : {}),
   });
   if (result.ok) {
     await ctx.sessions.remove(session.id);

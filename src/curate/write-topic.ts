@@ -20,6 +20,8 @@ export interface WriteOptions {
    * removes content opens a review whatever impact the model declared.
    */
   reviewRemovals?: boolean;
+  /** The model that wrote the topic (`provider/model`), recorded as Brv-Model. */
+  model?: string;
 }
 
 export type WriteResult =
@@ -155,6 +157,7 @@ export async function writeTopic(
           session: options.sessionId,
           agent: options.agent,
           ...(removed ? { removed: removedLines(removed) } : {}),
+          model: options.model,
         },
         ...(removed && options.reviewRemovals ? { needsReview: true } : {}),
       },

@@ -259,7 +259,8 @@ export class Knowledge {
     });
     if (!collected.ok) return { ok: false, status: 'failed', errors: [{ kind: collected.kind, message: collected.message }], ...extra(0) };
     const { store, sessions, branch } = this.ctx;
-    const { envelope, attempts } = await runCurateAuto({ store, sessions, branch, agent: actor.agent }, client, {
+    const model = `${client.identity.provider}/${client.identity.model}`;
+    const { envelope, attempts } = await runCurateAuto({ store, sessions, branch, agent: actor.agent, model }, client, {
       intent: request.intent,
       attachments: collected.attachments,
       overwrite: request.overwrite ?? false,
@@ -478,6 +479,7 @@ export class Knowledge {
       dryRun: request.dryRun,
       agent: actor.agent,
       model: client,
+      ...(client ? { modelName: `${client.identity.provider}/${client.identity.model}` } : {}),
       signal: request.signal,
       onProgress: request.onProgress,
     });

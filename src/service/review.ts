@@ -1,4 +1,4 @@
-import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../vc/review.js';
+import type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewFilter, ReviewList } from '../vc/review.js';
 import type { TopicChangeProblem } from '../vc/inspect.js';
 import { setSetting } from '../settings/settings.js';
 import type { HoldDetails } from '../vc/removal.js';
@@ -7,7 +7,7 @@ import type { History } from './vc.js';
 import type { Actor } from './host.js';
 import type { Knowledge } from './knowledge.js';
 
-export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewList } from '../vc/review.js';
+export type { ConflictResolution, ReviewConflicts, ReviewDecision, ReviewFilter, ReviewList } from '../vc/review.js';
 
 /** `brv review show`: a review's topics and conflicts; `hold` for a held incoming change (src/vc/removal.ts). */
 export type ReviewShow = ReviewConflicts & { hold?: HoldDetails };
@@ -49,13 +49,18 @@ export type ReviewOperationWithDiff = ReviewList['tasks'][number]['operations'][
   diff: string | null;
   /** Why `diff` is null for this topic: it is a blob over the stored-topic limit, never read (`too-large`). */
   problem?: TopicChangeProblem;
+  /**
+   * A merge's topic: `diff` is what approving keeps, the topic before the merge against the branch now
+   * (conflicts resolved since included), not the merge commit's own diff; `unchanged` when they are the same.
+   */
+  landing?: 'diff' | 'unchanged';
 };
 
 export interface ReviewListWithDiffs extends Omit<ReviewList, 'tasks'> {
   tasks: Array<Omit<ReviewList['tasks'][number], 'operations'> & { operations: ReviewOperationWithDiff[] }>;
 }
 
-export interface PendingWithDiffsRequest {
+export interface PendingWithDiffsRequest extends ReviewFilter {
   /** Reviews given their diffs, oldest first (the rest are listed with `diff: null`); default 50. */
   maxWithDiffs?: number;
 }
@@ -68,21 +73,32 @@ export class Review {
     private readonly knowledge: Knowledge,
   ) {}
 
-  async pending(): Promise<ReviewList> {
-    const { listReviews } = await import('../vc/review.js');
-    return listReviews(this.ctx.store, this.ctx.branch);
+  /** Open reviews, oldest first; with a filter, only those made by that author, agent, model, session, impact or since then. */
+  async pending(filter: ReviewFilter = {}): Promise<ReviewList> {
+    const { listReviews, filterReviews } = await import('../vc/review.js');
+    return filterReviews(await listReviews(this.ctx.store, this.ctx.branch), filter);
   }
 
   /** `pending()`, each operation with the diff a person reviews (the dashboard's inbox, the TUI's /review). */
   async pendingWithDiffs(request: PendingWithDiffsRequest = {}): Promise<ReviewListWithDiffs> {
-    const list = await this.pending();
-    const max = request.maxWithDiffs ?? 50;
+    const { maxWithDiffs, ...filter } = request;
+    const list = await this.pending(filter);
+    const max = maxWithDiffs ?? 50;
     const tasks = await Promise.all(
       list.tasks.map(async (task, i) => {
         const shown = i < max ? await this.history.show({ spec: task.commit, patch: true }).catch(() => undefined) : undefined;
         const changes = shown?.kind === 'commit' ? shown.commit.changes : [];
+        const before = task.onBranch && !task.gated && shown?.kind === 'commit' ? shown.commit.parents[0] : undefined;
         const operations = await Promise.all(
           task.operations.map(async (op): Promise<ReviewOperationWithDiff> => {
+            if (op.type === 'MERGE' && before) {
+              // What lands is the branch now: a conflict resolved since (ours, theirs, an edit) shows as resolved.
+              const now = await this.history.topicDiff({ path: op.path, from: before }).catch(() => undefined);
+              if (now)
+                return now.status === 'unchanged'
+                  ? { ...op, diff: null, landing: 'unchanged' }
+                  : { ...op, diff: now.diff, landing: 'diff' };
+            }
             const change = changes.find((c) => c.filePath === op.filePath || c.path === op.path);
             // A topic over the stored-topic limit is never read: its problem instead of a diff, the others as usual.
             if (change?.problem) return { ...op, diff: null, problem: change.problem };

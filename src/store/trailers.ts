@@ -27,6 +27,8 @@ export interface CommitMeta {
   confidence?: string;
   session?: string;
   agent?: string;
+  /** The model that wrote the change (`provider/model`): a self-driven curate, a dream. */
+  model?: string;
   conflicts?: string[];
   /** The review a decision commit settles, and the files it decided. */
   review?: string;
@@ -55,6 +57,7 @@ const KEYS: Array<[keyof CommitMeta, string]> = [
   ['previousSummary', 'Brv-Previous-Summary'],
   ['session', 'Brv-Session'],
   ['agent', 'Brv-Agent'],
+  ['model', 'Brv-Model'],
   ['conflicts', 'Brv-Conflicts'],
   ['review', 'Brv-Review'],
   ['files', 'Brv-Files'],

@@ -22,6 +22,9 @@ import {
   ResultsList,
   ReviewScreen,
   reviewLines,
+  chosenConflict,
+  openConflicts,
+  type ReviewConflicts,
   type ReviewPosition,
 } from './screens.js';
 import { NO_VALUES, readRepository, statusText, workTreeFiles, type CompletionValues, type StatusFacts } from './status.js';
@@ -56,7 +59,7 @@ type Screen =
   | { type: 'home' }
   | { type: 'results'; title: string; question: string; items: ResultItem[]; selected: number }
   | { type: 'pager'; title: string; markdown?: string; text?: string; offset: number; topic?: string; source?: string }
-  | { type: 'review'; list?: ReviewListWithDiffs; at: ReviewPosition; startAt?: string }
+  | { type: 'review'; list?: ReviewListWithDiffs; conflicts?: ReviewConflicts; at: ReviewPosition; startAt?: string }
   | { type: 'curate'; form: CurateForm; field: number; cursor: number; check?: CheckHtmlResult; saving: boolean };
 
 /** A Ctrl-R history search: what is typed, and the history line it found. */
@@ -281,7 +284,16 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
   );
 
   const loadReview = useCallback(async () => {
-    const list = await (await context.brv()).review.pendingWithDiffs();
+    const brv = await context.brv();
+    const list = await brv.review.pendingWithDiffs();
+    // A merge review's topics keep both versions, marked, until someone picks: the conflicts each still carries.
+    const merges = list.tasks.filter((t) => !t.gated && t.operations.some((op) => op.type === 'MERGE'));
+    const found = await Promise.all(merges.map((t) => brv.review.conflicts({ id: t.taskId }).catch(() => undefined)));
+    const conflicts: ReviewConflicts = new Map(
+      found.flatMap((shown) =>
+        shown ? [[shown.taskId, new Map(shown.topics.map((topic) => [topic.path, topic.conflicts]))] as const] : [],
+      ),
+    );
     const asked = screensRef.current.find((sc): sc is Extract<Screen, { type: 'review' }> => sc.type === 'review')?.startAt;
     if (asked !== undefined && !list.tasks.some((t) => t.taskId.startsWith(asked)))
       setMessage({ tone: 'error', text: `No pending review ${asked}: here are all of them.` });
@@ -290,10 +302,16 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
         if (s.type !== 'review') return s;
         // `/review <id>`: that review first (an id prefix is enough), once.
         const wanted = s.startAt === undefined ? -1 : list.tasks.findIndex((t) => t.taskId.startsWith(s.startAt!));
-        if (s.startAt !== undefined) return { type: 'review', list, at: { task: Math.max(0, wanted), op: 0, offset: 0 } };
+        if (s.startAt !== undefined) return { type: 'review', list, conflicts, at: { task: Math.max(0, wanted), op: 0, offset: 0 } };
         const task = Math.min(s.at.task, Math.max(0, list.tasks.length - 1));
         const op = Math.min(s.at.op, Math.max(0, (list.tasks[task]?.operations.length ?? 1) - 1));
-        return { ...s, list, at: { task, op, offset: task === s.at.task && op === s.at.op ? s.at.offset : 0 } };
+        const same = task === s.at.task && op === s.at.op;
+        return {
+          ...s,
+          list,
+          conflicts,
+          at: { task, op, offset: same ? s.at.offset : 0, ...(same && s.at.section ? { section: s.at.section } : {}) },
+        };
       }),
     );
   }, [context]);
@@ -559,6 +577,34 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
     [screen, run, context, loadReview, refresh],
   );
 
+  /** Resolves the chosen conflict of the topic on screen (`whole`: every conflict of it) by keeping ours, theirs or both. */
+  const resolve = useCallback(
+    async (side: 'ours' | 'theirs' | 'both', whole: boolean) => {
+      const screen = screenNow();
+      if (screen.type !== 'review' || !screen.list) return;
+      const task = screen.list.tasks[screen.at.task];
+      const op = task?.operations[screen.at.op];
+      const open = openConflicts(screen.list, screen.at, screen.conflicts);
+      if (!task || !op || open.length === 0 || deciding.current) return;
+      const section = open[chosenConflict(screen.at, open.length)]!.section;
+      deciding.current = true;
+      const done = await run('Resolving…', async () =>
+        (await context.brv()).review.resolve({ id: task.taskId, topic: op.path, side, ...(whole ? {} : { section }) }, context.actor),
+      ).finally(() => (deciding.current = false));
+      if (!done) return;
+      // Read again: the diff shown is then what approving keeps, not the merge's markers.
+      await run('Reading pending reviews…', loadReview);
+      setMessage({
+        tone: 'info',
+        text:
+          `Kept ${side} for ${done.resolved.join(', ')} of ${done.path}` +
+          (done.remaining.length > 0 ? `; ${done.remaining.length} left.` : '; nothing left to resolve: a approves.'),
+      });
+      void refresh();
+    },
+    [run, context, loadReview, refresh],
+  );
+
   // ink re-subscribes the handler after each render: a key that arrives in between must still meet
   // the state that render showed, so the subscribed function calls the latest handler.
   const onKey = useRef<(input: string, key: Key) => void>(() => {});
@@ -730,6 +776,17 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       if (!list || deciding.current) return;
       const task = list.tasks[screen.at.task];
       const move = (at: ReviewPosition) => replaceTop((s) => (s.type === 'review' ? { ...s, at } : s));
+      const open = openConflicts(list, screen.at, screen.conflicts);
+      if (open.length > 0 && input.length === 1) {
+        const side = ({ o: 'ours', t: 'theirs', b: 'both' } as const)[input.toLowerCase() as 'o' | 't' | 'b'];
+        if (side) return void resolve(side, input !== input.toLowerCase());
+        if (input === 'c' || input === 'C') {
+          const step = input === 'c' ? 1 : open.length - 1;
+          return move({ ...screen.at, section: (chosenConflict(screen.at, open.length) + step) % open.length });
+        }
+        const op = task?.operations[screen.at.op];
+        if (input === 'e' && op) return void apply({ type: 'edit', path: op.path });
+      }
       if (input === 'a' || input === 'r') return void decide(input === 'a' ? 'approve' : 'reject', false);
       if (input === 'A' || input === 'R') return void decide(input === 'A' ? 'approve' : 'reject', true);
       if (key.rightArrow || input === 'n')
@@ -741,7 +798,7 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
           op: 0,
           offset: 0,
         });
-      const total = reviewLines(list, screen.at, width).length;
+      const total = reviewLines(list, screen.at, width, screen.conflicts).length;
       const body = Math.max(1, mainHeight - 2);
       if (key.upArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset - 1, total, body) });
       if (key.downArrow) return move({ ...screen.at, offset: clampOffset(screen.at.offset + 1, total, body) });
@@ -850,7 +907,9 @@ export function App({ context, history, saveHistory, subscribe, noColor, editTop
       />
     );
   } else if (screen.type === 'review') {
-    main = <ReviewScreen list={screen.list} at={screen.at} height={mainHeight} width={width} noColor={noColor} />;
+    main = (
+      <ReviewScreen list={screen.list} at={screen.at} conflicts={screen.conflicts} height={mainHeight} width={width} noColor={noColor} />
+    );
   } else {
     main = (
       <Box flexDirection="column" height={mainHeight} justifyContent="flex-end">

@@ -128,7 +128,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'review',
-    summary: 'Step through pending reviews (from one of them): approve or reject each topic',
+    summary: 'Step through pending reviews (from one of them): approve or reject each topic, resolve merge conflicts',
     usage: '/review [id]',
     args: ['review'],
   },

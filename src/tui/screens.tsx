@@ -5,7 +5,8 @@ import type { ResultItem } from './commands.js';
 import { printable } from '../topic/printable.js';
 import { plainLine, widthOf, wrapPlainText, type Span, type StyledLine } from './terminal-markdown.js';
 import type { CheckHtmlResult } from '../service/knowledge.js';
-import type { ReviewListWithDiffs } from '../service/review.js';
+import type { ReviewListWithDiffs, ReviewShow } from '../service/review.js';
+import { provenanceText } from '../views/review.js';
 import { FIELDS, formGap, formHtml, KINDS, type CurateForm } from '../views/curate-form.js';
 
 /** Cuts a line to `width` columns. */
@@ -145,10 +146,29 @@ export interface ReviewPosition {
   task: number;
   op: number;
   offset: number;
+  /** The conflict chosen among the topic's (o / t / b resolve it). */
+  section?: number;
 }
 
-/** The lines of one operation of a pending review: what it is, why, and its diff. */
-export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width: number): StyledLine[] {
+type Conflict = ReviewShow['topics'][number]['conflicts'][number];
+
+/** A merge review's conflicts still marked, per review id, then per topic path (brv.review.conflicts). */
+export type ReviewConflicts = ReadonlyMap<string, ReadonlyMap<string, readonly Conflict[]>>;
+
+/** The conflicts of the operation at `at` still to resolve (none for any other review). */
+export function openConflicts(list: ReviewListWithDiffs, at: ReviewPosition, conflicts: ReviewConflicts | undefined): readonly Conflict[] {
+  const task = list.tasks[at.task];
+  const op = task?.operations[at.op];
+  return (task && op && conflicts?.get(task.taskId)?.get(op.path)) || [];
+}
+
+/** The index of the chosen conflict among `count`. */
+export function chosenConflict(at: ReviewPosition, count: number): number {
+  return Math.min(Math.max(0, at.section ?? 0), Math.max(0, count - 1));
+}
+
+/** The lines of one operation of a pending review: who made it, what it is, why, and its diff (or its conflicts). */
+export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width: number, conflicts?: ReviewConflicts): StyledLine[] {
   const task = list.tasks[at.task];
   if (!task) return [[{ text: 'Nothing to review: every change is decided.' }]];
   const op = task.operations[at.op];
@@ -161,8 +181,10 @@ export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width
       },
     ],
     ...wrapPlainText(task.subject, width),
-    [],
   ];
+  const who = provenanceText(task);
+  if (who) lines.push(...wrapPlainText(who, width).map((line) => line.map((span) => ({ ...span, style: { dim: true } }))));
+  lines.push([]);
   if (!op) return [...lines, [{ text: 'This review names no topic.' }]];
   lines.push([
     { text: `${op.type} `, style: { bold: true, color: 'yellow' } },
@@ -171,7 +193,36 @@ export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width
   ]);
   if (op.reason) lines.push(...wrapPlainText(`Why: ${op.reason}`, width));
   lines.push([]);
-  if (op.diff) {
+  const open = openConflicts(list, at, conflicts);
+  if (open.length > 0) {
+    // Both versions are kept, marked, until someone picks: the conflicts instead of a diff of the markers.
+    lines.push([
+      {
+        text: `${open.length} merge ${open.length === 1 ? 'conflict' : 'conflicts'} to resolve before approving:`,
+        style: { bold: true, color: 'yellow' },
+      },
+    ]);
+    const chosen = chosenConflict(at, open.length);
+    open.forEach((conflict, i) => {
+      lines.push([
+        { text: `${i === chosen ? '› ' : '  '}${conflict.section}`, style: { bold: i === chosen, color: 'cyan' } },
+        { text: ` ${conflict.reason}`, style: { dim: true } },
+      ]);
+      for (const [label, side, color] of [
+        ['ours', conflict.ours, 'magenta'],
+        ['theirs', conflict.theirs, 'green'],
+      ] as const) {
+        if (side === undefined) continue;
+        lines.push([{ text: `    ${label}:`, style: { dim: true } }]);
+        for (const wrapped of wrapPlainText(side.trim(), Math.max(10, width - 6)))
+          lines.push([{ text: '      ' }, ...wrapped.map((span) => ({ ...span, style: { color } }))]);
+      }
+    });
+    return lines;
+  }
+  if (op.landing === 'unchanged') {
+    lines.push(...wrapPlainText('No change: the topic is as it was before the merge (the conflicts were resolved with ours).', width));
+  } else if (op.diff) {
     for (const diffLine of op.diff.split('\n')) {
       const color = diffLine.startsWith('+') ? 'green' : diffLine.startsWith('-') ? 'magenta' : undefined;
       for (const wrapped of wrapPlainText(diffLine, width))
@@ -188,16 +239,18 @@ export function reviewLines(list: ReviewListWithDiffs, at: ReviewPosition, width
 export function ReviewScreen(props: {
   list: ReviewListWithDiffs | undefined;
   at: ReviewPosition;
+  conflicts?: ReviewConflicts | undefined;
   height: number;
   width: number;
   noColor: boolean;
 }) {
-  const { list, at, height, width, noColor } = props;
+  const { list, at, conflicts, height, width, noColor } = props;
   if (!list)
     return (
       <Pager title="Review" lines={[[{ text: 'Reading pending reviews…' }]]} offset={0} height={height} width={width} noColor={noColor} />
     );
-  const lines = reviewLines(list, at, width);
+  const lines = reviewLines(list, at, width, conflicts);
+  const conflicted = openConflicts(list, at, conflicts).length > 0;
   const body = Math.max(1, height - 2);
   const offset = clampOffset(at.offset, lines.length, body);
   return (
@@ -213,7 +266,9 @@ export function ReviewScreen(props: {
       <Text dimColor wrap="truncate">
         {list.tasks.length === 0
           ? 'Esc back'
-          : 'a approve · r reject this topic · A/R the whole review · ←→ topic · Tab next review · ↑↓ scroll · Esc back'}
+          : conflicted
+            ? 'o ours · t theirs · b both (this conflict; O T B every one) · c next conflict · e edit · r reject · ←→ topic · Tab next review · Esc back'
+            : 'a approve · r reject this topic · A/R the whole review · ←→ topic · Tab next review · ↑↓ scroll · Esc back'}
       </Text>
     </Box>
   );

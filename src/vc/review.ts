@@ -3,7 +3,7 @@ import { mergeCommits, mergeTreesWithBase } from '../git/merge-tree.js';
 import type { ContextStore, OpenedReview } from '../store/context-store.js';
 import { branchRef, REVIEW_PREFIX, reviewRef } from '../store/layout.js';
 import { editTree, type TreeEdit } from '../store/tree-edit.js';
-import { parseCommitMessage, type CommitMeta } from '../store/trailers.js';
+import { parseCommitMessage, printableLine, type CommitMeta } from '../store/trailers.js';
 import { normalizeTopicPath, topicBlobPath, topicPathFromBlobPath } from '../topic/path.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { resolveConflicts } from './merge.js';
@@ -30,7 +30,73 @@ export interface PendingReview {
   onBranch: boolean;
   /** When the reviewed change was recorded (its commit's committer date, ISO 8601). */
   time: string;
+  /** Who recorded it: the commit's git author. */
+  author?: { name: string; email: string };
+  /** The agent that made it (`Brv-Agent`: `claude-code`, `webui`, `tui`…). */
+  agent?: string;
+  /** The curate session it came from (`Brv-Session`). */
+  session?: string;
+  /** The model that wrote it, for a self-driven curate or a dream (`Brv-Model`: `provider/model`). */
+  model?: string;
+  /** The impact its writer declared (`Brv-Impact`). */
+  impact?: string;
   operations: ReviewOperation[];
+}
+
+/** Which reviews to list: each given field must match (see `filterReviews`). */
+export interface ReviewFilter {
+  /** The agent, exactly (case ignored). */
+  agent?: string;
+  /** Part of the author's name or email (case ignored). */
+  author?: string;
+  /** The declared impact, exactly (case ignored). */
+  impact?: string;
+  /** Recorded on or after this day (`YYYY-MM-DD`), time (ISO 8601) or this long ago (`30m`, `12h`, `7d`, `2w`). */
+  since?: string;
+  /** Made by this model (part of `provider/model`, case ignored). */
+  model?: string;
+  /** From this curate session (a prefix is enough). */
+  session?: string;
+}
+
+const AGO: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `since` as an instant (ms), or `invalid-date` naming the forms it takes. */
+export function sinceInstant(since: string, now = Date.now()): number {
+  const value = since.trim();
+  const ago = /^(\d{1,6})([mhdw])$/.exec(value);
+  if (ago) return now - Number(ago[1]) * AGO[ago[2]!]!;
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const time = day ? Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])) : Date.parse(value);
+  // Date.UTC rolls 2026-13-45 over into 2027: a day must read back as itself.
+  const valid = day ? new Date(time).toISOString().slice(0, 10) === value : /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(time);
+  if (!valid)
+    throw new BrvError(
+      'invalid-date',
+      `--since takes a day (YYYY-MM-DD), a time (2026-12-06T08:00Z) or how long ago (30m, 12h, 7d, 2w), not "${since}".`,
+    );
+  return time;
+}
+
+/** The reviews of `list` that match every field of `filter` (an empty filter keeps all). */
+export function filterReviews(list: ReviewList, filter: ReviewFilter, now = Date.now()): ReviewList {
+  const lower = (value: string | undefined) => value?.trim().toLowerCase() || undefined;
+  const agent = lower(filter.agent);
+  const author = lower(filter.author);
+  const impact = lower(filter.impact);
+  const model = lower(filter.model);
+  const session = lower(filter.session);
+  const since = filter.since?.trim() ? sinceInstant(filter.since, now) : undefined;
+  const tasks = list.tasks.filter(
+    (task) =>
+      (agent === undefined || task.agent?.toLowerCase() === agent) &&
+      (author === undefined || `${task.author?.name ?? ''} <${task.author?.email ?? ''}>`.toLowerCase().includes(author)) &&
+      (impact === undefined || (task.impact ?? task.operations[0]?.impact)?.toLowerCase() === impact) &&
+      (model === undefined || (task.model?.toLowerCase().includes(model) ?? false)) &&
+      (session === undefined || (task.session?.toLowerCase().startsWith(session) ?? false)) &&
+      (since === undefined || Date.parse(task.time) >= since),
+  );
+  return { pendingCount: tasks.reduce((n, t) => n + t.operations.length, 0), tasks };
 }
 
 export interface ReviewList {
@@ -234,9 +300,18 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
   const commit = await repo.readCommit(oid);
   if (!commit) return undefined;
   const raw = await repo.readObject(commit.oid);
-  const seconds = raw ? /^committer .* (\d+) [+-]\d{4}$/m.exec(raw.data.toString('utf8').split('\n\n')[0] ?? '')?.[1] : undefined;
+  const header = raw ? (raw.data.toString('utf8').split('\n\n')[0] ?? '') : '';
+  const seconds = /^committer .* (\d+) [+-]\d{4}$/m.exec(header)?.[1];
   const time = new Date(Number(seconds ?? 0) * 1000).toISOString();
+  const signed = /^author (.*?) <([^>\n]*)> \d+ [+-]\d{4}$/m.exec(header);
   const { subject, meta } = parseCommitMessage(commit.message);
+  const who = {
+    ...(signed ? { author: { name: printableLine(signed[1]!), email: printableLine(signed[2]!) } } : {}),
+    ...(meta.agent ? { agent: meta.agent } : {}),
+    ...(meta.session ? { session: meta.session } : {}),
+    ...(meta.model ? { model: meta.model } : {}),
+    ...(meta.impact ? { impact: meta.impact } : {}),
+  };
   const tip = await repo.resolve(branchRef(branch));
   const onBranch = tip !== undefined && (await repo.isAncestor(oid, tip));
   const gated = meta.gate === 'held' && !onBranch;
@@ -265,7 +340,7 @@ async function loadReview(store: ContextStore, branch: string, id: string, oid: 
       }));
   }
   operations = operations.filter((o) => !decided.has(o.filePath));
-  return { taskId: id, commit: oid, subject, gated, onBranch, time, operations };
+  return { taskId: id, commit: oid, subject, gated, onBranch, time, ...who, operations };
 }
 
 /** A dream commit's own reason for one file (its Brv-Proposal trailer), instead of the commit's. */

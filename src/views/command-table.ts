@@ -337,7 +337,22 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
       disable: { type: 'boolean', describe: 'Stop opening reviews in this repository' },
     },
     subcommands: [
-      { name: 'pending', describe: 'List changes awaiting review (high impact, deletions, merges that kept two versions)' },
+      {
+        name: 'pending',
+        describe: 'List changes awaiting review (high impact, deletions, merges that kept two versions)',
+        options: {
+          agent: { type: 'string', describe: 'Only changes made by this agent (Brv-Agent: claude-code, webui, tui…)', values: 'agent' },
+          author: { type: 'string', describe: "Only changes whose git author's name or email contains this" },
+          impact: { type: 'string', describe: 'Only changes declared with this impact (high, low…)' },
+          model: { type: 'string', describe: 'Only changes written by this model (part of provider/model)' },
+          session: { type: 'string', describe: 'Only changes from this curate session (a prefix is enough)' },
+          since: { type: 'string', describe: 'Only changes recorded since a day (YYYY-MM-DD), a time, or how long ago (12h, 7d, 2w)' },
+        },
+        examples: [
+          ['$0 review pending --agent claude-code --impact high', "An agent's high-impact changes"],
+          ['$0 review pending --since 1d', 'What was recorded in the last day'],
+        ],
+      },
       {
         name: 'show',
         describe: "A review's topics and the merge conflicts they still carry (both versions of each)",

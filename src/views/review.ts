@@ -4,12 +4,31 @@ import { shortOid } from './format.js';
 type ReviewListView = ReviewList;
 type ReviewDecisionView = ReviewDecision;
 
+type Provenance = Pick<ReviewList['tasks'][number], 'author' | 'agent' | 'session' | 'model'>;
+
+/**
+ * Who made a reviewed change, as one line: `by Ann <ann@example.com> · agent claude-code · session 3f2a… · model openai/gpt-4o`
+ * (what the commit records; empty when it records nothing). Shared by the CLI and the TUI.
+ */
+export function provenanceText(task: Provenance): string {
+  return [
+    task.author ? `by ${task.author.name}${task.author.email ? ` <${task.author.email}>` : ''}` : '',
+    task.agent ? `agent ${task.agent}` : '',
+    task.session ? `session ${task.session}` : '',
+    task.model ? `model ${task.model}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
 /** `brv review` / `brv review pending`: each open review with its operations, then what to do. */
-export function reviewsText(list: ReviewListView): string {
-  if (list.tasks.length === 0) return 'No changes awaiting review.';
+export function reviewsText(list: ReviewListView, filtered = false): string {
+  if (list.tasks.length === 0) return filtered ? 'No changes awaiting review match the filter.' : 'No changes awaiting review.';
   const lines: string[] = [];
   for (const task of list.tasks) {
     lines.push(`${task.taskId}  ${task.time}  ${task.subject}${task.gated ? '  [held: not on the branch until approved]' : ''}`);
+    const who = provenanceText(task);
+    if (who) lines.push(`    ${who}`);
     let said: string | undefined;
     for (const op of task.operations) {
       lines.push(`    ${op.type.padEnd(6)} ${op.path}${op.impact ? `  (impact ${op.impact})` : ''}`);

@@ -71,6 +71,8 @@ export interface CommitMeta {
   confidence?: string;
   session?: string;
   agent?: string;
+  /** The model that wrote the change (`provider/model`): a self-driven curate, a dream. */
+  model?: string;
   conflicts?: string[];
   /** The review a decision commit settles, and the files it decided. */
   review?: string;
@@ -182,6 +184,11 @@ export interface ReviewOperation {
   diff: string | null;
   /** Why `diff` is null: the topic is too large to read. */
   problem?: TopicProblem;
+  /**
+   * A merge's topic: `diff` is what approving keeps (the topic before the merge against the branch now,
+   * resolutions included), or `unchanged` (diff null) when a resolution kept the text from before the merge.
+   */
+  landing?: 'diff' | 'unchanged';
 }
 
 export interface PendingReview {
@@ -190,7 +197,18 @@ export interface PendingReview {
   subject: string;
   gated: boolean;
   onBranch: boolean;
+  /** When the change was recorded (ISO 8601). */
   time: string;
+  /** The commit's git author. */
+  author?: { name: string; email: string };
+  /** Brv-Agent: `claude-code`, `webui`, `tui`… */
+  agent?: string;
+  /** Brv-Session: the curate session. */
+  session?: string;
+  /** Brv-Model: the model that wrote it (`provider/model`). */
+  model?: string;
+  /** Brv-Impact: the impact its writer declared. */
+  impact?: string;
   operations: ReviewOperation[];
 }
 

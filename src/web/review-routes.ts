@@ -1,5 +1,5 @@
 import { isBrvError } from '../base/errors.js';
-import type { DecisionRequest, ReviewShow } from '../service/review.js';
+import type { DecisionRequest, ReviewFilter, ReviewShow } from '../service/review.js';
 import { renderStoredTopic } from '../topic/stored.js';
 import { rejectConflictText } from '../views/review.js';
 import type { ApiFailure, BatchBody, DecisionBody, DecisionType, RejectConflictDetail, ResolveBody } from './api-types.js';
@@ -113,6 +113,18 @@ function withDisplays(found: ReviewShow) {
   };
 }
 
+/** GET /api/reviews' filter: `?agent=&author=&impact=&model=&session=&since=` (each at most once; empty means any). */
+function reviewFilter(url: URL): ReviewFilter {
+  const filter: ReviewFilter = {};
+  for (const name of ['agent', 'author', 'impact', 'model', 'session', 'since'] as const) {
+    const value = queryString(url, name);
+    if (value === undefined || value.trim() === '') continue;
+    if (value.length > 200) throw new HttpError(400, 'invalid-request', `${name} is too long.`);
+    filter[name] = value;
+  }
+  return filter;
+}
+
 /** A batch item's failure in its place: a library error as it is, anything else as internal-error. */
 function failure(error: unknown): ApiFailure {
   if (isBrvError(error)) return { kind: error.kind, message: error.message };
@@ -123,7 +135,7 @@ function failure(error: unknown): ApiFailure {
 export function reviewRoutes() {
   return {
     '/api/reviews': {
-      GET: async ({ brv }) => (await brv()).review.pendingWithDiffs(),
+      GET: async ({ brv, url }) => (await brv()).review.pendingWithDiffs(reviewFilter(url)),
     },
     '/api/reviews/approve': {
       POST: async ({ brv, req }) => {

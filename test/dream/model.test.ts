@@ -66,6 +66,7 @@ test("with a provider, a merge is proposed with the model's topic: validated, at
   t.is(await showTopic(repo, blob(drop), held), undefined);
   const pending = succeeded(await brvJson(repo, ['review', 'pending']));
   t.deepEqual(pending.tasks[0].operations.map((o: any) => `${o.type} ${o.path}`).sort(), [`DELETE ${drop}`, `UPDATE ${keep}`].sort());
+  t.is(pending.tasks[0].model, 'openai-compatible/test-model', 'the review names the model that wrote the proposal (Brv-Model)');
   // Text: the usage line on stderr, never the key anywhere (the first proposals rejected, so the merge is proposed again).
   succeeded(await brvJson(repo, ['review', 'reject', data.review.id]));
   server.fallback = (request) =>

@@ -141,6 +141,8 @@ const STEPS: Step[] = [
   {
     name: 'curate-high-impact',
     args: () => ['curate', '--html-file', 'topic3.html', '--meta', '{"impact":"high","reason":"drops data"}'],
+    // An agent's write: review pending names it.
+    env: () => ({ BRV_AGENT: 'claude-code' }),
     before: async (c) => {
       await writeFile(
         path.join(c.repo, 'topic3.html'),

@@ -128,3 +128,19 @@ test('a long-lived service sees a provider connected later and a key fixed later
   t.is(done.status, 'done', JSON.stringify(done.errors));
   t.truthy(await refTip(repo));
 });
+
+test.serial('a model-written change records its model (Brv-Model): the review names the model, the session and the agent', async (t) => {
+  const { brv, close } = await open(true);
+  t.teardown(close);
+  server.reply({
+    text: reply('ops/deploy', 'Deploy', '<bv-rule severity="must">Drop the cache.</bv-rule>', { impact: 'high', reason: 'r' }),
+  });
+  const result = await brv.knowledge.curateAuto({ intent: 'deploys drop the cache' }, { agent: 'svc' });
+  t.like(result, { ok: true, status: 'done', topicPath: 'ops/deploy' });
+  const { tasks } = await brv.review.pending();
+  t.is(tasks.length, 1);
+  t.like(tasks[0], { agent: 'svc', model: 'openai-compatible/test-model', impact: 'high' });
+  t.regex(tasks[0]!.session ?? '', /^\S+$/, 'the curate session it came from');
+  t.is((await brv.review.pending({ model: 'test-model' })).tasks.length, 1);
+  t.is((await brv.review.pending({ model: 'other-model' })).tasks.length, 0);
+});

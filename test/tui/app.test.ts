@@ -1,6 +1,7 @@
 import test from 'ava';
 import { threeTopics } from '../helpers/knowledge.js';
 import { plantTree } from '../helpers/plant.js';
+import { conflictedMerge } from '../helpers/merge-review.js';
 import { curateTopic, reply, showTopic } from '../helpers/repo.js';
 import { openBrv } from '../helpers/service.js';
 import { mountApp } from '../helpers/tui-app.js';
@@ -95,6 +96,37 @@ test.serial(
     await ui.see(/Rejected security\/cookies/);
     t.notRegex((await showTopic(repo, 'security/cookies.html')) ?? '', /Secure/);
     await ui.see(/no reviews/);
+  },
+);
+
+test.serial(
+  '/review: a merge conflict is resolved per section (t, o) as in the dashboard; the diff then shown is what approving keeps',
+  async (t) => {
+    const { repo } = await conflictedMerge();
+    const ui = mountApp(t, repo);
+    await ui.see(/1 review pending/);
+    await ui.type('/review');
+    await ui.type(ENTER);
+    const shown = await ui.see(/2 merge conflicts to resolve before approving/);
+    t.regex(shown, /by Ada Author <ada@example\.com>/, 'who made it');
+    t.regex(shown, /› bv-rule#r1/);
+    t.regex(shown, /ours:\n.*Ours one\./);
+    t.regex(shown, /theirs:\n.*Theirs one\./);
+    t.regex(shown, /o ours · t theirs · b both/);
+    await ui.type('a');
+    await ui.see(/unresolved-conflicts/);
+    await ui.type('t');
+    await ui.see(/Kept theirs for bv-rule#r1 of ops\/deploy; 1 left\./);
+    t.regex(await ui.see(/1 merge conflict to resolve/), /› bv-rule#r2/);
+    await ui.type('o');
+    const landed = await ui.see(/nothing left to resolve: a approves/);
+    // Before the merge (ours) against the branch now: r1 became theirs, r2 stayed ours; no conflict scaffolding.
+    t.regex(landed, /^-.*Ours one\./m);
+    t.regex(landed, /^\+.*Theirs one\./m);
+    t.notRegex(landed, /Merge conflict|Theirs two|^[+-].*Ours two/m);
+    await ui.type('a');
+    await ui.see(/Approved ops\/deploy/);
+    t.regex((await showTopic(repo, 'ops/deploy.html')) ?? '', /Theirs one\.[\s\S]*Ours two\./);
   },
 );
 

@@ -54,6 +54,18 @@ test('conflicts of a merge review: each section with ours and theirs, as source 
     const missing = await get('/api/reviews/conflicts?id=abcdef123456');
     t.is(missing.status, 404);
     t.is(missing.json.error.kind, 'review-not-found');
+
+    // The inbox says who made each change, and filters by it.
+    const listed = await get('/api/reviews');
+    t.like(listed.json.tasks[0], { taskId: id, author: { name: 'Ada Author', email: 'ada@example.com' } });
+    t.is(listed.json.tasks[0].operations[0].landing, 'diff', "a merge's topic: the diff that approving keeps");
+    t.is((await get('/api/reviews?author=ada%40example')).json.tasks.length, 1);
+    t.is((await get('/api/reviews?agent=claude-code')).json.tasks.length, 0);
+    t.is((await get('/api/reviews?agent=&impact=')).json.tasks.length, 1, 'empty means any');
+    const badSince = await get('/api/reviews?since=2026-13-45');
+    t.is(badSince.status, 400);
+    t.is(badSince.json.error.kind, 'invalid-date');
+    t.is((await get('/api/reviews?agent=a&agent=b')).json.error.kind, 'invalid-request');
   } finally {
     await server.close();
     await cleanup(repo);

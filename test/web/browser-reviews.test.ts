@@ -1,4 +1,6 @@
 import test from 'ava';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { openWatchedPage, sharedBrowser, type PageElement } from '../helpers/browser.js';
@@ -133,6 +135,69 @@ browserTest('a whole topic resolved "both", or rewritten in the editor inline: t
     await closeInbox(d);
   }
 });
+
+browserTest(
+  "a resolved merge card shows the diff that lands, not the merge's markers; cards say who made each change; the filter narrows the inbox",
+  async (t) => {
+    const { repo, id } = await conflictedMerge();
+    // An agent's high-impact write (in-process, as an MCP server records it).
+    const file = path.join(repo, 'jwt.html');
+    await writeFile(file, '<bv-topic path="security/jwt" title="JWT"><bv-rule severity="must">Rotate keys daily.</bv-rule></bv-topic>\n');
+    const brv = await testService.open(repo);
+    const written = await brv.knowledge.curate(
+      { htmlFile: file, meta: '{"impact":"high","reason":"rotate keys"}' },
+      { agent: 'claude-code' },
+    );
+    t.true(written.ok, JSON.stringify(written));
+    const agentId = (await brv.review.pending({ agent: 'claude-code' })).tasks[0]!.taskId;
+    await brv.close();
+    const d = await openInbox(repo);
+    try {
+      const { page } = d;
+      const card = page.locator(`[data-testid="review"][data-id="${id}"]`);
+      const agentCard = page.locator(`[data-testid="review"][data-id="${agentId}"]`);
+      await card.locator('[data-testid="conflict"]').first().waitFor();
+      t.regex(await card.locator('[data-testid="review-provenance"]').innerText(), /^by Ada Author <ada@example\.com>$/);
+      t.regex(await agentCard.locator('[data-testid="review-provenance"]').innerText(), /· agent claude-code · impact high$/);
+
+      // "All theirs": the card then shows what approving keeps (the topic before the merge against the branch now).
+      await card.locator('[data-testid="topic-resolve-theirs"]').click();
+      await card.locator('[data-testid="review-conflicts"]').waitFor({ state: 'detached' });
+      const diff = card.locator('[data-testid="review-topic"] pre.diff');
+      await page.waitForFunction(
+        () => {
+          const shown = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document;
+          const text = shown.querySelector('[data-testid="review-topic"] pre.diff')?.textContent ?? '';
+          return /Theirs two/.test(text) && !/Merge conflict/.test(text);
+        },
+        undefined,
+        { timeout: 10_000 },
+      );
+      const landing = await diff.innerText();
+      t.regex(landing, /^\+.*Theirs one\./m);
+      t.regex(landing, /^-.*Ours one\./m);
+      t.notRegex(landing, /Merge conflict|^\+.*Ours/m, 'no conflict scaffolding, nothing of ours added');
+
+      // The filter: by agent, then by an author nobody is.
+      await page.locator('[data-testid="filter-agent"]').selectOption('claude-code');
+      await card.waitFor({ state: 'detached' });
+      t.true(await agentCard.isVisible());
+      await page.locator('[data-testid="filter-agent"]').selectOption('');
+      await page.locator('[data-testid="filter-author"]').fill('nobody@');
+      await page.locator('[data-testid="reviews-filtered-empty"]').waitFor();
+      t.is(await page.locator('[data-testid="review"]').count(), 0);
+      await page.locator('[data-testid="filter-author"]').fill('ada@');
+      await card.waitFor();
+      await card.locator('[data-testid="review-approve"]:not([disabled])').click();
+      await card.waitFor({ state: 'detached' });
+      t.regex((await showTopic(repo, 'ops/deploy.html'))!, /Theirs one\.[\s\S]*Theirs two\./);
+      t.true(await notReloaded(page));
+      t.deepEqual(d.incidents, []);
+    } finally {
+      await closeInbox(d);
+    }
+  },
+);
 
 browserTest('batch reject of two reviews: both topics back, the inbox empty, without a reload', async (t) => {
   const repo = await makeRepo();

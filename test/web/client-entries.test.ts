@@ -67,6 +67,11 @@ test("pending reviews in the service's shape (tasks, taskId, type)", (t) => {
         gated: true,
         onBranch: false,
         time: '2026-01-01T00:00:00Z',
+        author: { name: 'Ada', email: 'ada@example.com' },
+        agent: 'claude-code',
+        session: 's1',
+        model: 'openai/gpt-4o',
+        impact: 'high',
         operations: [
           {
             path: 'security/auth',
@@ -88,9 +93,23 @@ test("pending reviews in the service's shape (tasks, taskId, type)", (t) => {
       subject: 'curate: auth',
       time: '2026-01-01T00:00:00Z',
       gated: true,
+      author: 'Ada <ada@example.com>',
+      agent: 'claude-code',
+      session: 's1',
+      model: 'openai/gpt-4o',
+      impact: 'high',
       operations: [
-        { path: 'security/auth', op: 'UPDATE', impact: 'high', reason: 'why', summary: 'new', previousSummary: 'old', diff: '' },
-        { path: 'b/c', op: 'ADD', impact: '', reason: '', summary: '', previousSummary: '', diff: '+x' },
+        {
+          path: 'security/auth',
+          op: 'UPDATE',
+          impact: 'high',
+          reason: 'why',
+          summary: 'new',
+          previousSummary: 'old',
+          diff: '',
+          landing: '',
+        },
+        { path: 'b/c', op: 'ADD', impact: '', reason: '', summary: '', previousSummary: '', diff: '+x', landing: '' },
       ],
     },
   ]);

@@ -3,7 +3,10 @@ import {
   afterBatch,
   allChecked,
   batchRequest,
+  filterChoices,
+  filterInbox,
   isMergeReview,
+  NO_FILTER,
   NO_SELECTION,
   pruneSelection,
   readBatchResults,
@@ -164,4 +167,23 @@ test('merge reviews, and the resolve body', (t) => {
     side: 'ours',
     section: 'bv-rule#r1',
   });
+});
+
+test('the inbox filter: by agent and impact exactly, author by part of name or email, since by how recent; the choices', (t) => {
+  const now = Date.parse('2026-12-06T08:00:00Z');
+  const reviews = [
+    { id: 'a', author: 'Ada Author <ada@example.com>', agent: 'claude-code', impact: 'high', time: '2026-12-06T07:30:00Z' },
+    { id: 'b', author: 'Bob <bob@example.org>', agent: 'codex', impact: 'low', time: '2026-12-01T00:00:00Z' },
+    { id: 'c', author: '', agent: '', impact: '', time: '2026-10-01T00:00:00Z' },
+  ];
+  const ids = (filter: Partial<typeof NO_FILTER>) => filterInbox(reviews, { ...NO_FILTER, ...filter }, now).map((r) => r.id);
+  t.deepEqual(ids({}), ['a', 'b', 'c']);
+  t.deepEqual(ids({ agent: 'codex' }), ['b']);
+  t.deepEqual(ids({ impact: 'high' }), ['a']);
+  t.deepEqual(ids({ author: 'BOB@' }), ['b']);
+  t.deepEqual(ids({ author: 'ada author' }), ['a']);
+  t.deepEqual(ids({ since: '1h' }), ['a']);
+  t.deepEqual(ids({ since: '7d' }), ['a', 'b']);
+  t.deepEqual(ids({ since: '30d', agent: 'claude-code' }), ['a']);
+  t.deepEqual(filterChoices(reviews), { agents: ['claude-code', 'codex'], impacts: ['high', 'low'] });
 });

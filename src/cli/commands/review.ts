@@ -11,18 +11,30 @@ import {
   reviewToggleText,
 } from '../../views/review.js';
 import type { Brv } from '../../service/brv.js';
+import type { ReviewFilter } from '../../service/review.js';
 import { setExitCode } from '../io.js';
 import { tableCommand } from '../table-yargs.js';
 import { declaration } from '../../views/command-table.js';
 
-async function printPending(brv: Brv, format: GlobalOptions['format'], command: string): Promise<void> {
-  const list = await brv.review.pending();
+interface PendingOptions extends GlobalOptions, ReviewFilter {}
+
+async function printPending(brv: Brv, format: GlobalOptions['format'], command: string, filter: ReviewFilter = {}): Promise<void> {
+  const list = await brv.review.pending(filter);
   if (format === 'json') return printJson(command, true, list);
-  printText(reviewsText(list));
+  printText(
+    reviewsText(
+      list,
+      Object.values(filter).some((value) => value !== undefined && value !== ''),
+    ),
+  );
 }
 
-const reviewPendingCommand = tableCommand(declaration('review pending'), {
-  handler: (argv) => withBrv('review pending', argv, (brv) => printPending(brv, argv.format, 'review pending')),
+const reviewPendingCommand = tableCommand<PendingOptions>(declaration('review pending'), {
+  handler: (argv) => {
+    const { agent, author, impact, model, session, since } = argv;
+    const filter = { agent, author, impact, model, session, since };
+    return withBrv('review pending', argv, (brv) => printPending(brv, argv.format, 'review pending', filter));
+  },
 });
 
 interface DecideOptions extends GlobalOptions {

@@ -37,6 +37,8 @@ export interface DreamOptions {
   agent?: string;
   /** The connected model, if any: merge and synthesize are proposed only with one. */
   model?: DreamModel;
+  /** Its name (`provider/model`), recorded as Brv-Model when it wrote a proposal. */
+  modelName?: string;
   signal?: AbortSignal;
   /** Long runs: which step, and how far (`done` of `total`). */
   onProgress?: (step: DreamStep, done: number, total?: number) => void;
@@ -494,7 +496,15 @@ async function record(
       write: {
         edits: treeEdits,
         subject: `dream: ${counts.join(', ')}`,
-        meta: { op: 'dream', agent: options.agent, reason: 'consolidation proposed by brv dream', proposals: lines },
+        meta: {
+          op: 'dream',
+          agent: options.agent,
+          ...(options.modelName && proposals.some((p) => p.type === 'merge' || p.type === 'synthesize')
+            ? { model: options.modelName }
+            : {}),
+          reason: 'consolidation proposed by brv dream',
+          proposals: lines,
+        },
       },
       result: true,
     };

@@ -45,6 +45,8 @@ export interface ReviewOperationView {
   diff: string;
   /** Why there is no diff: the topic is a blob over the size limit, never read (the server's message). */
   problem?: string;
+  /** A merge's topic: `diff` is what approving keeps; `unchanged` when a resolution kept the text from before the merge. */
+  landing: '' | 'diff' | 'unchanged';
 }
 
 export interface ReviewView {
@@ -52,6 +54,13 @@ export interface ReviewView {
   subject: string;
   time: string;
   gated: boolean;
+  /** Who made the change: `Name <email>` (its git author), the agent, session and model its commit names; '' when it names none. */
+  author: string;
+  agent: string;
+  session: string;
+  model: string;
+  /** The impact its writer declared ('' when none). */
+  impact: string;
   operations: ReviewOperationView[];
 }
 
@@ -106,6 +115,14 @@ export function readChanges(raw: unknown): ChangeView[] {
   return (Array.isArray(raw) ? raw : list(wire<HistoryResponse>(raw).entries)).map(readChange);
 }
 
+/** A review's git author as `Name <email>` ('' when the server sent none). */
+function authorText(raw: unknown): string {
+  const author = wire<NonNullable<PendingReview['author']>>(raw);
+  const name = text(author.name);
+  const email = text(author.email);
+  return email ? `${name} <${email}>`.trim() : name;
+}
+
 /** GET /api/reviews: the service's pending-review list (`tasks`, or `reviews`), each with its operations. */
 export function readReviews(raw: unknown): ReviewView[] {
   // `reviews`, `id`, `summary`, `title`, `op`, `topic`: older shapes, still read.
@@ -118,8 +135,14 @@ export function readReviews(raw: unknown): ReviewView[] {
       subject: text(review.subject, review.summary, review.title),
       time: text(review.time),
       gated: review.gated === true,
+      author: authorText(review.author),
+      agent: text(review.agent),
+      session: text(review.session),
+      model: text(review.model),
+      impact: text(review.impact, wire<ReviewOperation>(list(review.operations)[0]).impact),
       operations: list(review.operations).map((value) => {
         const op = wire<ReviewOperation, 'op' | 'topic'>(value);
+        const landing = text(op.landing);
         return {
           path: text(op.path, op.topic) || (topicPathOf(text(op.filePath)) ?? ''),
           op: text(op.op, op.type),
@@ -128,6 +151,7 @@ export function readReviews(raw: unknown): ReviewView[] {
           summary: text(op.summary),
           previousSummary: text(op.previousSummary),
           diff: text(op.diff),
+          landing: landing === 'diff' || landing === 'unchanged' ? landing : '',
           ...(text(wire<ApiFailure>(op.problem).message) ? { problem: text(wire<ApiFailure>(op.problem).message) } : {}),
         };
       }),

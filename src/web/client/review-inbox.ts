@@ -238,3 +238,46 @@ export function isMergeReview(review: { operations: ReadonlyArray<{ op: string }
 export function resolveBody(id: string, topic: string, side: ResolveSide, section?: string): ResolveBody {
   return section === undefined ? { id, topic, side } : { id, topic, side, section };
 }
+
+/** The inbox's filter: who made a change, its impact, how recent (each '' for any). */
+export interface InboxFilter {
+  /** An agent, exactly. */
+  agent: string;
+  /** Part of the author's `Name <email>` (case ignored). */
+  author: string;
+  /** An impact, exactly. */
+  impact: string;
+  /** How recent: `1h`, `1d`, `7d`, `30d`. */
+  since: string;
+}
+
+export const NO_FILTER: InboxFilter = { agent: '', author: '', impact: '', since: '' };
+
+/** The "how recent" choices of the filter, in hours. */
+const SINCE_HOURS: Readonly<Record<string, number>> = { '1h': 1, '1d': 24, '7d': 24 * 7, '30d': 24 * 30 };
+
+interface FilterableReview {
+  author: string;
+  agent: string;
+  impact: string;
+  time: string;
+}
+
+/** The reviews that match every field of the filter (all of them for NO_FILTER), in their order. */
+export function filterInbox<R extends FilterableReview>(reviews: readonly R[], filter: InboxFilter, now: number): R[] {
+  const author = filter.author.trim().toLowerCase();
+  const hours = SINCE_HOURS[filter.since];
+  return reviews.filter(
+    (review) =>
+      (filter.agent === '' || review.agent === filter.agent) &&
+      (filter.impact === '' || review.impact === filter.impact) &&
+      (author === '' || review.author.toLowerCase().includes(author)) &&
+      (hours === undefined || Date.parse(review.time) >= now - hours * 3_600_000),
+  );
+}
+
+/** The agents and impacts the reviews name, sorted: the filter's choices. */
+export function filterChoices(reviews: readonly FilterableReview[]): { agents: string[]; impacts: string[] } {
+  const distinct = (values: string[]) => [...new Set(values.filter((value) => value !== ''))].sort();
+  return { agents: distinct(reviews.map((r) => r.agent)), impacts: distinct(reviews.map((r) => r.impact)) };
+}

@@ -9,6 +9,9 @@ import { readReviews, type ReviewOperationView, type ReviewView } from './entrie
 import {
   afterBatch,
   allChecked,
+  filterChoices,
+  filterInbox,
+  NO_FILTER,
   batchRequest,
   isMergeReview,
   NO_SELECTION,
@@ -27,6 +30,7 @@ import {
   type ConflictTopicView,
   type ConflictView,
   type DecisionType,
+  type InboxFilter,
   type Selection,
 } from './review-inbox.js';
 import { topicHref } from './routes.js';
@@ -35,9 +39,12 @@ import { DiffView, ErrorBox, Link, Time, useApi, useApp } from './ui.js';
 export function ReviewsPage() {
   const { refresh } = useApp();
   const reviews = useApi('/api/reviews');
-  const list = useMemo(() => (reviews.data === null ? null : readReviews(reviews.data)), [reviews.data]);
+  const every = useMemo(() => (reviews.data === null ? null : readReviews(reviews.data)), [reviews.data]);
+  const [filter, setFilter] = useState<InboxFilter>(NO_FILTER);
+  // Only the reviews the filter shows are listed, selected and decided in a batch.
+  const list = useMemo(() => (every === null ? null : filterInbox(every, filter, Date.now())), [every, filter]);
   const [kept, setSelection] = useState<Selection>(NO_SELECTION);
-  // Reviews and topics that left the inbox (decided here or elsewhere, live) leave the selection too.
+  // Reviews and topics that left the inbox (decided here or elsewhere, live, or filtered out) leave the selection too.
   const selection = list === null ? kept : pruneSelection(kept, list);
   useEffect(() => {
     if (selection !== kept) setSelection(selection);
@@ -79,9 +86,15 @@ export function ReviewsPage() {
       <h1>Reviews</h1>
       <ErrorBox error={reviews.error} />
       {list === null ? reviews.loading ? <p class="muted">Loading…</p> : null : null}
-      {list !== null && list.length === 0 ? (
+      {every !== null && every.length > 0 ? <InboxFilterBar reviews={every} filter={filter} onChange={setFilter} /> : null}
+      {every !== null && every.length === 0 ? (
         <p class="empty" data-testid="reviews-empty">
           Nothing to review: every change is decided.
+        </p>
+      ) : null}
+      {every !== null && every.length > 0 && list !== null && list.length === 0 ? (
+        <p class="empty" data-testid="reviews-filtered-empty">
+          No pending review matches the filter ({every.length} hidden).
         </p>
       ) : null}
       {all.length > 0 ? (
@@ -134,6 +147,76 @@ export function ReviewsPage() {
         />
       ))}
     </div>
+  );
+}
+
+/** Filter the inbox by agent, impact, author and how recent. */
+function InboxFilterBar({
+  reviews,
+  filter,
+  onChange,
+}: {
+  reviews: ReviewView[];
+  filter: InboxFilter;
+  onChange: (filter: InboxFilter) => void;
+}) {
+  const { agents, impacts } = useMemo(() => filterChoices(reviews), [reviews]);
+  const set = (field: keyof InboxFilter) => (event: Event) =>
+    onChange({ ...filter, [field]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+  return (
+    <div class="review-filter" role="search" aria-label="Filter reviews" data-testid="review-filter">
+      <label>
+        Agent{' '}
+        <select data-testid="filter-agent" value={filter.agent} onChange={set('agent')}>
+          <option value="">any</option>
+          {agents.map((agent) => (
+            <option key={agent} value={agent}>
+              {agent}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Impact{' '}
+        <select data-testid="filter-impact" value={filter.impact} onChange={set('impact')}>
+          <option value="">any</option>
+          {impacts.map((impact) => (
+            <option key={impact} value={impact}>
+              {impact}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Author <input type="search" data-testid="filter-author" placeholder="name or email" value={filter.author} onInput={set('author')} />
+      </label>
+      <label>
+        Since{' '}
+        <select data-testid="filter-since" value={filter.since} onChange={set('since')}>
+          <option value="">any time</option>
+          <option value="1h">the last hour</option>
+          <option value="1d">the last day</option>
+          <option value="7d">the last week</option>
+          <option value="30d">the last 30 days</option>
+        </select>
+      </label>
+    </div>
+  );
+}
+
+/** Who made a change: `by Ann <ann@example.com> · agent claude-code · session … · model … · impact high`. */
+function Provenance({ review }: { review: ReviewView }) {
+  const parts = [
+    review.author ? `by ${review.author}` : '',
+    review.agent ? `agent ${review.agent}` : '',
+    review.session ? `session ${review.session}` : '',
+    review.model ? `model ${review.model}` : '',
+    review.impact ? `impact ${review.impact}` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? null : (
+    <p class="muted provenance" data-testid="review-provenance">
+      {parts.join(' · ')}
+    </p>
   );
 }
 
@@ -237,6 +320,7 @@ function ReviewCard({ review, selection, onSelect, failure, onActed }: CardProps
             {review.gated ? <span class="badge subtle">held until approved</span> : null}
             {merge ? <span class="badge subtle">merge</span> : null}
           </p>
+          <Provenance review={review} />
         </div>
         <div class="actions">
           {unresolved > 0 ? (
@@ -355,6 +439,10 @@ function TopicOperation({ review, op, busy, selected, onToggle, conflicts, block
       {op.reason ? <p class="reason">{op.reason}</p> : null}
       {own ? (
         <TopicConflicts topic={conflicts} busy={busy} resolve={resolve} />
+      ) : op.landing === 'unchanged' ? (
+        <p class="muted" data-testid="review-unchanged">
+          No change: the topic is as it was before the merge.
+        </p>
       ) : op.diff ? (
         <DiffView text={op.diff} />
       ) : op.problem ? (
