@@ -80,7 +80,7 @@ export function indentedCode(lines: readonly string[]): string {
 }
 
 /** Verbatim text (a diagram's source) as its lines: the blank lines around it and the indent all its lines share removed. */
-export function verbatimLines(text: string): string[] {
+function verbatimLines(text: string): string[] {
   const lines = text
     .replace(/^\s*\n/, '')
     .trimEnd()

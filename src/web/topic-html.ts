@@ -1,7 +1,7 @@
 import type { Element, ElementContent, Properties } from 'hast';
 import { sanitize, type Schema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
-import { attributesOf } from '../topic/hast.js';
+import { attributesOf, rawText } from '../topic/hast.js';
 import { BLOCK_TAGS, ELEMENTS, INLINE_TAGS, elementSpec } from '../topic/registry.js';
 import { readStoredTopic } from '../topic/stored.js';
 import { LABELS } from '../topic/render-parts.js';
@@ -112,16 +112,7 @@ function listed(nodes: ElementContent[]): ElementContent[] {
 
 /** The text of a verbatim element (a diagram, a pattern) as written: its line breaks and indentation kept. */
 function verbatimText(node: Element): string {
-  const parts: string[] = [];
-  const walk = (nodes: readonly ElementContent[]): void => {
-    for (const child of nodes) {
-      if (child.type === 'text') parts.push(child.value);
-      else if (child.type === 'element') walk(child.children);
-    }
-  };
-  walk(node.children);
-  return parts
-    .join('')
+  return rawText(node) // iterative: safe on any depth
     .replace(/^[ \t]*\n/, '')
     .trimEnd();
 }
