@@ -41,7 +41,7 @@ test('the topic validation kinds are part of the one registry', (t) => {
 test('every kind literal in src/ is registered (catches casts that tsc cannot see)', async (t) => {
   // `new BrvError('kind'`, `super('kind'` in its subclasses, `failed('kind'` in the curate protocol,
   // and `kind: 'kind'` in error objects (the few `kind:` literals that are not errors are listed).
-  const NOT_ERRORS = new Set(['topic', 'commit', 'parts', 'manual', 'none', 'block', 'rules', 'diagrams', 'facts', 'reason']);
+  const NOT_ERRORS = new Set(['topic', 'commit', 'parts', 'manual', 'none', 'block', 'rules', 'diagrams', 'facts', 'reason', 'folder']);
   const NOT_ERRORS_TOO = new Set(['raw-concept', 'narrative', 'relations']);
   // Change events (base/ref-names.ts, the repository pool) and the TUI's argument kinds.
   const NOT_ERRORS_EITHER = new Set(['branch', 'review', 'remote', 'source', 'other', 'text']);
