@@ -191,7 +191,8 @@ export const ERROR_KINDS = {
   'publish-target-invalid': 'The `brv publish` folder, or a folder on its way, is a symbolic link or not a folder.',
   'publish-target-not-ours':
     'The `brv publish` folder or branch holds something publish did not write (no marker file, or a tip without its trailer); pass `--force` to publish there anyway.',
-  'publish-branch-checked-out': 'The branch named for `brv publish --to-branch` is checked out in a work tree, which publish never touches.',
+  'publish-branch-checked-out':
+    'The branch named for `brv publish --to-branch` is checked out in a work tree, which publish never touches.',
   'invalid-publish-branch': 'The name given to `brv publish --to-branch` is not a valid git branch name.',
 
   // ---- web dashboard (brv webui) ----

@@ -15,7 +15,7 @@ export type { Remote } from '../git/remote.js';
 export type { Source } from '../vc/sources.js';
 export type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../vc/sync.js';
 export type { RemoteLayout } from '../base/ref-names.js';
-export type { PublishOutcome, PublishTarget } from '../vc/publish.js';
+export type { PublishOutcome } from '../vc/publish.js';
 
 /** A git remote and where it keeps knowledge (`refs`, the default, or `branches`). */
 export interface RemoteEntry extends Remote {
@@ -312,8 +312,12 @@ export class Sharing {
       throw new BrvError('usage', 'Name one target: a folder (--to-dir <path>) or a branch (--to-branch <name>).');
     const snapshot = await this.ctx.readSnapshot(request);
     const from = snapshot.commit?.oid;
-    if (!from) throw new BrvError('not-initialized', `brv branch ${snapshot.branch} has no commits yet: curate something first, then publish.`);
-    const [{ publishToBranch, publishToFolder }, blobs] = await Promise.all([import('../vc/publish.js'), this.ctx.store.listBlobs(snapshot)]);
+    if (!from)
+      throw new BrvError('not-initialized', `brv branch ${snapshot.branch} has no commits yet: curate something first, then publish.`);
+    const [{ publishToBranch, publishToFolder }, blobs] = await Promise.all([
+      import('../vc/publish.js'),
+      this.ctx.store.listBlobs(snapshot),
+    ]);
     const input = { repo: this.ctx.repo, from, blobs, force: request.force ?? false };
     const outcome =
       request.toDir !== undefined

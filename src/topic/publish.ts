@@ -14,7 +14,7 @@ import type { TopicPath } from './types.js';
  */
 
 /** The index file of every folder. */
-export const INDEX_FILE = 'README.md';
+const INDEX_FILE = 'README.md';
 
 /**
  * The published file of a topic: `<path>.md`; a topic whose last segment reads `readme` in any case
@@ -33,7 +33,7 @@ function folderOf(file: string): string {
 }
 
 /** A link destination from the file `from` to the file `to` (both relative to the published root), encoded. */
-export function relativeLink(from: string, to: string): string {
+function relativeLink(from: string, to: string): string {
   const base = folderOf(from).split('/').filter(Boolean);
   const target = to.split('/');
   let shared = 0;
@@ -148,12 +148,16 @@ export function indexPages(topics: ReadonlyMap<string, string>): Map<string, str
       );
     } else {
       const parent = folderOf(folder);
-      blocks.push(`Up: [${markdownInline(parent ? `${parent}/` : 'All topics')}](${relativeLink(file, parent ? `${parent}/${INDEX_FILE}` : INDEX_FILE)})`);
+      blocks.push(
+        `Up: [${markdownInline(parent ? `${parent}/` : 'All topics')}](${relativeLink(file, parent ? `${parent}/${INDEX_FILE}` : INDEX_FILE)})`,
+      );
     }
     if (entry.folders.length > 0) {
       const lines = entry.folders
         .sort(byCodeUnit)
-        .map((sub) => `- [${markdownInline(`${sub.slice(folder ? folder.length + 1 : 0)}/`)}](${relativeLink(file, `${sub}/${INDEX_FILE}`)})`);
+        .map(
+          (sub) => `- [${markdownInline(`${sub.slice(folder ? folder.length + 1 : 0)}/`)}](${relativeLink(file, `${sub}/${INDEX_FILE}`)})`,
+        );
       blocks.push('## Folders', lines.join('\n'));
     }
     if (entry.topics.length > 0) {

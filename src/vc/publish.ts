@@ -10,15 +10,7 @@ import { localStateDir } from '../store/layout.js';
 import { readLocalFile, writeLocalFile } from '../store/local-file.js';
 import { MAX_STORED_TOPIC_BYTES } from '../topic/limits.js';
 import { topicPathFromBlobPath } from '../topic/path.js';
-import {
-  foldersOf,
-  indexPages,
-  pageFile,
-  readPublishedTopic,
-  resolveRelated,
-  topicPage,
-  type PublishedTopic,
-} from '../topic/publish.js';
+import { foldersOf, indexPages, pageFile, readPublishedTopic, resolveRelated, topicPage, type PublishedTopic } from '../topic/publish.js';
 
 /**
  * `brv publish`: the knowledge as plain Markdown pages (src/topic/publish.ts) written to a folder or to
@@ -31,7 +23,7 @@ import {
  */
 
 /** The folder marker: what publish wrote there, so a later publish knows the folder is its own and what it may remove. */
-export const MARKER_FILE = '.brv-publish.json';
+const MARKER_FILE = '.brv-publish.json';
 /** The commit trailer that says a branch tip was written by publish. */
 const TRAILER = 'Brv-Published-From';
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -58,7 +50,7 @@ interface PublishRecord {
 }
 
 export interface PublishTarget {
-  kind: 'dir' | 'branch';
+  to: 'dir' | 'branch';
   /** The folder (absolute) or the branch name. */
   name: string;
 }
@@ -175,8 +167,20 @@ function parseRecord(bytes: Buffer | undefined): PublishRecord | undefined {
     for (const [file, oid] of Object.entries(value.files ?? {})) if (safeFile(file) && typeof oid === 'string') files[file] = oid;
     const topics: Record<string, TopicRecord> = {};
     for (const [topicPath, topic] of Object.entries(value.topics ?? {})) {
-      if (topic && typeof topic.source === 'string' && typeof topic.oid === 'string' && typeof topic.links === 'string' && Array.isArray(topic.related))
-        topics[topicPath] = { source: topic.source, title: String(topic.title ?? ''), related: topic.related, links: topic.links, oid: topic.oid };
+      if (
+        topic &&
+        typeof topic.source === 'string' &&
+        typeof topic.oid === 'string' &&
+        typeof topic.links === 'string' &&
+        Array.isArray(topic.related)
+      )
+        topics[topicPath] = {
+          source: topic.source,
+          title: String(topic.title ?? ''),
+          related: topic.related,
+          links: topic.links,
+          oid: topic.oid,
+        };
     }
     return { version: 1, ...(typeof value.commit === 'string' ? { commit: value.commit } : {}), files, topics };
   } catch {
@@ -191,7 +195,8 @@ function safeFile(file: string): boolean {
 }
 
 function serialize(record: PublishRecord): string {
-  const sorted = (value: Record<string, unknown>) => Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sorted = (value: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return `${JSON.stringify({ ...record, files: sorted(record.files), topics: sorted(record.topics) })}\n`;
 }
 
@@ -214,7 +219,8 @@ async function lstatOrUndefined(file: string) {
 function placed(base: string, file: string): string {
   const target = path.resolve(base, ...file.split('/'));
   const relative = path.relative(base, target);
-  if (!safeFile(file) && file !== MARKER_FILE) throw new BrvError('unsafe-path', `Refusing to write ${JSON.stringify(file)}: not a published file name.`);
+  if (!safeFile(file) && file !== MARKER_FILE)
+    throw new BrvError('unsafe-path', `Refusing to write ${JSON.stringify(file)}: not a published file name.`);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative))
     throw new BrvError('unsafe-path', `Refusing to write ${JSON.stringify(file)}: it resolves outside ${base}.`);
   return target;
@@ -244,17 +250,33 @@ async function realFolders(base: string, file: string, checked: Set<string>): Pr
   }
 }
 
+/** Whether every folder on the way to `file` is a real folder (a symbolic link there could lead outside `base`). */
+async function realWay(base: string, file: string, known: Map<string, Promise<boolean>>): Promise<boolean> {
+  let folder = base;
+  for (const part of file.split('/').slice(0, -1)) {
+    folder = path.join(folder, part);
+    let real = known.get(folder);
+    if (real === undefined) known.set(folder, (real = lstat(folder).then((info) => info.isDirectory(), () => false)));
+    if (!(await real)) return false;
+  }
+  return true;
+}
+
 /** Publishes into a folder: only changed files are written, files of topics gone are removed, the marker is written last. */
 export async function publishToFolder(input: PublishInput, directory: string): Promise<PublishOutcome> {
   const base = path.resolve(directory);
-  const target: PublishTarget = { kind: 'dir', name: base };
+  const target: PublishTarget = { to: 'dir', name: base };
   const info = await lstatOrUndefined(base);
   if (info && !info.isDirectory())
-    throw new BrvError('publish-target-invalid', `${base} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}; publish to a real folder.`);
+    throw new BrvError(
+      'publish-target-invalid',
+      `${base} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}; publish to a real folder.`,
+    );
   let previous: PublishRecord | undefined;
   if (info) {
     const marker = await lstatOrUndefined(path.join(base, MARKER_FILE));
-    if (marker?.isFile() && marker.size <= MAX_RECORD_BYTES) previous = parseRecord(await readFile(path.join(base, MARKER_FILE)).catch(() => undefined));
+    if (marker?.isFile() && marker.size <= MAX_RECORD_BYTES)
+      previous = parseRecord(await readFile(path.join(base, MARKER_FILE)).catch(() => undefined));
     if (marker === undefined && !input.force) {
       const names = await readdir(base).catch((error) => {
         throw new BrvError('publish-write-error', `Cannot read ${base}: ${ioMessage(error)}.`);
@@ -274,9 +296,11 @@ export async function publishToFolder(input: PublishInput, directory: string): P
   }
   // A page reused without reading it must still be on disk as a file.
   const present = new Set<string>();
+  const way = new Map<string, Promise<boolean>>();
   if (previous) {
     await Promise.all(
       Object.keys(previous.files).map(async (file) => {
+        if (!(await realWay(base, file, way))) return;
         const stat = await lstat(placed(base, file)).catch(() => undefined);
         if (stat?.isFile()) present.add(file);
       }),
@@ -303,11 +327,18 @@ export async function publishToFolder(input: PublishInput, directory: string): P
   }
   for (const file of removed) {
     const place = placed(base, file);
+    if (!(await realWay(base, file, way))) continue; // never through a symbolic link
     const stat = await lstat(place).catch(() => undefined);
     if (stat?.isFile() || stat?.isSymbolicLink()) await unlink(place).catch(() => {});
     // Folders emptied by the removal go too (a folder still holding anything stays).
     for (let folder = path.dirname(place); folder !== base && folder.startsWith(base); folder = path.dirname(folder)) {
-      if (!(await rmdir(folder).then(() => true, () => false))) break;
+      if (
+        !(await rmdir(folder).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
     }
   }
   const markerText = serialize(record);
@@ -387,7 +418,7 @@ async function writeTrees(repo: GitRepository, files: ReadonlyMap<string, string
 export async function publishToBranch(input: PublishInput, name: string): Promise<PublishOutcome> {
   const { repo } = input;
   const ref = await validBranch(repo, name);
-  const target: PublishTarget = { kind: 'branch', name };
+  const target: PublishTarget = { to: 'branch', name };
   const checkedOut = (await listWorktrees(repo)).find((worktree) => worktree.gitBranch === name);
   if (checkedOut)
     throw new BrvError(

@@ -182,7 +182,12 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     name: 'publish',
     describe: 'Write the knowledge as plain Markdown (a page per topic, a README.md per folder) to a folder or a git branch',
     options: {
-      'to-dir': { type: 'string', requiresArg: true, describe: 'Folder to write the pages into (created if missing)', conflicts: 'to-branch' },
+      'to-dir': {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Folder to write the pages into (created if missing)',
+        conflicts: 'to-branch',
+      },
       'to-branch': {
         type: 'string',
         requiresArg: true,
@@ -193,11 +198,20 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
         default: false,
         describe: 'Write into a non-empty folder, or onto a branch, that publish did not write',
       },
-      source: { type: 'string', requiresArg: true, describe: 'Publish a knowledge source (its alias) instead of this repository', values: 'source', conflicts: 'at' },
+      source: {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Publish a knowledge source (its alias) instead of this repository',
+        values: 'source',
+        conflicts: 'at',
+      },
       at: AT,
     },
     examples: [
-      ['brv publish --to-branch brv-pages && git push origin brv-pages', 'Show the knowledge on the hosting site, searchable and reviewable'],
+      [
+        'brv publish --to-branch brv-pages && git push origin brv-pages',
+        'Show the knowledge on the hosting site, searchable and reviewable',
+      ],
       ['brv publish --to-dir docs/knowledge', 'Write the pages into a folder'],
     ],
     epilog:

@@ -1,11 +1,11 @@
 import test from 'ava';
 import { execa } from 'execa';
-import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PAYLOADS, PLANTED_BLOBS, renderFailures, topicWithEveryAttribute } from '../helpers/hostile.js';
 import { plantTree } from '../helpers/plant.js';
 import { renderHtml } from '../helpers/render-oracle.js';
-import { brvJson, cleanup, curateTopic, ENV, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
+import { brv, brvJson, cleanup, curateTopic, ENV, git, makeRepo, reply, tempDir } from '../helpers/repo.js';
 
 // Issue 36 point 7: `brv publish` writes the knowledge as plain Markdown to a folder or an ordinary
 // branch. Every page goes through the renderer oracle (inert in every renderer) and every link in it
@@ -70,18 +70,27 @@ test('publish --to-dir: a page per topic, a README.md per folder, working relati
   t.teardown(() => cleanup(repo, path.dirname(out)));
   const first = await brvJson(repo, ['publish', '--to-dir', out]);
   t.true(first.json?.success, first.stdout + first.stderr);
-  t.like(first.json!.data, { target: { kind: 'dir', name: out }, changed: true, topics: 4, rendered: 4, reused: 0 });
+  t.like(first.json!.data, { target: { to: 'dir', name: out }, changed: true, topics: 4, rendered: 4, reused: 0 });
   const files = await folderFiles(out);
-  t.deepEqual(
-    [...files.keys()].sort(),
-    ['README.md', 'api/README.md', 'api/errors.md', 'api/readme~topic.md', 'ops/README.md', 'ops/db/README.md', 'ops/db/backup.md', 'ops/deploy.md'],
-  );
+  t.deepEqual([...files.keys()].sort(), [
+    'README.md',
+    'api/README.md',
+    'api/errors.md',
+    'api/readme~topic.md',
+    'ops/README.md',
+    'ops/db/README.md',
+    'ops/db/backup.md',
+    'ops/deploy.md',
+  ]);
   t.deepEqual(first.json!.data.written, [...files.keys()].sort());
   t.regex(files.get('ops/deploy.md')!, /^# Deploys/);
   t.regex(files.get('ops/deploy.md')!, /## Related\n\n- \[ops\/db\/backup\]\(db\/backup\.md\)\n- \[api\/\]\(\.\.\/api\/README\.md\)\n\n/);
   t.notRegex(files.get('ops/deploy.md')!, /\]\([^)]*gone/);
   t.regex(files.get('README.md')!, /\[ops\/\]\(ops\/README\.md\)/);
-  t.regex(files.get('ops/db/README.md')!, /\[Backups &amp; restores\]\(backup\.md\) \(backup\)|\[Backups & restores\]\(backup\.md\) \(backup\)/);
+  t.regex(
+    files.get('ops/db/README.md')!,
+    /\[Backups &amp; restores\]\(backup\.md\) \(backup\)|\[Backups & restores\]\(backup\.md\) \(backup\)/,
+  );
   const checked = problems(files);
   t.deepEqual(checked.broken, []);
   t.deepEqual(checked.unsafe, []);
@@ -131,7 +140,7 @@ test('publish --to-branch: a plumbing commit, deterministic, incremental, never 
   t.true(first.json?.success, first.stdout + first.stderr);
   const commit = first.json!.data.commit as string;
   t.is(await git(repo, 'rev-parse', 'refs/heads/brv-pages'), commit);
-  t.like(first.json!.data, { target: { kind: 'branch', name: 'brv-pages' }, changed: true, topics: 4, rendered: 4 });
+  t.like(first.json!.data, { target: { to: 'branch', name: 'brv-pages' }, changed: true, topics: 4, rendered: 4 });
   t.deepEqual(
     {
       head: await git(repo, 'symbolic-ref', 'HEAD'),
@@ -148,7 +157,10 @@ test('publish --to-branch: a plumbing commit, deterministic, incremental, never 
   t.deepEqual(problems(files).unsafe, []);
   // Identity and dates are fixed from the knowledge commit: the commit is a function of the knowledge.
   const from = first.json!.data.from as string;
-  t.is(await git(repo, 'log', '-1', '--format=%an <%ae> %at|%cn %ct', commit), `brv publish <publish@brv.invalid> ${await git(repo, 'log', '-1', '--format=%ct', from)}|brv publish ${await git(repo, 'log', '-1', '--format=%ct', from)}`);
+  t.is(
+    await git(repo, 'log', '-1', '--format=%an <%ae> %at|%cn %ct', commit),
+    `brv publish <publish@brv.invalid> ${await git(repo, 'log', '-1', '--format=%ct', from)}|brv publish ${await git(repo, 'log', '-1', '--format=%ct', from)}`,
+  );
   t.regex(await git(repo, 'log', '-1', '--format=%B', commit), new RegExp(`Brv-Published-From: ${from}`));
 
   // Publishing again commits nothing: the same commit id.
@@ -218,6 +230,53 @@ test('a hostile knowledge tree planted with plumbing publishes inert pages that 
   const onBranch = await branchFiles(repo, 'pages');
   t.deepEqual([...onBranch.keys()].sort(), [...published.keys()].sort());
   for (const [file, text] of onBranch) t.is(text, published.get(file)!.replace(/\n$/, ''), file);
+});
+
+test('a tampered marker and symbolic links in the folder never lead publish outside it', async (t) => {
+  const repo = await knowledge();
+  const root = await tempDir('brv-pub-');
+  t.teardown(() => cleanup(repo, root));
+  const [out, outside] = [path.join(root, 'site'), path.join(root, 'outside')];
+  await mkdir(path.join(outside, 'deep'), { recursive: true });
+  for (const file of ['victim.md', 'deep/victim.md', 'README.md']) await writeFile(path.join(outside, file), 'keep\n');
+  t.true((await brvJson(repo, ['publish', '--to-dir', out])).json?.success);
+  // The marker now claims files behind a symbolic link and outside the folder; the index is a link out.
+  const marker = JSON.parse(await readFile(path.join(out, '.brv-publish.json'), 'utf8'));
+  Object.assign(marker.files, { 'evil/victim.md': 'x', 'evil/deep/victim.md': 'x', '../outside/victim.md': 'x', '/etc/passwd.md': 'x' });
+  await writeFile(path.join(out, '.brv-publish.json'), JSON.stringify(marker));
+  await symlink(outside, path.join(out, 'evil'));
+  await rm(path.join(out, 'README.md'));
+  await symlink(path.join(outside, 'README.md'), path.join(out, 'README.md'));
+  const run = await brvJson(repo, ['publish', '--to-dir', out]);
+  t.true(run.json?.success, run.stdout + run.stderr);
+  for (const file of ['victim.md', 'deep/victim.md', 'README.md']) t.is(await readFile(path.join(outside, file), 'utf8'), 'keep\n', file);
+  t.true((await lstat(path.join(out, 'README.md'))).isFile());
+  t.regex(await readFile(path.join(out, 'README.md'), 'utf8'), /^# Knowledge/);
+  // A folder of topics that is a symbolic link is refused, not written through.
+  await rm(path.join(out, 'ops'), { recursive: true });
+  await symlink(outside, path.join(out, 'ops'));
+  t.is((await brvJson(repo, ['publish', '--to-dir', out])).json!.data.error.kind, 'publish-target-invalid');
+  t.deepEqual((await readdir(outside)).sort(), ['README.md', 'deep', 'victim.md']);
+});
+
+test('--source publishes a knowledge source, --at an earlier commit; text output names what was written', async (t) => {
+  const [repo, other] = await Promise.all([makeRepo(), knowledge()]);
+  const out = await tempDir('brv-pub-');
+  t.teardown(() => cleanup(repo, other, out));
+  await curateTopic(repo, reply('local/only', 'Local'));
+  t.true((await brvJson(repo, ['source', 'add', other, '--alias', 'team'])).json?.success);
+  const fromSource = await brvJson(repo, ['publish', '--source', 'team', '--to-branch', 'team-pages']);
+  t.like(fromSource.json!.data, { topics: 4 });
+  t.true((await branchFiles(repo, 'team-pages')).has('ops/deploy.md'));
+  t.false((await branchFiles(repo, 'team-pages')).has('local/only.md'));
+  await curateTopic(repo, reply('local/later', 'Later'));
+  const text = await brv(repo, ['publish', '--at', 'main~1', '--to-dir', path.join(out, 'old')]);
+  t.is(text.exitCode, 0, text.stderr);
+  t.regex(text.stdout, /^Published 1 topic of [0-9a-f]{12} to .*old: 3 files written, 0 removed; 1 rendered, 0 unchanged\.$/);
+  t.deepEqual([...(await folderFiles(path.join(out, 'old'))).keys()].sort(), ['README.md', 'local/README.md', 'local/only.md']);
+  const none = await brv(repo, ['publish', '--at', 'main~1', '--to-dir', path.join(out, 'old')]);
+  t.regex(none.stdout, /already shows the 1 topic of [0-9a-f]{12}; nothing was written\.$/);
+  t.is((await brvJson(repo, ['publish'])).json!.data.error.kind, 'usage');
 });
 
 test('a teammate sees the published branch after a plain git fetch', async (t) => {
