@@ -27,6 +27,8 @@ const MARKER_FILE = '.brv-publish.json';
 /** The commit trailer that says a branch tip was written by publish. */
 const TRAILER = 'Brv-Published-From';
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const IDENTITY = { name: 'brv publish', email: 'publish@brv.invalid' };
 
 interface TopicRecord {
@@ -176,7 +178,7 @@ function parseRecord(bytes: Buffer | undefined): PublishRecord | undefined {
       )
         topics[topicPath] = {
           source: topic.source,
-          title: String(topic.title ?? ''),
+          title: String(topic.title ?? '').replace(CONTROLS, '\uFFFD'),
           related: topic.related,
           links: topic.links,
           oid: topic.oid,
@@ -256,7 +258,14 @@ async function realWay(base: string, file: string, known: Map<string, Promise<bo
   for (const part of file.split('/').slice(0, -1)) {
     folder = path.join(folder, part);
     let real = known.get(folder);
-    if (real === undefined) known.set(folder, (real = lstat(folder).then((info) => info.isDirectory(), () => false)));
+    if (real === undefined)
+      known.set(
+        folder,
+        (real = lstat(folder).then(
+          (info) => info.isDirectory(),
+          () => false,
+        )),
+      );
     if (!(await real)) return false;
   }
   return true;
