@@ -187,6 +187,13 @@ export const ERROR_KINDS = {
   'export-target-invalid': 'The export target, or a folder on its way, is a symbolic link or not a folder.',
   'export-target-exists': 'The export folder is not empty; pass `--force` to replace it.',
   'export-write-error': 'A file or folder of the export cannot be written.',
+  'publish-write-error': 'A file or folder of `brv publish --to-dir` cannot be written or read.',
+  'publish-target-invalid': 'The `brv publish` folder, or a folder on its way, is a symbolic link or not a folder.',
+  'publish-target-not-ours':
+    'The `brv publish` folder or branch holds something publish did not write (no marker file, or a tip without its trailer); pass `--force` to publish there anyway.',
+  'publish-branch-checked-out':
+    'The branch named for `brv publish --to-branch` is checked out in a work tree, which publish never touches.',
+  'invalid-publish-branch': 'The name given to `brv publish --to-branch` is not a valid git branch name.',
 
   // ---- web dashboard (brv webui) ----
   'port-in-use': 'The port given to `brv webui --port` is taken by another process; pick another or omit `--port`.',

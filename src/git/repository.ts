@@ -250,13 +250,19 @@ export class GitRepository {
   /**
    * Writes a commit. It is signed (`-S`, with the user's gpg.format and user.signingKey) when git
    * config asks for signed commits (`commit.gpgSign`), as `git commit` would: `git commit-tree`
-   * itself ignores that setting. `sign: false` for throwaway commits nobody keeps.
+   * itself ignores that setting. `sign: false` for throwaway commits nobody keeps (or that must be
+   * reproducible); `env` fixes identity and dates (GIT_AUTHOR_* and GIT_COMMITTER_*).
    */
-  async commitTree(tree: string, parents: readonly string[], message: string, options: { sign?: boolean } = {}): Promise<string> {
+  async commitTree(
+    tree: string,
+    parents: readonly string[],
+    message: string,
+    options: { sign?: boolean; env?: Record<string, string> } = {},
+  ): Promise<string> {
     const sign = options.sign !== false && (await this.signsCommits());
     const args = ['commit-tree', ...(sign ? ['-S'] : []), tree, ...parents.flatMap((p) => ['-p', p]), '-F', '-'];
     try {
-      return (await this.git(args, { input: message })).stdout.trim();
+      return (await this.git(args, { input: message, ...(options.env ? { env: options.env } : {}) })).stdout.trim();
     } catch (error) {
       // No user.name/user.email configured: knowledge must still be recordable, so sign as brv.
       if (error instanceof GitCommandError && /Please tell me who you are|empty ident|unable to auto-detect email/i.test(error.stderr)) {

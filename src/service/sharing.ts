@@ -6,6 +6,7 @@ import { branchRef } from '../store/layout.js';
 import type { RemoteLayout } from '../base/ref-names.js';
 import type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../vc/sync.js';
 import type { IncomingResult } from '../vc/removal.js';
+import type { PublishOutcome } from '../vc/publish.js';
 import type { RepositoryContext } from './context.js';
 import type { Actor } from './host.js';
 import { absolute } from './paths.js';
@@ -14,6 +15,7 @@ export type { Remote } from '../git/remote.js';
 export type { Source } from '../vc/sources.js';
 export type { FetchResult, LayoutChange, PushResult, SyncProgress, SyncResult } from '../vc/sync.js';
 export type { RemoteLayout } from '../base/ref-names.js';
+export type { PublishOutcome } from '../vc/publish.js';
 
 /** A git remote and where it keeps knowledge (`refs`, the default, or `branches`). */
 export interface RemoteEntry extends Remote {
@@ -137,6 +139,25 @@ export interface AddSourceRequest {
 export interface RemoveSourceRequest {
   /** The alias or the location it was added with. */
   source: string;
+}
+
+/** `brv publish`: where to, and which knowledge. */
+export interface PublishRequest {
+  /** An absolute folder to write the pages into. */
+  toDir?: string;
+  /** An ordinary git branch to commit the pages onto. */
+  toBranch?: string;
+  /** Write into a folder or onto a branch that publish did not write. */
+  force?: boolean;
+  /** A revision of the brv branch (as `brv read --at`). */
+  at?: string;
+  /** A knowledge source's alias: its fetched tip is published instead. */
+  source?: string;
+}
+
+export interface PublishResult extends PublishOutcome {
+  /** The knowledge commit published. */
+  from: string;
 }
 
 /** Reports one request's steps, and hands out the transfer callback of each (undefined without a listener). */
@@ -279,6 +300,30 @@ export class Sharing {
     }
     const after = (await store.snapshot(branch)).commit?.oid;
     return { before, after, merge };
+  }
+
+  /**
+   * Writes the knowledge as plain Markdown (a page per topic with working related links, a README.md
+   * per folder) into a folder or onto an ordinary branch, so people without brv read it on the hosting
+   * site. A branch gets one commit built with plumbing: the work tree, the index and HEAD stay as they are.
+   */
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    if ((request.toDir === undefined) === (request.toBranch === undefined))
+      throw new BrvError('usage', 'Name one target: a folder (--to-dir <path>) or a branch (--to-branch <name>).');
+    const snapshot = await this.ctx.readSnapshot(request);
+    const from = snapshot.commit?.oid;
+    if (!from)
+      throw new BrvError('not-initialized', `brv branch ${snapshot.branch} has no commits yet: curate something first, then publish.`);
+    const [{ publishToBranch, publishToFolder }, blobs] = await Promise.all([
+      import('../vc/publish.js'),
+      this.ctx.store.listBlobs(snapshot),
+    ]);
+    const input = { repo: this.ctx.repo, from, blobs, force: request.force ?? false };
+    const outcome =
+      request.toDir !== undefined
+        ? await publishToFolder(input, absolute(request.toDir, 'The folder to publish to'))
+        : await publishToBranch(input, request.toBranch!);
+    return { ...outcome, from };
   }
 
   async sources(): Promise<Source[]> {

@@ -179,6 +179,45 @@ export const COMMAND_TABLE: readonly CommandDecl[] = [
     },
   },
   {
+    name: 'publish',
+    describe: 'Write the knowledge as plain Markdown (a page per topic, a README.md per folder) to a folder or a git branch',
+    options: {
+      'to-dir': {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Folder to write the pages into (created if missing)',
+        conflicts: 'to-branch',
+      },
+      'to-branch': {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Ordinary git branch to commit the pages onto (never checked out; push it to show it on the hosting site)',
+      },
+      force: {
+        type: 'boolean',
+        default: false,
+        describe: 'Write into a non-empty folder, or onto a branch, that publish did not write',
+      },
+      source: {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Publish a knowledge source (its alias) instead of this repository',
+        values: 'source',
+        conflicts: 'at',
+      },
+      at: AT,
+    },
+    examples: [
+      [
+        'brv publish --to-branch brv-pages && git push origin brv-pages',
+        'Show the knowledge on the hosting site, searchable and reviewable',
+      ],
+      ['brv publish --to-dir docs/knowledge', 'Write the pages into a folder'],
+    ],
+    epilog:
+      'Pages are rendered like brv read (no raw HTML, safe links only) and are deterministic: the same knowledge gives the same files and, on a branch, the same commit; unchanged topics are not rendered again, and nothing is committed when nothing changed. A branch commit is built with git plumbing: the work tree, the index and HEAD are never touched, and a branch whose tip publish did not write is refused without --force. A folder gets a .brv-publish.json marker recording what was written.',
+  },
+  {
     name: 'vc',
     describe: 'Version control of the knowledge: log, diff, branches, merge, remotes, push/pull (git underneath)',
     demandCommand: 'Name a vc command (see brv vc --help).',

@@ -4,6 +4,7 @@ import { curateCommand } from './curate.js';
 import { hooksCommand } from './hooks.js';
 import { importCommand } from './import.js';
 import { exportCommand } from './export.js';
+import { publishCommand } from './publish.js';
 import { initCommand } from './init.js';
 import { lsCommand } from './ls.js';
 import { queryCommand } from './query.js';
@@ -42,6 +43,7 @@ export const commands = inTableOrder(COMMAND_TABLE, [
   rmCommand,
   importCommand,
   exportCommand,
+  publishCommand,
   vcCommand,
   syncCommand,
   reviewCommand,
